@@ -1,0 +1,145 @@
+/**
+ * `@bub/core`: Bub, the hook-first agent runtime.
+ *
+ * Every inbound message runs one turn through hook stages — `resolveSession → loadState →
+ * buildPrompt → runModel(Stream) → saveState → renderOutbound → dispatchOutbound` — and every stage
+ * is a hook that plugins implement. Plugins registered later win.
+ *
+ * @example An echo plugin
+ * ```ts
+ * import { BubFramework, contentOf, definePlugin } from "@bub/core";
+ *
+ * const echo = definePlugin({
+ *   name: "echo",
+ *   buildPrompt: ({ message }) => `[echo] ${contentOf(message)}`,
+ *   runModel: ({ prompt }) => String(prompt),
+ * });
+ * const bub = new BubFramework();
+ * bub.loadBuiltinHooks();
+ * bub.register(echo);
+ * await using _ = await bub.running();
+ * const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
+ * console.assert(result.modelOutput === "[echo] hi");
+ * ```
+ *
+ * @module
+ */
+export { BubFramework } from "./src/builtin/framework.ts";
+export { type BuiltinPlugin, createBuiltinPlugin } from "./src/builtin/plugin.ts";
+export {
+  type FrameworkOptions,
+  KernelFramework,
+  type LoadHooksOptions,
+  type PluginSource,
+  type ProcessInboundOptions,
+} from "./src/kernel/framework.ts";
+export { type ExitCallback, RunningScope } from "./src/kernel/running_scope.ts";
+export {
+  definePlugin,
+  type HookImplementation,
+  hookimpl,
+  type HookImplOptions,
+  type Plugin,
+  type PluginHooks,
+  PluginManager,
+  type PluginStatus,
+} from "./src/kernel/plugin.ts";
+export {
+  HOOK_SPECS,
+  type HookKind,
+  type HookName,
+  type HookSignatures,
+  type HookSpec,
+  isHookName,
+  type MaybePromise,
+  type Resource,
+} from "./src/kernel/hook_specs.ts";
+export { HookRuntime, type NotifyErrorArgs, type RunModelArgs } from "./src/kernel/hook_runtime.ts";
+export {
+  AgentHooks,
+  LlmCallDecision,
+  LlmCallRequest,
+  type LlmCallRequestInit,
+  LlmCallResult,
+  type LlmCallResultInit,
+  ToolCall,
+  ToolCallDecision,
+  type ToolCallInit,
+  ToolCallResult,
+  type ToolCallResultInit,
+} from "./src/kernel/agent_hooks.ts";
+export {
+  contentOf,
+  defaultSessionId,
+  type Envelope,
+  fieldOf,
+  normalizeEnvelope,
+  unpackBatch,
+} from "./src/kernel/envelope.ts";
+export {
+  ChannelMessage,
+  type ChannelMessageInit,
+  MediaItem,
+  type MediaItemInit,
+  type MediaType,
+  type MessageKind,
+} from "./src/kernel/channel_message.ts";
+export {
+  AGENT_STATE_KEY,
+  type ContentPart,
+  CONTEXT_STATE_KEY,
+  ENVIRONMENT_STATE_KEY,
+  MODEL_STATE_KEY,
+  type Prompt,
+  REASONING_EFFORT_STATE_KEY,
+  SESSION_ID_STATE_KEY,
+  STEERING_INBOX_STATE_KEY,
+  TAPE_STATE_KEY,
+  THREAD_ID_STATE_KEY,
+  type TurnResult,
+  type TurnState,
+  WORKSPACE_STATE_KEY,
+} from "./src/kernel/turn.ts";
+export {
+  AsyncStreamEvents,
+  type AsyncStreamEventsOptions,
+  type StreamEvent,
+  type StreamEventKind,
+  StreamState,
+  streamOf,
+} from "./src/kernel/stream.ts";
+export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./src/kernel/errors.ts";
+export { isModelOptions, type ModelChoice, type ModelOptions } from "./src/kernel/model_options.ts";
+export {
+  type AdmitDecision,
+  admitDecision,
+  type Channel,
+  type ChannelRouter,
+  isAdmitDecision,
+  type MessageHandler,
+  type SteeringInbox,
+  type TurnAdmissionAction,
+  type TurnSnapshot,
+} from "./src/kernel/channel.ts";
+export {
+  LAST_ANCHOR,
+  SIDECAR_TAPE_MARKER,
+  sidecarTapeName,
+  TapeContext,
+  type TapeContextOptions,
+  type TapeSelector,
+  type TapeSidecar,
+} from "./src/kernel/tape_context.ts";
+export { Environment, Process, resolveInWorkspace, type SpawnOptions } from "./src/kernel/environment.ts";
+export {
+  findDotenv,
+  loadConfigFile,
+  loadDotenv,
+  mergeConfig,
+  parseDotenv,
+  registerConfigSection,
+  saveConfigFile,
+  type SectionValidator,
+  validateConfig,
+} from "./src/kernel/configure.ts";
+export { InMemorySteeringInbox } from "./src/channels/steering_inbox.ts";

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Makes deno 2.9.6, node 24 and bun 1.4.4 available from the npm registry when they are not
+# installed already, each in its own prefix under .tools/. Idempotent and quiet when all is there.
+# Source it (`. scripts/toolchain.sh`) to get the binaries on PATH, or run it to just install.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tools="$root/.tools"
+mkdir -p "$tools/bin"
+
+want_deno="2.9.6"
+want_node_major="24"
+want_bun="1.4.4"
+
+install_pkg() { # install_pkg <dir> <spec>
+  local dir="$tools/$1"
+  mkdir -p "$dir"
+  [ -f "$dir/package.json" ] || echo '{"private":true}' >"$dir/package.json"
+  echo "toolchain: installing $2 from npm" >&2
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$2" >/dev/null
+}
+
+link() { ln -sf "$2" "$tools/bin/$1"; }
+
+# deno
+if command -v deno >/dev/null 2>&1 && [ "$(deno --version 2>/dev/null | head -n1 | awk '{print $2}')" = "$want_deno" ] && [ "$(command -v deno)" != "$tools/bin/deno" ]; then
+  :
+elif [ -x "$tools/deno/node_modules/.bin/deno" ] && "$tools/deno/node_modules/.bin/deno" --version 2>/dev/null | head -n1 | grep -q " $want_deno "; then
+  link deno "$tools/deno/node_modules/.bin/deno"
+else
+  install_pkg deno "deno@$want_deno"
+  link deno "$tools/deno/node_modules/.bin/deno"
+fi
+
+# node 24 (system node may be older; we only ever run the project's code on 24)
+node24="$tools/node24/node_modules/.bin/node"
+if [ -x "$node24" ] && "$node24" --version 2>/dev/null | grep -q "^v$want_node_major\."; then
+  :
+else
+  install_pkg node24 "node@$want_node_major"
+fi
+link node24 "$node24"
+
+# bun
+if [ -x "$tools/bun/node_modules/.bin/bun" ] && [ "$("$tools/bun/node_modules/.bin/bun" --version 2>/dev/null)" = "$want_bun" ]; then
+  :
+else
+  install_pkg bun "bun@$want_bun"
+fi
+link bun "$tools/bun/node_modules/.bin/bun"
+
+# node 22: only the npm smoke test uses it
+node22="$tools/node22/node_modules/.bin/node"
+if [ "${BUB_TOOLCHAIN_NODE22:-1}" = "1" ]; then
+  if ! { [ -x "$node22" ] && "$node22" --version 2>/dev/null | grep -q '^v22\.'; }; then
+    install_pkg node22 "node@22"
+  fi
+  link node22 "$node22"
+fi
+
+# project dependencies
+if [ ! -d "$root/node_modules" ] || [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
+  echo "toolchain: installing project dependencies" >&2
+  (cd "$root" && npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1 || (cd "$root" && npm install --no-audit --no-fund --loglevel=error))
+fi
+
+case ":$PATH:" in
+  *":$tools/bin:"*) ;;
+  *) export PATH="$tools/bin:$PATH" ;;
+esac

@@ -1,0 +1,177 @@
+/**
+ * OpenAI chat-format messages and tools → `LanguageModelV4` prompt and tools.
+ *
+ * @module
+ */
+import type {
+  LanguageModelV4FilePart,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4TextPart,
+  LanguageModelV4ToolCallPart,
+} from "@ai-sdk/provider";
+import type { ChatContentPart, ChatMessage, ChatTool } from "./model_client.ts";
+
+const AUDIO_MIME: Record<string, string> = {
+  wav: "audio/wav",
+  mp3: "audio/mpeg",
+  mpeg: "audio/mpeg",
+  ogg: "audio/ogg",
+  oga: "audio/ogg",
+  opus: "audio/ogg",
+  flac: "audio/flac",
+  m4a: "audio/mp4",
+  mp4: "audio/mp4",
+  webm: "audio/webm",
+  aac: "audio/aac",
+};
+
+/** The MIME type of an OpenAI `input_audio` format (`wav`, `mp3`, ...). */
+export function audioMimeType(format: string): string {
+  return AUDIO_MIME[format.toLowerCase()] ?? `audio/${format.toLowerCase()}`;
+}
+
+function contentText(content: string | ChatContentPart[] | null | undefined): string {
+  if (content == null) return "";
+  if (typeof content === "string") return content;
+  return content
+    .filter((part) => part.type === "text" && typeof part.text === "string")
+    .map((part) => part.text as string)
+    .join("\n");
+}
+
+function urlFilePart(url: string, fallbackMediaType: string): LanguageModelV4FilePart {
+  const match = /^data:([^;,]+)?(;base64)?,(.*)$/s.exec(url);
+  if (match) {
+    const mediaType = match[1] ?? fallbackMediaType;
+    const data = match[2] ? match[3]! : btoa(decodeURIComponent(match[3]!));
+    return { type: "file", mediaType, data: { type: "data", data } };
+  }
+  return { type: "file", mediaType: fallbackMediaType, data: { type: "url", url: new URL(url) } };
+}
+
+function convertPart(part: ChatContentPart): LanguageModelV4TextPart | LanguageModelV4FilePart {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: String(part.text ?? "") };
+    case "image_url": {
+      const image = part.image_url as { url?: unknown } | string | undefined;
+      const url = typeof image === "string" ? image : String(image?.url ?? "");
+      return urlFilePart(url, "image");
+    }
+    case "input_audio": {
+      const audio = part.input_audio as { data?: unknown; format?: unknown } | undefined;
+      return {
+        type: "file",
+        mediaType: audioMimeType(String(audio?.format ?? "wav")),
+        data: { type: "data", data: String(audio?.data ?? "") },
+      };
+    }
+    case "file": {
+      const file = part.file as { file_data?: unknown; filename?: unknown } | undefined;
+      const converted = urlFilePart(String(file?.file_data ?? ""), "application/octet-stream");
+      if (typeof file?.filename === "string") converted.filename = file.filename;
+      return converted;
+    }
+    default:
+      throw new TypeError(
+        `Cannot convert message content: unsupported part type ${JSON.stringify(part.type)}`,
+      );
+  }
+}
+
+function userContent(
+  content: string | ChatContentPart[] | null | undefined,
+): Array<LanguageModelV4TextPart | LanguageModelV4FilePart> {
+  if (content == null) return [{ type: "text", text: "" }];
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return content.map(convertPart);
+}
+
+function parseArguments(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Converts OpenAI chat-format messages to a `LanguageModelV4Prompt`. Tool messages get the tool
+ * name of the assistant call they answer (by `tool_call_id`).
+ */
+export function toV4Prompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
+  const toolNames = new Map<string, string>();
+  const prompt: LanguageModelV4Message[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+      case "developer":
+        prompt.push({ role: "system", content: contentText(message.content) });
+        break;
+      case "user":
+        prompt.push({ role: "user", content: userContent(message.content) });
+        break;
+      case "assistant": {
+        const content: Array<
+          LanguageModelV4TextPart | LanguageModelV4FilePart | LanguageModelV4ToolCallPart | {
+            type: "reasoning";
+            text: string;
+          }
+        > = [];
+        if (message.reasoning_content) {
+          content.push({ type: "reasoning", text: message.reasoning_content });
+        }
+        const text = contentText(message.content);
+        if (text !== "") content.push({ type: "text", text });
+        for (const call of message.tool_calls ?? []) {
+          toolNames.set(call.id, call.function.name);
+          content.push({
+            type: "tool-call",
+            toolCallId: call.id,
+            toolName: call.function.name,
+            input: parseArguments(call.function.arguments ?? ""),
+          });
+        }
+        prompt.push({ role: "assistant", content });
+        break;
+      }
+      case "tool":
+        prompt.push({
+          role: "tool",
+          content: [{
+            type: "tool-result",
+            toolCallId: message.tool_call_id,
+            toolName: toolNames.get(message.tool_call_id) ?? message.name ?? "",
+            output: { type: "text", value: contentText(message.content) },
+          }],
+        });
+        break;
+      default:
+        throw new TypeError(
+          `Cannot convert message: unsupported role ${
+            JSON.stringify((message as { role?: unknown }).role)
+          }`,
+        );
+    }
+  }
+  return prompt;
+}
+
+/** Converts OpenAI function tool schemas to `LanguageModelV4FunctionTool`s. */
+export function toV4Tools(
+  tools: readonly ChatTool[] | null | undefined,
+): LanguageModelV4FunctionTool[] | undefined {
+  if (!tools || tools.length === 0) return undefined;
+  return tools.map((tool) => {
+    const out: LanguageModelV4FunctionTool = {
+      type: "function",
+      name: tool.function.name,
+      inputSchema: (tool.function.parameters ?? { type: "object", properties: {} }) as never,
+    };
+    if (tool.function.description !== undefined) out.description = tool.function.description;
+    return out;
+  });
+}

@@ -1,0 +1,134 @@
+/**
+ * The `ModelClient` contract: one streamed model call in the OpenAI chat-completions message
+ * format, answered by a small union of {@link ModelEvent}s. Pure types; the provider-backed
+ * implementation lives in `providers.ts`.
+ *
+ * @module
+ */
+
+/** The version tag every {@link ModelClient} carries. */
+export const MODEL_CLIENT_SPECIFICATION_VERSION = "bub.model-client.v1" as const;
+
+/** A content part of a chat message (OpenAI chat format). */
+export type ChatContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail?: string } }
+  | { type: "input_audio"; input_audio: { data: string; format: string } }
+  | { type: string; [key: string]: unknown };
+
+/** A tool call inside an assistant message (OpenAI chat format). */
+export interface ChatToolCall {
+  /** The call id, echoed by the tool message answering it. */
+  id: string;
+  /** Always `"function"`. */
+  type?: "function";
+  /** The function name and its JSON-encoded arguments. */
+  function: { name: string; arguments: string };
+}
+
+/** One chat message in the OpenAI chat-completions format. */
+export type ChatMessage =
+  | { role: "system" | "developer"; content: string | ChatContentPart[] }
+  | { role: "user"; content: string | ChatContentPart[] }
+  | {
+    role: "assistant";
+    content?: string | ChatContentPart[] | null;
+    tool_calls?: ChatToolCall[] | null;
+    reasoning_content?: string | null;
+  }
+  | { role: "tool"; tool_call_id: string; content: string | ChatContentPart[] | null; name?: string };
+
+/** A function tool schema as sent to providers. */
+export interface ChatTool {
+  /** Always `"function"`. */
+  type: "function";
+  /** The model-facing name, description and JSON Schema of the parameters. */
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+/** Token usage in the OpenAI chat shape, null fields dropped. */
+export interface ChatUsage {
+  /** Input tokens. */
+  prompt_tokens?: number;
+  /** Output tokens. */
+  completion_tokens?: number;
+  /** Input plus output tokens. */
+  total_tokens?: number;
+  /** Cached input tokens, when the provider reports them. */
+  prompt_tokens_details?: { cached_tokens?: number; [key: string]: unknown };
+  /** Provider-specific extra fields (e.g. `completion_tokens_details`). */
+  [key: string]: unknown;
+}
+
+/** One model call. */
+export interface ModelRequest {
+  /** The full model id, `provider:model` (see `parseModelId`). */
+  model: string;
+  /** The conversation in the OpenAI chat format. */
+  messages: readonly ChatMessage[];
+  /** Tool schemas; null or empty means no tools. */
+  tools?: readonly ChatTool[] | null;
+  /** The `max_tokens` of the request. */
+  maxTokens?: number | null;
+  /** Free-form completion arguments, sent first (managed fields win). */
+  completionArgs?: Record<string, unknown> | null;
+  /** Sent as `reasoning_effort` (or the provider's equivalent); overrides `completionArgs`. */
+  reasoningEffort?: string | null;
+}
+
+/** Why the model stopped. */
+export type ModelFinishReason =
+  | "stop"
+  | "length"
+  | "content-filter"
+  | "tool-calls"
+  | "error"
+  | "interrupted"
+  | "other";
+
+/**
+ * What a model call yields, in order: one `start` (the provider accepted the call), any number of
+ * `text` / `reasoning` deltas and assembled `tool_call`s, then `usage` (when reported) and `finish`.
+ */
+export type ModelEvent =
+  | { type: "start"; provider: string; model: string }
+  | { type: "text"; delta: string }
+  | { type: "reasoning"; delta: string }
+  | { type: "tool_call"; index: number; id: string; name: string; arguments: string }
+  | { type: "usage"; usage: ChatUsage }
+  | { type: "finish"; reason: ModelFinishReason; rawReason: string | null };
+
+/** Options of {@link ModelClient.stream}. */
+export interface ModelStreamOptions {
+  /** Aborts the HTTP request and the iteration; the iteration then throws `signal.reason`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Streams one model call.
+ *
+ * Contract: errors thrown before the `start` event are call-creation failures (bad model id,
+ * unsupported provider, HTTP error status) and may be retried on a fallback model; errors after
+ * it happened while consuming the stream. Provider failures are `BubError`s (kind `provider`, or
+ * `temporary` for 429/5xx) whose message keeps the provider's own text, so context-length errors
+ * stay recognizable. Aborting `signal` throws its reason.
+ *
+ * @example A scripted client
+ * ```ts
+ * import type { ModelClient, ModelEvent } from "@bub/core";
+ * const client: ModelClient = {
+ *   specificationVersion: "bub.model-client.v1",
+ *   async *stream(request): AsyncGenerator<ModelEvent> {
+ *     yield { type: "start", provider: "test", model: request.model };
+ *     yield { type: "text", delta: "hello" };
+ *     yield { type: "finish", reason: "stop", rawReason: "stop" };
+ *   },
+ * };
+ * ```
+ */
+export interface ModelClient {
+  /** Always {@link MODEL_CLIENT_SPECIFICATION_VERSION}. */
+  readonly specificationVersion: typeof MODEL_CLIENT_SPECIFICATION_VERSION;
+  /** Starts the call; nothing happens until the iterable is iterated. */
+  stream(request: ModelRequest, options?: ModelStreamOptions): AsyncIterable<ModelEvent>;
+}

@@ -1,0 +1,245 @@
+/**
+ * Model ids (`provider:model`), provider presets, API key / base lookup, and the
+ * {@link ProviderModelClient} that calls OpenAI-compatible, OpenAI (chat and Responses) and
+ * Anthropic endpoints through the AI SDK providers at the `LanguageModelV4` level.
+ *
+ * @module
+ */
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { BubError } from "../kernel/errors.ts";
+import {
+  MODEL_CLIENT_SPECIFICATION_VERSION,
+  type ModelClient,
+  type ModelEvent,
+  type ModelRequest,
+  type ModelStreamOptions,
+} from "./model_client.ts";
+import { buildCall, streamLanguageModel } from "./_model_stream.ts";
+import type { FetchLike } from "./_request_body.ts";
+
+export type { FetchLike } from "./_request_body.ts";
+
+/** Which wire protocol a provider speaks. */
+export type ProviderProtocol = "openai-compatible" | "openai-chat" | "openai-responses" | "anthropic";
+
+/** A known provider: its wire protocol and default base URL (null: the SDK's default). */
+export interface ProviderPreset {
+  /** The wire protocol. */
+  protocol: ProviderProtocol;
+  /** The default API base, or null for the SDK default (or none, for `custom`). */
+  baseURL: string | null;
+}
+
+/** The providers Bub can call, by lowercase provider key. */
+export const PROVIDER_PRESETS: Readonly<Record<string, Readonly<ProviderPreset>>> = Object.freeze({
+  openai: { protocol: "openai-chat", baseURL: null },
+  "openai-responses": { protocol: "openai-responses", baseURL: null },
+  anthropic: { protocol: "anthropic", baseURL: null },
+  openrouter: { protocol: "openai-compatible", baseURL: "https://openrouter.ai/api/v1" },
+  ollama: { protocol: "openai-compatible", baseURL: "http://localhost:11434/v1" },
+  deepseek: { protocol: "openai-compatible", baseURL: "https://api.deepseek.com/v1" },
+  groq: { protocol: "openai-compatible", baseURL: "https://api.groq.com/openai/v1" },
+  mistral: { protocol: "openai-compatible", baseURL: "https://api.mistral.ai/v1" },
+  together: { protocol: "openai-compatible", baseURL: "https://api.together.xyz/v1" },
+  vllm: { protocol: "openai-compatible", baseURL: "http://localhost:8000/v1" },
+  lmstudio: { protocol: "openai-compatible", baseURL: "http://localhost:1234/v1" },
+  custom: { protocol: "openai-compatible", baseURL: null },
+});
+
+/** A parsed model id. */
+export interface ModelId {
+  /** The provider key, e.g. `openrouter`. */
+  provider: string;
+  /** The provider's model id, e.g. `openrouter/free`. */
+  model: string;
+}
+
+/**
+ * Splits `provider:model`: whichever of `:` and `/` comes first is the delimiter (`/` is the
+ * deprecated legacy form). Throws `BubError(invalid_input)` when there is neither.
+ *
+ * @example Parsing ids
+ * ```ts
+ * import { parseModelId } from "@bub/core";
+ * console.assert(parseModelId("ollama:llama3.2:1b").model === "llama3.2:1b");
+ * console.assert(parseModelId("openai/gpt-4o").provider === "openai");
+ * ```
+ */
+export function parseModelId(id: string): ModelId {
+  const colon = id.indexOf(":");
+  const slash = id.indexOf("/");
+  let at: number;
+  if (colon >= 0 && (slash < 0 || colon < slash)) at = colon;
+  else if (slash >= 0) at = slash;
+  else {
+    throw new BubError(
+      "invalid_input",
+      `Invalid model id ${JSON.stringify(id)}: expected "provider:model" (e.g. "openai:gpt-4o")`,
+      { model: id },
+    );
+  }
+  return { provider: id.slice(0, at), model: id.slice(at + 1) };
+}
+
+/** Returns the preset of `provider`, or throws `BubError(config)` for an unsupported one. */
+export function providerPreset(provider: string): ProviderPreset {
+  const preset = Object.hasOwn(PROVIDER_PRESETS, provider) ? PROVIDER_PRESETS[provider] : undefined;
+  if (!preset) {
+    throw new BubError(
+      "config",
+      `Unsupported provider ${JSON.stringify(provider)}: expected one of ${
+        Object.keys(PROVIDER_PRESETS).join(", ")
+      }`,
+      { provider },
+    );
+  }
+  return preset;
+}
+
+/** An `api_key` / `api_base` setting: one string for every provider or a map by provider key. */
+export type ProviderSetting = string | Readonly<Record<string, string | null | undefined>> | null;
+
+/**
+ * Looks a per-provider setting up: a string applies to every provider; a map is read by the
+ * lowercase provider key (`openai-responses` falls back to `openai`); missing gives null.
+ */
+export function lookupProviderSetting(
+  setting: ProviderSetting | undefined,
+  provider: string,
+): string | null {
+  if (setting == null) return null;
+  if (typeof setting === "string") return setting;
+  const key = provider.toLowerCase();
+  const value = setting[key] ??
+    (key === "openai-responses" ? setting["openai"] : undefined);
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+/** How {@link ProviderModelClient} creates provider clients. */
+export interface ProviderSettings {
+  /** `api_key`: a string for all providers or a map by provider key; sent as a header only. */
+  apiKey?: ProviderSetting;
+  /** `api_base`: a string for all providers or a map by provider key. */
+  apiBase?: ProviderSetting;
+  /**
+   * `client_args`: extra provider constructor settings. `headers`, `default_headers` and
+   * `extra_headers` are merged into the request headers; other keys go to the constructor.
+   */
+  clientArgs?: Readonly<Record<string, unknown>> | null;
+  /** The `fetch` used for every request (default: the global one, looked up per call). */
+  fetch?: FetchLike;
+}
+
+const HEADER_KEYS = ["headers", "default_headers", "extra_headers"];
+
+function clientOptions(settings: ProviderSettings): {
+  headers: Record<string, string>;
+  rest: Record<string, unknown>;
+} {
+  const headers: Record<string, string> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(settings.clientArgs ?? {})) {
+    if (HEADER_KEYS.includes(key)) {
+      for (const [name, item] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+        if (item != null) headers[name] = String(item);
+      }
+    } else rest[key] = value;
+  }
+  return { headers, rest };
+}
+
+/** Everything needed to build one provider model. */
+export interface LanguageModelInit {
+  /** The parsed model id. */
+  id: ModelId;
+  /** The provider settings. */
+  settings: ProviderSettings;
+  /** The `fetch` to use (already wrapped by the caller when it adds body fields). */
+  fetch: FetchLike;
+}
+
+/**
+ * Creates the AI SDK `LanguageModelV4` for a model id. Throws `BubError(config)` for an
+ * unsupported provider or a `custom` provider without an API base.
+ */
+export function createLanguageModel(init: LanguageModelInit): LanguageModelV4 {
+  const { id, settings, fetch } = init;
+  const preset = providerPreset(id.provider);
+  const apiKey = lookupProviderSetting(settings.apiKey, id.provider) ?? undefined;
+  const baseURL = lookupProviderSetting(settings.apiBase, id.provider) ?? preset.baseURL ??
+    undefined;
+  const { headers, rest } = clientOptions(settings);
+  const common = { ...rest, headers, fetch, ...(apiKey ? { apiKey } : {}) };
+  switch (preset.protocol) {
+    case "openai-chat":
+      return createOpenAI({ ...common, ...(baseURL ? { baseURL } : {}) }).chat(id.model);
+    case "openai-responses":
+      return createOpenAI({ ...common, ...(baseURL ? { baseURL } : {}) }).responses(id.model);
+    case "anthropic":
+      return createAnthropic({ ...common, ...(baseURL ? { baseURL } : {}) }).messages(id.model);
+    case "openai-compatible":
+      if (!baseURL) {
+        throw new BubError(
+          "config",
+          `Provider ${JSON.stringify(id.provider)} needs an API base: set api_base for it`,
+          { provider: id.provider },
+        );
+      }
+      return createOpenAICompatible({
+        ...common,
+        name: id.provider,
+        baseURL,
+        includeUsage: true,
+      }).chatModel(id.model);
+  }
+}
+
+function defaultFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  return globalThis.fetch(input, init);
+}
+
+/**
+ * The {@link ModelClient} over real providers. `request.model` is a full `provider:model` id,
+ * parsed on every call; a bad id or an unsupported provider throws when the stream is iterated.
+ *
+ * @example One call against an OpenAI-compatible endpoint
+ * ```ts ignore
+ * import { ProviderModelClient } from "@bub/core";
+ * const client = new ProviderModelClient({ apiKey: { openrouter: "sk-..." } });
+ * for await (const event of client.stream({
+ *   model: "openrouter:openrouter/free",
+ *   messages: [{ role: "user", content: "hi" }],
+ *   maxTokens: 256,
+ * })) {
+ *   if (event.type === "text") console.log(event.delta);
+ * }
+ * ```
+ */
+export class ProviderModelClient implements ModelClient {
+  /** The interface version. */
+  readonly specificationVersion: typeof MODEL_CLIENT_SPECIFICATION_VERSION =
+    MODEL_CLIENT_SPECIFICATION_VERSION;
+  #settings: ProviderSettings;
+
+  /** @param settings keys, bases, client args and an optional `fetch` */
+  constructor(settings: ProviderSettings = {}) {
+    this.#settings = { ...settings };
+  }
+
+  /** Streams one call; see {@link ModelClient.stream}. */
+  async *stream(request: ModelRequest, options: ModelStreamOptions = {}): AsyncGenerator<ModelEvent> {
+    const id = parseModelId(request.model);
+    const preset = providerPreset(id.provider);
+    const { fetch, callOptions } = buildCall(
+      preset.protocol,
+      request,
+      this.#settings.fetch ?? defaultFetch,
+      options.signal,
+    );
+    const model = createLanguageModel({ id, settings: this.#settings, fetch });
+    yield* streamLanguageModel(model, callOptions, id, options.signal);
+  }
+}

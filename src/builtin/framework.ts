@@ -1,0 +1,28 @@
+/**
+ * `BubFramework`: the kernel with the builtin plugin.
+ *
+ * @module
+ */
+import { KernelFramework } from "../kernel/framework.ts";
+import { createBuiltinPlugin } from "./plugin.ts";
+
+/**
+ * The framework users construct: the kernel plus the builtin plugin (agent, tools, tape,
+ * channels, CLI) loaded by {@link BubFramework.loadBuiltinHooks}.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework, contentOf, definePlugin } from "@bub/core";
+ * const bub = new BubFramework({ loadDotenv: false });
+ * bub.loadBuiltinHooks();
+ * bub.register(definePlugin({ name: "echo", runModel: ({ prompt }) => `echo: ${prompt}` }));
+ * const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
+ * console.assert(result.modelOutput === "echo: hi");
+ * ```
+ */
+export class BubFramework extends KernelFramework {
+  /** The builtin plugin for this framework. */
+  protected override createBuiltinPlugin(): object {
+    return createBuiltinPlugin(this);
+  }
+}

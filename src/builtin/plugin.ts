@@ -1,0 +1,85 @@
+/**
+ * The builtin plugin: every default hook implementation.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import { ChannelMessage } from "../kernel/channel_message.ts";
+import { contentOf, envelopeField, type Envelope, fieldOf } from "../kernel/envelope.ts";
+import type { KernelFramework } from "../kernel/framework.ts";
+import type { Plugin } from "../kernel/plugin.ts";
+import type { TurnState } from "../kernel/turn.ts";
+import { InMemorySteeringInbox } from "../channels/steering_inbox.ts";
+
+const logger = getLogger(["bub", "builtin"]);
+
+/** The builtin plugin object. */
+export interface BuiltinPlugin extends Plugin {
+  /** The framework it serves. */
+  readonly framework: KernelFramework;
+}
+
+/**
+ * Creates the builtin plugin for `framework`: session resolution, outbound rendering and
+ * dispatch through the channel router, error notices and the in-memory steering inbox.
+ */
+export function createBuiltinPlugin(framework: KernelFramework): BuiltinPlugin {
+  return {
+    name: "builtin",
+    framework,
+    resolveSession({ message }: { message: Envelope }): string {
+      const own = envelopeField(message, "sessionId", "session_id");
+      if (own !== null && own !== undefined && String(own).trim() !== "") return String(own);
+      const channel = fieldOf(message, "channel", null) ?? "default";
+      const chatId = envelopeField(message, "chatId", "chat_id") ?? "default";
+      return `${String(channel)}:${String(chatId)}`;
+    },
+    renderOutbound(
+      { message, sessionId, modelOutput }: {
+        message: Envelope;
+        sessionId: string;
+        state: TurnState;
+        modelOutput: string;
+      },
+    ): ChannelMessage {
+      return new ChannelMessage({
+        sessionId,
+        channel: String(fieldOf(message, "channel", null) ?? "default"),
+        chatId: String(envelopeField(message, "chatId", "chat_id") ?? "default"),
+        content: modelOutput,
+        outputChannel: String(envelopeField(message, "outputChannel", "output_channel") ?? "default"),
+        kind: (fieldOf(message, "kind", null) ?? "normal") as ChannelMessage["kind"],
+      });
+    },
+    async dispatchOutbound({ message }: { message: Envelope }): Promise<boolean> {
+      const target = envelopeField(message, "outputChannel", "output_channel");
+      if (target !== "cli") {
+        logger.info("session.run.outbound session_id={sessionId} content={content}", {
+          sessionId: envelopeField(message, "sessionId", "session_id"),
+          content: contentOf(message),
+        });
+      }
+      return await framework.dispatchViaChannelRouter(message);
+    },
+    async onError(
+      { stage, error, message }: { stage: string; error: unknown; message: Envelope | null },
+    ): Promise<void> {
+      if (message === null || message === undefined) return;
+      const notice = new ChannelMessage({
+        sessionId: String(envelopeField(message, "sessionId", "session_id") ?? "unknown"),
+        channel: String(fieldOf(message, "channel", null) ?? "default"),
+        chatId: String(envelopeField(message, "chatId", "chat_id") ?? "default"),
+        content: `An error occurred at stage '${stage}': ${String(error)}`,
+        kind: "error",
+      });
+      await framework.hookRuntime.callMany("dispatchOutbound", { message: notice });
+    },
+    async admitMessage(args) {
+      const router = framework.channelRouter;
+      return router ? await router.admitChannelMessage(args) : null;
+    },
+    provideSteeringInbox(): InMemorySteeringInbox {
+      return new InMemorySteeringInbox();
+    },
+  };
+}

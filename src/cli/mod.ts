@@ -1,0 +1,6 @@
+/**
+ * The `bub` command line.
+ *
+ * @module
+ */
+export { main } from "./main.ts";

@@ -1,0 +1,83 @@
+/**
+ * The small, runtime-neutral interface the local environment starts processes through, and the
+ * probe that picks the driver of the running runtime once.
+ *
+ * Drivers use web types only, so no runtime's types leak into public signatures.
+ *
+ * @module
+ */
+import { createDenoDriver, denoCommandAvailable } from "./deno_driver.ts";
+import { createNodeDriver } from "./node_driver.ts";
+
+/** A signal a driver sends to a process group; `0` only probes whether the group exists. */
+export type GroupSignal = "SIGTERM" | "SIGKILL" | 0;
+
+/** The outcome of {@link ProcessDriver.signalGroup}. */
+export type SignalOutcome = "sent" | "gone" | "denied";
+
+/** What to start: an executable, its arguments, where, and which variables to add. */
+export interface DriverSpawnRequest {
+  /** The executable: a name looked up on `PATH`, or a path. */
+  file: string;
+  /** Arguments after the executable. */
+  args: string[];
+  /** Working directory; null inherits the parent's. */
+  cwd: string | null;
+  /** Variables added to the parent's environment; null inherits it unchanged. */
+  env: Record<string, string> | null;
+}
+
+/**
+ * A started child: piped stdio, an exit promise, and the process id, which is also the id of its
+ * own process group.
+ */
+export interface DriverChild {
+  /** The process id; the child leads a new process group with the same id. */
+  readonly pid: number;
+  /** Standard output. */
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** Standard error. */
+  readonly stderr: ReadableStream<Uint8Array>;
+  /**
+   * Resolves with the exit code when the process itself exits (not when its pipes close);
+   * a process ended by a signal reports `128 + signal number`, as shells do.
+   */
+  readonly exited: Promise<number>;
+  /** Writes to standard input; resolves once written. */
+  writeStdin(data: Uint8Array): Promise<void>;
+  /** Closes standard input (the child reads end-of-file). Never throws. */
+  closeStdin(): void;
+}
+
+/** Starts processes in new process groups and signals those groups. */
+export interface ProcessDriver {
+  /** `"deno"` or `"node"`. */
+  readonly name: string;
+  /**
+   * Starts `request` detached in a new process group with piped stdio.
+   * Rejects with the runtime's own error when the process cannot start.
+   */
+  spawn(request: DriverSpawnRequest): Promise<DriverChild>;
+  /**
+   * Sends `signal` to every process of group `pgid`: `"gone"` when no such group exists,
+   * `"denied"` when the caller may not signal it. Never throws for those two cases.
+   */
+  signalGroup(pgid: number, signal: GroupSignal): SignalOutcome;
+}
+
+let selected: ProcessDriver | null = null;
+
+/**
+ * Returns the driver of the running runtime, probed on first use: `Deno.Command` on Deno,
+ * `node:child_process` on Node and Bun.
+ *
+ * @example
+ * ```ts
+ * import { processDriver } from "./process_driver.ts";
+ * console.assert(["deno", "node"].includes(processDriver().name));
+ * ```
+ */
+export function processDriver(): ProcessDriver {
+  selected ??= denoCommandAvailable() ? createDenoDriver() : createNodeDriver();
+  return selected;
+}

@@ -1,0 +1,131 @@
+import { abortableIterable } from "../_internal/async.ts";
+import { kernelLogger } from "./_log.ts";
+import type { FrameworkHooks } from "./_framework_hooks.ts";
+import { isCancellation } from "./agent_hooks.ts";
+import { contentOf, envelopeField, type Envelope, fieldOf, isMappingEnvelope, unpackBatch } from "./envelope.ts";
+import { BubError, toErrorKind } from "./errors.ts";
+import type { KernelFramework, ProcessInboundOptions } from "./framework.ts";
+import type { Prompt, TurnResult, TurnState } from "./turn.ts";
+import { deltaOf } from "./hook_runtime.ts";
+
+/** `processInbound`, step by step (kernel spec §6.4). */
+export async function runTurn(
+  framework: KernelFramework,
+  _hooks: FrameworkHooks,
+  inbound: Envelope,
+  options: ProcessInboundOptions,
+): Promise<TurnResult> {
+  const { stream = false, signal } = options;
+  const runtime = framework.hookRuntime;
+  try {
+    signal?.throwIfAborted();
+    const sessionId = await framework.resolveSession(inbound);
+    writeSessionId(inbound, sessionId);
+    const state = await framework.buildState(inbound, sessionId);
+    const prompt = await framework.buildPrompt(inbound, sessionId, state);
+    let modelOutput = "";
+    let modelError: unknown = undefined;
+    try {
+      modelOutput = await runModelStage(framework, inbound, prompt, sessionId, state, stream, signal);
+    } catch (error) {
+      modelError = error;
+      throw error;
+    } finally {
+      await runtime.callMany("saveState", { sessionId, state, message: inbound, modelOutput, error: modelError });
+    }
+    const outbounds = await collectOutbounds(framework, inbound, sessionId, state, modelOutput);
+    for (const outbound of outbounds) {
+      await runtime.callMany("dispatchOutbound", { message: outbound });
+    }
+    return { sessionId, prompt, modelOutput, outbounds, state };
+  } catch (error) {
+    if (isCancellation(error) || (signal?.aborted && error === signal.reason)) throw error;
+    kernelLogger.error("Error processing inbound message: {error}", { error });
+    await runtime.notifyError({ stage: "turn", error, message: inbound });
+    throw error;
+  }
+}
+
+function writeSessionId(inbound: Envelope, sessionId: string): void {
+  if (!isMappingEnvelope(inbound)) return;
+  if (inbound instanceof Map) {
+    if (!inbound.has("sessionId") && !inbound.has("session_id")) inbound.set("sessionId", sessionId);
+    return;
+  }
+  const record = inbound as Record<string, unknown>;
+  if (!("sessionId" in record) && !("session_id" in record)) record.sessionId = sessionId;
+}
+
+async function runModelStage(
+  framework: KernelFramework,
+  inbound: Envelope,
+  prompt: Prompt,
+  sessionId: string,
+  state: TurnState,
+  stream: boolean,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const runtime = framework.hookRuntime;
+  const args = { prompt, sessionId, state, signal };
+  const fallback = async (): Promise<string> => {
+    await runtime.notifyError({
+      stage: "run_model",
+      error: new Error("no model skill returned output"),
+      message: inbound,
+    });
+    return typeof prompt === "string" ? prompt : contentOf(inbound);
+  };
+  if (!stream) {
+    const output = await runtime.runModel(args);
+    return output === null ? fallback() : output;
+  }
+  const events = await runtime.runModelStream(args);
+  if (events === null) return fallback();
+  const router = framework.channelRouter;
+  const source = router ? router.wrapStream(inbound, events) : events;
+  let text = "";
+  try {
+    for await (const event of abortableIterable(source, signal)) {
+      if (event.kind === "text") text += deltaOf(event);
+      else if (event.kind === "error") {
+        await runtime.notifyError({ stage: "run_model", error: errorFromEvent(event.data), message: inbound });
+      }
+    }
+  } finally {
+    await events.close();
+  }
+  return text;
+}
+
+/** A lenient BubError from an `error` event: missing message → "", unknown kind → "unknown". */
+function errorFromEvent(data: Record<string, unknown>): BubError {
+  const details = data.details;
+  return new BubError(
+    toErrorKind(data.kind),
+    data.message === undefined || data.message === null ? "" : String(data.message),
+    typeof details === "object" && details !== null ? details as Record<string, unknown> : null,
+  );
+}
+
+async function collectOutbounds(
+  framework: KernelFramework,
+  inbound: Envelope,
+  sessionId: string,
+  state: TurnState,
+  modelOutput: string,
+): Promise<Envelope[]> {
+  const batches = await framework.hookRuntime.callMany("renderOutbound", {
+    message: inbound,
+    sessionId,
+    state,
+    modelOutput,
+  });
+  const outbounds = batches.flatMap(unpackBatch);
+  if (outbounds.length > 0) return outbounds;
+  const fallback: Record<string, unknown> = { content: modelOutput, sessionId };
+  const channel = fieldOf(inbound, "channel", null);
+  const chatId = envelopeField(inbound, "chatId", "chat_id");
+  if (channel !== null) fallback.channel = channel;
+  if (chatId !== null) fallback.chatId = chatId;
+  return [fallback];
+}

@@ -1,0 +1,182 @@
+/**
+ * Configuration pieces owned by the kernel: deep merge, section validation, the YAML config file
+ * and `.env` loading.
+ *
+ * @module
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import process from "node:process";
+import { parse, stringify } from "yaml";
+import { BubError } from "./errors.ts";
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function deepCopy(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = isPlainObject(item) ? deepCopy(item) : item;
+  return out;
+}
+
+/**
+ * Deep-merges `updates` into `base` in place, left to right, and returns `base`: nested mappings
+ * merge, anything else replaces (incoming mappings are deep-copied; lists are shared).
+ *
+ * @example
+ * ```ts
+ * import { mergeConfig } from "@bub/core";
+ * const merged = mergeConfig({ model: "a", telegram: { token: "t" } }, { telegram: { allow_users: "1,2" } });
+ * console.assert(JSON.stringify(merged) === '{"model":"a","telegram":{"token":"t","allow_users":"1,2"}}');
+ * ```
+ */
+export function mergeConfig(
+  base: Record<string, unknown>,
+  ...updates: Record<string, unknown>[]
+): Record<string, unknown> {
+  for (const update of updates) {
+    for (const [key, incoming] of Object.entries(update)) {
+      const existing = base[key];
+      if (isPlainObject(existing) && isPlainObject(incoming)) mergeConfig(existing, incoming);
+      else base[key] = isPlainObject(incoming) ? deepCopy(incoming) : incoming;
+    }
+  }
+  return base;
+}
+
+/** Validates one settings section's data; throws a descriptive error when it is invalid. */
+export type SectionValidator = (data: Record<string, unknown>) => void;
+
+const sections = new Map<string, SectionValidator>();
+
+/**
+ * Registers a validator for a config section (`""` is the YAML root). Later registrations of the
+ * same section replace earlier ones.
+ */
+export function registerConfigSection(section: string, validate: SectionValidator): void {
+  sections.set(section, validate);
+}
+
+/**
+ * Validates `data` with every registered section validator (using only the given values, never
+ * the environment) and returns it unchanged.
+ *
+ * @throws {BubError} (`config`) naming the section and the problem
+ */
+export function validateConfig(data: Record<string, unknown>): Record<string, unknown> {
+  if (!isPlainObject(data)) {
+    throw new BubError("config", `Invalid config: expected a mapping, got ${JSON.stringify(data)}`);
+  }
+  for (const [section, validate] of sections) {
+    const value = section === "" ? data : data[section] ?? {};
+    if (!isPlainObject(value)) {
+      throw new BubError(
+        "config",
+        `Invalid config: section "${section}" must be a mapping, got ${JSON.stringify(value)}`,
+      );
+    }
+    try {
+      validate(value);
+    } catch (error) {
+      if (BubError.isInstance(error)) throw error;
+      throw new BubError(
+        "config",
+        `Invalid config${section ? ` in section "${section}"` : ""}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    }
+  }
+  return data;
+}
+
+/**
+ * Reads a YAML config file: a missing or empty file is `{}`.
+ *
+ * @throws {BubError} (`config`) when the file is not valid YAML or not a mapping
+ */
+export function loadConfigFile(path: string): Record<string, unknown> {
+  if (!existsSync(path)) return {};
+  const text = readFileSync(path, "utf8");
+  let data: unknown;
+  try {
+    data = parse(text);
+  } catch (error) {
+    throw new BubError(
+      "config",
+      `Cannot read config file ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (data === null || data === undefined) return {};
+  if (!isPlainObject(data)) {
+    throw new BubError("config", `Cannot read config file ${path}: expected a mapping at the top level`);
+  }
+  return data;
+}
+
+/** Validates `data`, creates parent directories and writes it as YAML, keeping key order. */
+export function saveConfigFile(path: string, data: Record<string, unknown>): void {
+  validateConfig(data);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, stringify(data), "utf8");
+}
+
+/** Parses the text of a `.env` file into a map (comments, `export`, quotes and escapes handled). */
+export function parseDotenv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/.exec(line);
+    if (!match) continue;
+    const key = match[1]!;
+    let value = match[2]!;
+    const quote = value[0];
+    if ((quote === '"' || quote === "'") && value.length >= 2 && value.endsWith(quote)) {
+      value = value.slice(1, -1);
+      if (quote === '"') value = value.replace(/\\n/g, "\n").replace(/\\"/g, '"').replace(/\\\\/g, "\\");
+    } else {
+      const hash = value.search(/\s#/);
+      if (hash >= 0) value = value.slice(0, hash).trimEnd();
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/** Finds the nearest `.env` file from `start` upward, or null. */
+export function findDotenv(start: string): string | null {
+  let dir = resolve(start);
+  while (true) {
+    const candidate = join(dir, ".env");
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/**
+ * Loads the nearest `.env` (searching upward from `cwd`) into `env` without overriding existing
+ * variables; returns the file loaded, or null.
+ */
+export function loadDotenv(
+  cwd: string = process.cwd(),
+  env: Record<string, string | undefined> = process.env,
+): string | null {
+  const file = findDotenv(cwd);
+  if (file === null) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+  for (const [key, value] of Object.entries(parseDotenv(text))) {
+    if (env[key] === undefined) env[key] = value;
+  }
+  return file;
+}

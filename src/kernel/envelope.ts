@@ -1,0 +1,92 @@
+/**
+ * Envelope helpers: read any message object (plain object, `Map`, class instance) without assuming
+ * a schema.
+ *
+ * @module
+ */
+
+/** Any message object: a plain object, a `Map`, or an object with fields. */
+export type Envelope = unknown;
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Reads `key` from a mapping (`Map` or plain object) or an object's property. Returns `fallback`
+ * only when the key is absent: a key present with `null` returns `null`.
+ *
+ * @example
+ * ```ts
+ * import { fieldOf } from "@bub/core";
+ * console.assert(fieldOf({ a: null }, "a", 1) === null);
+ * console.assert(fieldOf({}, "a", 1) === 1);
+ * ```
+ */
+export function fieldOf(message: Envelope, key: string, fallback: unknown = null): unknown {
+  if (message instanceof Map) return message.has(key) ? message.get(key) : fallback;
+  if (typeof message !== "object" || message === null) return fallback;
+  if (!(key in message)) return fallback;
+  const value = (message as Record<string, unknown>)[key];
+  return value === undefined ? null : value;
+}
+
+/**
+ * The `content` field as a string; `""` when it is absent, null or undefined (Bub prints `"None"`
+ * for a present null; this port returns `""`).
+ *
+ * @example
+ * ```ts
+ * import { contentOf } from "@bub/core";
+ * console.assert(contentOf({ content: "hi" }) === "hi");
+ * ```
+ */
+export function contentOf(message: Envelope): string {
+  const value = fieldOf(message, "content", "");
+  return value === null || value === undefined ? "" : String(value);
+}
+
+/**
+ * A plain-object copy: mappings and objects are shallow-copied, anything else becomes
+ * `{ content: String(message) }`.
+ */
+export function normalizeEnvelope(message: Envelope): Record<string, unknown> {
+  if (message instanceof Map) return Object.fromEntries(message);
+  if (typeof message === "object" && message !== null) return { ...message };
+  return { content: String(message) };
+}
+
+/**
+ * A batch as a list: null → `[]`, an array → a copy, anything else → `[batch]` (iterators are not
+ * expanded).
+ */
+export function unpackBatch(batch: unknown): Envelope[] {
+  if (batch === null || batch === undefined) return [];
+  if (Array.isArray(batch)) return [...batch];
+  return [batch];
+}
+
+/** True for plain objects and `Map`s: the envelopes `processInbound` may write `session_id` into. */
+export function isMappingEnvelope(message: Envelope): boolean {
+  return message instanceof Map || isMapping(message);
+}
+
+/** Reads a field by its camelCase name, falling back to its snake_case wire name. */
+export function envelopeField(message: Envelope, camel: string, snake: string): unknown {
+  const value = fieldOf(message, camel, undefined);
+  return value === undefined ? fieldOf(message, snake, null) : value;
+}
+
+/**
+ * The default session id: the message's own non-null `sessionId` (or `session_id`) as a string,
+ * else `"<channel>:<chatId>"` with `"default"` for missing parts.
+ */
+export function defaultSessionId(message: Envelope): string {
+  const own = envelopeField(message, "sessionId", "session_id");
+  if (own !== null && own !== undefined) return String(own);
+  const channel = fieldOf(message, "channel", null) ?? "default";
+  const chat = envelopeField(message, "chatId", "chat_id") ?? "default";
+  return `${String(channel)}:${String(chat)}`;
+}

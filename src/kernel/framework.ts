@@ -1,0 +1,431 @@
+/**
+ * The framework: plugin registration, the turn pipeline (`processInbound`) and the runtime
+ * resource scope (`running()`).
+ *
+ * @module
+ */
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, resolve } from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import { kernelLogger } from "./_log.ts";
+import { AgentHooks, isCancellation } from "./agent_hooks.ts";
+import type { Channel, ChannelRouter, MessageHandler, SteeringInbox } from "./channel.ts";
+import { loadConfigFile, loadDotenv } from "./configure.ts";
+import { Environment } from "./environment.ts";
+import { contentOf, type Envelope } from "./envelope.ts";
+import { HookRuntime } from "./hook_runtime.ts";
+import { type PluginStatus, PluginManager } from "./plugin.ts";
+import { RunningScope } from "./running_scope.ts";
+import type { TapeContext, TapeSidecar } from "./tape_context.ts";
+import type { Prompt, TurnResult, TurnState } from "./turn.ts";
+import { FrameworkHooks } from "./_framework_hooks.ts";
+import { runTurn } from "./_turn_pipeline.ts";
+
+/** Options of {@link KernelFramework}. */
+export interface FrameworkOptions {
+  /** The YAML config file. Default `~/.bub/config.yml` (not moved by `BUB_HOME`). */
+  configFile?: string;
+  /** The workspace. Default: the resolved current directory. */
+  workspace?: string;
+  /** Runtime data (tapes, history). Default `BUB_HOME` or `~/.bub`. */
+  home?: string;
+  /** Load the nearest `.env` into `process.env` (without overriding). Default true. */
+  loadDotenv?: boolean;
+}
+
+/** Options of {@link KernelFramework.processInbound}. */
+export interface ProcessInboundOptions {
+  /** Consume the model as a stream of events. Default false. */
+  stream?: boolean;
+  /** Cancels the turn. */
+  signal?: AbortSignal;
+}
+
+/** A plugin, a plugin factory, or a module specifier for {@link KernelFramework.loadHooks}. */
+export type PluginSource = string | object | ((framework: KernelFramework) => unknown);
+
+/** Options of {@link KernelFramework.loadHooks}. */
+export interface LoadHooksOptions {
+  /** Plugins to load after builtin; default: the `plugins:` list of the config file. */
+  plugins?: readonly PluginSource[];
+}
+
+function expandHome(path: string): string {
+  return path === "~" || path.startsWith("~/") ? homedir() + path.slice(1) : path;
+}
+
+function resolveReal(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
+}
+
+/**
+ * The hook-first microkernel: registers plugins, runs turns through the hook pipeline, and owns
+ * the runtime-resource scope. It knows no LLM, no tape format and no shell. `BubFramework` adds
+ * the builtin plugin on top of it.
+ */
+export class KernelFramework {
+  /** The workspace (absolute, resolved). */
+  workspace: string;
+  /** The resolved config file path. */
+  readonly configFile: string;
+  /** Runtime data directory. */
+  readonly home: string;
+  /** The plugin registry. */
+  readonly pluginManager: PluginManager;
+  /** Hook dispatch. */
+  readonly hookRuntime: HookRuntime;
+  /** Load status per plugin name. */
+  readonly pluginStatus: Map<string, PluginStatus> = new Map();
+  /** The loaded config file data. */
+  config: Record<string, unknown>;
+  #agentHooks: AgentHooks;
+  #hooks: FrameworkHooks;
+  #router: ChannelRouter | null = null;
+  #tapeStore: object | null = null;
+  #steeringInbox: SteeringInbox | null = null;
+  #environments = new Map<string, Environment | null>();
+
+  /** @param options config file, workspace, home */
+  constructor(options: FrameworkOptions = {}) {
+    if (options.loadDotenv !== false) loadDotenv(process.cwd());
+    this.workspace = resolveReal(options.workspace ?? process.cwd());
+    this.configFile = resolve(expandHome(options.configFile ?? `${homedir()}/.bub/config.yml`));
+    const home = options.home ?? process.env.BUB_HOME ?? `${homedir()}/.bub`;
+    this.home = resolve(expandHome(home));
+    this.pluginManager = new PluginManager();
+    this.hookRuntime = new HookRuntime(this.pluginManager);
+    this.#agentHooks = new AgentHooks(this.hookRuntime);
+    this.#hooks = new FrameworkHooks(this.hookRuntime);
+    this.config = loadConfigFile(this.configFile);
+  }
+
+  /**
+   * Registers a plugin (registered later = higher priority).
+   *
+   * @throws {TypeError} when it is not a plugin object
+   * @throws {BubError} when the name or object is already registered
+   */
+  register(plugin: object, name?: string): this {
+    const registered = this.pluginManager.register(plugin, name);
+    this.pluginStatus.set(registered, { isSuccess: true });
+    return this;
+  }
+
+  /** The builtin plugin; the kernel's own is empty. Subclasses supply the real one. */
+  protected createBuiltinPlugin(): object {
+    return { name: "builtin" };
+  }
+
+  /** Registers the builtin plugin under the name `builtin`. */
+  loadBuiltinHooks(): this {
+    const plugin = this.createBuiltinPlugin();
+    try {
+      this.pluginManager.register(plugin, "builtin");
+      this.pluginStatus.set("builtin", { isSuccess: true });
+    } catch (error) {
+      this.pluginStatus.set("builtin", { isSuccess: false, detail: String(error) });
+    }
+    return this;
+  }
+
+  /**
+   * Registers builtin, then the listed plugins in order: all are loaded (imported) first, then
+   * each is instantiated (factories are called with the framework) and registered. A plugin that
+   * fails to load or initialize is logged and recorded in {@link pluginStatus}; the rest still load.
+   */
+  async loadHooks(options: LoadHooksOptions = {}): Promise<this> {
+    this.loadBuiltinHooks();
+    const sources = options.plugins ?? this.#configuredPlugins();
+    const loaded: { name: string; target: unknown }[] = [];
+    for (const source of sources) {
+      const name = typeof source === "string" ? source : pluginLabel(source);
+      try {
+        loaded.push({ name, target: typeof source === "string" ? await this.#importPlugin(source) : source });
+      } catch (error) {
+        kernelLogger.warn("Failed to load plugin '{name}': {error}", { name, error });
+        this.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
+      }
+    }
+    for (const { name, target } of loaded) {
+      try {
+        const plugin = typeof target === "function" ? await target(this) : target;
+        const pluginName = typeof (plugin as { name?: unknown })?.name === "string"
+          ? (plugin as { name: string }).name
+          : name;
+        this.pluginManager.register(plugin as object, pluginName);
+        this.pluginStatus.set(pluginName, { isSuccess: true });
+      } catch (error) {
+        kernelLogger.warn("Failed to initialize plugin '{name}': {error}", { name, error });
+        this.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
+      }
+    }
+    return this;
+  }
+
+  #configuredPlugins(): string[] {
+    const list = this.config.plugins;
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list) || list.some((item) => typeof item !== "string")) {
+      throw new TypeError(
+        `Invalid config: "plugins" must be a list of module specifiers, got ${JSON.stringify(list)}`,
+      );
+    }
+    return list as string[];
+  }
+
+  async #importPlugin(specifier: string): Promise<unknown> {
+    let target = specifier;
+    if (specifier.startsWith(".") || isAbsolute(specifier) || specifier.startsWith("~")) {
+      target = pathToFileURL(resolve(dirname(this.configFile), expandHome(specifier))).href;
+    }
+    const module = await import(target);
+    const value = module.default ?? module.plugin;
+    if (value === undefined) {
+      throw new TypeError(`Plugin module "${specifier}" has no default export`);
+    }
+    return value;
+  }
+
+  /** The agent-loop interception facade. */
+  getAgentHooks(): AgentHooks {
+    return this.#agentHooks;
+  }
+
+  /** Runs one inbound message through the hook pipeline. */
+  processInbound(inbound: Envelope, options: ProcessInboundOptions = {}): Promise<TurnResult> {
+    return runTurn(this, this.#hooks, inbound, options);
+  }
+
+  /** The session id: the hook's answer, else the message's `sessionId`, else `channel:chatId`. */
+  resolveSession(message: Envelope): Promise<string> {
+    return this.#hooks.resolveSession(message);
+  }
+
+  /** A fresh turn state: runtime keys, the session environment, then merged `loadState` results. */
+  async buildState(message: Envelope, sessionId: string): Promise<TurnState> {
+    const state: TurnState = {
+      _runtime_workspace: String(this.workspace),
+      _runtime_steering_inbox: this.#steeringInbox,
+    };
+    const environment = await this.getEnvironment(sessionId);
+    if (environment !== null) state._runtime_environment = environment;
+    const results = await this.hookRuntime.callMany("loadState", { message, sessionId });
+    for (let i = results.length - 1; i >= 0; i--) {
+      const value = results[i];
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) Object.assign(state, value);
+    }
+    return state;
+  }
+
+  /** The prompt: `buildPrompt`'s answer, or the message content when it is empty. */
+  async buildPrompt(message: Envelope, sessionId: string, state: TurnState): Promise<Prompt> {
+    const prompt = await this.hookRuntime.callFirst("buildPrompt", { message, sessionId, state });
+    if (!prompt || (Array.isArray(prompt) && prompt.length === 0)) return contentOf(message);
+    return prompt as Prompt;
+  }
+
+  /** The next step's user message from `continuePrompt`, or null. */
+  continuePrompt(args: { prompt: Prompt | null; tape: unknown; state: unknown }): Promise<string | null> {
+    return this.#hooks.continuePrompt(args);
+  }
+
+  /** See {@link FrameworkHooks.admitMessage}. */
+  admitMessage(args: Parameters<FrameworkHooks["admitMessage"]>[0]): ReturnType<FrameworkHooks["admitMessage"]> {
+    return this.#hooks.admitMessage(args);
+  }
+
+  /** Merged model options of every plugin. */
+  getModelOptions(
+    args: { sessionId: string; workspace?: string | null },
+  ): ReturnType<FrameworkHooks["getModelOptions"]> {
+    const workspace = args.workspace ? resolveReal(expandHome(args.workspace)) : this.workspace;
+    return this.#hooks.getModelOptions(args.sessionId, workspace);
+  }
+
+  /** Queues `message` into the steering inbox for a running turn; false without an inbox. */
+  async steerMessage(
+    args: { message: Envelope; sessionId: string; state: TurnState; reason?: string | null },
+  ): Promise<boolean> {
+    const inbox = this.#steeringInbox;
+    if (inbox === null) return false;
+    if (!("session_id" in args.state)) args.state.session_id = args.sessionId;
+    const { message, reason } = args;
+    if (reason !== null && reason !== undefined && typeof message === "object" && message !== null) {
+      try {
+        const current = (message as { context?: unknown }).context;
+        const context = typeof current === "object" && current !== null ? current : {};
+        (message as { context: unknown }).context = { ...context, steering_reason: reason };
+      } catch {
+        // frozen envelopes keep their context
+      }
+    }
+    await inbox.enqueueMessage(message, args.state);
+    return true;
+  }
+
+  /**
+   * Opens the runtime-resource scope: lifespans, then the tape store, then the steering inbox.
+   * Use with `await using`; call `scope.close(error)` (or {@link withRunning}) to pass a body error
+   * into the entered generators.
+   */
+  async running(): Promise<RunningScope> {
+    let entered = false;
+    const scope = new RunningScope(() => this.#exitScope(entered));
+    try {
+      for (const { value, pluginName } of this.#hooks.syncResults("provideLifespan", {}, false)) {
+        await scope.enter(value, `provideLifespan of plugin "${pluginName}"`);
+      }
+      const [store] = this.#hooks.syncResults("provideTapeStore", {}, true);
+      this.#tapeStore = store
+        ? await scope.enter<object | null>(store.value, `provideTapeStore of plugin "${store.pluginName}"`)
+        : null;
+      const [inbox] = this.#hooks.syncResults("provideSteeringInbox", {}, true);
+      this.#steeringInbox = inbox
+        ? await scope.enter<SteeringInbox | null>(
+          inbox.value,
+          `provideSteeringInbox of plugin "${inbox.pluginName}"`,
+        )
+        : null;
+      entered = true;
+    } catch (error) {
+      this.#tapeStore = null;
+      this.#steeringInbox = null;
+      await scope.close(error).catch(() => {});
+      throw error;
+    }
+    return scope;
+  }
+
+  /** Runs `body` inside {@link running}; the body's error reaches the entered generators. */
+  async withRunning<T>(body: (scope: RunningScope) => Promise<T>): Promise<T> {
+    const scope = await this.running();
+    let result: T;
+    try {
+      result = await body(scope);
+    } catch (error) {
+      await scope.close(error);
+      throw error;
+    }
+    await scope.close();
+    return result;
+  }
+
+  async #exitScope(entered: boolean): Promise<void> {
+    this.#tapeStore = null;
+    this.#steeringInbox = null;
+    // An entry failure leaves cached environments alone (they belong to the next scope).
+    if (!entered) return;
+    const environments = [...this.#environments.values()].filter((env): env is Environment => env !== null);
+    this.#environments.clear();
+    await Promise.all(environments.map(async (env) => {
+      try {
+        await env.close();
+      } catch (error) {
+        kernelLogger.warn("Failed to close environment {env}: {error}", { env: env.constructor.name, error });
+      }
+    }));
+  }
+
+  /**
+   * The session's environment, asked of `provideEnvironment` once per session and cached until
+   * the running scope exits (a session no provider answered for is not asked again).
+   *
+   * @throws {TypeError} when a provider returns something other than an Environment
+   */
+  async getEnvironment(sessionId: string): Promise<Environment | null> {
+    if (this.#environments.has(sessionId)) return this.#environments.get(sessionId)!;
+    const value = await this.hookRuntime.callFirst("provideEnvironment", { sessionId, workspace: this.workspace });
+    if (value !== null && !(value instanceof Environment)) {
+      throw new TypeError("hook.provide_environment must return Environment or None");
+    }
+    if (this.#environments.has(sessionId)) {
+      const winner = this.#environments.get(sessionId)!;
+      if (value !== null && value !== winner) await value.close();
+      return winner;
+    }
+    this.#environments.set(sessionId, value);
+    return value;
+  }
+
+  /** The tape store entered by `running()`; null outside the scope. */
+  getTapeStore<T extends object = object>(): T | null {
+    return this.#tapeStore as T | null;
+  }
+
+  /** The steering inbox entered by `running()`; null outside the scope. */
+  getSteeringInbox(): SteeringInbox | null {
+    return this.#steeringInbox;
+  }
+
+  /** Unique sidecars by name, the highest-priority provider winning. */
+  getTapeSidecars(): readonly TapeSidecar[] {
+    return this.#hooks.getTapeSidecars();
+  }
+
+  /** The system prompt: truthy `systemPrompt` fragments, lowest priority first, joined by a blank line. */
+  getSystemPrompt(args: { prompt: Prompt; state: TurnState }): string {
+    return this.#hooks.getSystemPrompt(args);
+  }
+
+  /**
+   * The tape context of `buildTapeContext`.
+   *
+   * @throws {TypeError} unless a provider returns a TapeContext
+   */
+  buildTapeContext(): TapeContext {
+    return this.#hooks.buildTapeContext();
+  }
+
+  /** Name → channel, the highest-priority provider's channel winning. */
+  getChannels(handler: MessageHandler): Map<string, Channel> {
+    return this.#hooks.getChannels(handler);
+  }
+
+  /** Attaches (or with null detaches) the channel router. */
+  bindChannelRouter(router: ChannelRouter | null): void {
+    this.#router = router;
+  }
+
+  /** The bound channel router, or null. */
+  get channelRouter(): ChannelRouter | null {
+    return this.#router;
+  }
+
+  /** Sends `message` through the router; false without one. */
+  dispatchViaChannelRouter(message: Envelope): Promise<boolean> {
+    return this.#router ? this.#router.dispatchOutput(message) : Promise.resolve(false);
+  }
+
+  /** Asks the router to quit a session; a no-op without one. */
+  async quitViaChannelRouter(sessionId: string): Promise<void> {
+    if (this.#router) await this.#router.quit(sessionId);
+  }
+
+  /** Collects `onboardConfig` fragments (lowest priority first), merges and validates them. */
+  collectOnboardConfig(): Record<string, unknown> {
+    return this.#hooks.collectOnboardConfig();
+  }
+
+  /** Hook name → plugin names, lowest priority first. */
+  hookReport(): Record<string, string[]> {
+    return this.hookRuntime.hookReport();
+  }
+}
+
+function pluginLabel(source: object | ((framework: KernelFramework) => unknown)): string {
+  const name = (source as { name?: unknown }).name;
+  return typeof name === "string" && name !== "" ? name : "<anonymous>";
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export { isCancellation };

@@ -1,0 +1,142 @@
+/**
+ * The 26 hooks of Bub, their dispatch kinds and the named arguments each implementation receives.
+ *
+ * @module
+ */
+import type { AsyncStreamEvents, StreamState } from "./stream.ts";
+import type { Envelope } from "./envelope.ts";
+import type {
+  LlmCallDecision,
+  LlmCallRequest,
+  LlmCallResult,
+  ToolCall,
+  ToolCallDecision,
+  ToolCallResult,
+} from "./agent_hooks.ts";
+import type { Environment } from "./environment.ts";
+import type { AdmitDecision, Channel, MessageHandler, SteeringInbox, TurnSnapshot } from "./channel.ts";
+import type { TapeContext, TapeSidecar } from "./tape_context.ts";
+import type { ModelOptions } from "./model_options.ts";
+import type { Prompt, TurnState } from "./turn.ts";
+
+/** A value or a promise of it. */
+export type MaybePromise<T> = T | PromiseLike<T>;
+
+/** A resource a hook may return instead of a value: a generator that yields the value once. */
+export type Resource<T> =
+  | T
+  | Generator<T, void, unknown>
+  | AsyncGenerator<T, void, unknown>
+  | Iterator<T>
+  | AsyncIterator<T>;
+
+/** How a hook is dispatched. */
+export type HookKind = "firstresult" | "broadcast" | "agent";
+
+/** The dispatch rules of one hook. */
+export interface HookSpec {
+  /** `firstresult` (first non-null wins), `broadcast` (all run) or `agent` (AgentHooks). */
+  readonly kind: HookKind;
+  /** Dispatched synchronously: promise-returning implementations are skipped with a warning. */
+  readonly syncOnly: boolean;
+}
+
+/** Every hook name with its {@link HookSpec}. */
+export const HOOK_SPECS: Readonly<Record<HookName, HookSpec>> = {
+  resolveSession: { kind: "firstresult", syncOnly: false },
+  loadState: { kind: "broadcast", syncOnly: false },
+  buildPrompt: { kind: "firstresult", syncOnly: false },
+  runModel: { kind: "firstresult", syncOnly: false },
+  runModelStream: { kind: "firstresult", syncOnly: false },
+  continuePrompt: { kind: "firstresult", syncOnly: false },
+  saveState: { kind: "broadcast", syncOnly: false },
+  renderOutbound: { kind: "broadcast", syncOnly: false },
+  dispatchOutbound: { kind: "broadcast", syncOnly: false },
+  registerCliCommands: { kind: "broadcast", syncOnly: true },
+  onboardConfig: { kind: "broadcast", syncOnly: true },
+  provideModelOptions: { kind: "broadcast", syncOnly: false },
+  provideEnvironment: { kind: "firstresult", syncOnly: false },
+  onError: { kind: "broadcast", syncOnly: false },
+  systemPrompt: { kind: "broadcast", syncOnly: true },
+  provideTapeStore: { kind: "firstresult", syncOnly: true },
+  provideLifespan: { kind: "broadcast", syncOnly: true },
+  provideTapeSidecar: { kind: "broadcast", syncOnly: true },
+  provideChannels: { kind: "broadcast", syncOnly: true },
+  buildTapeContext: { kind: "firstresult", syncOnly: true },
+  admitMessage: { kind: "firstresult", syncOnly: false },
+  provideSteeringInbox: { kind: "firstresult", syncOnly: true },
+  beforeLlmCall: { kind: "agent", syncOnly: false },
+  afterLlmCall: { kind: "agent", syncOnly: false },
+  beforeToolCall: { kind: "agent", syncOnly: false },
+  afterToolCall: { kind: "agent", syncOnly: false },
+};
+
+/** True when `name` is one of the 26 hooks. */
+export function isHookName(name: string): name is HookName {
+  return Object.hasOwn(HOOK_SPECS, name);
+}
+
+/** Named arguments and results of every hook. */
+export interface HookSignatures {
+  resolveSession(args: { message: Envelope }): MaybePromise<string | null | undefined>;
+  loadState(
+    args: { message: Envelope; sessionId: string },
+  ): MaybePromise<TurnState | null | undefined>;
+  buildPrompt(
+    args: { message: Envelope; sessionId: string; state: TurnState },
+  ): MaybePromise<Prompt | null | undefined>;
+  runModel(
+    args: { prompt: Prompt; sessionId: string; state: TurnState; signal?: AbortSignal },
+  ): MaybePromise<string | null | undefined>;
+  runModelStream(
+    args: { prompt: Prompt; sessionId: string; state: TurnState; signal?: AbortSignal },
+  ): MaybePromise<AsyncStreamEvents | null | undefined>;
+  continuePrompt(
+    args: { prompt: Prompt | null; tape: unknown; state: StreamState },
+  ): MaybePromise<string | null | undefined>;
+  saveState(
+    args: { sessionId: string; state: TurnState; message: Envelope; modelOutput: string; error?: unknown },
+  ): MaybePromise<unknown>;
+  renderOutbound(
+    args: { message: Envelope; sessionId: string; state: TurnState; modelOutput: string },
+  ): MaybePromise<Envelope | Envelope[] | null | undefined>;
+  dispatchOutbound(args: { message: Envelope }): MaybePromise<boolean | null | undefined | void>;
+  registerCliCommands(args: { app: unknown }): unknown;
+  onboardConfig(
+    args: { currentConfig: Record<string, unknown> },
+  ): Record<string, unknown> | null | undefined;
+  provideModelOptions(
+    args: { sessionId: string; workspace: string | null },
+  ): MaybePromise<ModelOptions | null | undefined>;
+  provideEnvironment(
+    args: { sessionId: string; workspace: string },
+  ): MaybePromise<Environment | null | undefined>;
+  onError(
+    args: { stage: string; error: unknown; message: Envelope | null },
+  ): MaybePromise<unknown>;
+  systemPrompt(args: { prompt: Prompt; state: TurnState }): string | null | undefined;
+  provideTapeStore(args: Record<string, never>): Resource<object> | null | undefined;
+  provideLifespan(args: Record<string, never>): Resource<unknown> | null | undefined;
+  provideTapeSidecar(args: Record<string, never>): TapeSidecar | null | undefined;
+  provideChannels(args: { messageHandler: MessageHandler }): Channel[] | null | undefined;
+  buildTapeContext(args: Record<string, never>): TapeContext | null | undefined;
+  admitMessage(
+    args: { sessionId: string; message: Envelope; turn: TurnSnapshot },
+  ): MaybePromise<AdmitDecision | null | undefined>;
+  provideSteeringInbox(args: Record<string, never>): Resource<SteeringInbox> | null | undefined;
+  beforeLlmCall(
+    args: { request: LlmCallRequest; state: TurnState },
+  ): MaybePromise<LlmCallRequest | LlmCallDecision | null | undefined | void>;
+  afterLlmCall(
+    args: { request: LlmCallRequest; result: LlmCallResult; state: TurnState },
+  ): MaybePromise<unknown>;
+  beforeToolCall(
+    args: { call: ToolCall; state: TurnState },
+  ): MaybePromise<ToolCallDecision | null | undefined | void>;
+  afterToolCall(
+    args: { call: ToolCall; result: ToolCallResult; state: TurnState },
+  ): MaybePromise<unknown>;
+}
+
+/** One of the 26 hook names, in camelCase. */
+export type HookName = keyof HookSignatures;

@@ -1,0 +1,31 @@
+/**
+ * Model choices that channels and adapters may present.
+ *
+ * @module
+ */
+
+/** One selectable model. */
+export interface ModelChoice {
+  /** `provider:model`. */
+  readonly id: string;
+  /** A display name. */
+  readonly name?: string | null;
+  /** A description. */
+  readonly description?: string | null;
+  /** Free-form data. */
+  readonly meta?: Record<string, unknown> | null;
+}
+
+/** What `provideModelOptions` returns and `getModelOptions` merges. */
+export interface ModelOptions {
+  /** The choices, in priority order. */
+  readonly models: ModelChoice[];
+  /** The current model id, or null. */
+  readonly currentModel: string | null;
+}
+
+/** True for an object shaped like {@link ModelOptions}. */
+export function isModelOptions(value: unknown): value is ModelOptions {
+  return typeof value === "object" && value !== null &&
+    Array.isArray((value as { models?: unknown }).models);
+}

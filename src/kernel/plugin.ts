@@ -1,0 +1,228 @@
+/**
+ * Plugins, implementation priority bands and the plugin registry.
+ *
+ * @module
+ */
+import { BubError } from "./errors.ts";
+import { type HookName, type HookSignatures, isHookName } from "./hook_specs.ts";
+
+/** Priority options of {@link hookimpl}. */
+export interface HookImplOptions {
+  /** Run before every normal implementation. */
+  tryfirst?: boolean;
+  /** Run after every normal implementation. */
+  trylast?: boolean;
+  /** Implement this hook instead of the property's own name. */
+  specname?: string;
+}
+
+const IMPL_OPTIONS: unique symbol = Symbol.for("bub.hookimpl");
+
+/**
+ * Marks `fn` as a hook implementation with a priority band. Functions under a hook's name are
+ * implementations without it; a function under any other name becomes one only when marked.
+ *
+ * @example Run last among `afterToolCall` implementations
+ * ```ts
+ * import { definePlugin, hookimpl } from "@bub/core";
+ * const audit = definePlugin({
+ *   name: "audit",
+ *   afterToolCall: hookimpl(({ call }) => console.log(call.tool), { trylast: true }),
+ * });
+ * ```
+ */
+export function hookimpl<F extends (...args: never[]) => unknown>(
+  fn: F,
+  options: HookImplOptions = {},
+): F {
+  if (typeof fn !== "function") {
+    throw new TypeError(`Cannot mark hook implementation: expected a function, got ${typeof fn}`);
+  }
+  if (options.tryfirst && options.trylast) {
+    throw new TypeError("Cannot mark hook implementation: tryfirst and trylast exclude each other");
+  }
+  Object.defineProperty(fn, IMPL_OPTIONS, { value: { ...options }, configurable: true });
+  return fn;
+}
+
+function implOptions(fn: unknown): HookImplOptions | undefined {
+  return (fn as Record<symbol, HookImplOptions | undefined>)[IMPL_OPTIONS];
+}
+
+/** The hook implementations a plugin may carry, each optional. */
+export type PluginHooks = { [K in HookName]?: HookSignatures[K] };
+
+/** A plugin: a name plus hook implementations. */
+export interface Plugin extends PluginHooks {
+  /** The unique plugin name. */
+  readonly name: string;
+}
+
+/**
+ * Helps type inference for a plugin object; returns it unchanged.
+ *
+ * @example
+ * ```ts
+ * import { contentOf, definePlugin } from "@bub/core";
+ * const echo = definePlugin({
+ *   name: "echo",
+ *   runModel: ({ prompt }) => String(prompt),
+ *   buildPrompt: ({ message }) => `[echo] ${contentOf(message)}`,
+ * });
+ * ```
+ */
+export function definePlugin<P extends Plugin>(plugin: P): P {
+  return plugin;
+}
+
+/** One registered implementation. */
+export interface HookImplementation {
+  /** The hook it implements. */
+  readonly hook: string;
+  /** The plugin's registered name. */
+  readonly pluginName: string;
+  /** The plugin object (the `this` of the call). */
+  readonly plugin: object;
+  /** The implementation. */
+  readonly fn: (args: Record<string, unknown>) => unknown;
+  /** In the first band. */
+  readonly tryfirst: boolean;
+  /** In the last band. */
+  readonly trylast: boolean;
+}
+
+/** Whether a plugin loaded, for diagnostics. */
+export interface PluginStatus {
+  /** True when it registered. */
+  readonly isSuccess: boolean;
+  /** The error text otherwise. */
+  readonly detail?: string;
+}
+
+function collectImplementations(plugin: object): Map<string, { fn: unknown; key: string }> {
+  const found = new Map<string, { fn: unknown; key: string }>();
+  const seen = new Set<string>();
+  for (let obj: object | null = plugin; obj && obj !== Object.prototype; obj = Object.getPrototypeOf(obj)) {
+    for (const key of Object.getOwnPropertyNames(obj)) {
+      if (seen.has(key) || key === "constructor" || key === "name") continue;
+      seen.add(key);
+      const descriptor = Object.getOwnPropertyDescriptor(obj, key);
+      if (!descriptor || !("value" in descriptor) || typeof descriptor.value !== "function") continue;
+      const options = implOptions(descriptor.value);
+      const hook = options?.specname ?? key;
+      if (!isHookName(hook) && options === undefined) continue;
+      if (found.has(hook)) {
+        throw new TypeError(`Cannot register plugin: hook "${hook}" is implemented twice`);
+      }
+      found.set(hook, { fn: descriptor.value, key });
+    }
+  }
+  return found;
+}
+
+/**
+ * The registry of plugins and their implementations, kept in Bub's exact priority order: `trylast`
+ * implementations go to the front of a raw list, `tryfirst` ones to its end, normal ones just
+ * before the trailing `tryfirst` block; the priority order is the raw list reversed.
+ */
+export class PluginManager {
+  #plugins = new Map<string, object>();
+  #raw = new Map<string, HookImplementation[]>();
+  #ordered = new Map<string, readonly HookImplementation[]>();
+  #version = 0;
+
+  /** Every plugin, in registration order. */
+  get plugins(): ReadonlyMap<string, object> {
+    return this.#plugins;
+  }
+
+  /** Changes whenever a plugin is registered. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /**
+   * Registers `plugin` under `name` (default `plugin.name`).
+   *
+   * @throws {TypeError} when the plugin is not an object or has no name
+   * @throws {BubError} (`invalid_input`) when the name or the object is already registered
+   */
+  register(plugin: object, name?: string): string {
+    if (typeof plugin !== "object" || plugin === null || Array.isArray(plugin)) {
+      throw new TypeError(
+        `Cannot register plugin: expected an object with hook implementations, got ${
+          plugin === null ? "null" : Array.isArray(plugin) ? "an array" : typeof plugin
+        }`,
+      );
+    }
+    const pluginName = name ?? (plugin as { name?: unknown }).name;
+    if (typeof pluginName !== "string" || pluginName.trim() === "") {
+      throw new TypeError(
+        `Cannot register plugin: it needs a non-empty string name, got ${JSON.stringify(pluginName)}`,
+      );
+    }
+    if (this.#plugins.has(pluginName)) {
+      throw new BubError("invalid_input", `Cannot register plugin: name "${pluginName}" is already registered`);
+    }
+    for (const [existing, obj] of this.#plugins) {
+      if (obj === plugin) {
+        throw new BubError(
+          "invalid_input",
+          `Cannot register plugin "${pluginName}": the same object is already registered as "${existing}"`,
+        );
+      }
+    }
+    const impls = collectImplementations(plugin);
+    this.#plugins.set(pluginName, plugin);
+    for (const [hook, { fn }] of impls) {
+      const options = implOptions(fn) ?? {};
+      const impl: HookImplementation = {
+        hook,
+        pluginName,
+        plugin,
+        fn: fn as HookImplementation["fn"],
+        tryfirst: options.tryfirst === true,
+        trylast: options.trylast === true,
+      };
+      const raw = this.#raw.get(hook) ?? [];
+      if (impl.trylast) raw.unshift(impl);
+      else if (impl.tryfirst) raw.push(impl);
+      else {
+        let index = raw.length;
+        while (index > 0 && raw[index - 1]!.tryfirst) index--;
+        raw.splice(index, 0, impl);
+      }
+      this.#raw.set(hook, raw);
+      this.#ordered.set(hook, Object.freeze([...raw].reverse()));
+    }
+    this.#version++;
+    return pluginName;
+  }
+
+  /** True when a plugin of that name is registered. */
+  has(name: string): boolean {
+    return this.#plugins.has(name);
+  }
+
+  /** The plugin registered under `name`, or undefined. */
+  get(name: string): object | undefined {
+    return this.#plugins.get(name);
+  }
+
+  /** The implementations of `hook` in priority order (highest first). */
+  implementations(hook: string): readonly HookImplementation[] {
+    return this.#ordered.get(hook) ?? EMPTY;
+  }
+
+  /** Hook name → plugin names in raw (lowest priority first) order; hooks sorted, empty omitted. */
+  hookReport(): Record<string, string[]> {
+    const report: Record<string, string[]> = {};
+    for (const hook of [...this.#raw.keys()].sort()) {
+      const raw = this.#raw.get(hook)!;
+      if (raw.length > 0) report[hook] = raw.map((impl) => impl.pluginName);
+    }
+    return report;
+  }
+}
+
+const EMPTY: readonly HookImplementation[] = Object.freeze([]);

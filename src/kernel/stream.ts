@@ -1,0 +1,167 @@
+/**
+ * Streaming contracts: events, the shared terminal state, and an async iterator with close
+ * semantics.
+ *
+ * @module
+ */
+import type { BubError } from "./errors.ts";
+
+/** The kinds of {@link StreamEvent}. */
+export type StreamEventKind =
+  | "text"
+  | "reasoning"
+  | "tool_call"
+  | "tool_result"
+  | "usage"
+  | "error"
+  | "final";
+
+/**
+ * One event of a model stream. `text` and `reasoning` carry `{ delta }`; `error` carries the
+ * fields of a `BubError`; `final` carries `{ ok, text? }` or `{ ok, tool_calls, tool_results }`.
+ */
+export interface StreamEvent {
+  /** What happened. */
+  readonly kind: StreamEventKind | (string & {});
+  /** The event payload. */
+  readonly data: Record<string, unknown>;
+}
+
+/** The terminal state of a stream, filled by its producer. */
+export class StreamState {
+  /** The stream's error, if it ended with one. */
+  error: BubError | null = null;
+  /** Token usage reported by the provider. */
+  usage: Record<string, unknown> | null = null;
+}
+
+/** Options of {@link AsyncStreamEvents}. */
+export interface AsyncStreamEventsOptions {
+  /** The shared state; a fresh one by default. */
+  state?: StreamState;
+  /** Runs once when the stream closes, after the inner iterator's own close. */
+  onClose?: () => void | Promise<void>;
+}
+
+/**
+ * An async iterable of {@link StreamEvent}s that closes itself when its inner iterator finishes
+ * or throws. `close()` is idempotent, may run before the first `next()`, closes the inner
+ * iterator and then runs `onClose`; after closing, `next()` reports done.
+ *
+ * @example Wrap a generator
+ * ```ts
+ * import { AsyncStreamEvents } from "@bub/core";
+ * async function* events() { yield { kind: "text", data: { delta: "hi" } }; }
+ * const stream = new AsyncStreamEvents(events());
+ * for await (const event of stream) console.assert(event.kind === "text");
+ * ```
+ */
+export class AsyncStreamEvents implements AsyncIterableIterator<StreamEvent>, AsyncDisposable {
+  #inner: AsyncIterator<StreamEvent>;
+  #onClose: (() => void | Promise<void>) | undefined;
+  #closed = false;
+  #closing: Promise<void> | null = null;
+  /** The shared terminal state. */
+  readonly state: StreamState;
+
+  /**
+   * @param iterator the events
+   * @param options shared state and a close callback
+   */
+  constructor(
+    iterator: AsyncIterator<StreamEvent> | AsyncIterable<StreamEvent>,
+    options: AsyncStreamEventsOptions = {},
+  ) {
+    this.#inner = isAsyncIterable(iterator) ? iterator[Symbol.asyncIterator]() : iterator;
+    this.state = options.state ?? new StreamState();
+    this.#onClose = options.onClose;
+  }
+
+  /** The stream's terminal error; meaningful after consumption. */
+  get error(): BubError | null {
+    return this.state.error;
+  }
+
+  /** The stream's usage; meaningful after consumption. */
+  get usage(): Record<string, unknown> | null {
+    return this.state.usage;
+  }
+
+  /** True once closed. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<StreamEvent> {
+    return this;
+  }
+
+  /** The next event; done once the stream is closed. */
+  async next(): Promise<IteratorResult<StreamEvent>> {
+    if (this.#closed) return { done: true, value: undefined };
+    let result: IteratorResult<StreamEvent>;
+    try {
+      result = await this.#inner.next();
+    } catch (error) {
+      await this.#finish(false);
+      throw error;
+    }
+    if (result.done) {
+      await this.#finish(false);
+      return { done: true, value: undefined };
+    }
+    return result;
+  }
+
+  /** Closes the stream (consumer stopped early). */
+  async return(): Promise<IteratorResult<StreamEvent>> {
+    await this.close();
+    return { done: true, value: undefined };
+  }
+
+  /** Closes the stream, then rethrows `error`. */
+  async throw(error?: unknown): Promise<IteratorResult<StreamEvent>> {
+    await this.close();
+    throw error;
+  }
+
+  /** Closes the inner iterator (when it has `return`) and then runs `onClose`. Idempotent. */
+  close(): Promise<void> {
+    return this.#finish(true);
+  }
+
+  /** Same as {@link AsyncStreamEvents.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #finish(closeInner: boolean): Promise<void> {
+    if (this.#closing) return this.#closing;
+    this.#closed = true;
+    this.#closing = (async () => {
+      try {
+        if (closeInner && typeof this.#inner.return === "function") await this.#inner.return();
+      } finally {
+        await this.#onClose?.();
+      }
+    })();
+    return this.#closing;
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<StreamEvent> {
+  return typeof value === "object" && value !== null &&
+    typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === "function" &&
+    typeof (value as { next?: unknown }).next !== "function";
+}
+
+/** A stream over the given events, e.g. for a plugin that answers in one piece. */
+export function streamOf(
+  events: Iterable<StreamEvent>,
+  options: AsyncStreamEventsOptions = {},
+): AsyncStreamEvents {
+  async function* generate(): AsyncGenerator<StreamEvent> {
+    yield* events;
+  }
+  return new AsyncStreamEvents(generate(), options);
+}

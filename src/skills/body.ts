@@ -1,0 +1,120 @@
+/**
+ * Rendering a skill's body: frontmatter removed, `${config.*}` values and `$SKILL_DIR` filled in.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import process from "node:process";
+import { stringify } from "yaml";
+import { stripFrontmatter } from "./frontmatter.ts";
+import type { Skill } from "./skill.ts";
+
+const CONFIG_TEMPLATE = /\$\{\s*config\.([A-Za-z0-9_.-]+)\s*\}/g;
+const PLACEHOLDER = /\$(?:(\$)|([_A-Za-z][_A-Za-z0-9]*)|\{([_A-Za-z][_A-Za-z0-9]*)\})/g;
+
+/**
+ * Looks a dotted configuration path up (e.g. `telegram.token`); returns `undefined` when unknown.
+ * Must not throw.
+ */
+export type ConfigLookup = (path: string) => unknown;
+
+/** Options of {@link renderSkillBody} and {@link renderSkillText}. */
+export interface RenderSkillOptions {
+  /** Resolves `${config.<path>}`. @default every path is unknown (renders as "") */
+  config?: ConfigLookup;
+  /** What `$RUNTIME` becomes. @default {@link currentRuntimeCommand}() */
+  runtimeCommand?: string;
+}
+
+/** Formats a configuration value for a skill body: strings verbatim, booleans and numbers as text. */
+function formatConfigValue(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean" || typeof value === "number" || typeof value === "bigint") {
+    return String(value);
+  }
+  return stringify(value).trim();
+}
+
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The shell command that runs a TypeScript file with the runtime executing Bub: `deno run -A`,
+ * `bun`, or `node` (with `--experimental-strip-types` before Node 23.6). Skills write
+ * `$RUNTIME $SKILL_DIR/scripts/x.ts`.
+ */
+export function currentRuntimeCommand(): string {
+  const exec = shellQuote(process.execPath);
+  const versions = process.versions as Record<string, string | undefined>;
+  if (versions.deno) return `${exec} run -A`;
+  if (versions.bun) return exec;
+  const [major = 0, minor = 0] = (versions.node ?? "0.0").split(".").map(Number);
+  return major > 23 || (major === 23 && minor >= 6) ? exec : `${exec} --experimental-strip-types`;
+}
+
+/**
+ * Renders skill text (already without frontmatter): `${config.<path>}` (spaces allowed inside
+ * the braces) becomes the looked-up value (strings verbatim, booleans `true`/`false`, numbers as
+ * text, other values as trimmed YAML, unknown as ""); then `$SKILL_DIR`/`${SKILL_DIR}` becomes
+ * `skillDir`, `$RUNTIME`/`${RUNTIME}` the runtime command, `$$` a single `$`, and any other
+ * `$name` is left as it is.
+ *
+ * @example
+ * ```ts
+ * import { renderSkillText } from "./body.ts";
+ * const text = renderSkillText("Run $SKILL_DIR/x with ${config.telegram.token} for $$5 $HOME", "/s", {
+ *   config: (path) => (path === "telegram.token" ? "123:abc" : undefined),
+ * });
+ * console.assert(text === "Run /s/x with 123:abc for $5 $HOME");
+ * ```
+ */
+export function renderSkillText(
+  text: string,
+  skillDir: string,
+  options: RenderSkillOptions = {},
+): string {
+  const lookup = options.config;
+  const withConfig = text.replace(CONFIG_TEMPLATE, (_match, path: string) => {
+    if (!lookup) return "";
+    try {
+      return formatConfigValue(lookup(path));
+    } catch {
+      return "";
+    }
+  });
+  let runtime: string | undefined = options.runtimeCommand;
+  return withConfig.replace(
+    PLACEHOLDER,
+    (match, dollar: string | undefined, bare: string | undefined, braced: string | undefined) => {
+      if (dollar) return "$";
+      const name = bare ?? braced;
+      if (name === "SKILL_DIR") return skillDir;
+      if (name === "RUNTIME") return runtime ??= currentRuntimeCommand();
+      return match;
+    },
+  );
+}
+
+/**
+ * A skill's rendered body: `SKILL.md` read and trimmed (unreadable → ""), the first frontmatter
+ * block removed, then {@link renderSkillText} with the skill's directory.
+ *
+ * @example
+ * ```ts ignore
+ * import { discoverSkills, renderSkillBody } from "@bub/core";
+ * const [skill] = discoverSkills({ workspace: "." });
+ * if (skill) console.log(renderSkillBody(skill, { config: (path) => undefined }));
+ * ```
+ */
+export function renderSkillBody(skill: Skill, options: RenderSkillOptions = {}): string {
+  let text: string;
+  try {
+    text = readFileSync(skill.location, "utf8");
+  } catch {
+    return "";
+  }
+  return renderSkillText(stripFrontmatter(text), dirname(skill.location), options);
+}

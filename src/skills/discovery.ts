@@ -1,0 +1,125 @@
+/**
+ * Skill discovery over the project, user and builtin roots, first name wins.
+ *
+ * @module
+ */
+import { readdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { getLogger } from "@logtape/logtape";
+import { readSkill, type Skill, type SkillSource } from "./skill.ts";
+
+/** The project and user skills folder, relative to the workspace or home directory. */
+export const PROJECT_SKILLS_DIR = ".agents/skills";
+/** The deprecated project skills folder, still scanned after {@link PROJECT_SKILLS_DIR}. */
+export const LEGACY_SKILLS_DIR = ".agent/skills";
+
+/** One folder whose subdirectories are skills. */
+export interface SkillRoot {
+  /** The folder. */
+  readonly path: string;
+  /** The source recorded on skills found there. */
+  readonly source: SkillSource;
+}
+
+/** Options of {@link skillRoots} and {@link discoverSkills}. */
+export interface SkillRootsOptions {
+  /** The workspace whose `.agents/skills` (and legacy `.agent/skills`) hold project skills. */
+  workspace: string;
+  /** The user's home directory (not `BUB_HOME`). @default os.homedir() */
+  home?: string;
+  /** Folders of builtin skills, scanned last. @default [builtinSkillsDir()] */
+  builtinDirs?: readonly string[];
+  /** Receives the legacy-folder deprecation warning. @default a warning on the ["bub", "skills"] logger */
+  onWarning?: (message: string) => void;
+}
+
+/** Options of {@link discoverSkills}. */
+export interface DiscoverSkillsOptions extends SkillRootsOptions {
+  /** Scan exactly these roots, in order, instead of the ones {@link skillRoots} computes. */
+  roots?: readonly SkillRoot[];
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The folder holding Bub's own skills (`src/skills/builtin/`), resolved from this module's URL so
+ * it works from the sources and from the npm build.
+ */
+export function builtinSkillsDir(): string {
+  return fileURLToPath(new URL("./builtin/", import.meta.url));
+}
+
+/**
+ * The roots to scan, in precedence order: `<workspace>/.agents/skills`, then the legacy
+ * `<workspace>/.agent/skills` when it exists (with a deprecation warning), then
+ * `<home>/.agents/skills`, then the builtin folders.
+ *
+ * @example
+ * ```ts
+ * import { skillRoots } from "./discovery.ts";
+ * const roots = skillRoots({ workspace: "/w", home: "/h", builtinDirs: [] });
+ * console.assert(roots[0]?.path === "/w/.agents/skills" && roots[1]?.source === "global");
+ * ```
+ */
+export function skillRoots(options: SkillRootsOptions): SkillRoot[] {
+  const roots: SkillRoot[] = [{ path: join(options.workspace, PROJECT_SKILLS_DIR), source: "project" }];
+  const legacy = join(options.workspace, LEGACY_SKILLS_DIR);
+  if (isDirectory(legacy)) {
+    const message =
+      `Found legacy skills directory at '${legacy}'. Please move it to '${PROJECT_SKILLS_DIR}' to avoid this warning in the future.`;
+    if (options.onWarning) options.onWarning(message);
+    else getLogger(["bub", "skills"]).warn(message);
+    roots.push({ path: legacy, source: "project" });
+  }
+  roots.push({ path: join(options.home ?? homedir(), PROJECT_SKILLS_DIR), source: "global" });
+  for (const path of options.builtinDirs ?? [builtinSkillsDir()]) roots.push({ path, source: "builtin" });
+  return roots;
+}
+
+function sortedEntries(path: string): string[] {
+  try {
+    return readdirSync(path).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Discovers every valid skill. Roots are scanned in order and each root's subdirectories in sorted
+ * order; the first skill with a given casefolded name wins; invalid skills are skipped silently.
+ * The result is sorted by casefolded name. Nothing is cached.
+ *
+ * @example Discover the workspace's skills
+ * ```ts
+ * import { discoverSkills } from "./discovery.ts";
+ * const skills = discoverSkills({ workspace: "/nonexistent", home: "/nonexistent", builtinDirs: [] });
+ * console.assert(skills.length === 0);
+ * ```
+ */
+export function discoverSkills(options: DiscoverSkillsOptions): Skill[] {
+  const byName = new Map<string, Skill>();
+  for (const root of options.roots ?? skillRoots(options)) {
+    if (!isDirectory(root.path)) continue;
+    for (const entry of sortedEntries(root.path)) {
+      const directory = join(root.path, entry);
+      if (!isDirectory(directory)) continue;
+      const skill = readSkill(directory, root.source);
+      if (skill === null) continue;
+      const key = skill.name.toLowerCase();
+      if (!byName.has(key)) byName.set(key, skill);
+    }
+  }
+  return [...byName.values()].sort((a, b) => {
+    const x = a.name.toLowerCase();
+    const y = b.name.toLowerCase();
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+}

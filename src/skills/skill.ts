@@ -1,0 +1,128 @@
+/**
+ * The discovered-skill record and the rules a `SKILL.md` must follow to be loaded.
+ *
+ * @module
+ */
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { parseFrontmatter } from "./frontmatter.ts";
+
+/** The file every skill directory holds. */
+export const SKILL_FILE_NAME = "SKILL.md";
+/** Longest accepted skill name. */
+export const MAX_SKILL_NAME_LENGTH = 64;
+/** Longest accepted skill description. */
+export const MAX_SKILL_DESCRIPTION_LENGTH = 1024;
+/** Hyphen-case: lowercase letters and digits in groups joined by single hyphens. */
+export const SKILL_NAME_PATTERN: RegExp = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** Where a skill was found: the workspace, the user's home, or the package itself. */
+export type SkillSource = "project" | "global" | "builtin";
+
+/** A discovered skill. */
+export interface Skill {
+  /** The skill name (equal to its directory name). */
+  readonly name: string;
+  /** The trimmed description. */
+  readonly description: string;
+  /** Absolute, real path of the skill's `SKILL.md`. */
+  readonly location: string;
+  /** The root the skill came from. */
+  readonly source: SkillSource;
+  /** Every frontmatter key (casefolded) with its value, including `name` and `description`. */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Checks parsed frontmatter against the loader's rules and returns why it is invalid, or `null`
+ * when it is valid: `name` a trimmed non-empty string of at most 64 characters, equal to
+ * `directoryName` and hyphen-case; `description` a trimmed non-empty string of at most 1024
+ * characters; `metadata` absent/null or a mapping of strings to strings. Other keys are allowed.
+ *
+ * @example
+ * ```ts
+ * import { skillFrontmatterProblem } from "./skill.ts";
+ * console.assert(skillFrontmatterProblem({ name: "demo", description: "d" }, "demo") === null);
+ * console.assert(skillFrontmatterProblem({ name: "Demo", description: "d" }, "Demo") !== null);
+ * ```
+ */
+export function skillFrontmatterProblem(
+  frontmatter: Record<string, unknown>,
+  directoryName: string,
+): string | null {
+  const name = frontmatter.name;
+  if (typeof name !== "string") return `name must be a string, got ${JSON.stringify(name)}`;
+  const trimmed = name.trim();
+  if (trimmed === "") return "name must not be empty";
+  if (trimmed.length > MAX_SKILL_NAME_LENGTH) {
+    return `name must be at most ${MAX_SKILL_NAME_LENGTH} characters, got ${trimmed.length}`;
+  }
+  if (trimmed !== directoryName) {
+    return `name "${trimmed}" must equal the directory name "${directoryName}"`;
+  }
+  if (!SKILL_NAME_PATTERN.test(trimmed)) return `name "${trimmed}" must be hyphen-case`;
+  const description = frontmatter.description;
+  if (typeof description !== "string") {
+    return `description must be a string, got ${JSON.stringify(description)}`;
+  }
+  const text = description.trim();
+  if (text === "") return "description must not be empty";
+  if (text.length > MAX_SKILL_DESCRIPTION_LENGTH) {
+    return `description must be at most ${MAX_SKILL_DESCRIPTION_LENGTH} characters, got ${text.length}`;
+  }
+  const metadata = frontmatter.metadata;
+  if (metadata !== null && metadata !== undefined) {
+    if (typeof metadata !== "object" || Array.isArray(metadata)) {
+      return `metadata must be a mapping, got ${JSON.stringify(metadata)}`;
+    }
+    for (const [key, value] of Object.entries(metadata)) {
+      if (typeof value !== "string") {
+        return `metadata.${key} must be a string, got ${JSON.stringify(value)}`;
+      }
+    }
+  }
+  return null;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads the skill in `directory`; returns `null` when it has no readable `SKILL.md` or the
+ * frontmatter is missing or invalid (see {@link skillFrontmatterProblem}).
+ *
+ * @example
+ * ```ts ignore
+ * import { readSkill } from "./skill.ts";
+ * const skill = readSkill("/work/.agents/skills/demo", "project");
+ * ```
+ */
+export function readSkill(directory: string, source: SkillSource): Skill | null {
+  const file = join(directory, SKILL_FILE_NAME);
+  if (!isFile(file)) return null;
+  let text: string;
+  let location: string;
+  try {
+    text = readFileSync(file, "utf8");
+    location = realpathSync(file);
+  } catch {
+    return null;
+  }
+  const frontmatter = parseFrontmatter(text);
+  if (frontmatter === null) return null;
+  if (skillFrontmatterProblem(frontmatter, basename(directory)) !== null) return null;
+  const metadata: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(frontmatter)) metadata[key.toLowerCase()] = value;
+  return {
+    name: String(frontmatter.name).trim(),
+    description: String(frontmatter.description).trim(),
+    location,
+    source,
+    metadata,
+  };
+}

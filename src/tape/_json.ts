@@ -1,0 +1,116 @@
+/**
+ * Python-compatible JSON text (`json.dumps` with its default `", "` / `": "` separators), used
+ * for the JSONL wire format, archives, text queries and context rendering.
+ *
+ * @module
+ */
+
+/** Options of {@link pyDumps}. */
+export interface PyDumpsOptions {
+  /** Escape every non-ASCII character as `\uXXXX` (Python `ensure_ascii=True`). */
+  ensureAscii?: boolean;
+  /** Sort object keys (Python `sort_keys=True`). */
+  sortKeys?: boolean;
+  /** Replaces a value JSON cannot represent (Python `default=`); without it such values throw. */
+  fallback?: (value: unknown) => unknown;
+}
+
+const NON_ASCII = /[\u0080-\uffff]/g;
+
+function _escapeNonAscii(text: string): string {
+  return text.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+function _number(value: number): string {
+  if (!Number.isFinite(value)) return "null";
+  const text = String(value);
+  // Python writes two-digit exponents: 1e-07 rather than 1e-7.
+  return text.replace(/e([+-])(\d)$/, "e$10$2");
+}
+
+function _encode(value: unknown, options: PyDumpsOptions, seen: Set<object>): string | undefined {
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+      return _number(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "undefined":
+    case "function":
+    case "symbol":
+      if (options.fallback && typeof value !== "undefined") {
+        return _encode(options.fallback(value), options, seen);
+      }
+      return undefined;
+    case "bigint":
+      if (options.fallback) return _encode(options.fallback(value), options, seen);
+      throw new TypeError(`Cannot serialize a bigint as JSON, got ${value}n`);
+  }
+  const object = value as Record<string, unknown> & { toJSON?: () => unknown };
+  if (typeof object.toJSON === "function") return _encode(object.toJSON(), options, seen);
+  if (seen.has(object)) {
+    if (options.fallback) return _encode(options.fallback(value), options, seen);
+    throw new TypeError("Cannot serialize a circular structure as JSON");
+  }
+  seen.add(object);
+  try {
+    if (Array.isArray(object)) {
+      const parts = object.map((item) => _encode(item, options, seen) ?? "null");
+      return `[${parts.join(", ")}]`;
+    }
+    const proto = Object.getPrototypeOf(object);
+    if (proto !== Object.prototype && proto !== null && options.fallback) {
+      return _encode(options.fallback(value), options, seen);
+    }
+    const keys = Object.keys(object);
+    if (options.sortKeys) keys.sort();
+    const parts: string[] = [];
+    for (const key of keys) {
+      const encoded = _encode(object[key], options, seen);
+      if (encoded !== undefined) parts.push(`${JSON.stringify(key)}: ${encoded}`);
+    }
+    return `{${parts.join(", ")}}`;
+  } finally {
+    seen.delete(object);
+  }
+}
+
+/**
+ * Serializes `value` the way Python's `json.dumps` does with default separators.
+ *
+ * @example
+ * ```ts
+ * import { pyDumps } from "./_json.ts";
+ * console.assert(pyDumps({ a: [1, "é"] }) === '{"a": [1, "é"]}');
+ * console.assert(pyDumps("é", { ensureAscii: true }) === '"\\u00e9"');
+ * ```
+ */
+export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {
+  const text = _encode(value, options, new Set()) ?? "null";
+  return options.ensureAscii ? _escapeNonAscii(text) : text;
+}
+
+/** `pyDumps` with non-ASCII raw, or the value's string form when it cannot be serialized. */
+export function dumpsOrString(value: unknown): string {
+  try {
+    return pyDumps(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A deep copy through JSON (what a persistent store would give back). */
+export function jsonClone<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Freezes `value` and everything reachable from it; returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
