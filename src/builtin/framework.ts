@@ -3,7 +3,9 @@
  *
  * @module
  */
+import process from "node:process";
 import { KernelFramework } from "../kernel/framework.ts";
+import type { CliOutput } from "./cli_commands.ts";
 import { createBuiltinPlugin } from "./plugin.ts";
 
 /**
@@ -21,6 +23,12 @@ import { createBuiltinPlugin } from "./plugin.ts";
  * ```
  */
 export class BubFramework extends KernelFramework {
+  /** Where builtin CLI commands write. */
+  cliOutput: CliOutput = {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+  };
+
   /** The builtin plugin for this framework. */
   protected override createBuiltinPlugin(): object {
     return createBuiltinPlugin(this);

@@ -5,8 +5,10 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { ChannelMessage } from "../kernel/channel_message.ts";
-import { contentOf, envelopeField, type Envelope, fieldOf } from "../kernel/envelope.ts";
-import type { KernelFramework } from "../kernel/framework.ts";
+import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import type { BubFramework } from "./framework.ts";
+import { registerBuiltinCommands } from "./cli_commands.ts";
+import type { Command } from "commander";
 import type { Plugin } from "../kernel/plugin.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import { InMemorySteeringInbox } from "../channels/steering_inbox.ts";
@@ -16,17 +18,20 @@ const logger = getLogger(["bub", "builtin"]);
 /** The builtin plugin object. */
 export interface BuiltinPlugin extends Plugin {
   /** The framework it serves. */
-  readonly framework: KernelFramework;
+  readonly framework: BubFramework;
 }
 
 /**
  * Creates the builtin plugin for `framework`: session resolution, outbound rendering and
  * dispatch through the channel router, error notices and the in-memory steering inbox.
  */
-export function createBuiltinPlugin(framework: KernelFramework): BuiltinPlugin {
+export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
   return {
     name: "builtin",
     framework,
+    registerCliCommands({ app }: { app: unknown }): void {
+      registerBuiltinCommands(app as Command, framework, framework.cliOutput);
+    },
     resolveSession({ message }: { message: Envelope }): string {
       const own = envelopeField(message, "sessionId", "session_id");
       if (own !== null && own !== undefined && String(own).trim() !== "") return String(own);
@@ -47,7 +52,9 @@ export function createBuiltinPlugin(framework: KernelFramework): BuiltinPlugin {
         channel: String(fieldOf(message, "channel", null) ?? "default"),
         chatId: String(envelopeField(message, "chatId", "chat_id") ?? "default"),
         content: modelOutput,
-        outputChannel: String(envelopeField(message, "outputChannel", "output_channel") ?? "default"),
+        outputChannel: String(
+          envelopeField(message, "outputChannel", "output_channel") ?? "default",
+        ),
         kind: (fieldOf(message, "kind", null) ?? "normal") as ChannelMessage["kind"],
       });
     },

@@ -1,35 +1,70 @@
-#!/usr/bin/env node
 /**
- * The `bub` entry point.
+ * The `bub` command line: builds the framework, loads plugins and runs a command.
  *
  * @module
  */
 import process from "node:process";
 import { BubFramework } from "../builtin/framework.ts";
+import type { FrameworkOptions } from "../kernel/framework.ts";
+import { configureCliLogging } from "./logging.ts";
+import { CliExit } from "../builtin/cli_commands.ts";
+
+/** Options of {@link main}. */
+export interface MainOptions {
+  /** Writes standard output. */
+  stdout?: (text: string) => void;
+  /** Writes standard error. */
+  stderr?: (text: string) => void;
+  /** Framework options (config file, home, workspace). */
+  framework?: FrameworkOptions;
+  /** Configure logging to stderr. Default true. */
+  configureLogging?: boolean;
+}
 
 /**
- * Runs the `bub` command with `argv` (without the runtime and script) and returns the exit code.
+ * Runs the `bub` command with `argv` (without the runtime and script) and returns the exit code:
+ * 0 on success, 2 for usage errors, 1 for failures.
  *
  * @example
  * ```ts ignore
  * import { main } from "@bub/core/cli";
- * process.exitCode = await main(["hooks"]);
+ * process.exitCode = await main(["run", "hello"]);
  * ```
  */
-export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
-  const framework = new BubFramework();
-  await framework.loadHooks();
-  const [command] = argv;
-  if (command === "hooks") {
-    const report = framework.hookReport();
-    const lines = Object.entries(report).map(([hook, names]) => `${hook}: ${names.join(", ")}`);
-    process.stdout.write((lines.length ? lines.join("\n") : "(no hook implementations)") + "\n");
-    return 0;
+export async function main(argv: string[] = process.argv.slice(2), options: MainOptions = {}): Promise<number> {
+  const stdout = options.stdout ?? ((text: string) => void process.stdout.write(text));
+  const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
+  if (options.configureLogging !== false) configureCliLogging();
+  let framework: BubFramework;
+  try {
+    framework = new BubFramework(options.framework);
+    framework.cliOutput = { out: stdout, err: stderr };
+    await framework.loadHooks();
+  } catch (error) {
+    stderr(`bub: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
   }
-  process.stderr.write(`Usage: bub hooks\n(more commands arrive with the CLI issue)\n`);
-  return command === undefined || command === "help" ? 0 : 2;
-}
-
-if (import.meta.main) {
-  process.exitCode = await main();
+  const app = framework.createCliApp();
+  app.exitOverride();
+  app.configureOutput({ writeOut: stdout, writeErr: stderr });
+  for (const command of app.commands) {
+    command.exitOverride();
+    command.configureOutput({ writeOut: stdout, writeErr: stderr });
+  }
+  try {
+    await app.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (error) {
+    if (error instanceof CliExit) {
+      if (error.message) stderr(`${error.message}\n`);
+      return error.exitCode;
+    }
+    const code = (error as { code?: unknown; exitCode?: unknown }).code;
+    const exitCode = (error as { exitCode?: unknown }).exitCode;
+    if (typeof code === "string" && code.startsWith("commander.")) {
+      return typeof exitCode === "number" ? (exitCode === 1 ? 2 : exitCode) : 2;
+    }
+    stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
 }

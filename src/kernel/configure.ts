@@ -6,9 +6,18 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { createRequire } from "node:module";
 import process from "node:process";
-import { parse, stringify } from "yaml";
 import { BubError } from "./errors.ts";
+
+type Yaml = { parse(text: string): unknown; stringify(value: unknown): string };
+let yaml: Yaml | null = null;
+
+/** `yaml`, loaded on first use: it costs more import time than the whole kernel. */
+function loadYaml(): Yaml {
+  yaml ??= createRequire(import.meta.url)("yaml") as Yaml;
+  return yaml;
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -103,7 +112,7 @@ export function loadConfigFile(path: string): Record<string, unknown> {
   const text = readFileSync(path, "utf8");
   let data: unknown;
   try {
-    data = parse(text);
+    data = loadYaml().parse(text);
   } catch (error) {
     throw new BubError(
       "config",
@@ -121,7 +130,7 @@ export function loadConfigFile(path: string): Record<string, unknown> {
 export function saveConfigFile(path: string, data: Record<string, unknown>): void {
   validateConfig(data);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, stringify(data), "utf8");
+  writeFileSync(path, loadYaml().stringify(data), "utf8");
 }
 
 /** Parses the text of a `.env` file into a map (comments, `export`, quotes and escapes handled). */

@@ -18,6 +18,7 @@ import { contentOf, type Envelope } from "./envelope.ts";
 import { HookRuntime } from "./hook_runtime.ts";
 import { type PluginStatus, PluginManager } from "./plugin.ts";
 import { RunningScope } from "./running_scope.ts";
+import { type CliApp, createCliApp } from "./cli_app.ts";
 import type { TapeContext, TapeSidecar } from "./tape_context.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import { FrameworkHooks } from "./_framework_hooks.ts";
@@ -406,6 +407,11 @@ export class KernelFramework {
   /** Asks the router to quit a session; a no-op without one. */
   async quitViaChannelRouter(sessionId: string): Promise<void> {
     if (this.#router) await this.#router.quit(sessionId);
+  }
+
+  /** The root `bub` CLI app with every plugin's commands (see `registerCliCommands`). */
+  createCliApp(): CliApp {
+    return createCliApp(this);
   }
 
   /** Collects `onboardConfig` fragments (lowest priority first), merges and validates them. */

@@ -150,7 +150,7 @@ export class PluginManager {
   register(plugin: object, name?: string): string {
     if (typeof plugin !== "object" || plugin === null || Array.isArray(plugin)) {
       throw new TypeError(
-        `Cannot register plugin: expected an object with hook implementations, got ${
+        `Cannot register plugin${typeof name === "string" ? ` "${name}"` : ""}: expected an object with hook implementations, got ${
           plugin === null ? "null" : Array.isArray(plugin) ? "an array" : typeof plugin
         }`,
       );

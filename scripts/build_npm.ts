@@ -1,0 +1,61 @@
+/**
+ * Builds the npm package into `npm/`: tsc 7 (ES2022, so `await using` is downlevelled for
+ * Node 22), non-TypeScript assets, and an `npm/package.json` derived from deno.json and
+ * package.json. Run with `deno task build:npm`.
+ */
+import { execFileSync } from "node:child_process";
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import process from "node:process";
+
+const root = new URL("..", import.meta.url).pathname;
+const out = join(root, "npm");
+const denoJson = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
+const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+
+rmSync(out, { recursive: true, force: true });
+execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.build.json")], {
+  cwd: root,
+  stdio: "inherit",
+});
+
+// Non-TypeScript files that ship with the sources (builtin skills and their scripts).
+function copyAssets(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) copyAssets(path);
+    else if (!path.endsWith(".ts") || path.includes("/skills/builtin/")) {
+      cpSync(path, join(out, "esm", relative(root, path)));
+    }
+  }
+}
+copyAssets(join(root, "src"));
+
+const exportsMap: Record<string, Record<string, string>> = {};
+for (const [key, source] of Object.entries(denoJson.exports as Record<string, string>)) {
+  const base = source.replace(/^\.\//, "./esm/").replace(/\.ts$/, "");
+  exportsMap[key] = { types: `${base}.d.ts`, import: `${base}.js`, default: `${base}.js` };
+}
+
+const bin = "./esm/src/cli/bin.js";
+if (!existsSync(join(out, bin))) throw new Error(`Cannot build: ${bin} was not emitted`);
+chmodSync(join(out, bin), 0o755);
+
+const manifest = {
+  name: denoJson.name,
+  version: denoJson.version,
+  description: packageJson.description,
+  license: denoJson.license,
+  type: "module",
+  engines: { node: ">=22.12" },
+  exports: exportsMap,
+  main: exportsMap["."]!.import,
+  types: exportsMap["."]!.types,
+  bin: { bub: bin },
+  files: ["esm/", "README.md", "LICENSE"],
+  sideEffects: false,
+  dependencies: packageJson.dependencies,
+};
+writeFileSync(join(out, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+for (const file of ["README.md", "LICENSE"]) cpSync(join(root, file), join(out, file));
+process.stdout.write(`built npm/ (${Object.keys(exportsMap).length} exports)\n`);

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Everything CI checks, in order; stops at the first failing step (the test step runs all three
+# runtimes before failing).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+. scripts/toolchain.sh
+step() { echo; echo "=== $*"; }
+step "check: fmt, lint, type-check, doc lint"
+deno fmt --check
+deno lint
+deno check mod.ts src/ tests/ examples/ bench/ scripts/
+deno doc --lint mod.ts src/testing/mod.ts src/cli/mod.ts
+step "tests on Deno, Node 24 and Bun"
+bash scripts/test_all.sh
+step "publish dry run (JSR, no slow types)"
+deno publish --dry-run --allow-dirty
+step "npm build"
+deno run -A scripts/build_npm.ts
+step "npm smoke test (Node 22, Node 24, Bun, Deno; tsc consumer; publint)"
+bash scripts/smoke_npm.sh
+echo
+echo "ci: all steps passed"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Packs the npm build, installs the tarball into a temporary project and checks that every export
+# imports and a tiny turn runs on Node 22, Node 24, Bun and Deno; type-checks a consumer file with
+# tsc 7; runs the `bub` bin; runs publint. Expects `deno task build:npm` to have run.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+[ -f "$root/npm/package.json" ] || { echo "smoke:npm: run 'deno task build:npm' first" >&2; exit 1; }
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root/npm" && npm pack --silent --pack-destination "$tmp" >/dev/null)
+tarball="$(ls "$tmp"/*.tgz)"
+cd "$tmp"
+cat >package.json <<'JSON'
+{ "name": "bub-smoke", "private": true, "type": "module" }
+JSON
+npm install --no-audit --no-fund --loglevel=error "$tarball" @types/node@24 >/dev/null
+cat >smoke.mjs <<'JS'
+import assert from "node:assert/strict";
+import * as core from "@bub/core";
+import * as testing from "@bub/core/testing";
+import * as cli from "@bub/core/cli";
+assert.equal(typeof core.BubFramework, "function");
+assert.equal(typeof testing.ScriptedModel, "function");
+assert.equal(typeof cli.main, "function");
+const home = (await import("node:fs")).mkdtempSync((await import("node:os")).tmpdir() + "/bub-smoke-");
+const bub = new core.BubFramework({ home, configFile: home + "/config.yml", loadDotenv: false });
+bub.loadBuiltinHooks();
+bub.register(core.definePlugin({
+  name: "echo",
+  buildPrompt: ({ message }) => `[echo] ${core.contentOf(message)}`,
+  runModel: ({ prompt }) => String(prompt),
+}));
+{
+  await using _scope = await bub.running();
+  const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
+  assert.equal(result.modelOutput, "[echo] hi");
+}
+console.log("SMOKE OK");
+JS
+cat >consumer.ts <<'TS'
+import { BubFramework, definePlugin, type TurnResult } from "@bub/core";
+import { ScriptedModel } from "@bub/core/testing";
+const plugin = definePlugin({ name: "x", runModel: ({ prompt }) => String(prompt) });
+const bub: BubFramework = new BubFramework();
+bub.register(plugin).register(new ScriptedModel(["ok"]));
+export const result: Promise<TurnResult> = bub.processInbound({ content: "hi" });
+TS
+cat >tsconfig.json <<'JSON'
+{ "compilerOptions": { "module": "NodeNext", "moduleResolution": "NodeNext", "target": "ES2022",
+  "lib": ["ES2023", "ESNext.Disposable", "DOM"], "types": ["node"], "strict": true, "noEmit": true },
+  "files": ["consumer.ts"] }
+JSON
+tools="$root/.tools/bin"
+for runtime in "$tools/node22" "$tools/node24" "$tools/bun"; do
+  printf '%s: ' "$(basename "$runtime")"; "$runtime" smoke.mjs
+done
+printf 'deno: '; "$tools/deno" run -A smoke.mjs
+printf 'bin: '; "$tools/node22" node_modules/@bub/core/esm/src/cli/bin.js hooks | head -n 3 | tr '\n' ' '; echo
+"$root/node_modules/.bin/tsc" -p . && echo "consumer type-check OK"
+"$root/node_modules/.bin/publint" "$root/npm"

@@ -1,0 +1,91 @@
+/**
+ * The builtin `bub` commands: `run`, `hooks` (hidden), and — once the channel layer is loaded —
+ * `chat`, `gateway` and `onboard`.
+ *
+ * @module
+ */
+import type { Command } from "commander";
+import { ChannelMessage } from "../kernel/channel_message.ts";
+import { contentOf, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import type { KernelFramework } from "../kernel/framework.ts";
+
+/** Ends a command with an exit code and a message for stderr. */
+export class CliExit extends Error {
+  /** The process exit code. */
+  readonly exitCode: number;
+  /** @param exitCode the exit code @param message printed to stderr when non-empty */
+  constructor(exitCode: number, message: string = "") {
+    super(message);
+    this.name = "CliExit";
+    this.exitCode = exitCode;
+  }
+}
+
+/** Where commands write. */
+export interface CliOutput {
+  /** Standard output. */
+  out(text: string): void;
+  /** Standard error. */
+  err(text: string): void;
+}
+
+/** Options of `bub run`. */
+interface RunOptions {
+  channel: string;
+  chatId: string;
+  senderId: string;
+  sessionId?: string;
+}
+
+/** Runs one inbound message in its own running scope and prints each outbound. */
+export async function runCommand(
+  framework: KernelFramework,
+  message: string,
+  options: RunOptions,
+  output: CliOutput,
+): Promise<void> {
+  const inbound = new ChannelMessage({
+    sessionId: options.sessionId ?? `${options.channel}:${options.chatId}`,
+    channel: options.channel,
+    chatId: options.chatId,
+    content: message,
+    context: { sender_id: options.senderId },
+  });
+  await framework.withRunning(async () => {
+    const result = await framework.processInbound(inbound);
+    for (const outbound of result.outbounds) {
+      const channel = fieldOf(outbound, "channel", null) ?? "stdout";
+      const chatId = envelopeField(outbound, "chatId", "chat_id") ?? "local";
+      output.out(`[${String(channel)}:${String(chatId)}]\n${contentOf(outbound)}\n`);
+    }
+  });
+}
+
+/** Prints the hook report: `<hook>: <plugin>, ...` lines or `(no hook implementations)`. */
+export function hooksCommand(framework: KernelFramework, output: CliOutput): void {
+  const lines = Object.entries(framework.hookReport()).map(([hook, names]) =>
+    `${hook}: ${names.join(", ")}`
+  );
+  output.out((lines.length ? lines.join("\n") : "(no hook implementations)") + "\n");
+}
+
+/** Adds the builtin commands to `app`. */
+export function registerBuiltinCommands(
+  app: Command,
+  framework: KernelFramework,
+  output: CliOutput,
+): void {
+  app.command("run")
+    .description("Run one message through the pipeline and print the outbound messages")
+    .argument("<message>", "the inbound content")
+    .option("--channel <name>", "channel name", "cli")
+    .option("--chat-id <id>", "chat id", "local")
+    .option("--sender-id <id>", "stored as context.sender_id", "human")
+    .option("--session-id <id>", "session id (default <channel>:<chat-id>)")
+    .action(async (message: string, options: RunOptions) => {
+      await runCommand(framework, message, options, output);
+    });
+  app.command("hooks", { hidden: true })
+    .description("List hook implementations per hook")
+    .action(() => hooksCommand(framework, output));
+}

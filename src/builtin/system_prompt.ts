@@ -1,0 +1,44 @@
+/**
+ * The builtin system-prompt fragment: a default instruction block followed by the workspace's
+ * `AGENTS.md`.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import type { TurnState } from "../kernel/turn.ts";
+
+/** The builtin instruction block (three sections, ending with a newline). */
+export const DEFAULT_SYSTEM_PROMPT: string = `<general_instruct>
+Complete the task by calling the available tools or loading the available skills.
+</general_instruct>
+<response_instruct>
+Before you end a run, decide whether a reply has to reach the user through a channel: when a user
+question is pending, when an error or important information should be reported, or when a casual
+conversation should go on. Plain direct replies are not delivered on every channel, so send replies
+with the skill of the channel the message came from; the message metadata names that channel (for
+example $telegram or $discord). Follow that channel's skill.
+</response_instruct>
+<context_contract>
+An overlong context can make model calls fail. Call tape.info to see the token usage of the
+conversation, and call tape.handoff with a short summary to start a fresh context when it grows.
+</context_contract>
+`;
+
+/** The trimmed `AGENTS.md` of `workspace`, or `""` when it is missing or unreadable. */
+export function readAgentsMd(workspace: string): string {
+  try {
+    return readFileSync(join(workspace, "AGENTS.md"), "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** The builtin `systemPrompt` fragment for a turn state. */
+export function builtinSystemPrompt(state: TurnState): string {
+  const workspace = typeof state._runtime_workspace === "string" && state._runtime_workspace
+    ? state._runtime_workspace
+    : process.cwd();
+  return `${DEFAULT_SYSTEM_PROMPT}\n\n${readAgentsMd(workspace)}`;
+}

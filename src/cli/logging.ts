@@ -1,0 +1,40 @@
+/**
+ * The one place that configures logging: LogTape records of `["bub", ...]` go to stderr at the
+ * level of `BUB_LOG_LEVEL` (default `warning`).
+ *
+ * @module
+ */
+import { configureSync, defaultTextFormatter, type LogLevel, parseLogLevel, type Sink } from "@logtape/logtape";
+import process from "node:process";
+
+/** A sink that writes formatted records to a writable (default: stderr). */
+export function stderrSink(write: (text: string) => void = (text) => process.stderr.write(text)): Sink {
+  return (record) => write(defaultTextFormatter(record));
+}
+
+/** Configures LogTape for the CLI. Returns false when logging was already configured. */
+export function configureCliLogging(
+  options: { level?: string; sink?: Sink } = {},
+): boolean {
+  let level: LogLevel = "warning";
+  const wanted = options.level ?? process.env.BUB_LOG_LEVEL;
+  if (wanted) {
+    try {
+      level = parseLogLevel(wanted);
+    } catch {
+      process.stderr.write(`Ignoring BUB_LOG_LEVEL=${wanted}: not a log level\n`);
+    }
+  }
+  try {
+    configureSync({
+      sinks: { stderr: options.sink ?? stderrSink() },
+      loggers: [
+        { category: ["bub"], sinks: ["stderr"], lowestLevel: level },
+        { category: ["logtape", "meta"], sinks: ["stderr"], lowestLevel: "warning" },
+      ],
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The root `bub` command: a `commander` program with the global `--workspace` option, to which
+ * plugins add commands through `registerCliCommands({ app })`.
+ *
+ * @module
+ */
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import type { HookRuntime } from "./hook_runtime.ts";
+
+/** The CLI application type (a `commander` `Command`). */
+export type CliApp = Command;
+
+/** What {@link createCliApp} needs of the framework. */
+export interface CliHost {
+  /** The workspace; `--workspace` sets it. */
+  workspace: string;
+  /** Dispatches `registerCliCommands`. */
+  readonly hookRuntime: HookRuntime;
+}
+
+let commander: typeof import("commander") | null = null;
+
+/** `commander`, loaded on first use (only the CLI needs it). */
+export function loadCommander(): typeof import("commander") {
+  commander ??= createRequire(import.meta.url)("commander") as typeof import("commander");
+  return commander;
+}
+
+/**
+ * Creates the root `bub` program: `--workspace/-w <path>` sets `host.workspace` (resolved, no `~`
+ * expansion) before any command runs; every `registerCliCommands` implementation adds commands;
+ * with none, a `help` command prints `No CLI command loaded.`.
+ */
+export function createCliApp(host: CliHost): CliApp {
+  const { Command } = loadCommander();
+  const app = new Command("bub")
+    .description("Batteries-included, hook-first AI framework")
+    .option("-w, --workspace <path>", "the workspace directory (default: the current directory)")
+    .showHelpAfterError();
+  app.hook("preAction", (thisCommand) => {
+    const workspace = thisCommand.opts().workspace;
+    if (typeof workspace === "string" && workspace !== "") host.workspace = resolve(workspace);
+  });
+  host.hookRuntime.callManySync("registerCliCommands", { app });
+  if (app.commands.length === 0) {
+    app.command("help").description("Show help").action(() => {
+      const out = app.configureOutput().writeOut ?? ((text: string) => console.log(text.trimEnd()));
+      out("No CLI command loaded.\n");
+    });
+  }
+  return app;
+}
