@@ -8,6 +8,15 @@ import type { Command } from "commander";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { contentOf, envelopeField, fieldOf } from "../kernel/envelope.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
+import { saveConfigFile } from "../kernel/configure.ts";
+import { PromptAborted } from "./onboard.ts";
+
+const BANNER = String.raw`
+  ____        _
+ | __ ) _   _| |__
+ |  _ \| | | | '_  | |_) | |_| | |_) |
+ |____/ \__,_|_.__/
+`;
 
 /** Ends a command with an exit code and a message for stderr. */
 export class CliExit extends Error {
@@ -28,6 +37,9 @@ export interface CliOutput {
   /** Standard error. */
   err(text: string): void;
 }
+
+/** The package version shown by `bub onboard`. */
+export const VERSION = "0.1.0";
 
 /** Options of `bub run`. */
 interface RunOptions {
@@ -69,6 +81,20 @@ export function hooksCommand(framework: KernelFramework, output: CliOutput): voi
   output.out((lines.length ? lines.join("\n") : "(no hook implementations)") + "\n");
 }
 
+/** Collects every plugin's onboarding fragment and writes the config file. */
+export function onboardCommand(framework: KernelFramework, output: CliOutput, version: string): void {
+  output.out(`${BANNER}\n  Bub ${version}: let's set up your agent.\n\n`);
+  let config: Record<string, unknown>;
+  try {
+    config = framework.collectOnboardConfig();
+    saveConfigFile(framework.configFile, config);
+  } catch (error) {
+    if (error instanceof PromptAborted) throw new CliExit(1, "Aborted!");
+    throw new CliExit(1, `Onboarding failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  output.out(`Saved config to ${framework.configFile}\n`);
+}
+
 /** Adds the builtin commands to `app`. */
 export function registerBuiltinCommands(
   app: Command,
@@ -85,6 +111,9 @@ export function registerBuiltinCommands(
     .action(async (message: string, options: RunOptions) => {
       await runCommand(framework, message, options, output);
     });
+  app.command("onboard")
+    .description("Answer a few questions and write the config file")
+    .action(() => onboardCommand(framework, output, VERSION));
   app.command("hooks", { hidden: true })
     .description("List hook implementations per hook")
     .action(() => hooksCommand(framework, output));

@@ -6,6 +6,7 @@
 import process from "node:process";
 import { KernelFramework } from "../kernel/framework.ts";
 import type { CliOutput } from "./cli_commands.ts";
+import { LinePrompter, type Prompter } from "./onboard.ts";
 import { createBuiltinPlugin } from "./plugin.ts";
 
 /**
@@ -28,6 +29,8 @@ export class BubFramework extends KernelFramework {
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),
   };
+  /** Answers interactive questions (onboarding); reads stdin by default. */
+  prompter: Prompter = new LinePrompter();
 
   /** The builtin plugin for this framework. */
   protected override createBuiltinPlugin(): object {

@@ -8,6 +8,7 @@ import { ChannelMessage } from "../kernel/channel_message.ts";
 import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
 import type { BubFramework } from "./framework.ts";
 import { registerBuiltinCommands } from "./cli_commands.ts";
+import { builtinOnboardConfig } from "./onboard.ts";
 import type { Command } from "commander";
 import type { Plugin } from "../kernel/plugin.ts";
 import type { TurnState } from "../kernel/turn.ts";
@@ -29,6 +30,10 @@ export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
   return {
     name: "builtin",
     framework,
+    onboardConfig({ currentConfig }: { currentConfig: Record<string, unknown> }): Record<string, unknown> {
+      const names = [...framework.getChannels(() => Promise.resolve()).keys()];
+      return builtinOnboardConfig(currentConfig, framework.prompter, names);
+    },
     registerCliCommands({ app }: { app: unknown }): void {
       registerBuiltinCommands(app as Command, framework, framework.cliOutput);
     },

@@ -1,0 +1,159 @@
+/**
+ * The builtin onboarding fragment (`bub onboard`): provider, model, key, base, channels and
+ * streaming, asked through a synchronous {@link Prompter}.
+ *
+ * @module
+ */
+import { readSync, writeSync } from "node:fs";
+
+/** Thrown when the user interrupts a prompt (end of input). */
+export class PromptAborted extends Error {
+  constructor() {
+    super("Aborted!");
+    this.name = "PromptAborted";
+  }
+}
+
+/** Synchronous prompts (the `onboardConfig` hook is sync-only). */
+export interface Prompter {
+  /** One choice of `choices`; `fallback` on an empty answer. */
+  select(question: string, choices: readonly string[], fallback: string): string;
+  /** Free text; `fallback` on an empty answer. */
+  text(question: string, fallback?: string): string;
+  /** Free text that is not echoed back in logs. */
+  secret(question: string): string;
+  /** Several of `choices` (comma-separated names or numbers); `fallback` on an empty answer. */
+  checkbox(question: string, choices: readonly string[], fallback: readonly string[]): string[];
+  /** Yes or no; `fallback` on an empty answer. */
+  confirm(question: string, fallback: boolean): boolean;
+}
+
+/** A {@link Prompter} over file descriptors (stdin/stdout by default), reading line by line. */
+export class LinePrompter implements Prompter {
+  #input: number;
+  #output: number;
+  #buffer = "";
+
+  /** @param input the file descriptor to read @param output the one to write */
+  constructor(input: number = 0, output: number = 1) {
+    this.#input = input;
+    this.#output = output;
+  }
+
+  #ask(question: string): string {
+    writeSync(this.#output, question);
+    while (!this.#buffer.includes("\n")) {
+      const chunk = new Uint8Array(4096);
+      let read = 0;
+      try {
+        read = readSync(this.#input, chunk);
+      } catch (error) {
+        if ((error as { code?: string }).code === "EAGAIN") continue;
+        throw error;
+      }
+      if (read === 0) {
+        if (this.#buffer === "") throw new PromptAborted();
+        this.#buffer += "\n";
+        break;
+      }
+      this.#buffer += new TextDecoder().decode(chunk.subarray(0, read));
+    }
+    const index = this.#buffer.indexOf("\n");
+    const line = this.#buffer.slice(0, index).replace(/\r$/, "");
+    this.#buffer = this.#buffer.slice(index + 1);
+    return line.trim();
+  }
+
+  select(question: string, choices: readonly string[], fallback: string): string {
+    const listed = choices.map((choice, i) => `  ${i + 1}. ${choice}`).join("\n");
+    while (true) {
+      const answer = this.#ask(`${question}\n${listed}\n[${fallback}] > `);
+      if (answer === "") return fallback;
+      const index = Number(answer);
+      if (Number.isInteger(index) && index >= 1 && index <= choices.length) return choices[index - 1]!;
+      const match = choices.find((choice) => choice.toLowerCase() === answer.toLowerCase()) ??
+        choices.find((choice) => choice.toLowerCase().startsWith(answer.toLowerCase()));
+      if (match) return match;
+      writeSync(this.#output, `Please choose one of: ${choices.join(", ")}\n`);
+    }
+  }
+
+  text(question: string, fallback: string = ""): string {
+    const answer = this.#ask(fallback ? `${question} [${fallback}] > ` : `${question} > `);
+    return answer === "" ? fallback : answer;
+  }
+
+  secret(question: string): string {
+    return this.#ask(`${question} > `);
+  }
+
+  checkbox(question: string, choices: readonly string[], fallback: readonly string[]): string[] {
+    if (choices.length === 0) return [];
+    const answer = this.#ask(
+      `${question} (comma-separated; "none" for none)\n  ${choices.join(", ")}\n[${fallback.join(",")}] > `,
+    );
+    if (answer === "") return [...fallback];
+    if (answer.toLowerCase() === "none") return [];
+    return answer.split(",").map((item) => item.trim()).filter((item) => choices.includes(item));
+  }
+
+  confirm(question: string, fallback: boolean): boolean {
+    const answer = this.#ask(`${question} [${fallback ? "Y/n" : "y/N"}] > `).toLowerCase();
+    if (answer === "") return fallback;
+    return answer === "y" || answer === "yes" || answer === "true";
+  }
+}
+
+/** The providers offered by onboarding. */
+export const ONBOARD_PROVIDERS: readonly string[] = [
+  "openrouter",
+  "openai",
+  "anthropic",
+  "gemini",
+  "azure",
+  "bedrock",
+  "ollama",
+  "groq",
+  "mistral",
+  "deepseek",
+];
+
+/**
+ * The builtin `onboardConfig` fragment: `{ model, enabled_channels, stream_output }` plus
+ * `api_key` / `api_base` when given.
+ */
+export function builtinOnboardConfig(
+  currentConfig: Record<string, unknown>,
+  prompter: Prompter,
+  channelNames: readonly string[],
+): Record<string, unknown> {
+  const currentModel = typeof currentConfig.model === "string" ? currentConfig.model : "";
+  const colon = currentModel.indexOf(":");
+  const hasParts = colon > 0 && colon < currentModel.length - 1;
+  const currentProvider = hasParts ? currentModel.slice(0, colon) : "openrouter";
+  const currentModelId = hasParts ? currentModel.slice(colon + 1) : "openrouter/free";
+  const choices = [...ONBOARD_PROVIDERS];
+  if (!choices.includes(currentProvider)) choices.push(currentProvider);
+  choices.push("custom");
+  let provider = prompter.select("LLM provider", choices, currentProvider);
+  if (provider === "custom") provider = prompter.text("Custom provider", currentProvider) || currentProvider;
+  const model = prompter.text("LLM model", currentModelId) || currentModelId;
+  const apiKey = prompter.secret("API key (optional)");
+  const currentBase = typeof currentConfig.api_base === "string" ? currentConfig.api_base : "";
+  const apiBase = prompter.text("API base (optional)", currentBase);
+  const available = channelNames.filter((name) => name !== "cli");
+  const enabled = typeof currentConfig.enabled_channels === "string" ? currentConfig.enabled_channels.trim() : "";
+  const preselected = enabled && enabled !== "all"
+    ? enabled.split(",").map((name) => name.trim()).filter((name) => available.includes(name))
+    : available;
+  const channels = prompter.checkbox("Channels", available, preselected);
+  const streamOutput = prompter.confirm("Stream output", currentConfig.stream_output === true);
+  const fragment: Record<string, unknown> = {
+    model: `${provider}:${model}`,
+    enabled_channels: channels.join(","),
+    stream_output: streamOutput,
+  };
+  if (apiKey) fragment.api_key = apiKey;
+  if (apiBase) fragment.api_base = apiBase;
+  return fragment;
+}
