@@ -143,3 +143,30 @@ export {
   validateConfig,
 } from "./src/kernel/configure.ts";
 export { InMemorySteeringInbox } from "./src/channels/steering_inbox.ts";
+export {
+  type ChatContentPart,
+  type ChatMessage,
+  type ChatTool,
+  type ChatToolCall,
+  type ChatUsage,
+  MODEL_CLIENT_SPECIFICATION_VERSION,
+  type ModelClient,
+  type ModelEvent,
+  type ModelFinishReason,
+  type ModelRequest,
+  type ModelStreamOptions,
+} from "./src/agent/model_client.ts";
+export {
+  type FetchLike,
+  lookupProviderSetting,
+  type ModelId,
+  parseModelId,
+  PROVIDER_PRESETS,
+  type ProviderPreset,
+  providerPreset,
+  ProviderModelClient,
+  type ProviderProtocol,
+  type ProviderSetting,
+  type ProviderSettings,
+} from "./src/agent/providers.ts";
+export { isContextLengthError } from "./src/agent/context_length.ts";

@@ -36,6 +36,7 @@ function contentText(content: string | ChatContentPart[] | null | undefined): st
   if (content == null) return "";
   if (typeof content === "string") return content;
   return content
+    .map((part) => (part as { type: string; text?: unknown }))
     .filter((part) => part.type === "text" && typeof part.text === "string")
     .map((part) => part.text as string)
     .join("\n");

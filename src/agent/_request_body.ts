@@ -20,7 +20,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Returns `{...before, ...body, ...after}` (objects in `after` merged into the body's). */
-export function mergeBody(body: Record<string, unknown>, extras: BodyExtras): Record<string, unknown> {
+export function mergeBody(
+  body: Record<string, unknown>,
+  extras: BodyExtras,
+): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...extras.before, ...body };
   for (const [key, value] of Object.entries(extras.after)) {
     const current = merged[key];

@@ -36,7 +36,12 @@ export type ChatMessage =
     tool_calls?: ChatToolCall[] | null;
     reasoning_content?: string | null;
   }
-  | { role: "tool"; tool_call_id: string; content: string | ChatContentPart[] | null; name?: string };
+  | {
+    role: "tool";
+    tool_call_id: string;
+    content: string | ChatContentPart[] | null;
+    name?: string;
+  };
 
 /** A function tool schema as sent to providers. */
 export interface ChatTool {
@@ -115,10 +120,10 @@ export interface ModelStreamOptions {
  *
  * @example A scripted client
  * ```ts
- * import type { ModelClient, ModelEvent } from "@bub/core";
+ * import type { ModelClient, ModelEvent, ModelRequest } from "@bub/core";
  * const client: ModelClient = {
  *   specificationVersion: "bub.model-client.v1",
- *   async *stream(request): AsyncGenerator<ModelEvent> {
+ *   async *stream(request: ModelRequest): AsyncGenerator<ModelEvent> {
  *     yield { type: "start", provider: "test", model: request.model };
  *     yield { type: "text", delta: "hello" };
  *     yield { type: "finish", reason: "stop", rawReason: "stop" };

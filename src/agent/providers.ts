@@ -23,7 +23,11 @@ import type { FetchLike } from "./_request_body.ts";
 export type { FetchLike } from "./_request_body.ts";
 
 /** Which wire protocol a provider speaks. */
-export type ProviderProtocol = "openai-compatible" | "openai-chat" | "openai-responses" | "anthropic";
+export type ProviderProtocol =
+  | "openai-compatible"
+  | "openai-chat"
+  | "openai-responses"
+  | "anthropic";
 
 /** A known provider: its wire protocol and default base URL (null: the SDK's default). */
 export interface ProviderPreset {
@@ -152,7 +156,7 @@ function clientOptions(settings: ProviderSettings): {
 }
 
 /** Everything needed to build one provider model. */
-export interface LanguageModelInit {
+interface LanguageModelInit {
   /** The parsed model id. */
   id: ModelId;
   /** The provider settings. */
@@ -165,7 +169,7 @@ export interface LanguageModelInit {
  * Creates the AI SDK `LanguageModelV4` for a model id. Throws `BubError(config)` for an
  * unsupported provider or a `custom` provider without an API base.
  */
-export function createLanguageModel(init: LanguageModelInit): LanguageModelV4 {
+function createLanguageModel(init: LanguageModelInit): LanguageModelV4 {
   const { id, settings, fetch } = init;
   const preset = providerPreset(id.provider);
   const apiKey = lookupProviderSetting(settings.apiKey, id.provider) ?? undefined;
@@ -224,13 +228,20 @@ export class ProviderModelClient implements ModelClient {
     MODEL_CLIENT_SPECIFICATION_VERSION;
   #settings: ProviderSettings;
 
-  /** @param settings keys, bases, client args and an optional `fetch` */
+  /**
+   * Creates a client; nothing is validated or contacted until a call.
+   *
+   * @param settings keys, bases, client args and an optional `fetch`
+   */
   constructor(settings: ProviderSettings = {}) {
     this.#settings = { ...settings };
   }
 
   /** Streams one call; see {@link ModelClient.stream}. */
-  async *stream(request: ModelRequest, options: ModelStreamOptions = {}): AsyncGenerator<ModelEvent> {
+  async *stream(
+    request: ModelRequest,
+    options: ModelStreamOptions = {},
+  ): AsyncGenerator<ModelEvent> {
     const id = parseModelId(request.model);
     const preset = providerPreset(id.provider);
     const { fetch, callOptions } = buildCall(

@@ -1,6 +1,22 @@
 /**
- * Test doubles for code built on `@bub/core`.
+ * Test doubles for code built on `@bub/core`: a scripted model plugin and a local mock LLM
+ * server speaking the OpenAI chat-completions, OpenAI Responses and Anthropic messages wire
+ * formats.
  *
  * @module
  */
 export { ScriptedModel, type ScriptedReply } from "./scripted_model.ts";
+export {
+  CONTEXT_LENGTH_MESSAGE,
+  MockLlmServer,
+  type MockLlmServerOptions,
+  type MockErrorReply,
+  type MockProtocol,
+  type MockReply,
+  mockReply,
+  type MockRequest,
+  type MockResponder,
+  type MockToolCall,
+  type MockUsage,
+} from "./mock_llm_server.ts";
+export { demoResponder } from "./mock_llm_main.ts";

@@ -34,7 +34,9 @@ export class ScriptedModel implements Plugin {
 
   /** @param replies the replies, in order @param name the plugin name */
   constructor(replies: ScriptedReply[], name: string = "scripted-model") {
-    if (replies.length === 0) throw new RangeError("Cannot create ScriptedModel: the script is empty");
+    if (replies.length === 0) {
+      throw new RangeError("Cannot create ScriptedModel: the script is empty");
+    }
     this.#replies = [...replies];
     this.name = name;
   }

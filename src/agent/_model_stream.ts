@@ -1,0 +1,200 @@
+/**
+ * One `LanguageModelV4.doStream` call: request arguments (§4.2) and stream parts → `ModelEvent`s.
+ *
+ * @module
+ */
+import {
+  APICallError,
+  type LanguageModelV4,
+  type LanguageModelV4CallOptions,
+  type LanguageModelV4StreamPart,
+} from "@ai-sdk/provider";
+import { getLogger } from "@logtape/logtape";
+import { BubError, type ErrorKind } from "../kernel/errors.ts";
+import type { ModelEvent, ModelFinishReason, ModelRequest } from "./model_client.ts";
+import type { ModelId, ProviderProtocol } from "./providers.ts";
+import { toV4Prompt, toV4Tools } from "./_prompt.ts";
+import { type BodyExtras, type FetchLike, withBodyExtras } from "./_request_body.ts";
+import { normalizeUsage } from "./_usage.ts";
+
+const logger = getLogger(["bub", "agent", "model"]);
+
+/** Keys Bub manages itself; completion args never set them. */
+const MANAGED = ["model", "messages", "tools", "max_tokens", "stream", "input"];
+const V4_REASONING = new Set(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
+
+function bodyExtras(protocol: ProviderProtocol, request: ModelRequest): {
+  extras: BodyExtras;
+  reasoning: string | null;
+} {
+  const before: Record<string, unknown> = { ...request.completionArgs };
+  for (const key of MANAGED) delete before[key];
+  const after: Record<string, unknown> = {};
+  let reasoning = request.reasoningEffort ?? null;
+  switch (protocol) {
+    case "openai-compatible":
+    case "openai-chat":
+      before.stream_options = { include_usage: true };
+      if (reasoning != null) after.reasoning_effort = reasoning;
+      reasoning = null;
+      break;
+    case "openai-responses": {
+      delete before.stream_options;
+      const effort = reasoning ?? before.reasoning_effort;
+      delete before.reasoning_effort;
+      if (effort != null) after.reasoning = { effort };
+      reasoning = null;
+      break;
+    }
+    case "anthropic": {
+      delete before.stream_options;
+      const effort = reasoning ?? before.reasoning_effort;
+      delete before.reasoning_effort;
+      before.cache_control = { type: "ephemeral" };
+      reasoning = typeof effort === "string" ? effort : null;
+      break;
+    }
+  }
+  return { extras: { before, after }, reasoning };
+}
+
+/** Builds the wrapped `fetch` and the `doStream` options of one request. */
+export function buildCall(
+  protocol: ProviderProtocol,
+  request: ModelRequest,
+  fetchFn: FetchLike,
+  signal: AbortSignal | undefined,
+): { fetch: FetchLike; callOptions: LanguageModelV4CallOptions } {
+  const { extras, reasoning } = bodyExtras(protocol, request);
+  const callOptions: LanguageModelV4CallOptions = { prompt: toV4Prompt(request.messages) };
+  const tools = toV4Tools(request.tools);
+  if (tools) callOptions.tools = tools;
+  if (request.maxTokens != null) callOptions.maxOutputTokens = request.maxTokens;
+  if (signal) callOptions.abortSignal = signal;
+  if (reasoning != null && V4_REASONING.has(reasoning)) {
+    callOptions.reasoning = reasoning as LanguageModelV4CallOptions["reasoning"];
+  }
+  return { fetch: withBodyExtras(fetchFn, extras), callOptions };
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? error.cause.message : "";
+    return cause && !error.message.includes(cause) ? `${error.message} (${cause})` : error.message;
+  }
+  if (error !== null && typeof error === "object") {
+    const inner = error as { error?: { message?: unknown }; message?: unknown };
+    if (typeof inner.error?.message === "string") return inner.error.message;
+    if (typeof inner.message === "string") return inner.message;
+    return JSON.stringify(error);
+  }
+  return String(error);
+}
+
+/** Wraps a provider failure into a `BubError` that keeps the provider's message. */
+export function providerError(error: unknown, id: ModelId, during: "call" | "stream"): unknown {
+  if (BubError.isInstance(error)) return error;
+  const name = `${id.provider}:${id.model}`;
+  const details: Record<string, unknown> = { provider: id.provider, model: id.model };
+  let kind: ErrorKind = "provider";
+  let prefix = during === "call"
+    ? `Model call to ${name} failed`
+    : `Model stream from ${name} failed`;
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    if (status !== undefined && status >= 400) {
+      details.status_code = status;
+      prefix += ` with HTTP ${status}`;
+      if (status === 429 || status >= 500) kind = "temporary";
+    }
+    if (error.responseBody !== undefined) details.response_body = error.responseBody.slice(0, 2000);
+  } else if ((error as { name?: unknown })?.name === "AI_LoadAPIKeyError") {
+    kind = "config";
+  }
+  return new BubError(kind, `${prefix}: ${errorText(error)}`, details, { cause: error });
+}
+
+function abortReason(signal: AbortSignal | undefined): unknown {
+  return signal?.aborted ? signal.reason : undefined;
+}
+
+/**
+ * Calls `model.doStream` and converts its parts: `text-delta` → `text`, `reasoning-delta` →
+ * `reasoning`, `tool-call` → `tool_call`, `finish` → `usage` (when reported) then `finish`.
+ */
+export async function* streamLanguageModel(
+  model: LanguageModelV4,
+  callOptions: LanguageModelV4CallOptions,
+  id: ModelId,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ModelEvent> {
+  signal?.throwIfAborted();
+  let result;
+  try {
+    result = await model.doStream(callOptions);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw providerError(error, id, "call");
+  }
+  logger.debug("model call started provider={provider} model={model}", { ...id });
+  yield { type: "start", provider: id.provider, model: id.model };
+  const reader = result.stream.getReader();
+  let toolIndex = 0;
+  let finished = false;
+  try {
+    while (true) {
+      let next: ReadableStreamReadResult<LanguageModelV4StreamPart>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        if (signal?.aborted) throw abortReason(signal);
+        throw providerError(error, id, "stream");
+      }
+      if (next.done) break;
+      const part = next.value;
+      switch (part.type) {
+        case "text-delta":
+          if (part.delta !== "") yield { type: "text", delta: part.delta };
+          break;
+        case "reasoning-delta":
+          if (part.delta !== "") yield { type: "reasoning", delta: part.delta };
+          break;
+        case "tool-call":
+          if (part.providerExecuted) break;
+          yield {
+            type: "tool_call",
+            index: toolIndex++,
+            id: part.toolCallId,
+            name: part.toolName,
+            arguments: part.input,
+          };
+          break;
+        case "error":
+          if (signal?.aborted) throw abortReason(signal);
+          throw providerError(part.error, id, "stream");
+        case "finish": {
+          const usage = normalizeUsage(part.usage);
+          if (usage) yield { type: "usage", usage };
+          finished = true;
+          yield {
+            type: "finish",
+            reason: part.finishReason.unified as ModelFinishReason,
+            rawReason: part.finishReason.raw ?? null,
+          };
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    if (signal?.aborted) throw abortReason(signal);
+    if (!finished) {
+      throw new BubError("provider", `Model stream from ${id.provider}:${id.model} ended early`, {
+        ...id,
+      });
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}

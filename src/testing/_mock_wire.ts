@@ -1,0 +1,246 @@
+/**
+ * Encodes a {@link MockReply} as OpenAI chat-completions, OpenAI Responses or Anthropic messages
+ * wire data: SSE events when streaming, one JSON body otherwise.
+ *
+ * @module
+ */
+import {
+  argumentChunks,
+  chunksOf,
+  type MockErrorReply,
+  type MockProtocol,
+  type MockReply,
+  type MockUsage,
+} from "./_mock_reply.ts";
+
+import { responsesEvents, responsesOutput, responsesUsage } from "./_mock_wire_responses.ts";
+
+/** The `created` timestamp of every mock response. */
+export const CREATED = 1_700_000_000;
+const DEFAULT_USAGE: MockUsage = { promptTokens: 10, completionTokens: 5 };
+
+/** One SSE event. */
+export function sse(data: unknown, event?: string): string {
+  const line = `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+  return event ? `event: ${event}\n${line}` : line;
+}
+
+/** The usage a reply reports (default 10 + 5 tokens), or null. */
+export function usageOf(reply: MockReply): MockUsage | null {
+  return reply.usage === undefined ? DEFAULT_USAGE : reply.usage;
+}
+
+/** The id of the `index`th tool call. */
+export function callId(protocol: MockProtocol, index: number, id: string | undefined): string {
+  return id ?? (protocol === "anthropic" ? `toolu_${index + 1}` : `call_${index + 1}`);
+}
+
+function chatUsage(usage: MockUsage): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+  };
+  if (usage.cachedTokens !== undefined) {
+    out.prompt_tokens_details = { cached_tokens: usage.cachedTokens };
+  }
+  return out;
+}
+
+function chatEvents(reply: MockReply, model: string, includeUsage: boolean): string[] {
+  const base = { id: "chatcmpl-mock", object: "chat.completion.chunk", created: CREATED, model };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    sse({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const out: string[] = [chunk({ role: "assistant", content: "" })];
+  for (const piece of chunksOf(reply.reasoning)) out.push(chunk({ reasoning_content: piece }));
+  for (const piece of chunksOf(reply.text)) out.push(chunk({ content: piece }));
+  (reply.toolCalls ?? []).forEach((call, index) => {
+    argumentChunks(call).forEach((piece, n) => {
+      const delta = n === 0
+        ? {
+          index,
+          id: callId("chat", index, call.id),
+          type: "function",
+          function: { name: call.name, arguments: piece },
+        }
+        : { index, function: { arguments: piece } };
+      out.push(chunk({ tool_calls: [delta] }));
+    });
+  });
+  const finish = reply.finishReason ?? (reply.toolCalls?.length ? "tool_calls" : "stop");
+  out.push(chunk({}, finish));
+  const usage = usageOf(reply);
+  if (includeUsage && usage) out.push(sse({ ...base, choices: [], usage: chatUsage(usage) }));
+  out.push(sse("[DONE]"));
+  return out;
+}
+
+function anthropicUsage(usage: MockUsage | null): Record<string, unknown> {
+  if (!usage) return { input_tokens: 0, output_tokens: 0 };
+  const out: Record<string, unknown> = {
+    input_tokens: usage.promptTokens - (usage.cachedTokens ?? 0),
+    output_tokens: usage.completionTokens,
+  };
+  if (usage.cachedTokens !== undefined) out.cache_read_input_tokens = usage.cachedTokens;
+  return out;
+}
+
+function anthropicEvents(reply: MockReply, model: string): string[] {
+  const usage = usageOf(reply);
+  const out: string[] = [];
+  const emit = (data: Record<string, unknown>) => out.push(sse(data, data.type as string));
+  emit({
+    type: "message_start",
+    message: {
+      id: "msg_mock",
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...anthropicUsage(usage), output_tokens: 1 },
+    },
+  });
+  let index = 0;
+  const block = (start: Record<string, unknown>, deltas: Record<string, unknown>[]) => {
+    emit({ type: "content_block_start", index, content_block: start });
+    for (const delta of deltas) emit({ type: "content_block_delta", index, delta });
+    emit({ type: "content_block_stop", index });
+    index++;
+  };
+  const thinking = chunksOf(reply.reasoning);
+  if (thinking.length > 0) {
+    block(
+      { type: "thinking", thinking: "", signature: "" },
+      [
+        ...thinking.map((piece) => ({ type: "thinking_delta", thinking: piece })),
+        { type: "signature_delta", signature: "mock-signature" },
+      ],
+    );
+  }
+  const text = chunksOf(reply.text);
+  if (text.length > 0) {
+    block({ type: "text", text: "" }, text.map((piece) => ({ type: "text_delta", text: piece })));
+  }
+  (reply.toolCalls ?? []).forEach((call, n) => {
+    block(
+      { type: "tool_use", id: callId("anthropic", n, call.id), name: call.name, input: {} },
+      argumentChunks(call).map((piece) => ({ type: "input_json_delta", partial_json: piece })),
+    );
+  });
+  const stop = reply.finishReason ?? (reply.toolCalls?.length ? "tool_use" : "end_turn");
+  emit({
+    type: "message_delta",
+    delta: { stop_reason: stop, stop_sequence: null },
+    usage: { output_tokens: usage?.completionTokens ?? 0 },
+  });
+  emit({ type: "message_stop" });
+  return out;
+}
+
+/** The SSE events of `reply` in `protocol`. */
+export function sseEvents(
+  protocol: MockProtocol,
+  reply: MockReply,
+  body: Record<string, unknown>,
+): string[] {
+  const model = typeof body.model === "string" ? body.model : "mock-model";
+  if (protocol === "anthropic") return anthropicEvents(reply, model);
+  if (protocol === "responses") return responsesEvents(reply, model);
+  const options = body.stream_options as { include_usage?: unknown } | undefined;
+  return chatEvents(reply, model, options?.include_usage === true);
+}
+
+/** The non-streaming JSON body of `reply` in `protocol`. */
+export function jsonBody(
+  protocol: MockProtocol,
+  reply: MockReply,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
+  const model = typeof body.model === "string" ? body.model : "mock-model";
+  const text = chunksOf(reply.text).join("");
+  const usage = usageOf(reply);
+  const calls = reply.toolCalls ?? [];
+  if (protocol === "anthropic") {
+    const content: Record<string, unknown>[] = [];
+    if (text !== "") content.push({ type: "text", text });
+    calls.forEach((call, n) => {
+      let input: unknown = {};
+      try {
+        input = JSON.parse(argumentChunks(call).join(""));
+      } catch { /* malformed arguments: empty input */ }
+      content.push({
+        type: "tool_use",
+        id: callId("anthropic", n, call.id),
+        name: call.name,
+        input,
+      });
+    });
+    return {
+      id: "msg_mock",
+      type: "message",
+      role: "assistant",
+      model,
+      content,
+      stop_reason: reply.finishReason ?? (calls.length ? "tool_use" : "end_turn"),
+      stop_sequence: null,
+      usage: anthropicUsage(usage),
+    };
+  }
+  if (protocol === "responses") {
+    return {
+      id: "resp_mock",
+      object: "response",
+      created_at: CREATED,
+      model,
+      status: "completed",
+      output: responsesOutput(reply),
+      incomplete_details: null,
+      usage: responsesUsage(usage),
+    };
+  }
+  const message: Record<string, unknown> = { role: "assistant", content: text };
+  const reasoning = chunksOf(reply.reasoning).join("");
+  if (reasoning !== "") message.reasoning_content = reasoning;
+  if (calls.length) {
+    message.tool_calls = calls.map((call, n) => ({
+      id: callId("chat", n, call.id),
+      type: "function",
+      function: { name: call.name, arguments: argumentChunks(call).join("") },
+    }));
+  }
+  const out: Record<string, unknown> = {
+    id: "chatcmpl-mock",
+    object: "chat.completion",
+    created: CREATED,
+    model,
+    choices: [{
+      index: 0,
+      message,
+      finish_reason: reply.finishReason ?? (calls.length ? "tool_calls" : "stop"),
+    }],
+  };
+  if (usage) out.usage = chatUsage(usage);
+  return out;
+}
+
+/** The error body of `error` in `protocol`. */
+export function errorBody(protocol: MockProtocol, error: MockErrorReply): string {
+  if (error.body !== undefined) {
+    return typeof error.body === "string" ? error.body : JSON.stringify(error.body);
+  }
+  const message = error.message ?? `Mock error ${error.status}`;
+  if (protocol === "anthropic") {
+    const type = error.type ??
+      (error.status === 429
+        ? "rate_limit_error"
+        : error.status >= 500
+        ? "api_error"
+        : "invalid_request_error");
+    return JSON.stringify({ type: "error", error: { type, message } });
+  }
+  return JSON.stringify({
+    error: { message, type: error.type ?? null, param: null, code: error.code ?? null },
+  });
+}

@@ -1,0 +1,245 @@
+/**
+ * A real HTTP server on 127.0.0.1 that plays a model: OpenAI chat-completions, OpenAI Responses
+ * and Anthropic messages, streamed (SSE) or not, driven by a script of replies.
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { Buffer } from "node:buffer";
+import type { MockProtocol, MockReply, MockRequest, MockResponder } from "./_mock_reply.ts";
+import { errorBody, jsonBody, sseEvents } from "./_mock_wire.ts";
+
+export {
+  CONTEXT_LENGTH_MESSAGE,
+  type MockErrorReply,
+  type MockProtocol,
+  type MockReply,
+  mockReply,
+  type MockRequest,
+  type MockResponder,
+  type MockToolCall,
+  type MockUsage,
+} from "./_mock_reply.ts";
+
+/** Options of {@link MockLlmServer.start}. */
+export interface MockLlmServerOptions {
+  /**
+   * Replies consumed in order (an item may be a function of the request), or one function
+   * answering every request. Once the list is used up, requests get HTTP 500.
+   */
+  script?: Array<MockReply | MockResponder> | MockResponder;
+  /** The port to listen on (default: a random free port). */
+  port?: number;
+}
+
+function protocolOf(path: string): MockProtocol | null {
+  const pathname = path.split("?")[0]!.replace(/\/+$/, "");
+  if (pathname.endsWith("/chat/completions")) return "chat";
+  if (pathname.endsWith("/responses")) return "responses";
+  if (pathname.endsWith("/messages")) return "anthropic";
+  return null;
+}
+
+function sleep(ms: number, closed: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (closed.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    closed.addEventListener("abort", done, { once: true });
+  });
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    req.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+    req.on("end", () => resolve(new TextDecoder().decode(Buffer.concat(chunks))));
+    req.on("error", reject);
+  });
+}
+
+/**
+ * The mock LLM server. Give `server.url` to a provider as its API base.
+ *
+ * @example Scripted text and a tool call
+ * ```ts
+ * import { MockLlmServer, mockReply } from "@bub/core/testing";
+ * await using server = await MockLlmServer.start({
+ *   script: [mockReply.toolCall("bash", { cmd: "ls" }), mockReply.text("done", { chunks: 2 })],
+ * });
+ * const response = await fetch(`${server.url}/chat/completions`, {
+ *   method: "POST",
+ *   body: JSON.stringify({ model: "m", messages: [], stream: false }),
+ * });
+ * console.assert((await response.json()).choices[0].message.tool_calls.length === 1);
+ * console.assert(server.requests.length === 1);
+ * ```
+ */
+export class MockLlmServer implements AsyncDisposable {
+  /** Every request received, in order. */
+  readonly requests: MockRequest[] = [];
+  #server: Server;
+  #port: number;
+  #queue: Array<MockReply | MockResponder>;
+  #responder: MockResponder | null;
+  #sockets = new Set<Socket>();
+  #closing = new AbortController();
+  #closed: Promise<void> | null = null;
+
+  private constructor(server: Server, port: number, options: MockLlmServerOptions) {
+    this.#server = server;
+    this.#port = port;
+    this.#queue = Array.isArray(options.script) ? [...options.script] : [];
+    this.#responder = typeof options.script === "function" ? options.script : null;
+  }
+
+  /** Starts a server on 127.0.0.1. */
+  static async start(options: MockLlmServerOptions = {}): Promise<MockLlmServer> {
+    const server = createServer();
+    const port = await new Promise<number>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, "127.0.0.1", () => {
+        server.off("error", reject);
+        const address = server.address();
+        resolve(typeof address === "object" && address ? address.port : 0);
+      });
+    });
+    const mock = new MockLlmServer(server, port, options);
+    server.on("connection", (socket: Socket) => {
+      mock.#sockets.add(socket);
+      socket.on("close", () => mock.#sockets.delete(socket));
+      socket.on("error", () => {});
+    });
+    server.on("clientError", (_error: unknown, socket: Socket) => socket.destroy());
+    server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+      mock.#handle(req, res).catch(() => {
+        if (!res.destroyed) res.destroy();
+      });
+    });
+    return mock;
+  }
+
+  /** The API base to give a provider: `http://127.0.0.1:<port>/v1`. */
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}/v1`;
+  }
+
+  /** The port listened on. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Scripted replies not used yet. */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  /** Appends replies to the script. */
+  push(...replies: Array<MockReply | MockResponder>): void {
+    this.#queue.push(...replies);
+  }
+
+  /** Stops listening and drops open connections. Idempotent. */
+  close(): Promise<void> {
+    this.#closed ??= new Promise<void>((resolve) => {
+      this.#closing.abort();
+      this.#server.close(() => resolve());
+      for (const socket of this.#sockets) socket.destroy();
+      this.#sockets.clear();
+    });
+    return this.#closed;
+  }
+
+  /** Same as {@link MockLlmServer.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #nextReply(request: MockRequest): Promise<MockReply> {
+    const item = this.#queue.shift() ?? this.#responder;
+    if (!item) {
+      return {
+        error: {
+          status: 500,
+          message: `MockLlmServer: no scripted reply left for request #${this.requests.length}`,
+        },
+      };
+    }
+    return typeof item === "function" ? await item(request) : item;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const text = await readBody(req);
+    let body: unknown = text;
+    try {
+      body = text === "" ? null : JSON.parse(text);
+    } catch { /* keep the raw text */ }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+    }
+    const path = req.url ?? "/";
+    const protocol = protocolOf(path);
+    if (!protocol || req.method !== "POST") {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `Not found: ${req.method} ${path}` } }));
+      return;
+    }
+    const request: MockRequest = { method: req.method, path, headers, body, protocol };
+    this.requests.push(request);
+    let reply: MockReply;
+    try {
+      reply = await this.#nextReply(request);
+    } catch (error) {
+      reply = { error: { status: 500, message: `MockLlmServer responder failed: ${error}` } };
+    }
+    const json = (body !== null && typeof body === "object" ? body : {}) as Record<string, unknown>;
+    if (reply.error) {
+      res.writeHead(reply.error.status, {
+        "content-type": "application/json",
+        ...reply.error.headers,
+      });
+      res.end(errorBody(protocol, reply.error));
+      return;
+    }
+    if (json.stream !== true) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(jsonBody(protocol, reply, json)));
+      return;
+    }
+    await this.#stream(res, sseEvents(protocol, reply, json), reply);
+  }
+
+  async #stream(res: ServerResponse, events: string[], reply: MockReply): Promise<void> {
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    res.on("close", onClose);
+    this.#closing.signal.addEventListener("abort", onClose, { once: true });
+    try {
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+      });
+      res.flushHeaders();
+      for (let i = 0; i < events.length; i++) {
+        if (gone.signal.aborted) return;
+        if (i > 0 && reply.delayMs) await sleep(reply.delayMs, gone.signal);
+        if (gone.signal.aborted) return;
+        if (reply.truncateAfter !== undefined && i >= reply.truncateAfter) {
+          res.destroy();
+          return;
+        }
+        res.write(events[i]);
+      }
+      res.end();
+    } finally {
+      res.off("close", onClose);
+      this.#closing.signal.removeEventListener("abort", onClose);
+    }
+  }
+}
