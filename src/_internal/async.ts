@@ -48,7 +48,8 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
 }
 
 /**
- * Iterates `iterable` until `signal` aborts; then closes it and throws `signal.reason`.
+ * Iterates `iterable` until `signal` aborts; then throws `signal.reason` at once and closes the
+ * source (without waiting for a `next()` still in flight, which may never settle).
  */
 export async function* abortableIterable<T>(
   iterable: AsyncIterable<T>,
@@ -58,16 +59,30 @@ export async function* abortableIterable<T>(
     yield* iterable;
     return;
   }
+  signal.throwIfAborted();
   const iterator = iterable[Symbol.asyncIterator]();
+  let pulling = false;
+  let done = false;
   try {
     while (true) {
+      pulling = true;
       const result = await abortable(iterator.next(), signal);
-      if (result.done) return;
+      pulling = false;
+      if (result.done) {
+        done = true;
+        return;
+      }
       yield result.value;
     }
   } finally {
-    await iterator.return?.();
+    if (pulling) _closeLater(iterator);
+    else if (!done) await iterator.return?.();
   }
+}
+
+/** Asks `iterator` to close once its pending `next()` settles, ignoring the outcome. */
+function _closeLater(iterator: AsyncIterator<unknown>): void {
+  Promise.resolve().then(() => iterator.return?.()).catch(() => {});
 }
 
 /** Options of {@link deadline}. */
@@ -79,7 +94,11 @@ export interface DeadlineOptions {
 /**
  * Rejects with a `DOMException` named `TimeoutError` when `promise` does not settle within `ms`.
  */
-export function deadline<T>(promise: Promise<T>, ms: number, options: DeadlineOptions = {}): Promise<T> {
+export function deadline<T>(
+  promise: Promise<T>,
+  ms: number,
+  options: DeadlineOptions = {},
+): Promise<T> {
   const timeout = AbortSignal.timeout(ms);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   return abortable(promise, signal);
@@ -133,23 +152,27 @@ export async function retry<T>(fn: () => Promise<T> | T, options: RetryOptions =
     random = Math.random,
   } = options;
   if (!(maxAttempts >= 1)) {
-    throw new RangeError(`Cannot retry as 'maxAttempts' must be at least 1: current value is ${maxAttempts}`);
+    throw new RangeError(
+      `Cannot retry as 'maxAttempts' must be at least 1: current value is ${maxAttempts}`,
+    );
   }
   if (minTimeout > maxTimeout) {
     throw new RangeError(
       `Cannot retry as 'minTimeout' must be <= 'maxTimeout': current values ${minTimeout} > ${maxTimeout}`,
     );
   }
-  if (jitter < 0 || jitter > 1) {
-    throw new RangeError(`Cannot retry as 'jitter' must be between 0 and 1: current value is ${jitter}`);
+  if (!(jitter >= 0 && jitter <= 1)) {
+    throw new RangeError(
+      `Cannot retry as 'jitter' must be between 0 and 1: current value is ${jitter}`,
+    );
   }
   for (let attempt = 0;; attempt++) {
     signal?.throwIfAborted();
     try {
       return await fn();
     } catch (error) {
-      if (attempt + 1 >= maxAttempts) throw new RetryError(error, maxAttempts);
       if (!shouldRetry(error, attempt)) throw error;
+      if (attempt + 1 >= maxAttempts) throw new RetryError(error, maxAttempts);
       const exp = Math.min(maxTimeout, minTimeout * multiplier ** attempt);
       const wait = Math.round(exp * (1 - jitter * random()));
       await delay(wait, { signal });
@@ -166,7 +189,9 @@ export async function* pooledMap<T, R>(
   iterable: Iterable<T> | AsyncIterable<T>,
   fn: (item: T) => Promise<R> | R,
 ): AsyncGenerator<R> {
-  if (!(limit >= 1)) throw new RangeError(`Cannot map as 'limit' must be at least 1: current value is ${limit}`);
+  if (!(limit >= 1)) {
+    throw new RangeError(`Cannot map as 'limit' must be at least 1: current value is ${limit}`);
+  }
   const inFlight: Promise<R>[] = [];
   for await (const item of iterable as AsyncIterable<T>) {
     const promise = Promise.resolve().then(() => fn(item));
@@ -179,28 +204,41 @@ export async function* pooledMap<T, R>(
 
 /**
  * Merges async iterables: yields values as they arrive from any source; ends when all end; the
- * first error ends the merge and is rethrown (the other sources are closed).
+ * first error ends the merge and is rethrown. When the merge ends early (error or the consumer
+ * stops), the sources still open are closed, without waiting for a `next()` still in flight.
  */
 export async function* mergeAsyncIterables<T>(...iterables: AsyncIterable<T>[]): AsyncGenerator<T> {
   const iterators = iterables.map((it) => it[Symbol.asyncIterator]());
-  const pending = new Map<number, Promise<{ index: number; result: IteratorResult<T> }>>();
+  const pending = new Map<number, Promise<_Pulled<T>>>();
   const pull = (index: number) => {
-    pending.set(index, iterators[index]!.next().then((result) => ({ index, result })));
+    const iterator = iterators[index]!;
+    pending.set(
+      index,
+      Promise.resolve().then(() => iterator.next()).then(
+        (result): _Pulled<T> => ({ index, result }),
+        (error: unknown): _Pulled<T> => ({ index, error, failed: true }),
+      ),
+    );
   };
-  iterators.forEach((_, index) => pull(index));
   try {
+    iterators.forEach((_, index) => pull(index));
     while (pending.size > 0) {
-      const { index, result } = await Promise.race(pending.values());
-      if (result.done) {
-        pending.delete(index);
-        continue;
-      }
-      pull(index);
-      yield result.value;
+      const pulled = await Promise.race(pending.values());
+      pending.delete(pulled.index);
+      if (pulled.failed) throw pulled.error;
+      if (pulled.result!.done) continue;
+      pull(pulled.index);
+      yield pulled.result!.value;
     }
   } finally {
-    await Promise.allSettled(
-      [...pending.keys()].map((index) => iterators[index]!.return?.()),
-    );
+    for (const index of pending.keys()) _closeLater(iterators[index]!);
   }
+}
+
+/** One settled `next()` of a merged source. */
+interface _Pulled<T> {
+  index: number;
+  result?: IteratorResult<T>;
+  error?: unknown;
+  failed?: boolean;
 }

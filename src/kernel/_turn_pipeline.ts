@@ -92,7 +92,8 @@ async function runModelStage(
       }
     }
   } finally {
-    await events.close();
+    if (signal?.aborted) events.close().catch(() => {});
+    else await events.close();
   }
   return text;
 }

@@ -73,10 +73,12 @@ export function isMappingEnvelope(message: Envelope): boolean {
   return message instanceof Map || isMapping(message);
 }
 
+const ABSENT: unique symbol = Symbol("absent");
+
 /** Reads a field by its camelCase name, falling back to its snake_case wire name. */
 export function envelopeField(message: Envelope, camel: string, snake: string): unknown {
-  const value = fieldOf(message, camel, undefined);
-  return value === undefined ? fieldOf(message, snake, null) : value;
+  const value = fieldOf(message, camel, ABSENT);
+  return value === ABSENT ? fieldOf(message, snake, null) : value;
 }
 
 /**

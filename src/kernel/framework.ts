@@ -304,15 +304,18 @@ export class KernelFramework {
     return scope;
   }
 
-  /** Runs `body` inside {@link running}; the body's error reaches the entered generators. */
-  async withRunning<T>(body: (scope: RunningScope) => Promise<T>): Promise<T> {
+  /**
+   * Runs `body` inside {@link running}; the body's error reaches the entered generators, and
+   * a generator that swallows it suppresses it (the result is then undefined).
+   */
+  async withRunning<T>(body: (scope: RunningScope) => Promise<T>): Promise<T | undefined> {
     const scope = await this.running();
     let result: T;
     try {
       result = await body(scope);
     } catch (error) {
       await scope.close(error);
-      throw error;
+      return undefined;
     }
     await scope.close();
     return result;

@@ -102,12 +102,18 @@ export interface PluginStatus {
 function collectImplementations(plugin: object): Map<string, { fn: unknown; key: string }> {
   const found = new Map<string, { fn: unknown; key: string }>();
   const seen = new Set<string>();
-  for (let obj: object | null = plugin; obj && obj !== Object.prototype; obj = Object.getPrototypeOf(obj)) {
+  for (
+    let obj: object | null = plugin;
+    obj && obj !== Object.prototype;
+    obj = Object.getPrototypeOf(obj)
+  ) {
     for (const key of Object.getOwnPropertyNames(obj)) {
       if (seen.has(key) || key === "constructor" || key === "name") continue;
       seen.add(key);
       const descriptor = Object.getOwnPropertyDescriptor(obj, key);
-      if (!descriptor || !("value" in descriptor) || typeof descriptor.value !== "function") continue;
+      if (!descriptor || !("value" in descriptor) || typeof descriptor.value !== "function") {
+        continue;
+      }
       const options = implOptions(descriptor.value);
       const hook = options?.specname ?? key;
       if (!isHookName(hook) && options === undefined) continue;
@@ -150,7 +156,9 @@ export class PluginManager {
   register(plugin: object, name?: string): string {
     if (typeof plugin !== "object" || plugin === null || Array.isArray(plugin)) {
       throw new TypeError(
-        `Cannot register plugin${typeof name === "string" ? ` "${name}"` : ""}: expected an object with hook implementations, got ${
+        `Cannot register plugin${
+          typeof name === "string" ? ` "${name}"` : ""
+        }: expected an object with hook implementations, got ${
           plugin === null ? "null" : Array.isArray(plugin) ? "an array" : typeof plugin
         }`,
       );
@@ -158,11 +166,16 @@ export class PluginManager {
     const pluginName = name ?? (plugin as { name?: unknown }).name;
     if (typeof pluginName !== "string" || pluginName.trim() === "") {
       throw new TypeError(
-        `Cannot register plugin: it needs a non-empty string name, got ${JSON.stringify(pluginName)}`,
+        `Cannot register plugin: it needs a non-empty string name, got ${
+          JSON.stringify(pluginName)
+        }`,
       );
     }
     if (this.#plugins.has(pluginName)) {
-      throw new BubError("invalid_input", `Cannot register plugin: name "${pluginName}" is already registered`);
+      throw new BubError(
+        "invalid_input",
+        `Cannot register plugin: name "${pluginName}" is already registered`,
+      );
     }
     for (const [existing, obj] of this.#plugins) {
       if (obj === plugin) {
