@@ -70,7 +70,10 @@ export function builtinSkillsDir(): string {
  * ```
  */
 export function skillRoots(options: SkillRootsOptions): SkillRoot[] {
-  const roots: SkillRoot[] = [{ path: join(options.workspace, PROJECT_SKILLS_DIR), source: "project" }];
+  const roots: SkillRoot[] = [{
+    path: join(options.workspace, PROJECT_SKILLS_DIR),
+    source: "project",
+  }];
   const legacy = join(options.workspace, LEGACY_SKILLS_DIR);
   if (isDirectory(legacy)) {
     const message =
@@ -80,7 +83,9 @@ export function skillRoots(options: SkillRootsOptions): SkillRoot[] {
     roots.push({ path: legacy, source: "project" });
   }
   roots.push({ path: join(options.home ?? homedir(), PROJECT_SKILLS_DIR), source: "global" });
-  for (const path of options.builtinDirs ?? [builtinSkillsDir()]) roots.push({ path, source: "builtin" });
+  for (const path of options.builtinDirs ?? [builtinSkillsDir()]) {
+    roots.push({ path, source: "builtin" });
+  }
   return roots;
 }
 

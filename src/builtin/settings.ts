@@ -1,0 +1,308 @@
+/**
+ * Builtin settings (spec/builtin.md §12): the agent, channel, Telegram and spill settings, read
+ * from the environment, `.env` values and `config.yml` data, validated with zod.
+ *
+ * Precedence, highest first: environment variable → `.env` value → YAML value → (only `api_key` /
+ * `api_base`) provider-scoped `BUB_<PROVIDER>_API_KEY` / `_API_BASE` variables → default. Complex
+ * values in variables are JSON; the literal `null` means null. Nothing is read at import: the
+ * environment and the YAML data are arguments.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parseDotenv, registerConfigSection } from "../kernel/configure.ts";
+import { BubError } from "../kernel/errors.ts";
+import { AGENT, CHANNELS, SPILL, TELEGRAM } from "./_settings_specs.ts";
+import {
+  type EnvMap,
+  isPlainObject,
+  loadSection,
+  type SectionSpec,
+  type Sourced,
+} from "./_settings_fields.ts";
+
+export type { EnvMap } from "./_settings_fields.ts";
+
+export { DEFAULT_MODEL } from "./_settings_specs.ts";
+
+/** Where settings come from. Every member is optional; missing means empty. */
+export interface SettingsSources {
+  /** The process environment (pass `process.env`). */
+  env?: EnvMap;
+  /** Values of a `.env` file, below `env` (see {@link readDotenvFile}). */
+  dotenv?: EnvMap;
+  /** The whole `config.yml` data (sections are picked from it). */
+  config?: Record<string, unknown>;
+}
+
+/** A key, or a map of provider name → key. */
+export type ProviderValue = string | Record<string, string>;
+
+/** `AgentSettings`: YAML root, env prefix `BUB_`. */
+export interface AgentSettings {
+  /** `provider:model`. @default "openrouter:openrouter/free" */
+  model: string;
+  /** Fallback models, used only with the default model. @default null */
+  fallback_models: string[] | null;
+  /** API key, or provider → key. @default null */
+  api_key: ProviderValue | null;
+  /** API base URL, or provider → URL. @default null */
+  api_base: ProviderValue | null;
+  /** Steps per turn, > 0. @default Number.MAX_SAFE_INTEGER (unlimited) */
+  max_steps: number;
+  /** `max_tokens` of every call. @default 16384 */
+  max_tokens: number;
+  /** Per model call, including stream consumption. @default null */
+  model_timeout_seconds: number | null;
+  /** Extra provider-client constructor arguments. @default {} */
+  client_args: Record<string, unknown>;
+  /** Extra per-call arguments. @default {} */
+  completion_args: Record<string, unknown>;
+  /** 0–2; validated, unused. @default 0 */
+  verbose: number;
+}
+
+/** `ChannelSettings`: YAML root, env prefix `BUB_`. */
+export interface ChannelSettings {
+  /** `all`, or comma-separated names (`!name` excludes). @default "all" */
+  enabled_channels: string;
+  /** Quiet time before a burst of messages is handled. @default 1.0 */
+  debounce_seconds: number;
+  /** Longest wait for a burst to end. @default 10.0 */
+  max_wait_seconds: number;
+  /** How long a chat stays active after Bub was addressed. @default 60.0 */
+  active_time_window: number;
+  /** Stream model output to channels as it arrives. @default false */
+  stream_output: boolean;
+}
+
+/** `TelegramSettings`: YAML section `telegram`, env prefix `BUB_TELEGRAM_`. */
+export interface TelegramSettings {
+  /** Bot token; empty disables the channel. @default "" */
+  token: string;
+  /** Comma-separated user ids or usernames; null = everyone. @default null */
+  allow_users: string | null;
+  /** Comma-separated chat ids; null = every chat. @default null */
+  allow_chats: string | null;
+  /** Proxy URL (`http://…`, `socks5://…`). @default null */
+  proxy: string | null;
+}
+
+/** `SpillSettings`: YAML section `spill`, env prefix `BUB_SPILL_`. */
+export interface SpillSettings {
+  /** Tool results longer than this many characters are spilled; ≥ 0. @default 4096 */
+  threshold: number;
+}
+
+function sectionData(
+  spec: SectionSpec,
+  config: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const data = config ?? {};
+  if (spec.section === "") return data;
+  const value = data[spec.section];
+  if (value === undefined || value === null) return {};
+  if (!isPlainObject(value)) {
+    throw new BubError("config", `${spec.section} must be a mapping, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function load<T>(
+  spec: SectionSpec,
+  sources: SettingsSources,
+  extra?: Record<string, Sourced | undefined>,
+): T {
+  return loadSection(spec, {
+    env: sources.env ?? {},
+    dotenv: sources.dotenv ?? {},
+    data: sectionData(spec, sources.config),
+    extra,
+  }) as T;
+}
+
+function providerScoped(
+  sources: SettingsSources,
+  suffix: "API_KEY" | "API_BASE",
+): Sourced | undefined {
+  const pattern = new RegExp(`^BUB_(.+)_${suffix}$`);
+  const map: Record<string, string> = {};
+  for (const env of [sources.dotenv ?? {}, sources.env ?? {}]) {
+    for (const [name, value] of Object.entries(env)) {
+      const match = pattern.exec(name);
+      if (match && value !== undefined) map[match[1]!.toLowerCase()] = value;
+    }
+  }
+  if (Object.keys(map).length === 0) return undefined;
+  return { value: map, source: `BUB_<PROVIDER>_${suffix}`, fromText: false };
+}
+
+/**
+ * Loads the agent settings (YAML root, `BUB_*`), merging provider-scoped
+ * `BUB_<PROVIDER>_API_KEY` / `BUB_<PROVIDER>_API_BASE` variables into `api_key` / `api_base` maps.
+ *
+ * @throws {BubError} (`config`) naming each bad key, its value and its source
+ * @example Environment over YAML
+ * ```ts
+ * import { loadAgentSettings } from "./settings.ts";
+ * const settings = loadAgentSettings({
+ *   env: { BUB_MODEL: "openai:gpt-4o", BUB_OPENAI_API_KEY: "sk-1" },
+ *   config: { model: "anthropic:claude", max_steps: 50 },
+ * });
+ * console.assert(settings.model === "openai:gpt-4o" && settings.max_steps === 50);
+ * console.assert(JSON.stringify(settings.api_key) === '{"openai":"sk-1"}');
+ * ```
+ */
+export function loadAgentSettings(sources: SettingsSources = {}): AgentSettings {
+  return load<AgentSettings>(AGENT, sources, {
+    api_key: providerScoped(sources, "API_KEY"),
+    api_base: providerScoped(sources, "API_BASE"),
+  });
+}
+
+/**
+ * Loads the channel settings (YAML root, `BUB_*`).
+ *
+ * @throws {BubError} (`config`) naming each bad key, its value and its source
+ * @example
+ * ```ts
+ * import { loadChannelSettings } from "./settings.ts";
+ * console.assert(loadChannelSettings({ env: { BUB_STREAM_OUTPUT: "true" } }).stream_output === true);
+ * ```
+ */
+export function loadChannelSettings(sources: SettingsSources = {}): ChannelSettings {
+  return load<ChannelSettings>(CHANNELS, sources);
+}
+
+/**
+ * Loads the Telegram settings (YAML `telegram:`, `BUB_TELEGRAM_*`).
+ *
+ * @throws {BubError} (`config`) naming each bad key, its value and its source
+ * @example
+ * ```ts
+ * import { loadTelegramSettings } from "./settings.ts";
+ * const settings = loadTelegramSettings({ config: { telegram: { token: "123:abc" } } });
+ * console.assert(settings.token === "123:abc" && settings.allow_users === null);
+ * ```
+ */
+export function loadTelegramSettings(sources: SettingsSources = {}): TelegramSettings {
+  return load<TelegramSettings>(TELEGRAM, sources);
+}
+
+/**
+ * Loads the spill settings (YAML `spill:`, `BUB_SPILL_*`).
+ *
+ * @throws {BubError} (`config`) naming each bad key, its value and its source
+ * @example
+ * ```ts
+ * import { loadSpillSettings } from "./settings.ts";
+ * console.assert(loadSpillSettings({ env: { BUB_SPILL_THRESHOLD: "100" } }).threshold === 100);
+ * ```
+ */
+export function loadSpillSettings(sources: SettingsSources = {}): SpillSettings {
+  return load<SpillSettings>(SPILL, sources);
+}
+
+function walk(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const segment of path) {
+    if (!isPlainObject(current) || !Object.hasOwn(current, segment)) return undefined;
+    current = current[segment];
+  }
+  return current;
+}
+
+/**
+ * Looks a dotted path up for `${config.<path>}` templates: a first segment naming a builtin
+ * section (`telegram`, `spill`) reads that section's settings (environment applied); a root key
+ * (`model`, `api_key.openai`, `stream_output`...) reads the agent or channel settings; any other
+ * path reads the raw YAML data. Unknown paths give `undefined`.
+ *
+ * @throws {BubError} (`config`) when the settings that hold the path are invalid
+ * @example
+ * ```ts
+ * import { getConfigValue } from "./settings.ts";
+ * const sources = { env: { BUB_TELEGRAM_TOKEN: "env-token" }, config: { telegram: { token: "yaml" } } };
+ * console.assert(getConfigValue("telegram.token", sources) === "env-token");
+ * console.assert(getConfigValue("nope.x", sources) === undefined);
+ * ```
+ */
+export function getConfigValue(path: string, sources: SettingsSources = {}): unknown {
+  const segments = path.split(".");
+  const [first, ...rest] = segments;
+  if (first === undefined || first === "") return undefined;
+  if (first === TELEGRAM.section) return walk(loadTelegramSettings(sources), rest);
+  if (first === SPILL.section) return walk(loadSpillSettings(sources), rest);
+  if (AGENT.fields.some((f) => f.key === first)) return walk(loadAgentSettings(sources), segments);
+  if (CHANNELS.fields.some((f) => f.key === first)) {
+    return walk(loadChannelSettings(sources), segments);
+  }
+  return walk(sources.config ?? {}, segments);
+}
+
+/**
+ * Expands a leading `~` (alone or followed by `/`) to `home`.
+ *
+ * @example
+ * ```ts
+ * import { expandHome } from "./settings.ts";
+ * console.assert(expandHome("~/x", "/home/a") === "/home/a/x");
+ * ```
+ */
+export function expandHome(path: string, home: string = homedir()): string {
+  if (path === "~") return home;
+  if (path.startsWith("~/")) return join(home, path.slice(2));
+  return path;
+}
+
+/**
+ * Bub's home: `BUB_HOME` with `~` expanded, else `<home>/.bub`.
+ *
+ * @example
+ * ```ts
+ * import { resolveBubHome } from "./settings.ts";
+ * console.assert(resolveBubHome({ env: {}, home: "/home/a" }) === "/home/a/.bub");
+ * console.assert(resolveBubHome({ env: { BUB_HOME: "~/b" }, home: "/home/a" }) === "/home/a/b");
+ * ```
+ */
+export function resolveBubHome(options: { env?: EnvMap; home?: string } = {}): string {
+  const home = options.home ?? homedir();
+  const value = options.env?.BUB_HOME;
+  return value ? expandHome(value, home) : join(home, ".bub");
+}
+
+/** The default config file, `<home>/.bub/config.yml` (not moved by `BUB_HOME`). */
+export function defaultConfigFile(home: string = homedir()): string {
+  return join(home, ".bub", "config.yml");
+}
+
+/** Reads a `.env` file into a map; a missing or unreadable file gives `{}`. */
+export function readDotenvFile(path: string): Record<string, string> {
+  try {
+    return parseDotenv(readFileSync(path, "utf8"));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Registers validators for the builtin sections with the kernel's `registerConfigSection`: the
+ * YAML root (agent and channel settings), `telegram` and `spill`. They check the YAML data only,
+ * never the environment. Call once at startup (nothing is registered at import).
+ */
+export function registerBuiltinConfigSections(): void {
+  registerConfigSection("", (data) => {
+    loadAgentSettings({ config: data });
+    loadChannelSettings({ config: data });
+  });
+  registerConfigSection(
+    TELEGRAM.section,
+    (data) => void loadSection(TELEGRAM, { env: {}, dotenv: {}, data }),
+  );
+  registerConfigSection(
+    SPILL.section,
+    (data) => void loadSection(SPILL, { env: {}, dotenv: {}, data }),
+  );
+}
