@@ -36,8 +36,8 @@ export {
 export { type ExitCallback, RunningScope } from "./src/kernel/running_scope.ts";
 export {
   definePlugin,
-  type HookImplementation,
   hookimpl,
+  type HookImplementation,
   type HookImplOptions,
   type Plugin,
   type PluginHooks,
@@ -105,8 +105,8 @@ export {
   type AsyncStreamEventsOptions,
   type StreamEvent,
   type StreamEventKind,
-  StreamState,
   streamOf,
+  StreamState,
 } from "./src/kernel/stream.ts";
 export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./src/kernel/errors.ts";
 export { isModelOptions, type ModelChoice, type ModelOptions } from "./src/kernel/model_options.ts";
@@ -130,7 +130,12 @@ export {
   type TapeSelector,
   type TapeSidecar,
 } from "./src/kernel/tape_context.ts";
-export { Environment, Process, resolveInWorkspace, type SpawnOptions } from "./src/kernel/environment.ts";
+export {
+  Environment,
+  Process,
+  resolveInWorkspace,
+  type SpawnOptions,
+} from "./src/kernel/environment.ts";
 export {
   findDotenv,
   loadConfigFile,
@@ -162,11 +167,48 @@ export {
   type ModelId,
   parseModelId,
   PROVIDER_PRESETS,
+  ProviderModelClient,
   type ProviderPreset,
   providerPreset,
-  ProviderModelClient,
   type ProviderProtocol,
   type ProviderSetting,
   type ProviderSettings,
 } from "./src/agent/providers.ts";
 export { isContextLengthError } from "./src/agent/context_length.ts";
+export {
+  type ContextToolOptions,
+  defineTool,
+  type JsonSchema,
+  modelToolName,
+  modelTools,
+  type PlainToolOptions,
+  snakeCaseName,
+  type StandardSchemaLike,
+  Tool,
+  type ToolArgumentIssue,
+  ToolArgumentsError,
+  type ToolContext,
+  type ToolOptionsBase,
+  type ToolParameters,
+  type ToolSchema,
+} from "./src/tools/tool.ts";
+export {
+  defaultToolRegistry,
+  type ResolveToolNamesOptions,
+  ToolRegistry,
+} from "./src/tools/registry.ts";
+export {
+  type ExecuteToolsOptions,
+  normalizeToolError,
+  type ToolExecution,
+  ToolExecutor,
+  type ToolInvocation,
+} from "./src/tools/executor.ts";
+export {
+  currentToolCallReporter,
+  formatToolArguments,
+  reportToolCall,
+  type ToolCallReporter,
+  withToolCallReporter,
+} from "./src/tools/reporter.ts";
+export { renderToolsPrompt } from "./src/tools/prompt.ts";

@@ -108,7 +108,11 @@ export function deadline<T>(
 export class RetryError extends Error {
   /** How many attempts were made. */
   readonly attempts: number;
-  /** @param cause the last error @param attempts the attempts made */
+  /**
+   * Creates the error for a retry that gave up.
+   * @param cause the last error
+   * @param attempts the attempts made
+   */
   constructor(cause: unknown, attempts: number) {
     super(`Retrying exceeded the maxAttempts (${attempts}).`, { cause });
     this.name = "RetryError";

@@ -82,7 +82,11 @@ export function hooksCommand(framework: KernelFramework, output: CliOutput): voi
 }
 
 /** Collects every plugin's onboarding fragment and writes the config file. */
-export function onboardCommand(framework: KernelFramework, output: CliOutput, version: string): void {
+export function onboardCommand(
+  framework: KernelFramework,
+  output: CliOutput,
+  version: string,
+): void {
   output.out(`${BANNER}\n  Bub ${version}: let's set up your agent.\n\n`);
   let config: Record<string, unknown>;
   try {
@@ -90,7 +94,10 @@ export function onboardCommand(framework: KernelFramework, output: CliOutput, ve
     saveConfigFile(framework.configFile, config);
   } catch (error) {
     if (error instanceof PromptAborted) throw new CliExit(1, "Aborted!");
-    throw new CliExit(1, `Onboarding failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliExit(
+      1,
+      `Onboarding failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   output.out(`Saved config to ${framework.configFile}\n`);
 }

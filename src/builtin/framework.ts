@@ -7,6 +7,14 @@ import process from "node:process";
 import { KernelFramework } from "../kernel/framework.ts";
 import type { CliOutput } from "./cli_commands.ts";
 import { LinePrompter, type Prompter } from "./onboard.ts";
+import type { BuiltinRuntimeOptions } from "./runtime.ts";
+import type { FrameworkOptions } from "../kernel/framework.ts";
+
+/** Options of {@link BubFramework}. */
+export interface BubFrameworkOptions extends FrameworkOptions {
+  /** Overrides for the builtin plugin (e.g. a model client for tests). */
+  builtin?: BuiltinRuntimeOptions;
+}
 import { createBuiltinPlugin } from "./plugin.ts";
 
 /**
@@ -31,6 +39,14 @@ export class BubFramework extends KernelFramework {
   };
   /** Answers interactive questions (onboarding); reads stdin by default. */
   prompter: Prompter = new LinePrompter();
+  /** Options the builtin plugin is created with. */
+  readonly builtinOptions: BuiltinRuntimeOptions;
+
+  /** @param options framework options, plus builtin overrides */
+  constructor(options: BubFrameworkOptions = {}) {
+    super(options);
+    this.builtinOptions = options.builtin ?? {};
+  }
 
   /** The builtin plugin for this framework. */
   protected override createBuiltinPlugin(): object {

@@ -70,7 +70,9 @@ export class LinePrompter implements Prompter {
       const answer = this.#ask(`${question}\n${listed}\n[${fallback}] > `);
       if (answer === "") return fallback;
       const index = Number(answer);
-      if (Number.isInteger(index) && index >= 1 && index <= choices.length) return choices[index - 1]!;
+      if (Number.isInteger(index) && index >= 1 && index <= choices.length) {
+        return choices[index - 1]!;
+      }
       const match = choices.find((choice) => choice.toLowerCase() === answer.toLowerCase()) ??
         choices.find((choice) => choice.toLowerCase().startsWith(answer.toLowerCase()));
       if (match) return match;
@@ -90,7 +92,9 @@ export class LinePrompter implements Prompter {
   checkbox(question: string, choices: readonly string[], fallback: readonly string[]): string[] {
     if (choices.length === 0) return [];
     const answer = this.#ask(
-      `${question} (comma-separated; "none" for none)\n  ${choices.join(", ")}\n[${fallback.join(",")}] > `,
+      `${question} (comma-separated; "none" for none)\n  ${choices.join(", ")}\n[${
+        fallback.join(",")
+      }] > `,
     );
     if (answer === "") return [...fallback];
     if (answer.toLowerCase() === "none") return [];
@@ -136,13 +140,17 @@ export function builtinOnboardConfig(
   if (!choices.includes(currentProvider)) choices.push(currentProvider);
   choices.push("custom");
   let provider = prompter.select("LLM provider", choices, currentProvider);
-  if (provider === "custom") provider = prompter.text("Custom provider", currentProvider) || currentProvider;
+  if (provider === "custom") {
+    provider = prompter.text("Custom provider", currentProvider) || currentProvider;
+  }
   const model = prompter.text("LLM model", currentModelId) || currentModelId;
   const apiKey = prompter.secret("API key (optional)");
   const currentBase = typeof currentConfig.api_base === "string" ? currentConfig.api_base : "";
   const apiBase = prompter.text("API base (optional)", currentBase);
   const available = channelNames.filter((name) => name !== "cli");
-  const enabled = typeof currentConfig.enabled_channels === "string" ? currentConfig.enabled_channels.trim() : "";
+  const enabled = typeof currentConfig.enabled_channels === "string"
+    ? currentConfig.enabled_channels.trim()
+    : "";
   const preselected = enabled && enabled !== "all"
     ? enabled.split(",").map((name) => name.trim()).filter((name) => available.includes(name))
     : available;

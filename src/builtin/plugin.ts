@@ -9,6 +9,10 @@ import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/enve
 import type { BubFramework } from "./framework.ts";
 import { registerBuiltinCommands } from "./cli_commands.ts";
 import { builtinOnboardConfig } from "./onboard.ts";
+import { BuiltinRuntime } from "./runtime.ts";
+import { createTurnHooks } from "./turn_hooks.ts";
+import { createEnvironmentHooks } from "./environment_hooks.ts";
+import { createTapeHooks } from "./tape_hooks.ts";
 import type { Command } from "commander";
 import type { Plugin } from "../kernel/plugin.ts";
 import type { TurnState } from "../kernel/turn.ts";
@@ -20,6 +24,8 @@ const logger = getLogger(["bub", "builtin"]);
 export interface BuiltinPlugin extends Plugin {
   /** The framework it serves. */
   readonly framework: BubFramework;
+  /** Settings, agent, tools and shells. */
+  readonly runtime: BuiltinRuntime;
 }
 
 /**
@@ -27,10 +33,28 @@ export interface BuiltinPlugin extends Plugin {
  * dispatch through the channel router, error notices and the in-memory steering inbox.
  */
 export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
+  const runtime = new BuiltinRuntime(framework, framework.builtinOptions);
+  const environment = createEnvironmentHooks({ shells: runtime.shells });
+  const tape = createTapeHooks({ home: framework.home, spillThreshold: undefined });
+  let spill: number | undefined;
+  const turn = createTurnHooks(runtime);
   return {
     name: "builtin",
     framework,
-    onboardConfig({ currentConfig }: { currentConfig: Record<string, unknown> }): Record<string, unknown> {
+    runtime,
+    ...turn,
+    provideEnvironment: environment.provideEnvironment,
+    provideLifespan: environment.provideLifespan,
+    provideTapeStore: tape.provideTapeStore,
+    buildTapeContext: tape.buildTapeContext,
+    provideTapeSidecar() {
+      spill ??= runtime.spillThreshold();
+      return createTapeHooks({ home: framework.home, spillThreshold: spill }).provideTapeSidecar();
+    },
+    afterToolCall: tape.afterToolCall,
+    onboardConfig(
+      { currentConfig }: { currentConfig: Record<string, unknown> },
+    ): Record<string, unknown> {
       const names = [...framework.getChannels(() => Promise.resolve()).keys()];
       return builtinOnboardConfig(currentConfig, framework.prompter, names);
     },

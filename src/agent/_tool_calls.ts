@@ -1,0 +1,46 @@
+import { BubError } from "../kernel/errors.ts";
+import { defineTool, type Tool } from "../tools/tool.ts";
+
+/** A tool call as recorded on the tape and sent back to the model (OpenAI chat shape). */
+export type SerializedToolCall = {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+};
+
+/**
+ * Parses a tool call's arguments: `""` is `{}`; anything that is not a JSON object fails the step.
+ *
+ * @throws {BubError} `invalid_input` `Expected a function tool call with JSON object arguments.`
+ */
+export function parseToolArguments(raw: string): Record<string, unknown> {
+  if (raw.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new BubError(
+      "invalid_input",
+      "Expected a function tool call with JSON object arguments.",
+      {
+        arguments: raw.slice(0, 200),
+      },
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+/** A stand-in for a tool the model named but the step does not offer. */
+export function unknownTool(name: string): Tool {
+  return defineTool({
+    name,
+    description: "",
+    parameters: { type: "object", properties: {}, additionalProperties: true },
+    handler: () => {
+      throw new BubError("tool", `Unknown tool name: ${name}.`);
+    },
+  });
+}

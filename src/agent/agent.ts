@@ -1,0 +1,265 @@
+/**
+ * The builtin `Agent`: runs a turn on a fork of the session tape — comma commands eagerly, else
+ * the agent loop over the model runner — and merges the fork back when the stream ends.
+ *
+ * @module
+ */
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import process from "node:process";
+import type { Envelope } from "../kernel/envelope.ts";
+import type { KernelFramework } from "../kernel/framework.ts";
+import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
+import type { Prompt, TurnState } from "../kernel/turn.ts";
+import { InMemoryTapeStore } from "../tape/memory_store.ts";
+import type { TapeStore } from "../tape/store.ts";
+import { Tape } from "../tape/tape.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { modelTools, type Tool } from "../tools/tool.ts";
+import { renderToolsPrompt } from "../tools/prompt.ts";
+import { agentLoop } from "./agent_loop.ts";
+import type { ModelClient } from "./model_client.ts";
+import { ModelRunner, type ModelRunnerSettings } from "./model_runner.ts";
+
+/** Agent settings (the builtin maps `BUB_*` settings onto them). */
+export interface AgentRunSettings extends ModelRunnerSettings {
+  /** Steps per turn. Default: unlimited. */
+  maxSteps?: number;
+}
+
+/** What a comma command runner receives. */
+export interface CommandRunArgs {
+  /** The line without the leading comma. */
+  line: string;
+  /** The turn's tape (the fork). */
+  tape: Tape;
+  /** The turn state. */
+  state: TurnState;
+  /** Cancels the command. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link Agent}. */
+export interface AgentOptions {
+  /** Model settings. */
+  settings: AgentRunSettings;
+  /** The model client. */
+  client: ModelClient;
+  /** The tools. */
+  registry: ToolRegistry;
+  /** Where `tape.reset` archives go. Default `<framework.home>/tapes`. */
+  archivePath?: string;
+  /** The `<available_skills>` block of a step. */
+  skillsPrompt?: (
+    args: { promptText: string; state: TurnState; allowedSkills: string[] | null },
+  ) => string;
+  /** Runs a comma command and returns its output. */
+  runCommand?: (args: CommandRunArgs) => Promise<string>;
+}
+
+/** Options of {@link Agent.runStream}. */
+export interface RunStreamOptions {
+  /** The session id. */
+  sessionId: string;
+  /** The prompt. */
+  prompt: Prompt;
+  /** The turn state (shared with tools and hooks). */
+  state: TurnState;
+  /** A model override (no fallbacks then). */
+  model?: string | null;
+  /** Skills visible to this run (casefolded); null = all. */
+  allowedSkills?: Iterable<string> | null;
+  /** Tools usable in this run (runtime or model names); null = all. */
+  allowedTools?: Iterable<string> | null;
+  /** Cancels the run (model call and tools). */
+  signal?: AbortSignal;
+}
+
+/** The workspace of a turn state: `_runtime_workspace` (with `~` expanded), else the process cwd. */
+export function workspaceFromState(state: TurnState): string {
+  const value = state._runtime_workspace;
+  if (typeof value === "string" && value.trim() !== "") {
+    const expanded = value === "~" || value.startsWith("~/") ? homedir() + value.slice(1) : value;
+    return resolve(expanded);
+  }
+  return resolve(process.cwd());
+}
+
+function promptText(prompt: Prompt | null): string {
+  if (prompt === null) return "";
+  if (typeof prompt === "string") return prompt;
+  return prompt.filter((part) => part.type === "text").map((part) => String(part.text ?? "")).join(
+    "\n",
+  );
+}
+
+function twoEvents(text: string, ok: boolean): AsyncStreamEvents {
+  async function* events(): AsyncGenerator<StreamEvent> {
+    yield { kind: "text", data: { delta: text } };
+    yield { kind: "final", data: { text, ok } };
+  }
+  return new AsyncStreamEvents(events());
+}
+
+/**
+ * Runs turns for the builtin plugin. One agent per framework; its root tape is created on first
+ * use from the tape store of the running scope (an in-memory store outside one).
+ */
+export class Agent {
+  /** The framework it serves. */
+  readonly framework: KernelFramework;
+  /** The model runner. */
+  readonly modelRunner: ModelRunner;
+  #options: AgentOptions;
+  #tape: Tape | null = null;
+
+  /** @param framework the framework @param options settings, client, tools */
+  constructor(framework: KernelFramework, options: AgentOptions) {
+    this.framework = framework;
+    this.#options = options;
+    this.modelRunner = new ModelRunner(options.client, framework.getAgentHooks(), options.settings);
+  }
+
+  /** The agent settings. */
+  get settings(): AgentRunSettings {
+    return this.#options.settings;
+  }
+
+  /** The tool registry. */
+  get registry(): ToolRegistry {
+    return this.#options.registry;
+  }
+
+  /** The root tape (unscoped), created once. */
+  get tape(): Tape {
+    if (this.#tape === null) {
+      const store = this.framework.getTapeStore<TapeStore>() ?? new InMemoryTapeStore();
+      this.#tape = new Tape({
+        store,
+        context: this.framework.buildTapeContext(),
+        sidecars: this.framework.getTapeSidecars(),
+        archivePath: this.#options.archivePath ?? resolve(this.framework.home, "tapes"),
+      });
+    }
+    return this.#tape;
+  }
+
+  /** The persisted session tape of `sessionId` for a turn state. */
+  sessionTape(sessionId: string, state: TurnState): Tape {
+    const root = this.tape;
+    return root.sessionTape(sessionId, workspaceFromState(state), root.context.with({ state }));
+  }
+
+  /** The tools of a run: all registered tools, or the allowed ones. */
+  tools(allowedTools: Iterable<string> | null = null): Tool[] {
+    const registry = this.#options.registry;
+    if (allowedTools === null) return registry.list();
+    const names = new Set(registry.resolveToolNames([...allowedTools]));
+    return registry.list().filter((tool) => names.has(tool.name));
+  }
+
+  /** Runs one turn as an event stream (see the module doc). */
+  async runStream(options: RunStreamOptions): Promise<AsyncStreamEvents> {
+    const { sessionId, prompt, state } = options;
+    if (!prompt || (Array.isArray(prompt) && prompt.length === 0)) {
+      return twoEvents("error: empty prompt", false);
+    }
+    if (!("session_id" in state) || state.session_id === null || state.session_id === undefined) {
+      state.session_id = sessionId;
+    }
+    const tape = this.sessionTape(sessionId, state);
+    const fork = tape.forkTape(!sessionId.startsWith("temp/"));
+    await fork.ensureBootstrapAnchor();
+    if (typeof prompt === "string" && prompt.trim().startsWith(",")) {
+      const run = this.#options.runCommand;
+      if (!run) {
+        throw new Error("comma commands are not available: no command runner is configured");
+      }
+      let output: string;
+      try {
+        output = await run({
+          line: prompt.trim().slice(1),
+          tape: fork,
+          state,
+          signal: options.signal,
+        });
+      } finally {
+        await fork[Symbol.asyncDispose]();
+      }
+      return twoEvents(output, true);
+    }
+    const allowedTools = options.allowedTools ? [...options.allowedTools] : null;
+    const allowedSkills = options.allowedSkills ? [...options.allowedSkills] : null;
+    const model = options.model ?? this.settings.model;
+    await fork.appendEvent("loop.start", {
+      model,
+      prompt,
+      allowed_skills: allowedSkills && allowedSkills.length > 0 ? allowedSkills : null,
+      allowed_tools: allowedTools && allowedTools.length > 0 ? allowedTools : null,
+    });
+    const loop = agentLoop({
+      tape: fork,
+      state,
+      prompt,
+      model,
+      maxSteps: this.settings.maxSteps ?? Number.MAX_SAFE_INTEGER,
+      runStep: (stepPrompt) =>
+        this.#runStep(fork, stepPrompt, state, model, allowedTools, allowedSkills, options.signal),
+      continuePrompt: (args) => this.framework.continuePrompt(args),
+    });
+    return new AsyncStreamEvents(loop, {
+      state: loop.state,
+      onClose: () => fork[Symbol.asyncDispose](),
+    });
+  }
+
+  async #runStep(
+    tape: Tape,
+    prompt: Prompt | null,
+    state: TurnState,
+    model: string,
+    allowedTools: string[] | null,
+    allowedSkills: string[] | null,
+    signal: AbortSignal | undefined,
+  ): Promise<AsyncStreamEvents> {
+    const tools = this.tools(allowedTools);
+    const skills = allowedSkills === null ? null : allowedSkills.map((name) => name.toLowerCase());
+    if (skills !== null) state.allowed_skills = skills;
+    const text = promptText(prompt);
+    const blocks = [
+      this.framework.getSystemPrompt({ prompt: text, state }),
+      renderToolsPrompt(tools),
+      this.#options.skillsPrompt?.({ promptText: text, state, allowedSkills: skills }) ?? "",
+    ];
+    const systemPrompt = blocks.filter((block) => block).join("\n\n");
+    const steeringMessages = await this.#drainSteering(state);
+    return this.modelRunner.run({
+      tape,
+      model,
+      tools: modelTools(tools.filter((tool) => tool.agentUse)),
+      systemPrompt,
+      prompt,
+      steeringMessages,
+      state,
+      signal,
+    });
+  }
+
+  async #drainSteering(state: TurnState): Promise<Prompt[]> {
+    const inbox = state._runtime_steering_inbox as
+      | { drainMessages(state: TurnState): Promise<Envelope[]> }
+      | null
+      | undefined;
+    if (!inbox) return [];
+    const messages = await inbox.drainMessages(state);
+    return await Promise.all(messages.map((message) => {
+      const sessionId = (message as { sessionId?: unknown; session_id?: unknown }).sessionId ??
+        (message as { session_id?: unknown }).session_id;
+      return this.framework.buildPrompt(
+        message,
+        String(sessionId ?? state.session_id ?? ""),
+        state,
+      );
+    }));
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The agent loop: steps of model calls until the model answers without tools, with continuation
+ * prompts, steering, a step budget and one automatic handoff on context-length errors.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import type { SteeringInbox } from "../kernel/channel.ts";
+import { isCancellation } from "../kernel/agent_hooks.ts";
+import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";
+import type { Prompt, TurnState } from "../kernel/turn.ts";
+import type { Tape } from "../tape/tape.ts";
+import { isContextLengthError } from "./context_length.ts";
+
+const logger = getLogger(["bub", "agent"]);
+
+/** How many automatic handoffs one loop may make. */
+export const MAX_AUTO_HANDOFF_RETRIES = 1;
+
+/** One step's event stream (what `ModelRunner.run` returns). */
+export type StepRunner = (prompt: Prompt | null) => AsyncStreamEvents | Promise<AsyncStreamEvents>;
+
+/** Inputs of {@link agentLoop}. */
+export interface AgentLoopArgs {
+  /** The turn's tape (a fork of the session tape). */
+  tape: Tape;
+  /** The turn state. */
+  state: TurnState;
+  /** The turn's prompt (sent again after an automatic handoff). */
+  prompt: Prompt;
+  /** Steps per turn. */
+  maxSteps: number;
+  /** Runs one step. */
+  runStep: StepRunner;
+  /** The next step's user message, or null for none (the `continuePrompt` hook). */
+  continuePrompt: (
+    args: { prompt: Prompt | null; tape: Tape; state: StreamState },
+  ) => Promise<string | null>;
+  /** The model, for logs. */
+  model: string;
+}
+
+function utcNow(): string {
+  return new Date().toISOString().replace("Z", "+00:00");
+}
+
+/**
+ * Runs the loop lazily as an event stream. Contract: every event of every step is re-yielded;
+ * `loop.step` events record each step's outcome; a cancelled step records nothing more.
+ */
+export function agentLoop(args: AgentLoopArgs): AsyncStreamEvents {
+  const streamState = new StreamState();
+  return new AsyncStreamEvents(steps(args, streamState), { state: streamState });
+}
+
+async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {
+  const { tape, state, maxSteps } = args;
+  let nextPrompt: Prompt | null = args.prompt;
+  let handoffBudget = MAX_AUTO_HANDOFF_RETRIES;
+  for (let step = 1; step <= maxSteps; step++) {
+    const start = performance.now();
+    const elapsedMs = () => Math.trunc(performance.now() - start);
+    logger.info("loop.step step={step} tape={tape} model={model}", {
+      step,
+      tape: tape.name,
+      model: args.model,
+    });
+    await tape.appendEvent("loop.step.start", { step, prompt: nextPrompt });
+    let shouldContinue = false;
+    let output: AsyncStreamEvents | null = null;
+    try {
+      output = await args.runStep(nextPrompt);
+      for await (const event of output) {
+        if (event.kind === "error") {
+          await tape.appendEvent("loop.step", {
+            step,
+            elapsed_ms: elapsedMs(),
+            status: "error",
+            error: String(event.data.message ?? ""),
+            date: utcNow(),
+          });
+        } else if (event.kind === "final") {
+          shouldContinue = nonEmpty(event.data.tool_calls) || nonEmpty(event.data.tool_results);
+        }
+        yield event;
+      }
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      const message = String(error instanceof Error ? (error.message || String(error)) : error);
+      if (handoffBudget > 0 && isContextLengthError(message)) {
+        handoffBudget--;
+        logger.warn("auto_handoff: context length exceeded, step={step} error={error}", {
+          step,
+          error: message,
+        });
+        await tape.handoff({
+          name: "auto_handoff/context_overflow",
+          state: { reason: "context_length_exceeded", error: message },
+        });
+        await tape.appendEvent("loop.step", {
+          step,
+          elapsed_ms: elapsedMs(),
+          status: "auto_handoff",
+          error: message,
+          date: utcNow(),
+        });
+        nextPrompt = args.prompt;
+        continue;
+      }
+      await tape.appendEvent("loop.step", {
+        step,
+        elapsed_ms: elapsedMs(),
+        status: "error",
+        error: message,
+        date: utcNow(),
+      });
+      throw error;
+    }
+    streamState.error = output.error;
+    streamState.usage = output.usage;
+    const inbox = state._runtime_steering_inbox as SteeringInbox | null | undefined;
+    if (inbox && inbox.messageCount(state) > 0) shouldContinue = true;
+    if (!shouldContinue) {
+      await tape.appendEvent("loop.step", {
+        step,
+        elapsed_ms: elapsedMs(),
+        status: "ok",
+        date: utcNow(),
+      });
+      return;
+    }
+    nextPrompt = await args.continuePrompt({ prompt: nextPrompt, tape, state: streamState });
+    await tape.appendEvent("loop.step", {
+      step,
+      elapsed_ms: elapsedMs(),
+      status: "continue",
+      date: utcNow(),
+    });
+  }
+  throw new Error(`max_steps_reached=${maxSteps}`);
+}
+
+function nonEmpty(value: unknown): boolean {
+  return Array.isArray(value) ? value.length > 0 : Boolean(value);
+}

@@ -1,0 +1,309 @@
+/**
+ * One model call of the agent loop: builds the request from the tape, runs the agent-loop hooks,
+ * calls the provider (with fallbacks), streams events, executes tool calls and records the call on
+ * the tape.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import { abortable } from "../_internal/async.ts";
+import type { AgentHooks } from "../kernel/agent_hooks.ts";
+import { isCancellation, LlmCallRequest, LlmCallResult } from "../kernel/agent_hooks.ts";
+import { BubError } from "../kernel/errors.ts";
+import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";
+import type { Prompt, TurnState } from "../kernel/turn.ts";
+import type { Tape } from "../tape/tape.ts";
+import { ToolExecutor } from "../tools/executor.ts";
+import type { Tool } from "../tools/tool.ts";
+import type { ChatMessage, ChatUsage, ModelClient, ModelEvent } from "./model_client.ts";
+import { newRunId } from "./run_id.ts";
+import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_tool_calls.ts";
+import { adaptMessagesForProvider } from "./_provider_messages.ts";
+
+const logger = getLogger(["bub", "agent"]);
+
+/** What the model runner needs from the agent's settings. */
+export interface ModelRunnerSettings {
+  /** The default `provider:model`. */
+  model: string;
+  /** Tried in order after the default model fails to start (only for the default model). */
+  fallbackModels?: readonly string[] | null;
+  /** `max_tokens` of every call. */
+  maxTokens?: number | null;
+  /** A deadline over the provider call and the whole stream, in seconds. */
+  modelTimeoutSeconds?: number | null;
+  /** Extra per-call arguments (managed fields win). */
+  completionArgs?: Record<string, unknown> | null;
+}
+
+/** One step's inputs. */
+export interface ModelRunArgs {
+  /** The tape to read from and record on. */
+  tape: Tape;
+  /** The model of this call. */
+  model: string;
+  /** Model-facing tools of this step. */
+  tools: readonly Tool[];
+  /** The full system prompt. */
+  systemPrompt: string;
+  /** The user prompt, or null to continue the conversation without a new user message. */
+  prompt: Prompt | null;
+  /** Drained steering prompts, sent as user messages before the prompt. */
+  steeringMessages?: readonly Prompt[];
+  /** The turn state (hooks and tools see it). */
+  state: TurnState;
+  /** Cancels the call and the tools. */
+  signal?: AbortSignal;
+}
+
+function elapsed(start: number): number {
+  return Math.trunc(performance.now() - start);
+}
+
+function timeoutError(seconds: number): BubError {
+  return new BubError("temporary", `Model call timed out after ${seconds} seconds.`);
+}
+
+/**
+ * Runs one model call per {@link ModelRunner.run}. Contract: `afterLlmCall` fires exactly once
+ * per call that completes or fails with an error, never on cancellation or an early close; a
+ * failed call records nothing on the tape.
+ */
+export class ModelRunner {
+  #client: ModelClient;
+  #hooks: AgentHooks | null;
+  #settings: ModelRunnerSettings;
+  #executor: ToolExecutor;
+
+  /** @param client the provider client @param hooks agent-loop hooks @param settings call settings */
+  constructor(client: ModelClient, hooks: AgentHooks | null, settings: ModelRunnerSettings) {
+    this.#client = client;
+    this.#hooks = hooks;
+    this.#settings = settings;
+    this.#executor = new ToolExecutor(hooks);
+  }
+
+  /** The settings in use. */
+  get settings(): ModelRunnerSettings {
+    return this.#settings;
+  }
+
+  /** Streams one step's events; iterate it to run the call. */
+  run(args: ModelRunArgs): AsyncStreamEvents {
+    const state = new StreamState();
+    return new AsyncStreamEvents(this.#run(args, state), { state });
+  }
+
+  async *#run(args: ModelRunArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {
+    const { tape, tools, systemPrompt, prompt, state, signal } = args;
+    const runId = newRunId();
+    const newMessages: Record<string, unknown>[] = [
+      ...(args.steeringMessages ?? []).map((content) => ({ role: "user", content })),
+      ...(prompt === null ? [] : [{ role: "user", content: prompt }]),
+    ];
+    let history: Record<string, unknown>[];
+    try {
+      history = await tape.readMessages();
+    } catch (error) {
+      if (BubError.isInstance(error)) {
+        await tape.recordChat({ runId, systemPrompt, contextError: error, newMessages: [], error });
+      }
+      throw error;
+    }
+    const messages = [
+      ...(systemPrompt ? [{ role: "system", content: systemPrompt }] : []),
+      ...history,
+      ...newMessages,
+    ];
+    let request = new LlmCallRequest({
+      runId,
+      model: args.model,
+      messages,
+      toolNames: tools.map((tool) => tool.name),
+      maxTokens: this.#settings.maxTokens ?? null,
+    });
+    if (this.#hooks) {
+      const [rewritten, decision] = await this.#hooks.beforeLlmCall(request, state);
+      request = rewritten;
+      if (decision) {
+        await tape.recordChat({
+          runId,
+          systemPrompt,
+          newMessages,
+          responseText: decision.text,
+          model: request.model,
+        });
+        yield { kind: "text", data: { delta: decision.text } };
+        yield { kind: "final", data: { ok: true, text: decision.text } };
+        return;
+      }
+    }
+
+    const started = performance.now();
+    let fired = false;
+    const fire = async (result: LlmCallResult) => {
+      if (fired || !this.#hooks) return;
+      fired = true;
+      await this.#hooks.afterLlmCall(request, result, state);
+    };
+    const timeoutSeconds = this.#settings.modelTimeoutSeconds;
+    const timeout = timeoutSeconds ? AbortSignal.timeout(timeoutSeconds * 1000) : null;
+    const callSignal = timeout ? (signal ? AbortSignal.any([signal, timeout]) : timeout) : signal;
+
+    let text = "";
+    const calls: SerializedToolCall[] = [];
+    let usage: ChatUsage | null = null;
+    let provider: string | null = null;
+    try {
+      const events = await this.#start(request, tools, state, callSignal);
+      provider = events.provider;
+      for (;;) {
+        const next = await abortable(events.iterator.next(), callSignal);
+        if (next.done) break;
+        const event = next.value;
+        if (event.type === "text") {
+          text += event.delta;
+          yield { kind: "text", data: { delta: event.delta } };
+        } else if (event.type === "reasoning") {
+          yield { kind: "reasoning", data: { delta: event.delta } };
+        } else if (event.type === "tool_call") {
+          calls.push({
+            id: event.id || `call_${event.index}`,
+            type: "function",
+            function: { name: event.name, arguments: event.arguments || "{}" },
+          });
+        } else if (event.type === "usage") {
+          usage = event.usage;
+          streamState.usage = usage;
+        }
+      }
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const failure = timeout?.aborted ? timeoutError(timeoutSeconds!) : error;
+      if (failure !== error || !isCancellation(error)) {
+        await fire(
+          new LlmCallResult({
+            runId,
+            text,
+            toolCalls: [...calls],
+            usage,
+            error: failure,
+            durationMs: elapsed(started),
+          }),
+        );
+      }
+      throw failure;
+    }
+    await fire(
+      new LlmCallResult({
+        runId,
+        text,
+        toolCalls: [...calls],
+        usage,
+        durationMs: elapsed(started),
+      }),
+    );
+
+    if (calls.length === 0) {
+      await tape.recordChat({
+        runId,
+        systemPrompt,
+        newMessages,
+        responseText: text,
+        usage: usage as Record<string, unknown> | null,
+        provider,
+        model: request.model,
+      });
+      yield { kind: "final", data: { ok: true, text } };
+      return;
+    }
+    const invocations = calls.map((call) => {
+      const args = parseToolArguments(call.function.arguments);
+      const tool = tools.find((candidate) => candidate.name === call.function.name) ??
+        unknownTool(call.function.name);
+      return { tool, arguments: args, name: call.function.name };
+    });
+    yield { kind: "tool_call", data: { tool_calls: calls } };
+    const execution = await this.#executor.execute(invocations, {
+      context: { tape, runId, state, signal },
+      signal,
+    });
+    await tape.recordChat({
+      runId,
+      systemPrompt,
+      newMessages,
+      toolCalls: calls,
+      toolResults: execution.toolResults,
+      usage: usage as Record<string, unknown> | null,
+      provider,
+      model: request.model,
+    });
+    yield { kind: "tool_result", data: { tool_results: execution.toolResults } };
+    yield {
+      kind: "final",
+      data: { ok: true, tool_calls: calls, tool_results: execution.toolResults },
+    };
+  }
+
+  /**
+   * Starts the call on the first candidate that gets to its `start` event: the request model,
+   * then (only when it is the default model) the fallback models. Throws the first error when all
+   * fail.
+   */
+  async #start(
+    request: LlmCallRequest,
+    tools: readonly Tool[],
+    state: TurnState,
+    signal: AbortSignal | undefined,
+  ): Promise<{ iterator: AsyncIterator<ModelEvent>; provider: string | null }> {
+    const candidates = [request.model];
+    if (request.model === this.#settings.model) {
+      candidates.push(...(this.#settings.fallbackModels ?? []));
+    }
+    let firstError: unknown = null;
+    for (const [index, model] of candidates.entries()) {
+      const provider = model.split(/[:/]/, 1)[0] ?? null;
+      const iterator = this.#client.stream({
+        model,
+        messages: adaptMessagesForProvider(provider, request.messages) as unknown as ChatMessage[],
+        tools: tools.length > 0 ? tools.map((tool) => tool.toSchema()) : null,
+        maxTokens: request.maxTokens,
+        completionArgs: this.#settings.completionArgs ?? null,
+        reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,
+      }, { signal })[Symbol.asyncIterator]();
+      try {
+        const first = await abortable(iterator.next(), signal);
+        if (first.done) {
+          throw new BubError("provider", `Model call to ${model} ended before it started.`);
+        }
+        if (first.value.type !== "start") {
+          return { iterator: prepend(first.value, iterator), provider };
+        }
+        return { iterator, provider: first.value.provider ?? provider };
+      } catch (error) {
+        if (isCancellation(error) || signal?.aborted) throw error;
+        firstError ??= error;
+        if (index < candidates.length - 1) {
+          logger.warn("model candidate failed; trying fallback model={model} error={error}", {
+            model,
+            error,
+          });
+        }
+      }
+    }
+    throw firstError;
+  }
+}
+
+function prepend<T>(first: T, rest: AsyncIterator<T>): AsyncIterator<T> {
+  let used = false;
+  return {
+    next: () => {
+      if (used) return rest.next();
+      used = true;
+      return Promise.resolve({ done: false, value: first });
+    },
+    return: (value?: unknown) =>
+      rest.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The builtin plugin's shared runtime: settings (validated when first needed), the agent, the
+ * tool registry and the shell manager.
+ *
+ * @module
+ */
+import process from "node:process";
+import { Agent } from "../agent/agent.ts";
+import type { ModelClient } from "../agent/model_client.ts";
+import { ProviderModelClient } from "../agent/providers.ts";
+import { ShellManager } from "../environment/shell_manager.ts";
+import type { KernelFramework } from "../kernel/framework.ts";
+import { discoverSkills } from "../skills/discovery.ts";
+import { skillsPromptFor } from "../skills/prompt.ts";
+import { ToolRegistry } from "../tools/registry.ts";
+import {
+  type AgentSettings,
+  getConfigValue,
+  loadAgentSettings,
+  loadSpillSettings,
+  type SettingsSources,
+} from "./settings.ts";
+
+/** Options of {@link BuiltinRuntime}. */
+export interface BuiltinRuntimeOptions {
+  /** The model client; default a provider client from the settings. */
+  client?: ModelClient;
+  /** The environment variables settings read. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+}
+
+/** Lazily built pieces of the builtin plugin, one per framework. */
+export class BuiltinRuntime {
+  /** The framework. */
+  readonly framework: KernelFramework;
+  /** The builtin tools (and any a plugin adds). */
+  readonly registry: ToolRegistry = new ToolRegistry();
+  /** The shell runtime. */
+  readonly shells: ShellManager = new ShellManager();
+  #options: BuiltinRuntimeOptions;
+  #settings: AgentSettings | null = null;
+  #agent: Agent | null = null;
+
+  /** @param framework the framework @param options client and environment overrides */
+  constructor(framework: KernelFramework, options: BuiltinRuntimeOptions = {}) {
+    this.framework = framework;
+    this.#options = options;
+  }
+
+  /** Where settings come from: the environment and the framework's config file. */
+  get sources(): SettingsSources {
+    return { env: this.#options.env ?? process.env, config: this.framework.config };
+  }
+
+  /** The agent settings (validated on first use). */
+  get settings(): AgentSettings {
+    this.#settings ??= loadAgentSettings(this.sources);
+    return this.#settings;
+  }
+
+  /** The spill threshold setting. */
+  spillThreshold(): number {
+    return loadSpillSettings(this.sources).threshold;
+  }
+
+  /** A `${config.*}` lookup for skill bodies. */
+  configLookup = (path: string): unknown => getConfigValue(path, this.sources);
+
+  /** The agent, created on first use. */
+  get agent(): Agent {
+    if (this.#agent === null) {
+      const settings = this.settings;
+      const client = this.#options.client ?? new ProviderModelClient({
+        apiKey: settings.api_key,
+        apiBase: settings.api_base,
+        clientArgs: settings.client_args,
+      });
+      this.#agent = new Agent(this.framework, {
+        settings: {
+          model: settings.model,
+          fallbackModels: settings.fallback_models,
+          maxTokens: settings.max_tokens,
+          maxSteps: settings.max_steps,
+          modelTimeoutSeconds: settings.model_timeout_seconds,
+          completionArgs: settings.completion_args,
+        },
+        client,
+        registry: this.registry,
+        skillsPrompt: ({ promptText, state, allowedSkills }) => {
+          const workspace = typeof state._runtime_workspace === "string"
+            ? state._runtime_workspace
+            : this.framework.workspace;
+          const skills = discoverSkills({ workspace });
+          return skillsPromptFor(skills, promptText, { allowedSkills, config: this.configLookup });
+        },
+      });
+    }
+    return this.#agent;
+  }
+}

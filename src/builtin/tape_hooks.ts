@@ -1,0 +1,64 @@
+/**
+ * The builtin plugin's tape hooks: the file store at `<home>/tapes`, the spill sidecar, the
+ * default context and the spill `afterToolCall` step (last, §14.4).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { ToolCall, ToolCallResult } from "../kernel/agent_hooks.ts";
+import { hookimpl } from "../kernel/plugin.ts";
+import type { TapeContext, TapeSidecar } from "../kernel/tape_context.ts";
+import { defaultTapeContext } from "../tape/context.ts";
+import { FileTapeStore } from "../tape/file_store.ts";
+import { SpillStore } from "../tape/spill.ts";
+import { spillAfterToolCall } from "../tape/spill_hook.ts";
+
+/** Options of {@link createTapeHooks}. */
+export interface TapeHooksOptions {
+  /** Bub's home (`BUB_HOME`); tapes live in `<home>/tapes`. */
+  home: string;
+  /** Spill threshold in estimated tokens (`BUB_SPILL_THRESHOLD` / `spill.threshold`, default 4096). */
+  spillThreshold?: number;
+}
+
+/** The tape hook implementations of the builtin plugin. */
+export interface TapeHooks {
+  /** `FileTapeStore(<home>/tapes)`. */
+  provideTapeStore: () => FileTapeStore;
+  /** The spill sidecar. */
+  provideTapeSidecar: () => TapeSidecar;
+  /** `defaultTapeContext()`. */
+  buildTapeContext: () => TapeContext;
+  /** Spills oversized tool values; marked `trylast`. */
+  afterToolCall: (
+    args: { call: ToolCall; result: ToolCallResult; state: Record<string, unknown> },
+  ) => Promise<void>;
+}
+
+/**
+ * Creates the builtin tape hooks.
+ *
+ * @example
+ * ```ts
+ * import { createTapeHooks } from "./tape_hooks.ts";
+ * const hooks = createTapeHooks({ home: "/tmp/bub-home" });
+ * console.assert(hooks.provideTapeStore().directory === "/tmp/bub-home/tapes");
+ * ```
+ */
+export function createTapeHooks(options: TapeHooksOptions): TapeHooks {
+  if (typeof options?.home !== "string" || options.home === "") {
+    throw new TypeError(
+      `Cannot create tape hooks: home must be a non-empty path, got ${
+        JSON.stringify(options?.home)
+      }`,
+    );
+  }
+  const threshold = options.spillThreshold;
+  const spill = new SpillStore(threshold === undefined ? {} : { threshold });
+  return {
+    provideTapeStore: () => new FileTapeStore(join(options.home, "tapes")),
+    provideTapeSidecar: () => spill,
+    buildTapeContext: () => defaultTapeContext(),
+    afterToolCall: hookimpl((args) => spillAfterToolCall(args), { trylast: true }),
+  };
+}

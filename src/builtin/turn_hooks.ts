@@ -1,0 +1,133 @@
+/**
+ * The builtin turn hooks: `loadState`, `buildPrompt`, `runModelStream`, `saveState`,
+ * `systemPrompt`, `provideModelOptions` and unknown-tool recovery in `beforeToolCall`.
+ *
+ * @module
+ */
+import type { ToolCall, ToolCallDecision } from "../kernel/agent_hooks.ts";
+import { type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import type { ModelOptions } from "../kernel/model_options.ts";
+import type { AsyncStreamEvents } from "../kernel/stream.ts";
+import type { Prompt, TurnState } from "../kernel/turn.ts";
+import type { TapeEntry } from "../tape/entry.ts";
+import { buildBuiltinPrompt } from "./build_prompt.ts";
+import type { BuiltinRuntime } from "./runtime.ts";
+import { builtinSystemPrompt } from "./system_prompt.ts";
+import { recoverUnknownTool } from "./tool_guidance.ts";
+
+/** A message's per-turn resource: entered by `loadState`, exited by `saveState`. */
+export interface MessageLifespan {
+  /** Runs when the turn's state is loaded. */
+  enter?(): void | Promise<void>;
+  /** Runs when the turn ends, with the error that ended it (if any). */
+  exit?(error: unknown): void | Promise<void>;
+  /** Runs when the turn ends (when there is no `exit`). */
+  [Symbol.asyncDispose]?(): Promise<void>;
+}
+
+const entered = new WeakMap<object, MessageLifespan>();
+
+function contextOf(message: Envelope): Record<string, unknown> {
+  const context = fieldOf(message, "context", null);
+  return typeof context === "object" && context !== null ? context as Record<string, unknown> : {};
+}
+
+function contextStrOf(message: Envelope): string {
+  const direct = fieldOf(message, "contextStr", null);
+  if (typeof direct === "string") return direct;
+  return Object.entries(contextOf(message))
+    .filter(([key]) => !key.startsWith("_"))
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join("|");
+}
+
+/** Recovers the latest `model_switch` and `reasoning_effort_switch` of a session tape. */
+export async function recoverSessionOverrides(entries: readonly TapeEntry[]): Promise<TurnState> {
+  const out: TurnState = {};
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const payload = entries[i]!.payload as { name?: unknown; data?: Record<string, unknown> };
+    if (!("model" in out) && payload.name === "model_switch") {
+      out.model = payload.data?.model || null;
+    }
+    if (!("reasoning_effort" in out) && payload.name === "reasoning_effort_switch") {
+      out.reasoning_effort = payload.data?.reasoning_effort || null;
+    }
+    if ("model" in out && "reasoning_effort" in out) break;
+  }
+  for (const key of Object.keys(out)) if (out[key] === null) delete out[key];
+  return out;
+}
+
+/** Creates the builtin turn hooks over a {@link BuiltinRuntime}. */
+export function createTurnHooks(runtime: BuiltinRuntime): {
+  loadState(args: { message: Envelope; sessionId: string }): Promise<TurnState>;
+  buildPrompt(args: { message: Envelope }): Promise<Prompt>;
+  runModelStream(
+    args: { prompt: Prompt; sessionId: string; state: TurnState; signal?: AbortSignal },
+  ): Promise<AsyncStreamEvents>;
+  saveState(args: { message: Envelope; error?: unknown }): Promise<void>;
+  systemPrompt(args: { state: TurnState }): string;
+  provideModelOptions(): ModelOptions | null;
+  beforeToolCall(args: { call: ToolCall }): ToolCallDecision | null;
+} {
+  return {
+    async loadState({ message, sessionId }) {
+      const lifespan = fieldOf(message, "lifespan", null) as MessageLifespan | null;
+      if (lifespan && typeof message === "object" && message !== null && !entered.has(message)) {
+        await lifespan.enter?.();
+        entered.set(message, lifespan);
+      }
+      const agent = runtime.agent;
+      const state: TurnState = {
+        session_id: sessionId,
+        _runtime_agent: fieldOf(message, "_runtime_agent", null) ?? agent,
+      };
+      const context = contextStrOf(message);
+      if (context) state.context = context;
+      const tape = agent.sessionTape(sessionId, {
+        _runtime_workspace: runtime.framework.workspace,
+      });
+      const events = await tape.query().kinds("event").all();
+      Object.assign(state, await recoverSessionOverrides(events));
+      const messageContext = contextOf(message);
+      if (messageContext.model) state.model = messageContext.model;
+      if (messageContext.thread_id) state._runtime_thread_id = messageContext.thread_id;
+      return state;
+    },
+    buildPrompt({ message }) {
+      return buildBuiltinPrompt(message);
+    },
+    runModelStream({ prompt, sessionId, state, signal }) {
+      const model = typeof state.model === "string" && state.model ? state.model : null;
+      return runtime.agent.runStream({ sessionId, prompt, state, model, signal });
+    },
+    async saveState({ message, error }) {
+      if (typeof message !== "object" || message === null) return;
+      const lifespan = entered.get(message);
+      if (!lifespan) return;
+      entered.delete(message);
+      if (typeof lifespan.exit === "function") await lifespan.exit(error);
+      else await lifespan[Symbol.asyncDispose]?.();
+    },
+    systemPrompt({ state }) {
+      return builtinSystemPrompt(state);
+    },
+    provideModelOptions() {
+      const settings = runtime.settings;
+      const models = [
+        ...new Set([settings.model, ...(settings.fallback_models ?? [])].filter((id) => id)),
+      ];
+      if (models.length === 0) return null;
+      return { models: models.map((id) => ({ id, name: id })), currentModel: models[0]! };
+    },
+    beforeToolCall({ call }) {
+      return recoverUnknownTool(call, runtime.registry);
+    },
+  };
+}
+
+/** Reads a session id from an envelope (camelCase or snake_case). */
+export function sessionIdOf(message: Envelope): string | null {
+  const value = envelopeField(message, "sessionId", "session_id");
+  return value === null || value === undefined ? null : String(value);
+}

@@ -1,0 +1,212 @@
+/**
+ * The tool executor: runs one step's tool invocations concurrently through the
+ * `beforeToolCall` / `afterToolCall` hooks and normalizes failures to {@link BubError}.
+ *
+ * @module
+ */
+import { abortable } from "../_internal/async.ts";
+import {
+  type AgentHooks,
+  isCancellation,
+  ToolCall,
+  ToolCallResult,
+} from "../kernel/agent_hooks.ts";
+import { BubError } from "../kernel/errors.ts";
+import { TAPE_STATE_KEY, type TurnState } from "../kernel/turn.ts";
+import { errorRepr } from "./_repr.ts";
+import { toIssue, ToolArgumentsError } from "./_schema.ts";
+import type { Tool, ToolContext } from "./tool.ts";
+
+/** One tool invocation. */
+export interface ToolInvocation {
+  /** The tool to run. */
+  tool: Tool;
+  /** The raw arguments (validated and coerced by the tool). */
+  arguments: Record<string, unknown>;
+  /** The name as invoked (model-facing during agent steps). Default: `tool.name`. */
+  name?: string;
+}
+
+/** Options of {@link ToolExecutor.execute}. */
+export interface ExecuteToolsOptions {
+  /** The tool context (tape, run id, state); required by context tools. */
+  context?: ToolContext | null;
+  /** Cancels every invocation. Default: `context.signal`. */
+  signal?: AbortSignal;
+}
+
+/** The outcome of {@link ToolExecutor.execute}. */
+export interface ToolExecution {
+  /** One model-facing value per invocation, in input order (an error dict for a failure). */
+  toolResults: unknown[];
+  /** The last failure in input order, or null. */
+  error: BubError | null;
+}
+
+interface Outcome {
+  value: unknown;
+  error: BubError | null;
+}
+
+/**
+ * Turns anything a tool threw into a {@link BubError}: a `BubError` passes unchanged, argument
+ * validation errors become `invalid_input` `Tool '<name>' argument validation failed.` with
+ * `details.errors`, anything else becomes `tool` `Tool '<name>' execution failed.` with
+ * `details.error` = its developer representation (e.g. `Error('boom')`).
+ */
+export function normalizeToolError(
+  error: unknown,
+  name: string,
+  args: unknown = undefined,
+): BubError {
+  if (error instanceof ToolArgumentsError) {
+    return new BubError("invalid_input", `Tool '${name}' argument validation failed.`, {
+      errors: [...error.errors],
+    }, { cause: error });
+  }
+  if (BubError.isInstance(error)) return error;
+  const issues = (error as { name?: unknown; issues?: unknown } | null)?.issues;
+  if (error instanceof Error && error.name === "ZodError" && Array.isArray(issues)) {
+    return new BubError("invalid_input", `Tool '${name}' argument validation failed.`, {
+      errors: issues.map((issue) => toIssue(issue, args)),
+    }, { cause: error });
+  }
+  return new BubError("tool", `Tool '${name}' execution failed.`, { error: errorRepr(error) }, {
+    cause: error,
+  });
+}
+
+/**
+ * Runs tool invocations concurrently; results keep input order. With {@link AgentHooks}, each
+ * invocation goes through `beforeToolCall` (proceed / replace / deny) and exactly one
+ * `afterToolCall` unless it is cancelled. Cancellation (an aborted signal or an `AbortError`)
+ * propagates and fires no after-hook.
+ *
+ * @example Run a tool without hooks
+ * ```ts
+ * import { defineTool, ToolExecutor } from "@bub/core";
+ * const echo = defineTool({ name: "echo", parameters: { type: "object" }, handler: (args) => args });
+ * const { toolResults, error } = await new ToolExecutor().execute([{ tool: echo, arguments: { a: 1 } }]);
+ * console.assert(error === null && JSON.stringify(toolResults) === '[{"a":1}]');
+ * ```
+ */
+export class ToolExecutor {
+  #hooks: AgentHooks | null;
+
+  /**
+   * Creates an executor.
+   *
+   * @param hooks the interception facade; without it no hook fires and `_runtime_tape` is not set
+   */
+  constructor(hooks: AgentHooks | null = null) {
+    this.#hooks = hooks ?? null;
+  }
+
+  /** Executes `invocations`; see the class description. */
+  async execute(
+    invocations: readonly ToolInvocation[],
+    options: ExecuteToolsOptions = {},
+  ): Promise<ToolExecution> {
+    if (invocations.length === 0) return { toolResults: [], error: null };
+    const context = options.context ?? null;
+    const signal = options.signal ?? context?.signal;
+    signal?.throwIfAborted();
+    const outcomes = await Promise.all(
+      invocations.map((invocation) => this.#invoke(invocation, context, signal)),
+    );
+    let error: BubError | null = null;
+    const toolResults = outcomes.map((outcome) => {
+      if (outcome.error) error = outcome.error;
+      return outcome.value;
+    });
+    return { toolResults, error };
+  }
+
+  async #invoke(
+    invocation: ToolInvocation,
+    context: ToolContext | null,
+    signal: AbortSignal | undefined,
+  ): Promise<Outcome> {
+    const hooks = this.#hooks;
+    const name = invocation.name ?? invocation.tool.name;
+    if (!hooks) {
+      try {
+        return {
+          value: await runTool(invocation.tool, name, invocation.arguments, context, signal),
+          error: null,
+        };
+      } catch (error) {
+        return failed(
+          normalizeToolError(cancelled(error, signal), name, invocation.arguments),
+          null,
+        );
+      }
+    }
+    const state: TurnState = context?.state ?? {};
+    if (context) state[TAPE_STATE_KEY] = context.tape;
+    const runId = context?.runId || "";
+    const started = performance.now();
+    const [call, decision] = await hooks.beforeToolCall(
+      new ToolCall({ runId, tool: name, arguments: invocation.arguments }),
+      state,
+    );
+    signal?.throwIfAborted();
+    const result = new ToolCallResult({ runId, tool: name, arguments: call.arguments });
+    let error: BubError | null = null;
+    if (decision.action === "deny") {
+      error = new BubError(
+        "tool",
+        decision.message || `Tool '${name}' call denied by policy hook.`,
+      );
+    } else if (decision.action === "replace") {
+      result.result = decision.result;
+    } else {
+      try {
+        result.result = await runTool(invocation.tool, name, call.arguments, context, signal);
+      } catch (thrown) {
+        error = normalizeToolError(cancelled(thrown, signal), name, call.arguments);
+      }
+    }
+    result.error = error;
+    result.durationMs = Math.trunc(performance.now() - started);
+    await hooks.afterToolCall(call, result, state);
+    return error ? failed(error, result.result) : { value: result.result, error: null };
+  }
+}
+
+/** Rethrows cancellation; returns any other error. */
+function cancelled(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) throw signal.reason;
+  if (isCancellation(error)) throw error;
+  return error;
+}
+
+function failed(error: BubError, replacement: unknown): Outcome {
+  const value = replacement === null || replacement === undefined ? error.asDict() : replacement;
+  return { value, error };
+}
+
+function runTool(
+  tool: Tool,
+  name: string,
+  args: Record<string, unknown>,
+  context: ToolContext | null,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  if (tool.context && !context) {
+    return Promise.reject(
+      new BubError("invalid_input", `Tool '${name}' requires context but none was provided.`),
+    );
+  }
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  const toolContext = context && signal && context.signal !== signal
+    ? { ...context, signal }
+    : context;
+  let pending: Promise<unknown>;
+  try {
+    pending = tool.run(args, toolContext);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return abortable(pending, signal);
+}

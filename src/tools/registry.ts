@@ -1,0 +1,148 @@
+/**
+ * The tool registry: runtime names (which may contain dots) to tools, plus name resolution that
+ * accepts model-facing aliases case-insensitively.
+ *
+ * @module
+ */
+import { modelToolName, type Tool } from "./tool.ts";
+
+/** Options of {@link ToolRegistry.resolveToolNames}. */
+export interface ResolveToolNamesOptions {
+  /** Names (runtime or model-facing, any case) removed from the result. */
+  exclude?: Iterable<string> | null;
+}
+
+function casefold(text: string): string {
+  return text.toLowerCase().replaceAll("ß", "ss");
+}
+
+/**
+ * Tools by runtime name. Registering a tool with a taken name replaces the older one.
+ *
+ * @example Register and resolve
+ * ```ts
+ * import { defineTool, ToolRegistry } from "@bub/core";
+ * const registry = new ToolRegistry();
+ * registry.register(defineTool({ name: "fs.read", handler: () => "" }));
+ * console.assert(registry.resolveToolName(" FS_READ ") === "fs.read");
+ * ```
+ */
+export class ToolRegistry implements Iterable<Tool> {
+  #tools = new Map<string, Tool>();
+  #index: Map<string, string> | null = null;
+
+  /**
+   * Creates a registry.
+   *
+   * @param tools tools to register, in order
+   */
+  constructor(tools: Iterable<Tool> = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  /** Stores `tool` under its name (replacing a same-named tool) and returns it. */
+  register(tool: Tool): Tool {
+    if (
+      typeof tool !== "object" || tool === null || typeof tool.name !== "string" ||
+      typeof tool.run !== "function"
+    ) {
+      throw new TypeError(
+        `Cannot register tool: expected a Tool from defineTool(), got ${typeof tool}`,
+      );
+    }
+    this.#tools.set(tool.name, tool);
+    this.#index = null;
+    return tool;
+  }
+
+  /** Removes the tool named `name`; true when one was removed. */
+  delete(name: string): boolean {
+    this.#index = null;
+    return this.#tools.delete(name);
+  }
+
+  /** The tool with runtime name `name`, or undefined. */
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** True when a tool has runtime name `name`. */
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** Every tool, in registration order (a replaced tool keeps its first position). */
+  list(): Tool[] {
+    return [...this.#tools.values()];
+  }
+
+  /** Every runtime name, in registration order. */
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  /** The number of tools. */
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  /** Iterates the tools in registration order. */
+  [Symbol.iterator](): Iterator<Tool> {
+    return this.#tools.values();
+  }
+
+  #lookup(): Map<string, string> {
+    if (this.#index) return this.#index;
+    const index = new Map<string, string>();
+    for (const name of this.#tools.keys()) index.set(casefold(modelToolName(name)), name);
+    for (const name of this.#tools.keys()) index.set(casefold(name), name);
+    return this.#index = index;
+  }
+
+  /**
+   * The runtime name for `name` (trimmed, case-insensitive; a runtime name or a model-facing
+   * alias, runtime names winning on collision), or null when empty or unknown.
+   */
+  resolveToolName(name: string): string | null {
+    const key = casefold(String(name).trim());
+    if (key === "") return null;
+    return this.#lookup().get(key) ?? null;
+  }
+
+  /**
+   * Resolves an allowed-tool list: `null` means every registered tool. Names in `exclude` are
+   * removed. The result is deduplicated and keeps the input (or registration) order.
+   *
+   * @throws {RangeError} `unknown tool name(s): '<a>', '<b>'` (trimmed originals, sorted) when
+   *   any name in `names` or `exclude` is unknown
+   */
+  resolveToolNames(
+    names: Iterable<string> | null,
+    options: ResolveToolNamesOptions = {},
+  ): string[] {
+    const unknown = new Set<string>();
+    const resolveAll = (list: Iterable<string>): string[] => {
+      const out: string[] = [];
+      for (const name of list) {
+        const resolved = this.resolveToolName(name);
+        if (resolved === null) unknown.add(String(name).trim());
+        else if (!out.includes(resolved)) out.push(resolved);
+      }
+      return out;
+    };
+    const excluded = new Set(resolveAll(options.exclude ?? []));
+    const selected = names === null ? this.names() : resolveAll(names);
+    if (unknown.size > 0) {
+      const listed = [...unknown].sort().map((name) => `'${name}'`).join(", ");
+      throw new RangeError(`unknown tool name(s): ${listed}`);
+    }
+    return selected.filter((name) => !excluded.has(name));
+  }
+}
+
+let defaultRegistry: ToolRegistry | undefined;
+
+/** The process-wide default registry, created on first use. */
+export function defaultToolRegistry(): ToolRegistry {
+  return defaultRegistry ??= new ToolRegistry();
+}
