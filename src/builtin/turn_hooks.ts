@@ -42,7 +42,7 @@ function contextStrOf(message: Envelope): string {
 }
 
 /** Recovers the latest `model_switch` and `reasoning_effort_switch` of a session tape. */
-export async function recoverSessionOverrides(entries: readonly TapeEntry[]): Promise<TurnState> {
+export function recoverSessionOverrides(entries: readonly TapeEntry[]): TurnState {
   const out: TurnState = {};
   for (let i = entries.length - 1; i >= 0; i--) {
     const payload = entries[i]!.payload as { name?: unknown; data?: Record<string, unknown> };
@@ -88,7 +88,7 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
         _runtime_workspace: runtime.framework.workspace,
       });
       const events = await tape.query().kinds("event").all();
-      Object.assign(state, await recoverSessionOverrides(events));
+      Object.assign(state, recoverSessionOverrides(events));
       const messageContext = contextOf(message);
       if (messageContext.model) state.model = messageContext.model;
       if (messageContext.thread_id) state._runtime_thread_id = messageContext.thread_id;
