@@ -212,3 +212,23 @@ export {
   withToolCallReporter,
 } from "./src/tools/reporter.ts";
 export { renderToolsPrompt } from "./src/tools/prompt.ts";
+export { LocalEnvironment, type LocalEnvironmentOptions } from "./src/environment/local_environment.ts";
+export { LocalProcess } from "./src/environment/local_process.ts";
+export { environmentFromState } from "./src/environment/from_state.ts";
+export {
+  ShellCommandError,
+  ShellManager,
+  type ShellManagerOptions,
+  type ShellOutputOptions,
+  type ShellRunOptions,
+  type ShellStartOptions,
+} from "./src/environment/shell_manager.ts";
+export { SHELL_RUNTIME_CLOSED, ShellScope } from "./src/environment/shell_scope.ts";
+export { DEFAULT_SHELL_TIMINGS, ManagedShell, type ShellTimings } from "./src/environment/managed_shell.ts";
+export type {
+  DriverChild,
+  DriverSpawnRequest,
+  GroupSignal,
+  ProcessDriver,
+  SignalOutcome,
+} from "./src/environment/process_driver.ts";

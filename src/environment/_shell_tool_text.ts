@@ -1,0 +1,105 @@
+/**
+ * The texts of the `bash`, `bash.output` and `bash.kill` tools (spec/builtin.md §6.7.1–§6.7.3 with
+ * the seed-era changes of §14.5), so the tool layer stays thin.
+ *
+ * @module
+ */
+import type { ManagedShell } from "./managed_shell.ts";
+import type { ShellManager, ShellStartOptions } from "./shell_manager.ts";
+
+/** Options of {@link ShellManager.run}: a start plus the foreground timeout. */
+export interface ShellRunOptions extends ShellStartOptions {
+  /** Foreground only: after this many seconds the command continues in the background. Default 30. */
+  timeoutSeconds?: number;
+  /** Return the shell id at once instead of waiting. Default false. */
+  background?: boolean;
+}
+
+/** A foreground command exited with a non-zero code; the message carries the code and output. */
+export class ShellCommandError extends Error {
+  /** The exit code. */
+  readonly exitCode: number;
+  /** The trimmed output, or `(no output)`. */
+  readonly output: string;
+
+  /**
+   * Creates the error of a failed foreground command.
+   *
+   * @param exitCode the exit code
+   * @param output the trimmed output, or `(no output)`
+   */
+  constructor(exitCode: number, output: string) {
+    super(`command exited with code ${exitCode}\noutput:\n${output}`);
+    this.name = "ShellCommandError";
+    this.exitCode = exitCode;
+    this.output = output;
+  }
+}
+
+/** Implements {@link ShellManager.run}. */
+export async function runShellCommand(
+  manager: ShellManager,
+  options: ShellRunOptions,
+): Promise<string> {
+  const timeoutSeconds = options.timeoutSeconds ?? 30;
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0) {
+    throw new RangeError(
+      `Cannot run shell command: timeoutSeconds must be a non-negative number, got ${timeoutSeconds}`,
+    );
+  }
+  const shell = await manager.start(options);
+  if (options.background) {
+    return `Shell started, shell_id: ${shell.id}\n` +
+      "Retrieve the output with bash_output or terminate it with bash_kill.";
+  }
+  const outcome = await _waitExit(shell, timeoutSeconds * 1000, options.signal);
+  if (outcome === "timeout") {
+    return `command timed out after ${timeoutSeconds} seconds; continuing in background\n` +
+      `shell_id: ${shell.id}`;
+  }
+  if (outcome === "aborted") {
+    await shell.terminate();
+    throw options.signal!.reason;
+  }
+  const code = await shell.waitClosed();
+  const output = shell.output.trim() || "(no output)";
+  if (code !== 0) throw new ShellCommandError(code ?? -1, output);
+  return output;
+}
+
+/** The `bash.output` text for a slice of `shell`'s output. */
+export function formatOutput(shell: ManagedShell, offset: number, limit: number | null): string {
+  const text = shell.output;
+  const start = Math.min(Math.max(Math.trunc(offset) || 0, 0), text.length);
+  const end = limit === null
+    ? text.length
+    : Math.min(text.length, start + Math.max(0, Math.trunc(limit) || 0));
+  const chunk = text.slice(start, end).trimEnd();
+  return `id: ${shell.id}\nstatus: ${shell.status}\nexit_code: ${shell.returncode ?? "null"}\n` +
+    `next_offset: ${end}\noutput:\n${chunk || "(no output)"}`;
+}
+
+/** The `bash.kill` text after `shell` was terminated. */
+export function formatKill(shell: ManagedShell): string {
+  return `id: ${shell.id}\nstatus: ${shell.status}\nexit_code: ${shell.returncode ?? "null"}`;
+}
+
+/** Waits for the shell process to exit, the timeout, or the abort, whichever comes first. */
+function _waitExit(
+  shell: ManagedShell,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<"exited" | "timeout" | "aborted"> {
+  if (signal?.aborted) return Promise.resolve("aborted");
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => finish("timeout"), ms);
+    const abort = () => finish("aborted");
+    signal?.addEventListener("abort", abort, { once: true });
+    shell.process.wait().then(() => finish("exited"), () => finish("exited"));
+    function finish(outcome: "exited" | "timeout" | "aborted"): void {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+      resolve(outcome);
+    }
+  });
+}

@@ -1,0 +1,232 @@
+/**
+ * {@link ShellManager}: the shell runtime behind the `bash`, `bash.output`, `bash.kill` and `quit`
+ * tools, owned by the builtin `provideLifespan` hook.
+ *
+ * @module
+ */
+import type { Environment } from "../kernel/environment.ts";
+import { BubError } from "../kernel/errors.ts";
+import { LocalEnvironment } from "./local_environment.ts";
+import { DEFAULT_SHELL_TIMINGS, ManagedShell, type ShellTimings } from "./managed_shell.ts";
+import { SHELL_RUNTIME_CLOSED, ShellScope } from "./shell_scope.ts";
+import {
+  formatKill,
+  formatOutput,
+  runShellCommand,
+  type ShellRunOptions,
+} from "./_shell_tool_text.ts";
+
+export { ShellCommandError, type ShellRunOptions } from "./_shell_tool_text.ts";
+
+/** Options of {@link ShellManager}. */
+export interface ShellManagerOptions {
+  /** Overrides of the termination timings (tests use short ones). */
+  timings?: Partial<ShellTimings>;
+}
+
+/** Options of {@link ShellManager.start}. */
+export interface ShellStartOptions {
+  /** A string runs through the environment's shell; an array runs directly. */
+  command: string | string[];
+  /** Where to run; defaults to a host {@link LocalEnvironment} without workspace. */
+  environment?: Environment | null;
+  /** Working directory inside the environment; defaults to its workspace. */
+  cwd?: string | null;
+  /** Variables added to the environment's defaults. */
+  env?: Record<string, string> | null;
+  /** The owning session (used by {@link ShellManager.terminateSession}). */
+  sessionId?: string | null;
+  /** The owning scope; defaults to {@link ShellManager.currentScope}. */
+  scope?: ShellScope | null;
+  /** Refuses to start when already aborted. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link ShellManager.readOutput}. */
+export interface ShellOutputOptions {
+  /** First character to return, clamped to the output. Default 0. */
+  offset?: number;
+  /** At most this many characters; null or absent reads to the end. */
+  limit?: number | null;
+}
+
+/**
+ * Starts, tracks and stops shells, each owned by the {@link ShellScope} current when it started.
+ * The current scope is the most recently opened scope that is still open; once every scope this
+ * manager opened has closed, starting a shell fails with `shell runtime is closed`. A manager that
+ * never opened a scope starts unowned shells, which are never cleaned up automatically.
+ *
+ * @example Run commands inside a scope
+ * ```ts
+ * import { ShellManager } from "./shell_manager.ts";
+ * const shells = new ShellManager();
+ * await using _scope = shells.openScope();
+ * console.assert((await shells.run({ command: "echo hi" })) === "hi");
+ * const started = await shells.run({ command: "sleep 30", background: true });
+ * console.assert(started.startsWith("Shell started, shell_id: bash-"));
+ * ```
+ */
+export class ShellManager {
+  #timings: ShellTimings;
+  #shells = new Map<string, ManagedShell>();
+  #owners = new Map<ManagedShell, ShellScope | null>();
+  #open: ShellScope[] = [];
+  #lastScope: ShellScope | null = null;
+  #defaultEnvironment: Environment | null = null;
+
+  /**
+   * Creates a manager with no shells and no scope.
+   *
+   * @param options timing overrides
+   */
+  constructor(options: ShellManagerOptions = {}) {
+    this.#timings = { ...DEFAULT_SHELL_TIMINGS, ...options.timings };
+  }
+
+  /** Opens a new scope and makes it current until it closes. */
+  openScope(): ShellScope {
+    const scope = new ShellScope((closing) => {
+      this.#open = this.#open.filter((open) => open !== closing);
+    });
+    this.#open.push(scope);
+    this.#lastScope = scope;
+    return scope;
+  }
+
+  /**
+   * The lifespan the builtin `provideLifespan` hook returns: opens a scope, yields it once, and
+   * closes it (terminating its shells) when resumed or when an error is thrown in, before the
+   * generator finishes.
+   */
+  async *lifespan(): AsyncGenerator<ShellScope, void, unknown> {
+    const scope = this.openScope();
+    try {
+      yield scope;
+    } finally {
+      await scope.close();
+    }
+  }
+
+  /** The scope new shells belong to: the newest open one, else the last closed one, else null. */
+  get currentScope(): ShellScope | null {
+    return this.#open.at(-1) ?? this.#lastScope;
+  }
+
+  /** Every live shell. */
+  get shells(): ManagedShell[] {
+    return [...this.#shells.values()];
+  }
+
+  /**
+   * Starts a shell in its scope with end-of-file on stdin and output capture. Fails with
+   * `shell runtime is closed` when the scope is closed, or closes while the process starts
+   * (the new process is then terminated first).
+   */
+  start(options: ShellStartOptions): Promise<ManagedShell> {
+    const scope = options.scope === undefined ? this.currentScope : options.scope;
+    if (scope?.closed) return Promise.reject(new BubError("tool", SHELL_RUNTIME_CLOSED));
+    const started = this.#start(options, scope);
+    return scope ? scope.track(started) : started;
+  }
+
+  /** The live shell `id`; throws a `not_found` {@link BubError} `unknown shell id: <id>`. */
+  get(id: string): ManagedShell {
+    const shell = this.#shells.get(id);
+    if (!shell) throw new BubError("not_found", `unknown shell id: ${id}`, { shell_id: id });
+    return shell;
+  }
+
+  /** True when `id` names a live shell. */
+  has(id: string): boolean {
+    return this.#shells.has(id);
+  }
+
+  /** Terminates shell `id` (see {@link ManagedShell.terminate}) and returns it. */
+  async terminate(id: string): Promise<ManagedShell> {
+    const shell = this.get(id);
+    await shell.terminate();
+    return shell;
+  }
+
+  /** Waits for shell `id` to finish (see {@link ManagedShell.waitClosed}); returns its exit code. */
+  waitClosed(id: string): Promise<number | null> {
+    return this.get(id).waitClosed();
+  }
+
+  /**
+   * Terminates the shells of `sessionId` that belong to the current scope (or `options.scope`)
+   * and returns how many there were; shells of other scopes and managers are untouched.
+   */
+  async terminateSession(
+    sessionId: string,
+    options: { scope?: ShellScope | null } = {},
+  ): Promise<number> {
+    const scope = options.scope === undefined ? this.currentScope : options.scope;
+    const targets = this.shells.filter((shell) =>
+      shell.sessionId === sessionId && this.#owners.get(shell) === scope
+    );
+    const results = await Promise.allSettled(targets.map((shell) => shell.terminate()));
+    const errors = results.flatMap((r) => r.status === "rejected" ? [r.reason] : []);
+    if (errors.length > 0) throw new AggregateError(errors, "shell cleanup failed");
+    return targets.length;
+  }
+
+  /**
+   * The `bash` tool: starts `command` and returns the tool text (background start message,
+   * trimmed output or `(no output)`, or the timeout message leaving the shell in the background);
+   * a non-zero exit throws a {@link ShellCommandError}; aborting `signal` terminates the shell and
+   * rethrows the abort reason.
+   */
+  run(options: ShellRunOptions): Promise<string> {
+    return runShellCommand(this, options);
+  }
+
+  /** The `bash.output` tool text for shell `id`; a shell that exited is finalized and dropped. */
+  async readOutput(id: string, options: ShellOutputOptions = {}): Promise<string> {
+    const shell = this.get(id);
+    if (shell.returncode !== null) await shell.waitClosed();
+    return formatOutput(shell, options.offset ?? 0, options.limit ?? null);
+  }
+
+  /** The `bash.kill` tool text: terminates shell `id` and reports its status and exit code. */
+  async kill(id: string): Promise<string> {
+    return formatKill(await this.terminate(id));
+  }
+
+  async #start(options: ShellStartOptions, scope: ShellScope | null): Promise<ManagedShell> {
+    options.signal?.throwIfAborted();
+    const environment = options.environment ??
+      (this.#defaultEnvironment ??= new LocalEnvironment());
+    const cwd = options.cwd ?? null;
+    const process = await environment.spawn(options.command, { cwd, env: options.env ?? null });
+    const shell = new ManagedShell({
+      id: this.#newId(),
+      command: options.command,
+      cwd,
+      sessionId: options.sessionId ?? null,
+      process,
+      timings: this.#timings,
+      onFinalized: (done) => {
+        this.#shells.delete(done.id);
+        this.#owners.get(done)?.delete(done);
+        this.#owners.delete(done);
+      },
+    });
+    this.#shells.set(shell.id, shell);
+    this.#owners.set(shell, scope);
+    scope?.add(shell);
+    if (scope?.closed) {
+      await shell.terminate();
+      throw new BubError("tool", SHELL_RUNTIME_CLOSED, { shell_id: shell.id });
+    }
+    return shell;
+  }
+
+  #newId(): string {
+    for (;;) {
+      const bytes = crypto.getRandomValues(new Uint8Array(4));
+      const id = `bash-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+      if (!this.#shells.has(id)) return id;
+    }
+  }
+}
