@@ -1,0 +1,63 @@
+/**
+ * The search pass of the persistent stores (§5.6): newest first, deduplicated by payload text,
+ * substring or fuzzy (`WRatio` >= 80) match, at most `limit` (default 20) results.
+ *
+ * @module
+ */
+import { WRatio } from "fuzzball";
+import { stringify } from "yaml";
+import type { TapeEntry } from "./entry.ts";
+import type { QuerySpec } from "./_evaluate.ts";
+
+const TOKEN = /[a-z0-9_/-]+/g;
+const MAX_CANDIDATES = 128;
+const DEFAULT_LIMIT = 20;
+
+function _payloadText(entry: TapeEntry): string {
+  try {
+    return stringify(entry.payload).toLowerCase();
+  } catch {
+    return JSON.stringify(entry.payload).toLowerCase();
+  }
+}
+
+function _tokens(text: string): string[] {
+  return text.match(TOKEN) ?? [];
+}
+
+/** True when a candidate of `text` scores >= 80 against `query` (queries of >= 3 chars). */
+export function fuzzyMatches(query: string, text: string): boolean {
+  if (query.length < 3) return false;
+  const queryTokens = _tokens(query);
+  if (queryTokens.length === 0) return false;
+  const tokens = _tokens(text);
+  const candidates = tokens.slice(0, MAX_CANDIDATES);
+  if (queryTokens.length > 1) {
+    for (let i = 0; i + queryTokens.length <= tokens.length; i++) {
+      if (candidates.length >= MAX_CANDIDATES) break;
+      candidates.push(tokens.slice(i, i + queryTokens.length).join(" "));
+    }
+  }
+  const needle = queryTokens.join(" ");
+  return candidates.some((candidate) => WRatio(needle, candidate, { full_process: false }) >= 80);
+}
+
+/**
+ * The second search pass over the generically filtered `entries` (oldest first in, newest
+ * first out).
+ */
+export function searchPass(entries: readonly TapeEntry[], query: QuerySpec): TapeEntry[] {
+  const needle = query.text.trim().toLowerCase();
+  if (!needle) return [];
+  const limit = query.limitCount ?? DEFAULT_LIMIT;
+  const seen = new Set<string>();
+  const out: TapeEntry[] = [];
+  for (let i = entries.length - 1; i >= 0 && out.length < limit; i--) {
+    const entry = entries[i]!;
+    const text = _payloadText(entry);
+    if (seen.has(text)) continue;
+    seen.add(text);
+    if (text.includes(needle) || fuzzyMatches(needle, text)) out.push(entry);
+  }
+  return out;
+}

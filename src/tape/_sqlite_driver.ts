@@ -1,0 +1,71 @@
+/**
+ * The one place that picks an SQLite binding: `bun:sqlite` on Bun, `node:sqlite` on Deno and
+ * Node. Both are loaded with a computed specifier so type-checkers need neither.
+ *
+ * @module
+ */
+
+/** A prepared statement with positional parameters. */
+export interface SqliteStatement {
+  /** Executes; returns the number of changed rows. */
+  run(...params: unknown[]): unknown;
+  /** The first row, or undefined. */
+  get(...params: unknown[]): Record<string, unknown> | undefined;
+  /** Every row. */
+  all(...params: unknown[]): Record<string, unknown>[];
+}
+
+/** An open database. */
+export interface SqliteDatabase {
+  /** Runs one or more statements without parameters. */
+  exec(sql: string): void;
+  /** Prepares a statement. */
+  prepare(sql: string): SqliteStatement;
+  /** Closes the database. */
+  close(): void;
+}
+
+interface _RawStatement {
+  run(...params: unknown[]): unknown;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+interface _RawDatabase {
+  exec(sql: string): unknown;
+  prepare(sql: string): _RawStatement;
+  close(): void;
+}
+
+function _wrap(raw: _RawDatabase): SqliteDatabase {
+  return {
+    exec: (sql) => void raw.exec(sql),
+    prepare: (sql) => {
+      const statement = raw.prepare(sql);
+      return {
+        run: (...params) => statement.run(...params),
+        get: (...params) =>
+          (statement.get(...params) ?? undefined) as Record<string, unknown> | undefined,
+        all: (...params) => statement.all(...params) as Record<string, unknown>[],
+      };
+    },
+    close: () => raw.close(),
+  };
+}
+
+/** Which binding {@link openSqlite} uses on this runtime. */
+export function sqliteBinding(): "bun:sqlite" | "node:sqlite" {
+  return "Bun" in globalThis ? "bun:sqlite" : "node:sqlite";
+}
+
+/** Opens (creating) the database file at `path`. */
+export async function openSqlite(path: string): Promise<SqliteDatabase> {
+  const binding = sqliteBinding();
+  const specifier = [binding.split(":")[0], binding.split(":")[1]].join(":");
+  const module = await import(specifier) as Record<
+    string,
+    new (path: string, options?: object) => _RawDatabase
+  >;
+  if (binding === "bun:sqlite") return _wrap(new module.Database!(path, { create: true }));
+  return _wrap(new module.DatabaseSync!(path));
+}

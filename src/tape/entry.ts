@@ -1,0 +1,146 @@
+/**
+ * Tape entries: the immutable records a tape is made of, and their constructors.
+ *
+ * @module
+ */
+import type { BubErrorDict } from "../kernel/errors.ts";
+import { parseIsoMicros } from "./_dates.ts";
+import { isoNow } from "./_dates.ts";
+
+/** One record of a tape. Stores assign `id` (per tape, from 1); constructors leave it 0. */
+export interface TapeEntry {
+  /** Store-assigned id, per tape, starting at 1; 0 before storage. */
+  readonly id: number;
+  /** `message`, `system`, `anchor`, `tool_call`, `tool_result`, `error`, `event` or another kind. */
+  readonly kind: string;
+  /** The kind-specific data. */
+  readonly payload: Record<string, unknown>;
+  /** Bookkeeping keys (`run_id`, `context`, `spill_handle`, `spill_chunk`...). */
+  readonly meta: Record<string, unknown>;
+  /** ISO-8601 UTC creation time, e.g. `2026-08-21T14:51:51.123456+00:00`. */
+  readonly date: string;
+}
+
+/** Entry metadata. */
+export type TapeMeta = Record<string, unknown>;
+
+/**
+ * An entry of any kind with id 0 and date now (or `date`).
+ *
+ * @example
+ * ```ts
+ * import { createEntry } from "@bub/core";
+ * const entry = createEntry("event", { name: "ping" }, { run_id: "run-1" });
+ * console.assert(entry.id === 0 && entry.meta.run_id === "run-1");
+ * ```
+ */
+export function createEntry(
+  kind: string,
+  payload: Record<string, unknown>,
+  meta: TapeMeta = {},
+  date: string = isoNow(),
+): TapeEntry {
+  return { id: 0, kind, payload, meta: { ...meta }, date };
+}
+
+/** A `message` entry holding a copy of an OpenAI-style chat message. */
+export function messageEntry(message: Record<string, unknown>, meta: TapeMeta = {}): TapeEntry {
+  return createEntry("message", { ...message }, meta);
+}
+
+/** A `system` entry `{content}`. */
+export function systemEntry(content: string, meta: TapeMeta = {}): TapeEntry {
+  return createEntry("system", { content }, meta);
+}
+
+/** An `anchor` entry `{name}` plus a copy of `state` when one is given. */
+export function anchorEntry(
+  name: string,
+  state?: Record<string, unknown> | null,
+  meta: TapeMeta = {},
+): TapeEntry {
+  const payload: Record<string, unknown> = { name };
+  if (state !== undefined && state !== null) payload.state = { ...state };
+  return createEntry("anchor", payload, meta);
+}
+
+/** A `tool_call` entry `{calls}`. */
+export function toolCallEntry(calls: readonly unknown[], meta: TapeMeta = {}): TapeEntry {
+  return createEntry("tool_call", { calls: [...calls] }, meta);
+}
+
+/** A `tool_result` entry `{results}`. */
+export function toolResultEntry(results: readonly unknown[], meta: TapeMeta = {}): TapeEntry {
+  return createEntry("tool_result", { results: [...results] }, meta);
+}
+
+/** An `error` entry holding a BubError dict (`details` only when non-empty). */
+export function errorEntry(error: BubErrorDict, meta: TapeMeta = {}): TapeEntry {
+  const payload: Record<string, unknown> = { kind: error.kind, message: error.message };
+  if (error.details && Object.keys(error.details).length > 0) payload.details = error.details;
+  return createEntry("error", payload, meta);
+}
+
+/** An `event` entry `{name}` plus a copy of `data` when given. */
+export function eventEntry(
+  name: string,
+  data?: Record<string, unknown> | null,
+  meta: TapeMeta = {},
+): TapeEntry {
+  const payload: Record<string, unknown> = { name };
+  if (data !== undefined && data !== null) payload.data = { ...data };
+  return createEntry("event", payload, meta);
+}
+
+function _describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value === "string" ? JSON.stringify(value) : typeof value;
+}
+
+/** True for a plain JSON-like object (not null, not an array). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks a tape name and an entry before it is stored; throws a `TypeError` naming the tape.
+ * Returns the entry with `meta` defaulted to `{}`.
+ */
+export function validateEntry(tape: string, entry: unknown): TapeEntry {
+  validateTapeName(tape);
+  const prefix = `Cannot append entry to tape ${JSON.stringify(tape)}`;
+  if (!isPlainObject(entry)) {
+    throw new TypeError(`${prefix}: entry must be an object, got ${_describe(entry)}`);
+  }
+  if (typeof entry.kind !== "string" || entry.kind === "") {
+    throw new TypeError(`${prefix}: kind must be a non-empty string, got ${_describe(entry.kind)}`);
+  }
+  if (!isPlainObject(entry.payload)) {
+    throw new TypeError(`${prefix}: payload must be an object, got ${_describe(entry.payload)}`);
+  }
+  const meta = entry.meta ?? {};
+  if (!isPlainObject(meta)) {
+    throw new TypeError(`${prefix}: meta must be an object, got ${_describe(meta)}`);
+  }
+  if (typeof entry.date !== "string" || parseIsoMicros(entry.date) === null) {
+    throw new TypeError(
+      `${prefix}: date must be an ISO-8601 date-time, got ${_describe(entry.date)}`,
+    );
+  }
+  return { id: 0, kind: entry.kind, payload: entry.payload, meta, date: entry.date };
+}
+
+/** Throws a `TypeError` unless `tape` is a usable tape name (non-empty, no path separators). */
+export function validateTapeName(tape: unknown): asserts tape is string {
+  if (
+    typeof tape !== "string" || tape === "" || tape === "." || tape === ".." ||
+    /[/\\\0]/.test(tape)
+  ) {
+    throw new TypeError(
+      `Invalid tape name: expected a non-empty string without path separators, got ${
+        _describe(tape)
+      }`,
+    );
+  }
+}

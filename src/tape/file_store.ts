@@ -1,0 +1,273 @@
+/**
+ * `FileTapeStore`: one JSONL file per tape (Bub's format, §5.6), safe for several processes.
+ *
+ * @module
+ */
+import { type FileHandle, mkdir, open, readdir, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { BubError } from "../kernel/errors.ts";
+import { evaluateQuery } from "./_evaluate.ts";
+import { withFileLock } from "./_file_lock.ts";
+import { entryLine, parseCompleteLines } from "./_jsonl.ts";
+import { KeyedMutex } from "./_mutex.ts";
+import { searchPass } from "./_search.ts";
+import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+import type { TapeQuery } from "./query.ts";
+import type { TapeStore } from "./store.ts";
+
+/** Options of {@link FileTapeStore}. */
+export interface FileTapeStoreOptions {
+  /** Flush every append to the disk before it resolves (default true). */
+  durable?: boolean;
+  /** How long an append waits for another process's lock (default 30 000 ms). */
+  lockTimeoutMs?: number;
+}
+
+interface _Cache {
+  offset: number;
+  ino: number;
+  entries: TapeEntry[];
+  anchors: number[];
+}
+
+const ENCODER = new TextEncoder();
+
+function _code(error: unknown): string | undefined {
+  return (error as { code?: string } | null)?.code;
+}
+
+/**
+ * Tapes as `<directory>/<tape>.jsonl` files, read incrementally and cached per file.
+ *
+ * Appends take a per-tape lock file (`<tape>.jsonl.lock`), catch up with the file, assign the
+ * next id and flush, so concurrent processes get unique, gapless, increasing ids. A torn last
+ * line left by a killed writer is skipped and terminated before the next append.
+ *
+ * @example
+ * ```ts
+ * import { FileTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * const dir = await Deno.makeTempDir();
+ * await using store = new FileTapeStore(dir);
+ * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
+ * const [entry] = await new TapeQuery("a__b", store).all();
+ * console.assert(entry?.id === 1);
+ * ```
+ */
+export class FileTapeStore implements TapeStore, AsyncDisposable {
+  /** The directory holding the tape files. */
+  readonly directory: string;
+  #durable: boolean;
+  #lockTimeoutMs: number;
+  #cache = new Map<string, _Cache>();
+  #mutex = new KeyedMutex();
+  #ready: Promise<void> | null = null;
+
+  /**
+   * @param directory created on first write when missing
+   * @param options durability and lock waiting
+   */
+  constructor(directory: string, options: FileTapeStoreOptions = {}) {
+    if (typeof directory !== "string" || directory === "") {
+      throw new TypeError(
+        `Cannot create FileTapeStore: directory must be a non-empty path, got ${
+          JSON.stringify(directory)
+        }`,
+      );
+    }
+    this.directory = directory;
+    this.#durable = options.durable ?? true;
+    this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+  }
+
+  /** The file of `tape`. */
+  pathOf(tape: string): string {
+    validateTapeName(tape);
+    return join(this.directory, `${tape}.jsonl`);
+  }
+
+  #fail(action: string, tape: string, error: unknown): never {
+    if (BubError.isInstance(error) || error instanceof TypeError) throw error;
+    throw new BubError(
+      "unknown",
+      `Cannot ${action} tape ${JSON.stringify(tape)} in ${JSON.stringify(this.directory)}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      { tape, code: _code(error) ?? null },
+      { cause: error },
+    );
+  }
+
+  /** Sorted stems of `*.jsonl` files with exactly one `__` (no sidecars, no archives). */
+  async listTapes(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.directory);
+    } catch (error) {
+      if (_code(error) === "ENOENT") return [];
+      throw new BubError(
+        "unknown",
+        `Cannot list tapes in ${JSON.stringify(this.directory)}: ${(error as Error).message}`,
+        null,
+        { cause: error },
+      );
+    }
+    return names
+      .filter((name) => name.endsWith(".jsonl"))
+      .map((name) => name.slice(0, -".jsonl".length))
+      .filter((stem) => stem.split("__").length === 2)
+      .sort();
+  }
+
+  /** Deletes the tape file and its cache. */
+  async reset(tape: string): Promise<void> {
+    const path = this.pathOf(tape);
+    await this.#mutex.run(tape, async () => {
+      try {
+        await this.#ensureDirectory();
+        await withFileLock(`${path}.lock`, async () => {
+          await unlink(path).catch((error) => {
+            if (_code(error) !== "ENOENT") throw error;
+          });
+        }, { what: `tape ${JSON.stringify(tape)}`, timeoutMs: this.#lockTimeoutMs });
+        this.#cache.delete(tape);
+      } catch (error) {
+        this.#fail("reset", tape, error);
+      }
+    });
+  }
+
+  /** Evaluates a query; a text query uses the newest-first search pass (§5.6). */
+  async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+    const cache = await this.#mutex.run(query.tape, () => this.#refresh(query.tape));
+    if (query.text) return searchPass(evaluateQuery(cache, query, { limit: false }), query);
+    return evaluateQuery(cache, query);
+  }
+
+  /** Appends one entry (committed, and flushed when durable, when this resolves). */
+  async append(tape: string, entry: TapeEntry): Promise<void> {
+    await this.appendMany(tape, [entry]);
+  }
+
+  /** Appends entries in order under one lock and one flush. */
+  async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
+    const path = this.pathOf(tape);
+    const checked = entries.map((entry) => validateEntry(tape, entry));
+    await this.#mutex.run(tape, async () => {
+      try {
+        await this.#ensureDirectory();
+        await withFileLock(`${path}.lock`, () => this.#appendLocked(tape, path, checked), {
+          what: `tape ${JSON.stringify(tape)}`,
+          timeoutMs: this.#lockTimeoutMs,
+        });
+      } catch (error) {
+        this.#fail("append entry to", tape, error);
+      }
+    });
+  }
+
+  async #appendLocked(tape: string, path: string, entries: TapeEntry[]): Promise<void> {
+    const handle = await open(path, "a+");
+    try {
+      let { size, ino } = await handle.stat();
+      if (size > 0) {
+        const last = new Uint8Array(1);
+        await handle.read(last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) {
+          // A torn line from a killed writer: terminate it so it stays a (skipped) line of its own.
+          await handle.write("\n");
+          size += 1;
+        }
+      }
+      const cache = await this.#catchUp(tape, handle, size, Number(ino ?? 0) || 0);
+      let id = cache.entries[cache.entries.length - 1]?.id ?? 0;
+      const text = entries.map((entry) => {
+        try {
+          return entryLine({ ...entry, id: ++id });
+        } catch (error) {
+          throw new TypeError(
+            `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
+          );
+        }
+      }).join("");
+      const bytes = ENCODER.encode(text);
+      await handle.write(bytes);
+      if (this.#durable) await handle.datasync();
+      this.#absorb(cache, bytes);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  #absorb(cache: _Cache, bytes: Uint8Array): void {
+    const { entries, consumed } = parseCompleteLines(bytes);
+    for (const entry of entries) {
+      if (entry.kind === "anchor") cache.anchors.push(cache.entries.length);
+      cache.entries.push(entry);
+    }
+    cache.offset += consumed;
+  }
+
+  async #catchUp(tape: string, handle: FileHandle, size: number, ino: number): Promise<_Cache> {
+    let cache = this.#cache.get(tape);
+    if (!cache || cache.ino !== ino || size < cache.offset) {
+      cache = { offset: 0, ino, entries: [], anchors: [] };
+      this.#cache.set(tape, cache);
+    }
+    if (size > cache.offset) {
+      const bytes = new Uint8Array(size - cache.offset);
+      let read = 0;
+      while (read < bytes.length) {
+        const { bytesRead } = await handle.read(
+          bytes,
+          read,
+          bytes.length - read,
+          cache.offset + read,
+        );
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      this.#absorb(cache, bytes.subarray(0, read));
+    }
+    return cache;
+  }
+
+  async #refresh(tape: string): Promise<_Cache> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.pathOf(tape), "r");
+    } catch (error) {
+      if (_code(error) === "ENOENT") {
+        this.#cache.delete(tape);
+        return { offset: 0, ino: 0, entries: [], anchors: [] };
+      }
+      this.#fail("read", tape, error);
+    }
+    try {
+      const { size, ino } = await handle.stat();
+      return await this.#catchUp(tape, handle, size, Number(ino ?? 0) || 0);
+    } catch (error) {
+      this.#fail("read", tape, error);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  #ensureDirectory(): Promise<void> {
+    this.#ready ??= mkdir(this.directory, { recursive: true }).then(() => {}, (error) => {
+      this.#ready = null;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  /** Forgets the caches (the files stay). */
+  async close(): Promise<void> {
+    await Promise.resolve();
+    this.#cache.clear();
+  }
+
+  /** Same as {@link close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * `ForkTapeStore`: a store layered over a parent for one tape and its sidecar tapes (the
+ * "managed" tapes), buffered until `mergeBack()` (§5.9).
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import { BubError } from "../kernel/errors.ts";
+import { createEntry, isPlainObject, type TapeEntry } from "./entry.ts";
+import { InMemoryTapeStore } from "./memory_store.ts";
+import type { TapeQuery } from "./query.ts";
+import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
+
+const logger = getLogger(["bub", "tape"]);
+
+/** Options of {@link ForkTapeStore}. */
+export interface ForkTapeStoreOptions {
+  /** The main tape. */
+  tape: string;
+  /** Its sidecar tapes, merged before the main tape. */
+  sidecarTapes?: readonly string[];
+}
+
+function _textOnly(parts: unknown[]): unknown[] {
+  return parts.filter((part) => isPlainObject(part) && part.type === "text");
+}
+
+/** Keeps only the text parts of a list `content` (else of a list `prompt`): media never persists. */
+export function redactPayload(payload: Record<string, unknown>): Record<string, unknown> {
+  if ("content" in payload) {
+    return Array.isArray(payload.content)
+      ? { ...payload, content: _textOnly(payload.content) }
+      : payload;
+  }
+  if (Array.isArray(payload.prompt)) return { ...payload, prompt: _textOnly(payload.prompt) };
+  return payload;
+}
+
+/**
+ * A copy-on-write view of the parent store for the managed tapes. Other tapes go straight
+ * to the parent.
+ *
+ * @example
+ * ```ts
+ * import { ForkTapeStore, InMemoryTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * const parent = new InMemoryTapeStore();
+ * const fork = new ForkTapeStore(parent, { tape: "a__b" });
+ * await fork.append("a__b", messageEntry({ role: "user", content: "hi" }));
+ * console.assert((await new TapeQuery("a__b", parent).all()).length === 0);
+ * await fork.mergeBack();
+ * console.assert((await new TapeQuery("a__b", parent).all()).length === 1);
+ * ```
+ */
+export class ForkTapeStore implements TapeStore {
+  /** The parent store. */
+  readonly parent: TapeStore;
+  /** The main tape. */
+  readonly tape: string;
+  /** The managed sidecar tapes. */
+  readonly sidecarTapes: readonly string[];
+  #local = new InMemoryTapeStore();
+  #reset = new Set<string>();
+
+  /**
+   * @param parent the store merged into
+   * @param options the managed tapes
+   */
+  constructor(parent: TapeStore, options: ForkTapeStoreOptions) {
+    this.parent = toAsyncTapeStore(parent);
+    this.tape = options.tape;
+    this.sidecarTapes = [...(options.sidecarTapes ?? [])];
+  }
+
+  #managed(tape: string): boolean {
+    return tape === this.tape || this.sidecarTapes.includes(tape);
+  }
+
+  /** The parent's tapes. */
+  async listTapes(): Promise<string[]> {
+    return await this.parent.listTapes();
+  }
+
+  /** Managed: clears the buffer and hides the parent's entries until merge; else resets the parent. */
+  async reset(tape: string): Promise<void> {
+    if (!this.#managed(tape)) return await this.parent.reset(tape);
+    await this.#local.reset(tape);
+    this.#reset.add(tape);
+  }
+
+  /** Appends with media redacted; managed tapes are buffered. */
+  async append(tape: string, entry: TapeEntry): Promise<void> {
+    const redacted = isPlainObject(entry?.payload)
+      ? { ...entry, payload: redactPayload(entry.payload) }
+      : entry;
+    if (this.#managed(tape)) await this.#local.append(tape, redacted);
+    else await this.parent.append(tape, redacted);
+  }
+
+  /** Parent results (unless reset here) followed by the buffered entries (§5.9). */
+  async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+    if (!this.#managed(query.tape)) return await this.parent.fetchAll(query);
+    let result: TapeEntry[] = [];
+    if (!this.#reset.has(query.tape)) {
+      try {
+        result = await this.parent.fetchAll(query);
+      } catch (error) {
+        if (!BubError.isInstance(error)) throw error;
+      }
+    }
+    const kinds = query.kindList.length ? new Set(query.kindList) : null;
+    for (const entry of this.#local.read(query.tape) ?? []) {
+      if (
+        entry.kind === "anchor" &&
+        (query.afterLast ||
+          (query.afterAnchorName !== null && entry.payload.name === query.afterAnchorName))
+      ) {
+        result = [];
+        continue;
+      }
+      if (kinds && !kinds.has(entry.kind)) continue;
+      result.push(entry);
+    }
+    return query.limitCount === null ? result : result.slice(0, query.limitCount);
+  }
+
+  /** True when nothing is buffered and nothing was reset. */
+  get isEmpty(): boolean {
+    return this.#reset.size === 0 &&
+      [this.tape, ...this.sidecarTapes].every((tape) => !this.#local.read(tape)?.length);
+  }
+
+  async #mergeTape(tape: string): Promise<void> {
+    if (this.#reset.has(tape)) await this.parent.reset(tape);
+    await appendAll(this.parent, tape, this.#local.read(tape) ?? []);
+    this.#reset.delete(tape);
+    await this.#local.reset(tape);
+  }
+
+  /**
+   * Writes the buffers into the parent: each sidecar tape first (a failure is logged and
+   * recorded as a `sidecar.merge` error event on the main tape), then the main tape.
+   */
+  async mergeBack(): Promise<void> {
+    for (const tape of this.sidecarTapes) {
+      try {
+        await this.#mergeTape(tape);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        logger.error("tape.sidecar_merge_failed {tape}: {error}", { tape, error: message });
+        await this.#local.reset(tape);
+        this.#reset.delete(tape);
+        await this.#local.append(
+          this.tape,
+          createEntry("event", {
+            name: "sidecar.merge",
+            data: { tape, status: "error", error: message },
+          }, { context: false }),
+        );
+      }
+    }
+    await this.#mergeTape(this.tape);
+  }
+
+  /** Drops every buffered entry and reset mark. */
+  async discard(): Promise<void> {
+    for (const tape of [this.tape, ...this.sidecarTapes]) await this.#local.reset(tape);
+    this.#reset.clear();
+  }
+}

@@ -1,0 +1,82 @@
+// deno-lint-ignore-file require-await -- methods are async so the store is recognised as an async store (§5.4)
+/**
+ * `InMemoryTapeStore`: tapes held in memory, for tests, forks and ephemeral sessions.
+ *
+ * @module
+ */
+import { deepFreeze, jsonClone } from "./_json.ts";
+import { type EntryView, evaluateQuery } from "./_evaluate.ts";
+import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+import type { TapeQuery } from "./query.ts";
+import type { TapeStore } from "./store.ts";
+
+interface _Tape extends EntryView {
+  entries: TapeEntry[];
+  anchors: number[];
+  nextId: number;
+}
+
+/**
+ * Tapes in memory: per-tape ids from 1, stored entries are frozen JSON copies.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTapeStore, messageEntry } from "@bub/core";
+ * const store = new InMemoryTapeStore();
+ * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
+ * console.assert(store.read("a__b")?.[0]?.id === 1);
+ * ```
+ */
+export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
+  #tapes = new Map<string, _Tape>();
+
+  /** Sorted names of every tape. */
+  async listTapes(): Promise<string[]> {
+    return [...this.#tapes.keys()].sort();
+  }
+
+  /** Removes a tape and its id counter. */
+  async reset(tape: string): Promise<void> {
+    validateTapeName(tape);
+    this.#tapes.delete(tape);
+  }
+
+  /** The entries of `tape`, or null when it does not exist. */
+  read(tape: string): TapeEntry[] | null {
+    const found = this.#tapes.get(tape);
+    return found ? [...found.entries] : null;
+  }
+
+  /** Evaluates a query (§5.5). */
+  async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+    // A missing tape reads as an empty one (anchor filters still fail).
+    return evaluateQuery(this.#tapes.get(query.tape) ?? { entries: [], anchors: [] }, query);
+  }
+
+  /** Stores a copy of `entry` with the next id. */
+  async append(tape: string, entry: TapeEntry): Promise<void> {
+    await this.appendMany(tape, [entry]);
+  }
+
+  /** Stores copies of `entries` in order. */
+  async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
+    const checked = entries.map((entry) => jsonClone(validateEntry(tape, entry)));
+    let state = this.#tapes.get(tape);
+    if (!state) this.#tapes.set(tape, state = { entries: [], anchors: [], nextId: 1 });
+    for (const entry of checked) {
+      const stored = deepFreeze({ ...entry, id: state.nextId++ });
+      if (stored.kind === "anchor") state.anchors.push(state.entries.length);
+      state.entries.push(stored);
+    }
+  }
+
+  /** Drops every tape. */
+  async close(): Promise<void> {
+    this.#tapes.clear();
+  }
+
+  /** Same as {@link close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The tape: entries, queries, stores (memory, JSONL file, SQLite), forks, context selection,
+ * sidecars and spill.
+ *
+ * @module
+ */
+export {
+  anchorEntry,
+  createEntry,
+  errorEntry,
+  eventEntry,
+  messageEntry,
+  systemEntry,
+  type TapeEntry,
+  type TapeMeta,
+  toolCallEntry,
+  toolResultEntry,
+} from "./entry.ts";
+export { sessionTapeName } from "./naming.ts";
+export { TapeQuery, type TapeQueryFields } from "./query.ts";
+export {
+  AsyncTapeStoreAdapter,
+  isAsyncTapeStore,
+  type SyncTapeStore,
+  type TapeStore,
+  toAsyncTapeStore,
+  UnavailableTapeStore,
+} from "./store.ts";
+export { InMemoryTapeStore } from "./memory_store.ts";
+export { FileTapeStore, type FileTapeStoreOptions } from "./file_store.ts";
+export { SqliteTapeStore, type SqliteTapeStoreOptions } from "./sqlite_store.ts";
+export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
+export {
+  buildQuery,
+  type ChatMessage,
+  contextVisible,
+  defaultTapeContext,
+  LAST_ANCHOR,
+  selectMessages,
+  TapeContext,
+  type TapeContextOptions,
+  type TapeSelector,
+} from "./context.ts";
+export { SIDECAR_TAPE_MARKER, sidecarTapeName, type TapeSidecar } from "../kernel/tape_context.ts";
+export { type HandoffOptions, Tape, type TapeOptions } from "./tape.ts";
+export { formatTapeInfo, type RecordChatOptions, type TapeInfo } from "./_tape_info.ts";
+export {
+  DEFAULT_SPILL_THRESHOLD,
+  SPILL_CHUNK_BYTES,
+  SPILL_SIDECAR,
+  type SpillContext,
+  spillPreview,
+  type SpillSettings,
+  SpillStore,
+  spillText,
+  splitUtf8,
+} from "./spill.ts";
+export { readSpill, type ReadSpillOptions, SPILL_READ_MAX_CHUNKS } from "./spill_read.ts";
+export { spillAfterToolCall, type SpillHookArgs } from "./spill_hook.ts";

@@ -1,0 +1,185 @@
+/**
+ * `TapeQuery`: an immutable builder of filters over one tape, evaluated by a store.
+ *
+ * @module
+ */
+import type { TapeEntry } from "./entry.ts";
+import { validateTapeName } from "./entry.ts";
+import type { SyncTapeStore, TapeStore } from "./store.ts";
+
+/** The fields of a {@link TapeQuery}, read by store implementations. */
+export interface TapeQueryFields {
+  /** Full-text filter, "" for none. */
+  readonly text: string;
+  /** Entries after the last anchor with this name, or null. */
+  readonly afterAnchorName: string | null;
+  /** Entries after the last anchor of any name. */
+  readonly afterLast: boolean;
+  /** Entries strictly between the last anchor `[0]` and the next anchor `[1]`, or null. */
+  readonly betweenAnchorNames: readonly [string, string] | null;
+  /** Inclusive date range, or null. */
+  readonly betweenDateRange: readonly [string | Date, string | Date] | null;
+  /** Kinds to keep; empty keeps all. */
+  readonly kindList: readonly string[];
+  /** At most this many entries, or null. */
+  readonly limitCount: number | null;
+}
+
+const EMPTY: TapeQueryFields = {
+  text: "",
+  afterAnchorName: null,
+  afterLast: false,
+  betweenAnchorNames: null,
+  betweenDateRange: null,
+  kindList: [],
+  limitCount: null,
+};
+
+/**
+ * A query over one tape of one store. Every filter returns a new query; `all()` runs it.
+ *
+ * @example Messages after the last anchor
+ * ```ts
+ * import { InMemoryTapeStore, TapeQuery, messageEntry, anchorEntry } from "@bub/core";
+ * const store = new InMemoryTapeStore();
+ * await store.append("t", anchorEntry("start"));
+ * await store.append("t", messageEntry({ role: "user", content: "hi" }));
+ * const entries = await new TapeQuery("t", store).lastAnchor().kinds("message").all();
+ * console.assert(entries.length === 1 && entries[0].id === 2);
+ * ```
+ */
+export class TapeQuery implements TapeQueryFields {
+  /** The tape name. */
+  readonly tape: string;
+  /** The store that evaluates the query. */
+  readonly store: TapeStore | SyncTapeStore;
+  /** Full-text filter, "" for none. */
+  readonly text: string;
+  /** Entries after the last anchor with this name, or null. */
+  readonly afterAnchorName: string | null;
+  /** Entries after the last anchor of any name. */
+  readonly afterLast: boolean;
+  /** Between-anchors names, or null. */
+  readonly betweenAnchorNames: readonly [string, string] | null;
+  /** Inclusive date range, or null. */
+  readonly betweenDateRange: readonly [string | Date, string | Date] | null;
+  /** Kinds to keep; empty keeps all. */
+  readonly kindList: readonly string[];
+  /** At most this many entries, or null. */
+  readonly limitCount: number | null;
+
+  /**
+   * @param tape the tape name
+   * @param store the store evaluating it
+   * @param fields filters (internal: the builder methods fill them)
+   */
+  constructor(
+    tape: string,
+    store: TapeStore | SyncTapeStore,
+    fields: Partial<TapeQueryFields> = {},
+  ) {
+    validateTapeName(tape);
+    this.tape = tape;
+    this.store = store;
+    const all = { ...EMPTY, ...fields };
+    this.text = all.text;
+    this.afterAnchorName = all.afterAnchorName;
+    this.afterLast = all.afterLast;
+    this.betweenAnchorNames = all.betweenAnchorNames;
+    this.betweenDateRange = all.betweenDateRange;
+    this.kindList = all.kindList;
+    this.limitCount = all.limitCount;
+  }
+
+  #with(fields: Partial<TapeQueryFields>): TapeQuery {
+    return new TapeQuery(this.tape, this.store, { ...this.#fields(), ...fields });
+  }
+
+  #fields(): TapeQueryFields {
+    return {
+      text: this.text,
+      afterAnchorName: this.afterAnchorName,
+      afterLast: this.afterLast,
+      betweenAnchorNames: this.betweenAnchorNames,
+      betweenDateRange: this.betweenDateRange,
+      kindList: this.kindList,
+      limitCount: this.limitCount,
+    };
+  }
+
+  #string(method: string, value: unknown): string {
+    if (typeof value !== "string") {
+      throw new TypeError(
+        `Invalid query on tape ${JSON.stringify(this.tape)}: ${method} expects a string, got ${
+          value === null ? "null" : typeof value
+        }`,
+      );
+    }
+    return value;
+  }
+
+  /** Keeps entries whose JSON form contains `text`, case-insensitively. */
+  query(text: string): TapeQuery {
+    return this.#with({ text: this.#string("query", text) });
+  }
+
+  /** Entries after the last anchor named `name`; `""` clears every anchor selection. */
+  afterAnchor(name: string): TapeQuery {
+    const value = this.#string("afterAnchor", name);
+    if (value === "") {
+      return this.#with({ afterAnchorName: null, afterLast: false, betweenAnchorNames: null });
+    }
+    return this.#with({ afterAnchorName: value });
+  }
+
+  /** Entries after the last anchor of any name. */
+  lastAnchor(): TapeQuery {
+    return this.#with({ afterLast: true });
+  }
+
+  /** Entries strictly between the last anchor `start` and the first anchor `end` after it. */
+  betweenAnchors(start: string, end: string): TapeQuery {
+    return this.#with({
+      betweenAnchorNames: [
+        this.#string("betweenAnchors", start),
+        this.#string("betweenAnchors", end),
+      ],
+    });
+  }
+
+  /** Entries dated within `[start, end]`; a bare date covers its whole day (UTC). */
+  betweenDates(start: string | Date, end: string | Date): TapeQuery {
+    for (const value of [start, end]) {
+      if (typeof value !== "string" && !(value instanceof Date)) {
+        throw new TypeError(
+          `Invalid query on tape ${
+            JSON.stringify(this.tape)
+          }: betweenDates expects strings or Dates, got ${value === null ? "null" : typeof value}`,
+        );
+      }
+    }
+    return this.#with({ betweenDateRange: [start, end] });
+  }
+
+  /** Keeps entries of these kinds (replaces any earlier kinds filter). */
+  kinds(...kinds: string[]): TapeQuery {
+    return this.#with({ kindList: kinds.map((kind) => this.#string("kinds", kind)) });
+  }
+
+  /** Keeps the first `n` entries. */
+  limit(n: number): TapeQuery {
+    if (!Number.isInteger(n) || n < 0) {
+      throw new RangeError(
+        `Invalid query on tape ${
+          JSON.stringify(this.tape)
+        }: limit must be a non-negative integer, got ${n}`,
+      );
+    }
+    return this.#with({ limitCount: n });
+  }
+
+  /** Runs the query: `store.fetchAll(this)`. */
+  async all(): Promise<TapeEntry[]> {
+    return [...await this.store.fetchAll(this)];
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * `SqliteTapeStore`: tapes in one SQLite database (WAL mode), same semantics and ids as the
+ * file store.
+ *
+ * @module
+ */
+import { BubError } from "../kernel/errors.ts";
+import { deepFreeze, pyDumps } from "./_json.ts";
+import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
+import { searchPass } from "./_search.ts";
+import { openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
+import { isPlainObject, type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+import type { TapeQuery } from "./query.ts";
+import type { TapeStore } from "./store.ts";
+
+/** Options of {@link SqliteTapeStore}. */
+export interface SqliteTapeStoreOptions {
+  /** `synchronous=FULL` (default true) rather than `NORMAL`. */
+  durable?: boolean;
+  /** How long a write waits for another connection (default 30 000 ms). */
+  busyTimeoutMs?: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS tape_entries (
+  tape TEXT NOT NULL, id INTEGER NOT NULL, kind TEXT NOT NULL, anchor TEXT,
+  payload TEXT NOT NULL, meta TEXT NOT NULL, date TEXT NOT NULL,
+  PRIMARY KEY (tape, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tape_entries_anchor ON tape_entries (tape, anchor, id)
+  WHERE anchor IS NOT NULL;
+`;
+
+function _row(row: Record<string, unknown>): TapeEntry {
+  const meta = JSON.parse(String(row.meta));
+  return deepFreeze({
+    id: Number(row.id),
+    kind: String(row.kind),
+    payload: JSON.parse(String(row.payload)),
+    meta: isPlainObject(meta) ? meta : {},
+    date: String(row.date),
+  });
+}
+
+/**
+ * Tapes in an SQLite file. The anchor slice runs in SQL on an anchor index, so reading after
+ * the last anchor does not depend on the entries before it.
+ *
+ * @example
+ * ```ts
+ * import { SqliteTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * const dir = await Deno.makeTempDir();
+ * await using store = new SqliteTapeStore(`${dir}/tapes.db`);
+ * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
+ * console.assert((await new TapeQuery("a__b", store).all())[0]?.id === 1);
+ * ```
+ */
+export class SqliteTapeStore implements TapeStore, AsyncDisposable {
+  /** The database file. */
+  readonly path: string;
+  #options: SqliteTapeStoreOptions;
+  #db: Promise<SqliteDatabase> | null = null;
+  #closed = false;
+
+  /**
+   * @param path the database file (created when missing)
+   * @param options durability and busy timeout
+   */
+  constructor(path: string, options: SqliteTapeStoreOptions = {}) {
+    if (typeof path !== "string" || path === "") {
+      throw new TypeError(
+        `Cannot create SqliteTapeStore: path must be a non-empty string, got ${
+          JSON.stringify(path)
+        }`,
+      );
+    }
+    this.path = path;
+    this.#options = options;
+  }
+
+  #open(): Promise<SqliteDatabase> {
+    if (this.#closed) {
+      return Promise.reject(
+        new BubError(
+          "invalid_input",
+          `Cannot use SqliteTapeStore ${JSON.stringify(this.path)}: it is closed`,
+        ),
+      );
+    }
+    this.#db ??= openSqlite(this.path).then((db) => {
+      db.exec(`PRAGMA busy_timeout = ${Math.trunc(this.#options.busyTimeoutMs ?? 30_000)}`);
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec(`PRAGMA synchronous = ${this.#options.durable === false ? "NORMAL" : "FULL"}`);
+      db.exec(SCHEMA);
+      return db;
+    }).catch((error) => {
+      this.#db = null;
+      throw new BubError(
+        "config",
+        `Cannot open tape database ${JSON.stringify(this.path)}: ${(error as Error).message}`,
+        null,
+        { cause: error },
+      );
+    });
+    return this.#db;
+  }
+
+  /** Sorted tape names with exactly one `__` (no sidecars). */
+  async listTapes(): Promise<string[]> {
+    const db = await this.#open();
+    return db.prepare("SELECT DISTINCT tape FROM tape_entries ORDER BY tape").all()
+      .map((row) => String(row.tape))
+      .filter((tape) => tape.split("__").length === 2);
+  }
+
+  /** Deletes a tape. */
+  async reset(tape: string): Promise<void> {
+    validateTapeName(tape);
+    const db = await this.#open();
+    db.prepare("DELETE FROM tape_entries WHERE tape = ?").run(tape);
+  }
+
+  /** Appends one entry. */
+  async append(tape: string, entry: TapeEntry): Promise<void> {
+    await this.appendMany(tape, [entry]);
+  }
+
+  /** Appends entries in one transaction. */
+  async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
+    const rows = entries.map((entry) => {
+      const checked = validateEntry(tape, entry);
+      try {
+        const anchor = checked.kind === "anchor" ? checked.payload.name : null;
+        return [
+          checked.kind,
+          typeof anchor === "string" ? anchor : checked.kind === "anchor" ? "" : null,
+          pyDumps(checked.payload),
+          pyDumps(checked.meta),
+          checked.date,
+        ];
+      } catch (error) {
+        throw new TypeError(
+          `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
+        );
+      }
+    });
+    const db = await this.#open();
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const last = db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ?").get(tape);
+      let id = Number(last?.id ?? 0);
+      const insert = db.prepare(
+        "INSERT INTO tape_entries (tape, id, kind, anchor, payload, meta, date) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      );
+      for (const row of rows) insert.run(tape, ++id, ...row);
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  #anchorId(db: SqliteDatabase, tape: string, name: string | null, after = 0): number | null {
+    const row = name === null
+      ? db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ? AND anchor IS NOT NULL")
+        .get(tape)
+      : db.prepare(
+        "SELECT max(id) AS id FROM tape_entries WHERE tape = ? AND anchor = ? AND id > ?",
+      )
+        .get(tape, name, after);
+    return row?.id === null || row?.id === undefined ? null : Number(row.id);
+  }
+
+  /** Evaluates a query; text queries use the newest-first search pass. */
+  async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+    const db = await this.#open();
+    const tape = query.tape;
+    // Resolve the anchor slice in SQL, then let the shared evaluator apply the rest.
+    let low = 0;
+    let high = Number.MAX_SAFE_INTEGER;
+    const notFound = (name: string) =>
+      new BubError("not_found", `Anchor '${name}' was not found.`, { tape, anchor: name });
+    if (query.betweenAnchorNames) {
+      const [s, e] = query.betweenAnchorNames;
+      const start = this.#anchorId(db, tape, s);
+      if (start === null) throw notFound(s);
+      const end = db.prepare(
+        "SELECT min(id) AS id FROM tape_entries WHERE tape = ? AND anchor = ? AND id > ?",
+      ).get(tape, e, start);
+      if (end?.id === null || end?.id === undefined) throw notFound(e);
+      [low, high] = [start, Number(end.id)];
+    } else if (query.afterLast) {
+      const last = this.#anchorId(db, tape, null);
+      if (last === null) {
+        throw new BubError("not_found", "No anchors found in tape.", { tape });
+      }
+      low = last;
+    } else if (query.afterAnchorName !== null) {
+      const found = this.#anchorId(db, tape, query.afterAnchorName);
+      if (found === null) throw notFound(query.afterAnchorName);
+      low = found;
+    }
+    const kinds = query.kindList;
+    const plain = !query.text && !query.betweenDateRange && query.limitCount !== null;
+    const rows = db.prepare(
+      `SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? AND id > ? AND id < ?${
+        kinds.length ? ` AND kind IN (${kinds.map(() => "?").join(", ")})` : ""
+      } ORDER BY id${plain ? " LIMIT ?" : ""}`,
+    ).all(tape, low, high, ...kinds, ...(plain ? [query.limitCount] : []));
+    const view: EntryView = { entries: rows.map(_row), anchors: [] };
+    const rest: QuerySpec = {
+      ...query,
+      tape,
+      afterLast: false,
+      afterAnchorName: null,
+      betweenAnchorNames: null,
+    };
+    if (query.text) return searchPass(evaluateQuery(view, rest, { limit: false }), query);
+    return evaluateQuery(view, rest);
+  }
+
+  /** Closes the database. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const db = this.#db;
+    this.#db = null;
+    if (db) (await db.catch(() => null))?.close();
+  }
+
+  /** Same as {@link close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}

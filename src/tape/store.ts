@@ -1,0 +1,154 @@
+/**
+ * The tape store contract (async), its synchronous variant and the adapter between them.
+ *
+ * @module
+ */
+import { BubError } from "../kernel/errors.ts";
+import type { TapeEntry } from "./entry.ts";
+import type { TapeQuery } from "./query.ts";
+
+/**
+ * Where tapes live. Every method is async; `append` resolves once the entry is committed.
+ * Implementations assign ids per tape (1, 2, ...) and ignore the id of the given entry.
+ */
+export interface TapeStore {
+  /** Sorted names of the tapes this store holds (implementations may hide internal tapes). */
+  listTapes(): Promise<string[]>;
+  /** Deletes a tape; a missing tape is not an error. */
+  reset(tape: string): Promise<void>;
+  /** Evaluates `query` (§5.5); a missing tape reads as empty. */
+  fetchAll(query: TapeQuery): Promise<TapeEntry[]>;
+  /** Stores a copy of `entry` with the next id of `tape`. */
+  append(tape: string, entry: TapeEntry): Promise<void>;
+  /** Optional: appends several entries at once, in order (one commit where possible). */
+  appendMany?(tape: string, entries: readonly TapeEntry[]): Promise<void>;
+}
+
+/** The synchronous store contract; wrap it with {@link AsyncTapeStoreAdapter}. */
+export interface SyncTapeStore {
+  /** Sorted tape names. */
+  listTapes(): string[];
+  /** Deletes a tape. */
+  reset(tape: string): void;
+  /** Evaluates a query. */
+  fetchAll(query: TapeQuery): Iterable<TapeEntry>;
+  /** Stores an entry. */
+  append(tape: string, entry: TapeEntry): void;
+}
+
+/**
+ * Makes a {@link SyncTapeStore} usable where a {@link TapeStore} is expected.
+ *
+ * @example
+ * ```ts
+ * import { AsyncTapeStoreAdapter, TapeQuery } from "@bub/core";
+ * const rows: Record<string, unknown>[] = [];
+ * const sync = {
+ *   listTapes: () => ["t"],
+ *   reset: () => {},
+ *   fetchAll: () => [],
+ *   append: () => {},
+ * };
+ * const store = new AsyncTapeStoreAdapter(sync);
+ * console.assert((await store.fetchAll(new TapeQuery("t", store))).length === rows.length);
+ * ```
+ */
+export class AsyncTapeStoreAdapter implements TapeStore {
+  #inner: SyncTapeStore | TapeStore;
+
+  /** @param inner a sync store (an async one also works: results are awaited) */
+  constructor(inner: SyncTapeStore | TapeStore) {
+    this.#inner = inner;
+  }
+
+  /** The wrapped store. */
+  get inner(): SyncTapeStore | TapeStore {
+    return this.#inner;
+  }
+
+  /** Sorted tape names. */
+  async listTapes(): Promise<string[]> {
+    return [...await this.#inner.listTapes()];
+  }
+
+  /** Deletes a tape. */
+  async reset(tape: string): Promise<void> {
+    await this.#inner.reset(tape);
+  }
+
+  /** Evaluates a query. */
+  async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+    return [...await this.#inner.fetchAll(query)];
+  }
+
+  /** Stores an entry. */
+  async append(tape: string, entry: TapeEntry): Promise<void> {
+    await this.#inner.append(tape, entry);
+  }
+}
+
+/** True when `store.append` is declared `async` (the spec's test for an async store). */
+export function isAsyncTapeStore(store: SyncTapeStore | TapeStore): store is TapeStore {
+  return store instanceof AsyncTapeStoreAdapter ||
+    (store.append as { constructor?: { name?: string } }).constructor?.name === "AsyncFunction";
+}
+
+/** `store` itself when async, else wrapped in an {@link AsyncTapeStoreAdapter}. */
+export function toAsyncTapeStore(store: SyncTapeStore | TapeStore): TapeStore {
+  if (typeof store !== "object" || store === null || typeof store.append !== "function") {
+    throw new TypeError(`Expected a tape store with an append method, got ${typeof store}`);
+  }
+  return isAsyncTapeStore(store) ? store : new AsyncTapeStoreAdapter(store);
+}
+
+/** Appends entries through `appendMany` when the store has it, else one by one. */
+export async function appendAll(
+  store: TapeStore,
+  tape: string,
+  entries: readonly TapeEntry[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  if (store.appendMany) return await store.appendMany(tape, entries);
+  for (const entry of entries) await store.append(tape, entry);
+}
+
+/**
+ * A store that refuses everything with `BubError(invalid_input, message)`: a sentinel for
+ * plugins that must not touch tapes.
+ *
+ * @example
+ * ```ts
+ * import { UnavailableTapeStore } from "@bub/core";
+ * const store = new UnavailableTapeStore("Tapes are disabled.");
+ * await store.listTapes().catch((e) => console.assert(e.message === "Tapes are disabled."));
+ * ```
+ */
+export class UnavailableTapeStore implements TapeStore {
+  /** The message of every error. */
+  readonly message: string;
+
+  /** @param message what every method throws */
+  constructor(message: string) {
+    this.message = message;
+  }
+
+  /** Throws. */
+  listTapes(): Promise<string[]> {
+    return Promise.reject(new BubError("invalid_input", this.message));
+  }
+
+  /** Throws. */
+  reset(tape: string): Promise<void> {
+    return Promise.reject(new BubError("invalid_input", this.message, { tape }));
+  }
+
+  /** Throws. */
+  fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+    return Promise.reject(new BubError("invalid_input", this.message, { tape: query.tape }));
+  }
+
+  /** Throws. */
+  append(tape: string, _entry: TapeEntry): Promise<void> {
+    return Promise.reject(new BubError("invalid_input", this.message, { tape }));
+  }
+}
