@@ -261,7 +261,7 @@ export {
   type ForkTapeStoreOptions,
   redactPayload,
   buildQuery,
-  type ChatMessage,
+  type ChatMessage as TapeChatMessage,
   contextVisible,
   defaultTapeContext,
   selectMessages,
