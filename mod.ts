@@ -113,7 +113,7 @@ export { isModelOptions, type ModelChoice, type ModelOptions } from "./src/kerne
 export {
   type AdmitDecision,
   admitDecision,
-  type Channel,
+  type Channel as ChannelContract,
   type ChannelRouter,
   isAdmitDecision,
   type MessageHandler,
@@ -286,3 +286,17 @@ export {
   spillAfterToolCall,
   type SpillHookArgs,
 } from "./src/tape/mod.ts";
+export { Channel, type ChannelAdmitArgs, Interface, Lifecycle } from "./src/channels/channel.ts";
+export {
+  type ChannelClock,
+  type ChannelFramework,
+  ChannelManager,
+  type ChannelManagerOptions,
+  type ListenOptions,
+} from "./src/channels/manager.ts";
+export {
+  MemoryChannel,
+  type MemoryChannelOptions,
+  type MemoryInbound,
+  type RecordedStream,
+} from "./src/channels/memory_channel.ts";

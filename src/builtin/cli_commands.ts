@@ -10,6 +10,9 @@ import { contentOf, envelopeField, fieldOf } from "../kernel/envelope.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { saveConfigFile } from "../kernel/configure.ts";
 import { PromptAborted } from "./onboard.ts";
+import { chatCommand, gatewayCommand } from "./cli_channels.ts";
+import type { BubFramework } from "./framework.ts";
+import type { BuiltinRuntime } from "./runtime.ts";
 
 const BANNER = String.raw`
   ____        _
@@ -121,6 +124,23 @@ export function registerBuiltinCommands(
   app.command("onboard")
     .description("Answer a few questions and write the config file")
     .action(() => onboardCommand(framework, output, VERSION));
+  app.command("chat")
+    .description("Chat with the agent in the terminal")
+    .option("--chat-id <id>", "chat id", "local")
+    .option("--session-id <id>", "session id (default: the CLI channel's)")
+    .action(async (options: { chatId: string; sessionId?: string }) => {
+      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })?.runtime;
+      if (!runtime) throw new CliExit(1, "CLI channel not found. Please check your hook implementations.");
+      await chatCommand(framework as BubFramework, runtime, options, output);
+    });
+  app.command("gateway")
+    .description("Serve the enabled channels (e.g. Telegram) until interrupted")
+    .option("--enable-channel <name>", "enable a channel (repeatable)", (value: string, list: string[]) => [...list, value], [] as string[])
+    .action(async (options: { enableChannel: string[] }) => {
+      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })?.runtime;
+      if (!runtime) throw new CliExit(1, "No channels are enabled. Configure at least one channel with 'bub onboard' or '--enable-channel'.");
+      await gatewayCommand(framework as BubFramework, runtime, options, output);
+    });
   app.command("hooks", { hidden: true })
     .description("List hook implementations per hook")
     .action(() => hooksCommand(framework, output));

@@ -27,8 +27,22 @@ function lastUserText(request: MockRequest): string {
   return "";
 }
 
+function lastMessage(request: MockRequest): { role?: unknown; content?: unknown } | null {
+  const body = request.body as { messages?: unknown; input?: unknown } | null;
+  const messages = Array.isArray(body?.messages) ? body.messages : Array.isArray(body?.input) ? body.input : [];
+  return (messages.at(-1) as { role?: unknown; content?: unknown } | undefined) ?? null;
+}
+
+/** The user's own words: the text after the `---Date: ...---` line the builtin prompt adds. */
+function userWords(text: string): string {
+  const marker = text.lastIndexOf("---\n");
+  return (marker >= 0 && /---Date: /.test(text) ? text.slice(marker + 4) : text).trim();
+}
+
 /**
- * The demo script: echoes the last user message back, streamed word by word, with usage.
+ * The demo script, a tiny stand-in for a model: "run <command>" (or "list files") calls the
+ * `bash` tool and then reports its output; anything else is echoed back as streamed Markdown
+ * with usage.
  *
  * @example
  * ```ts
@@ -37,8 +51,20 @@ function lastUserText(request: MockRequest): string {
  * ```
  */
 export function demoResponder(request: MockRequest): MockReply {
-  const text = `You said: ${lastUserText(request) || "(nothing)"}`;
-  return { text: text.split(/(?<= )/), delayMs: 30 };
+  const usage = { promptTokens: 42, completionTokens: 12 };
+  const last = lastMessage(request);
+  if (last?.role === "tool" || (last as { type?: unknown } | null)?.type === "function_call_output") {
+    const output = String(last?.content ?? (last as { output?: unknown }).output ?? "");
+    return { text: `The command printed:\n\n\`\`\`\n${output}\n\`\`\`\n`.split(/(?<=\n)/), usage, delayMs: 20 };
+  }
+  const words = userWords(lastUserText(request));
+  const run = /^run\s+(.+)$/i.exec(words)?.[1] ?? (/^list files\b/i.test(words) ? "ls" : null);
+  if (run) {
+    return { text: `Running \`${run}\`.\n`, toolCalls: [{ name: "bash", arguments: { command: run } }], usage };
+  }
+  const text = `**You said:** ${words || "(nothing)"}\n\nThis is the mock model. Try:\n\n` +
+    "- `run echo hello` to see a tool call\n- `,help` for comma commands\n- `,quit` to leave\n";
+  return { text: text.split(/(?<= )/), usage, delayMs: 15 };
 }
 
 /** Starts the demo server and waits for SIGINT/SIGTERM. */

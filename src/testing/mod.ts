@@ -20,3 +20,9 @@ export {
   type MockUsage,
 } from "./mock_llm_server.ts";
 export { demoResponder } from "./mock_llm_main.ts";
+export {
+  MemoryChannel,
+  type MemoryChannelOptions,
+  type MemoryInbound,
+  type RecordedStream,
+} from "../channels/memory_channel.ts";

@@ -1,0 +1,110 @@
+/**
+ * `bub chat` and `bub gateway`: a channel manager over the CLI channel, or over every enabled
+ * channel.
+ *
+ * @module
+ */
+import process from "node:process";
+import { styleText } from "node:util";
+import { ChannelManager } from "../channels/manager.ts";
+import { CliExit, type CliOutput } from "./cli_commands.ts";
+import type { BubFramework } from "./framework.ts";
+import { modelSetupProblem } from "./model_setup.ts";
+import { loadChannelSettings } from "./settings.ts";
+import type { BuiltinRuntime } from "./runtime.ts";
+
+/** Aborted on SIGINT or SIGTERM (the listeners are removed when `done` settles). */
+function interruptSignal(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const stop = () => controller.abort(new DOMException("Interrupted", "AbortError"));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+    },
+  };
+}
+
+/** Options of `bub chat`. */
+export interface ChatOptions {
+  /** The chat id. Default `local`. */
+  chatId?: string;
+  /** The session id. Default: the CLI channel's own. */
+  sessionId?: string;
+  /** Stops the chat (default: never; the REPL's `,quit` stops it too). */
+  signal?: AbortSignal;
+}
+
+/** Runs the interactive chat: a manager with only the `cli` channel and streaming output. */
+export async function chatCommand(
+  framework: BubFramework,
+  runtime: BuiltinRuntime,
+  options: ChatOptions,
+  output: CliOutput,
+): Promise<void> {
+  const problem = modelSetupProblem(runtime);
+  if (problem) throw new CliExit(1, problem);
+  const settings = loadChannelSettings(runtime.sources);
+  const manager = new ChannelManager(framework, {
+    enabledChannels: ["cli"],
+    streamOutput: true,
+    debounceSeconds: settings.debounce_seconds,
+    maxWaitSeconds: settings.max_wait_seconds,
+    activeTimeWindow: settings.active_time_window,
+  });
+  const cli = manager.channels.get("cli") as
+    | { setMetadata?(meta: { sessionId?: string; chatId?: string }): void }
+    | undefined;
+  if (!cli) throw new CliExit(1, "CLI channel not found. Please check your hook implementations.");
+  cli.setMetadata?.({ chatId: options.chatId ?? "local", sessionId: options.sessionId });
+  void output;
+  await manager.listenAndRun({ signal: options.signal });
+}
+
+/** Options of `bub gateway`. */
+export interface GatewayOptions {
+  /** Channel names to enable (default: the `enabled_channels` setting). */
+  enableChannel?: string[];
+  /** Stops the gateway (default: SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+}
+
+/** Serves every enabled channel until interrupted. */
+export async function gatewayCommand(
+  framework: BubFramework,
+  runtime: BuiltinRuntime,
+  options: GatewayOptions,
+  output: CliOutput,
+): Promise<void> {
+  const settings = loadChannelSettings(runtime.sources);
+  const enabled = options.enableChannel && options.enableChannel.length > 0
+    ? options.enableChannel
+    : settings.enabled_channels;
+  const manager = new ChannelManager(framework, {
+    enabledChannels: enabled,
+    streamOutput: settings.stream_output,
+    debounceSeconds: settings.debounce_seconds,
+    maxWaitSeconds: settings.max_wait_seconds,
+    activeTimeWindow: settings.active_time_window,
+  });
+  if (manager.enabledChannels().length === 0) {
+    throw new CliExit(
+      1,
+      styleText(
+        "red",
+        "No channels are enabled. Configure at least one channel with 'bub onboard' or '--enable-channel'.",
+        { stream: process.stderr },
+      ),
+    );
+  }
+  const interrupt = options.signal ? null : interruptSignal();
+  output.out(`bub gateway: serving ${manager.enabledChannels().map((channel) => channel.name).join(", ")}\n`);
+  try {
+    await manager.listenAndRun({ signal: options.signal ?? interrupt!.signal });
+  } finally {
+    interrupt?.dispose();
+  }
+}
