@@ -42,8 +42,9 @@ async function measureTurns(k: number): Promise<{ usPerTurn: number; usPerHook: 
 async function child(): Promise<void> {
   const mode = process.argv.at(-1);
   if (mode === "--import") {
+    const target = process.env.BUB_BENCH_IMPORT ?? "../mod.ts";
     const start = performance.now();
-    await import("../mod.ts");
+    await import(target);
     console.log(JSON.stringify({ importMs: performance.now() - start }));
     return;
   }
@@ -59,27 +60,35 @@ function runtimeCommand(name: string, script: string, arg: string): [string, str
   return [exe, [script, arg]];
 }
 
+function coldImport(runtime: string, script: string, target?: string): number {
+  const imports: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const [exe, args] = runtimeCommand(runtime, script, "--import");
+    const env = { ...process.env, ...(target ? { BUB_BENCH_IMPORT: target } : {}) };
+    imports.push(JSON.parse(execFileSync(exe, args, { encoding: "utf8", env }).trim().split("\n").at(-1)!).importMs);
+  }
+  imports.sort((a, b) => a - b);
+  return imports[2]!;
+}
+
 function main(): void {
   const script = new URL(import.meta.url).pathname;
+  const npmBuild = new URL("../npm/esm/mod.js", import.meta.url);
   const runtimes = ["node24", "deno", "bun"];
   const lines = [
-    "| runtime | K=0 µs/turn | K=10 µs/turn | K=10 µs/hook | K=50 µs/turn | K=50 µs/hook | cold import ms |",
-    "|---|---|---|---|---|---|---|",
+    "| runtime | K=0 µs/turn | K=10 µs/turn | K=10 µs/hook | K=50 µs/turn | K=50 µs/hook | cold import ms (source) | cold import ms (npm build) |",
+    "|---|---|---|---|---|---|---|---|",
   ];
   for (const runtime of runtimes) {
     const [exe, args] = runtimeCommand(runtime, script, "--turns");
     const turns = JSON.parse(execFileSync(exe, args, { encoding: "utf8" }).trim().split("\n").at(-1)!);
-    const imports: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const [iexe, iargs] = runtimeCommand(runtime, script, "--import");
-      imports.push(JSON.parse(execFileSync(iexe, iargs, { encoding: "utf8" }).trim().split("\n").at(-1)!).importMs);
-    }
-    imports.sort((a, b) => a - b);
-    const f = (n: number) => n.toFixed(2);
+    const source = coldImport(runtime, script);
+    const built = existsSync(npmBuild) ? coldImport(runtime, script, npmBuild.href) : NaN;
+    const f = (n: number) => Number.isNaN(n) ? "n/a" : n.toFixed(2);
     lines.push(
       `| ${runtime} | ${f(turns[0].usPerTurn)} | ${f(turns[10].usPerTurn)} | ${f(turns[10].usPerHook)} | ${
         f(turns[50].usPerTurn)
-      } | ${f(turns[50].usPerHook)} | ${f(imports[2]!)} |`,
+      } | ${f(turns[50].usPerHook)} | ${f(source)} | ${f(built)} |`,
     );
   }
   console.log(lines.join("\n"));

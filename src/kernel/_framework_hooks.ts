@@ -1,5 +1,11 @@
 import { kernelLogger } from "./_log.ts";
-import { type AdmitDecision, type Channel, isAdmitDecision, type MessageHandler, type TurnSnapshot } from "./channel.ts";
+import {
+  type AdmitDecision,
+  type Channel,
+  isAdmitDecision,
+  type MessageHandler,
+  type TurnSnapshot,
+} from "./channel.ts";
 import { mergeConfig, validateConfig } from "./configure.ts";
 import { defaultSessionId, type Envelope } from "./envelope.ts";
 import { describe, type HookRuntime, isThenable } from "./hook_runtime.ts";
@@ -26,7 +32,9 @@ export class FrameworkHooks {
     return String(value || defaultSessionId(message));
   }
 
-  async continuePrompt(args: { prompt: Prompt | null; tape: unknown; state: unknown }): Promise<string | null> {
+  async continuePrompt(
+    args: { prompt: Prompt | null; tape: unknown; state: unknown },
+  ): Promise<string | null> {
     const value = await this.#runtime.callFirst("continuePrompt", args);
     if (value !== null && typeof value !== "string") {
       throw new TypeError(`hook.continue_prompt must return str or None, got ${describe(value)}`);
@@ -39,7 +47,9 @@ export class FrameworkHooks {
   ): Promise<AdmitDecision | null> {
     const value = await this.#runtime.callFirst("admitMessage", args);
     if (value !== null && !isAdmitDecision(value)) {
-      throw new TypeError(`hook.admit_message must return AdmitDecision or None, got ${describe(value)}`);
+      throw new TypeError(
+        `hook.admit_message must return AdmitDecision or None, got ${describe(value)}`,
+      );
     }
     return value as AdmitDecision | null;
   }
@@ -51,7 +61,9 @@ export class FrameworkHooks {
     for (const value of results) {
       if (value === null) continue;
       if (!isModelOptions(value)) {
-        throw new TypeError(`hook.provide_model_options must return ModelOptions or None, got ${describe(value)}`);
+        throw new TypeError(
+          `hook.provide_model_options must return ModelOptions or None, got ${describe(value)}`,
+        );
       }
       models.push(...value.models);
       if (!currentModel && value.currentModel) currentModel = value.currentModel;
@@ -85,7 +97,11 @@ export class FrameworkHooks {
       if (value === null) continue;
       const name = (value as { name?: unknown }).name;
       if (typeof name !== "string") {
-        throw new TypeError(`hook.provide_tape_sidecar must return a sidecar with a string name, got ${describe(value)}`);
+        throw new TypeError(
+          `hook.provide_tape_sidecar must return a sidecar with a string name, got ${
+            describe(value)
+          }`,
+        );
       }
       if (!seen.has(name)) seen.set(name, value as TapeSidecar);
     }
@@ -100,7 +116,9 @@ export class FrameworkHooks {
   buildTapeContext(): TapeContext {
     const value = this.#runtime.callFirstSync("buildTapeContext", {});
     if (!(value instanceof TapeContext)) {
-      throw new TypeError(`hook.build_tape_context must return TapeContext, got ${describe(value)}`);
+      throw new TypeError(
+        `hook.build_tape_context must return TapeContext, got ${describe(value)}`,
+      );
     }
     return value;
   }
@@ -110,11 +128,15 @@ export class FrameworkHooks {
     for (const list of this.#runtime.callManySync("provideChannels", { messageHandler })) {
       if (list === null) continue;
       if (!Array.isArray(list)) {
-        throw new TypeError(`hook.provide_channels must return a list of channels, got ${describe(list)}`);
+        throw new TypeError(
+          `hook.provide_channels must return a list of channels, got ${describe(list)}`,
+        );
       }
       for (const channel of list as Channel[]) {
         if (typeof channel?.name !== "string") {
-          throw new TypeError(`hook.provide_channels returned a channel without a name: ${describe(channel)}`);
+          throw new TypeError(
+            `hook.provide_channels returned a channel without a name: ${describe(channel)}`,
+          );
         }
         if (!channels.has(channel.name)) channels.set(channel.name, channel);
       }
@@ -137,7 +159,9 @@ export class FrameworkHooks {
       if (value === null || value === undefined) continue;
       if (typeof value !== "object" || Array.isArray(value)) {
         throw new TypeError(
-          `hook.onboard_config must return dict or None, got ${describe(value)} from plugin "${impl.pluginName}"`,
+          `hook.onboard_config must return dict or None, got ${
+            describe(value)
+          } from plugin "${impl.pluginName}"`,
         );
       }
       mergeConfig(config, value as Record<string, unknown>);

@@ -2,7 +2,14 @@ import { abortableIterable } from "../_internal/async.ts";
 import { kernelLogger } from "./_log.ts";
 import type { FrameworkHooks } from "./_framework_hooks.ts";
 import { isCancellation } from "./agent_hooks.ts";
-import { contentOf, envelopeField, type Envelope, fieldOf, isMappingEnvelope, unpackBatch } from "./envelope.ts";
+import {
+  contentOf,
+  type Envelope,
+  envelopeField,
+  fieldOf,
+  isMappingEnvelope,
+  unpackBatch,
+} from "./envelope.ts";
 import { BubError, toErrorKind } from "./errors.ts";
 import type { KernelFramework, ProcessInboundOptions } from "./framework.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
@@ -26,12 +33,26 @@ export async function runTurn(
     let modelOutput = "";
     let modelError: unknown = undefined;
     try {
-      modelOutput = await runModelStage(framework, inbound, prompt, sessionId, state, stream, signal);
+      modelOutput = await runModelStage(
+        framework,
+        inbound,
+        prompt,
+        sessionId,
+        state,
+        stream,
+        signal,
+      );
     } catch (error) {
       modelError = error;
       throw error;
     } finally {
-      await runtime.callMany("saveState", { sessionId, state, message: inbound, modelOutput, error: modelError });
+      await runtime.callMany("saveState", {
+        sessionId,
+        state,
+        message: inbound,
+        modelOutput,
+        error: modelError,
+      });
     }
     const outbounds = await collectOutbounds(framework, inbound, sessionId, state, modelOutput);
     for (const outbound of outbounds) {
@@ -49,7 +70,9 @@ export async function runTurn(
 function writeSessionId(inbound: Envelope, sessionId: string): void {
   if (!isMappingEnvelope(inbound)) return;
   if (inbound instanceof Map) {
-    if (!inbound.has("sessionId") && !inbound.has("session_id")) inbound.set("sessionId", sessionId);
+    if (!inbound.has("sessionId") && !inbound.has("session_id")) {
+      inbound.set("sessionId", sessionId);
+    }
     return;
   }
   const record = inbound as Record<string, unknown>;
@@ -88,7 +111,11 @@ async function runModelStage(
     for await (const event of abortableIterable(source, signal)) {
       if (event.kind === "text") text += deltaOf(event);
       else if (event.kind === "error") {
-        await runtime.notifyError({ stage: "run_model", error: errorFromEvent(event.data), message: inbound });
+        await runtime.notifyError({
+          stage: "run_model",
+          error: errorFromEvent(event.data),
+          message: inbound,
+        });
       }
     }
   } finally {

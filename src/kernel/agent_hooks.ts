@@ -264,13 +264,22 @@ export class AgentHooks {
       if (value === FAILED || value === null || value === undefined) continue;
       if (value instanceof LlmCallDecision) return [current, value];
       if (value instanceof LlmCallRequest) current = value;
-      else badReturn("beforeLlmCall", impl.pluginName, value, "LlmCallRequest | LlmCallDecision | None");
+      else {badReturn(
+          "beforeLlmCall",
+          impl.pluginName,
+          value,
+          "LlmCallRequest | LlmCallDecision | None",
+        );}
     }
     return [current, null];
   }
 
   /** Calls every `afterLlmCall` implementation. */
-  async afterLlmCall(request: LlmCallRequest, result: LlmCallResult, state: TurnState): Promise<void> {
+  async afterLlmCall(
+    request: LlmCallRequest,
+    result: LlmCallResult,
+    state: TurnState,
+  ): Promise<void> {
     for (const impl of this.#runtime.implementations("afterLlmCall")) {
       await this.#call(impl, { request, result, state });
     }
@@ -303,7 +312,12 @@ export class AgentHooks {
   }
 
   async #call(
-    impl: { fn: (args: Record<string, unknown>) => unknown; plugin: object; pluginName: string; hook: string },
+    impl: {
+      fn: (args: Record<string, unknown>) => unknown;
+      plugin: object;
+      pluginName: string;
+      hook: string;
+    },
     args: Record<string, unknown>,
   ): Promise<unknown> {
     try {
@@ -325,12 +339,15 @@ export class AgentHooks {
 const FAILED: unique symbol = Symbol("failed");
 
 function badReturn(hook: string, adapter: string, value: unknown, expected: string): void {
-  metaLogger.warn("hook.agent_hook_bad_return hook={hook} adapter={adapter} got={got} expected={expected}", {
-    hook,
-    adapter,
-    got: describe(value),
-    expected,
-  });
+  metaLogger.warn(
+    "hook.agent_hook_bad_return hook={hook} adapter={adapter} got={got} expected={expected}",
+    {
+      hook,
+      adapter,
+      got: describe(value),
+      expected,
+    },
+  );
 }
 
 /** True for an abort/cancellation error, which hooks never swallow. */

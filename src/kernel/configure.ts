@@ -27,7 +27,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function deepCopy(value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = isPlainObject(item) ? deepCopy(item) : item;
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = isPlainObject(item) ? deepCopy(item) : item;
+  }
   return out;
 }
 
@@ -121,7 +123,10 @@ export function loadConfigFile(path: string): Record<string, unknown> {
   }
   if (data === null || data === undefined) return {};
   if (!isPlainObject(data)) {
-    throw new BubError("config", `Cannot read config file ${path}: expected a mapping at the top level`);
+    throw new BubError(
+      "config",
+      `Cannot read config file ${path}: expected a mapping at the top level`,
+    );
   }
   return data;
 }
@@ -146,7 +151,9 @@ export function parseDotenv(text: string): Record<string, string> {
     const quote = value[0];
     if ((quote === '"' || quote === "'") && value.length >= 2 && value.endsWith(quote)) {
       value = value.slice(1, -1);
-      if (quote === '"') value = value.replace(/\\n/g, "\n").replace(/\\"/g, '"').replace(/\\\\/g, "\\");
+      if (quote === '"') {
+        value = value.replace(/\\n/g, "\n").replace(/\\"/g, '"').replace(/\\\\/g, "\\");
+      }
     } else {
       const hash = value.search(/\s#/);
       if (hash >= 0) value = value.slice(0, hash).trimEnd();

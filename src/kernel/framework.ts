@@ -6,22 +6,22 @@
  */
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import process from "node:process";
-import { pathToFileURL } from "node:url";
-import { kernelLogger } from "./_log.ts";
 import { AgentHooks, isCancellation } from "./agent_hooks.ts";
 import type { Channel, ChannelRouter, MessageHandler, SteeringInbox } from "./channel.ts";
 import { loadConfigFile, loadDotenv } from "./configure.ts";
-import { Environment } from "./environment.ts";
+import type { Environment } from "./environment.ts";
 import { contentOf, type Envelope } from "./envelope.ts";
 import { HookRuntime } from "./hook_runtime.ts";
-import { type PluginStatus, PluginManager } from "./plugin.ts";
+import { PluginManager, type PluginStatus } from "./plugin.ts";
 import { RunningScope } from "./running_scope.ts";
 import { type CliApp, createCliApp } from "./cli_app.ts";
 import type { TapeContext, TapeSidecar } from "./tape_context.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import { FrameworkHooks } from "./_framework_hooks.ts";
+import { EnvironmentCache } from "./_environment_cache.ts";
+import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
 import { runTurn } from "./_turn_pipeline.ts";
 
 /** Options of {@link KernelFramework}. */
@@ -91,7 +91,7 @@ export class KernelFramework {
   #router: ChannelRouter | null = null;
   #tapeStore: object | null = null;
   #steeringInbox: SteeringInbox | null = null;
-  #environments = new Map<string, Environment | null>();
+  #environments = new EnvironmentCache();
 
   /** @param options config file, workspace, home */
   constructor(options: FrameworkOptions = {}) {
@@ -143,55 +143,8 @@ export class KernelFramework {
    */
   async loadHooks(options: LoadHooksOptions = {}): Promise<this> {
     this.loadBuiltinHooks();
-    const sources = options.plugins ?? this.#configuredPlugins();
-    const loaded: { name: string; target: unknown }[] = [];
-    for (const source of sources) {
-      const name = typeof source === "string" ? source : pluginLabel(source);
-      try {
-        loaded.push({ name, target: typeof source === "string" ? await this.#importPlugin(source) : source });
-      } catch (error) {
-        kernelLogger.warn("Failed to load plugin '{name}': {error}", { name, error });
-        this.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
-      }
-    }
-    for (const { name, target } of loaded) {
-      try {
-        const plugin = typeof target === "function" ? await target(this) : target;
-        const pluginName = typeof (plugin as { name?: unknown })?.name === "string"
-          ? (plugin as { name: string }).name
-          : name;
-        this.pluginManager.register(plugin as object, pluginName);
-        this.pluginStatus.set(pluginName, { isSuccess: true });
-      } catch (error) {
-        kernelLogger.warn("Failed to initialize plugin '{name}': {error}", { name, error });
-        this.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
-      }
-    }
+    await loadPlugins(this, options.plugins ?? configuredPlugins(this.config));
     return this;
-  }
-
-  #configuredPlugins(): string[] {
-    const list = this.config.plugins;
-    if (list === undefined || list === null) return [];
-    if (!Array.isArray(list) || list.some((item) => typeof item !== "string")) {
-      throw new TypeError(
-        `Invalid config: "plugins" must be a list of module specifiers, got ${JSON.stringify(list)}`,
-      );
-    }
-    return list as string[];
-  }
-
-  async #importPlugin(specifier: string): Promise<unknown> {
-    let target = specifier;
-    if (specifier.startsWith(".") || isAbsolute(specifier) || specifier.startsWith("~")) {
-      target = pathToFileURL(resolve(dirname(this.configFile), expandHome(specifier))).href;
-    }
-    const module = await import(target);
-    const value = module.default ?? module.plugin;
-    if (value === undefined) {
-      throw new TypeError(`Plugin module "${specifier}" has no default export`);
-    }
-    return value;
   }
 
   /** The agent-loop interception facade. */
@@ -220,7 +173,9 @@ export class KernelFramework {
     const results = await this.hookRuntime.callMany("loadState", { message, sessionId });
     for (let i = results.length - 1; i >= 0; i--) {
       const value = results[i];
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) Object.assign(state, value);
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+        Object.assign(state, value);
+      }
     }
     return state;
   }
@@ -233,12 +188,16 @@ export class KernelFramework {
   }
 
   /** The next step's user message from `continuePrompt`, or null. */
-  continuePrompt(args: { prompt: Prompt | null; tape: unknown; state: unknown }): Promise<string | null> {
+  continuePrompt(
+    args: { prompt: Prompt | null; tape: unknown; state: unknown },
+  ): Promise<string | null> {
     return this.#hooks.continuePrompt(args);
   }
 
   /** See {@link FrameworkHooks.admitMessage}. */
-  admitMessage(args: Parameters<FrameworkHooks["admitMessage"]>[0]): ReturnType<FrameworkHooks["admitMessage"]> {
+  admitMessage(
+    args: Parameters<FrameworkHooks["admitMessage"]>[0],
+  ): ReturnType<FrameworkHooks["admitMessage"]> {
     return this.#hooks.admitMessage(args);
   }
 
@@ -258,7 +217,9 @@ export class KernelFramework {
     if (inbox === null) return false;
     if (!("session_id" in args.state)) args.state.session_id = args.sessionId;
     const { message, reason } = args;
-    if (reason !== null && reason !== undefined && typeof message === "object" && message !== null) {
+    if (
+      reason !== null && reason !== undefined && typeof message === "object" && message !== null
+    ) {
       try {
         const current = (message as { context?: unknown }).context;
         const context = typeof current === "object" && current !== null ? current : {};
@@ -285,7 +246,10 @@ export class KernelFramework {
       }
       const [store] = this.#hooks.syncResults("provideTapeStore", {}, true);
       this.#tapeStore = store
-        ? await scope.enter<object | null>(store.value, `provideTapeStore of plugin "${store.pluginName}"`)
+        ? await scope.enter<object | null>(
+          store.value,
+          `provideTapeStore of plugin "${store.pluginName}"`,
+        )
         : null;
       const [inbox] = this.#hooks.syncResults("provideSteeringInbox", {}, true);
       this.#steeringInbox = inbox
@@ -326,15 +290,7 @@ export class KernelFramework {
     this.#steeringInbox = null;
     // An entry failure leaves cached environments alone (they belong to the next scope).
     if (!entered) return;
-    const environments = [...this.#environments.values()].filter((env): env is Environment => env !== null);
-    this.#environments.clear();
-    await Promise.all(environments.map(async (env) => {
-      try {
-        await env.close();
-      } catch (error) {
-        kernelLogger.warn("Failed to close environment {env}: {error}", { env: env.constructor.name, error });
-      }
-    }));
+    await this.#environments.closeAll();
   }
 
   /**
@@ -343,19 +299,12 @@ export class KernelFramework {
    *
    * @throws {TypeError} when a provider returns something other than an Environment
    */
-  async getEnvironment(sessionId: string): Promise<Environment | null> {
-    if (this.#environments.has(sessionId)) return this.#environments.get(sessionId)!;
-    const value = await this.hookRuntime.callFirst("provideEnvironment", { sessionId, workspace: this.workspace });
-    if (value !== null && !(value instanceof Environment)) {
-      throw new TypeError("hook.provide_environment must return Environment or None");
-    }
-    if (this.#environments.has(sessionId)) {
-      const winner = this.#environments.get(sessionId)!;
-      if (value !== null && value !== winner) await value.close();
-      return winner;
-    }
-    this.#environments.set(sessionId, value);
-    return value;
+  getEnvironment(sessionId: string): Promise<Environment | null> {
+    return this.#environments.get(
+      sessionId,
+      () =>
+        this.hookRuntime.callFirst("provideEnvironment", { sessionId, workspace: this.workspace }),
+    );
   }
 
   /** The tape store entered by `running()`; null outside the scope. */
@@ -426,15 +375,6 @@ export class KernelFramework {
   hookReport(): Record<string, string[]> {
     return this.hookRuntime.hookReport();
   }
-}
-
-function pluginLabel(source: object | ((framework: KernelFramework) => unknown)): string {
-  const name = (source as { name?: unknown }).name;
-  return typeof name === "string" && name !== "" ? name : "<anonymous>";
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export { isCancellation };

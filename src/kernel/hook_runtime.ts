@@ -208,9 +208,9 @@ export class HookRuntime {
       }
       return value;
     }
-    const runtime = this;
+    const callFirst = (hook: string, hookArgs: object) => this.callFirst(hook, hookArgs);
     async function* once(): AsyncGenerator<StreamEvent> {
-      const value = await runtime.callFirst("runModel", args);
+      const value = await callFirst("runModel", args);
       if (value !== null && typeof value !== "string") {
         throw new TypeError(`hook.run_model must return str or None, got ${describe(value)}`);
       }
@@ -234,7 +234,9 @@ function asStream(value: unknown): AsyncIterable<StreamEvent> & { close(): Promi
   if (typeof value === "object" && value !== null && Symbol.asyncIterator in value) {
     return new AsyncStreamEvents(value as AsyncIterable<StreamEvent>);
   }
-  throw new TypeError(`hook.run_model_stream must return AsyncStreamEvents or None, got ${describe(value)}`);
+  throw new TypeError(
+    `hook.run_model_stream must return AsyncStreamEvents or None, got ${describe(value)}`,
+  );
 }
 
 /** `String(event.data.delta ?? "")`. */

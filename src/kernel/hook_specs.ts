@@ -14,7 +14,13 @@ import type {
   ToolCallResult,
 } from "./agent_hooks.ts";
 import type { Environment } from "./environment.ts";
-import type { AdmitDecision, Channel, MessageHandler, SteeringInbox, TurnSnapshot } from "./channel.ts";
+import type {
+  AdmitDecision,
+  Channel,
+  MessageHandler,
+  SteeringInbox,
+  TurnSnapshot,
+} from "./channel.ts";
 import type { TapeContext, TapeSidecar } from "./tape_context.ts";
 import type { ModelOptions } from "./model_options.ts";
 import type { Prompt, TurnState } from "./turn.ts";
@@ -95,7 +101,13 @@ export interface HookSignatures {
     args: { prompt: Prompt | null; tape: unknown; state: StreamState },
   ): MaybePromise<string | null | undefined>;
   saveState(
-    args: { sessionId: string; state: TurnState; message: Envelope; modelOutput: string; error?: unknown },
+    args: {
+      sessionId: string;
+      state: TurnState;
+      message: Envelope;
+      modelOutput: string;
+      error?: unknown;
+    },
   ): MaybePromise<unknown>;
   renderOutbound(
     args: { message: Envelope; sessionId: string; state: TurnState; modelOutput: string },

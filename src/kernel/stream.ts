@@ -22,7 +22,7 @@ export type StreamEventKind =
  */
 export interface StreamEvent {
   /** What happened. */
-  readonly kind: StreamEventKind | (string & {});
+  readonly kind: StreamEventKind | (string & Record<never, never>);
   /** The event payload. */
   readonly data: Record<string, unknown>;
 }

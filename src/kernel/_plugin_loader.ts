@@ -1,0 +1,122 @@
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { kernelLogger } from "./_log.ts";
+import type { KernelFramework, PluginSource } from "./framework.ts";
+
+function expandHome(path: string): string {
+  return path === "~" || path.startsWith("~/") ? homedir() + path.slice(1) : path;
+}
+
+const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+
+/**
+ * Where a plugin specifier is imported from: relative and `~` paths resolve against the config
+ * file's folder; `npm:` specifiers stay as they are on Deno and become bare names elsewhere; bare
+ * package names resolve from the workspace first (the project's own dependencies), then from
+ * this package.
+ */
+export function pluginImportTarget(
+  specifier: string,
+  configFile: string,
+  workspace: string,
+): string {
+  if (specifier.startsWith(".") || isAbsolute(specifier) || specifier.startsWith("~")) {
+    return pathToFileURL(resolve(dirname(configFile), expandHome(specifier))).href;
+  }
+  if (/^(file|https?|data):/.test(specifier)) return specifier;
+  if (specifier.startsWith("jsr:")) {
+    if (!isDeno) {
+      throw new TypeError(`Cannot load plugin "${specifier}": jsr: specifiers need Deno`);
+    }
+    return specifier;
+  }
+  let bare = specifier;
+  if (specifier.startsWith("npm:")) {
+    if (isDeno) return specifier;
+    bare = specifier.slice(4).replace(/^(@[^/]+\/[^@/]+|[^@/]+)@[^/]*/, "$1");
+  }
+  for (const base of [workspace, dirname(configFile)]) {
+    try {
+      return pathToFileURL(createRequire(join(base, "package.json")).resolve(bare)).href;
+    } catch {
+      // not installed there, or ESM-only without a require condition: fall through
+    }
+  }
+  return bare;
+}
+
+/** Imports a plugin module and returns its default export (or its `plugin` export). */
+export async function importPlugin(
+  specifier: string,
+  configFile: string,
+  workspace: string,
+): Promise<unknown> {
+  const module = await import(pluginImportTarget(specifier, configFile, workspace));
+  const value = module.default ?? module.plugin;
+  if (value === undefined) {
+    throw new TypeError(
+      `Plugin module "${specifier}" has no default export (nor a "plugin" export)`,
+    );
+  }
+  return value;
+}
+
+/** The `plugins:` list of the config file (module specifiers). */
+export function configuredPlugins(config: Record<string, unknown>): string[] {
+  const list = config.plugins;
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list) || list.some((item) => typeof item !== "string")) {
+    throw new TypeError(
+      `Invalid config: "plugins" must be a list of module specifiers, got ${JSON.stringify(list)}`,
+    );
+  }
+  return list as string[];
+}
+
+function label(source: PluginSource): string {
+  if (typeof source === "string") return source;
+  const name = (source as { name?: unknown }).name;
+  return typeof name === "string" && name !== "" ? name : "<anonymous>";
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Loads plugins in two phases: every module is imported first, then each target is
+ * instantiated (a function is called with the framework) and registered. Failures are logged and
+ * recorded in `framework.pluginStatus`; the other plugins still load.
+ */
+export async function loadPlugins(
+  framework: KernelFramework,
+  sources: readonly PluginSource[],
+): Promise<void> {
+  const loaded: { name: string; target: unknown }[] = [];
+  for (const source of sources) {
+    const name = label(source);
+    try {
+      const target = typeof source === "string"
+        ? await importPlugin(source, framework.configFile, framework.workspace)
+        : source;
+      loaded.push({ name, target });
+    } catch (error) {
+      kernelLogger.warn("Failed to load plugin '{name}': {error}", { name, error });
+      framework.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
+    }
+  }
+  for (const { name, target } of loaded) {
+    try {
+      const plugin = typeof target === "function" ? await target(framework) : target;
+      const ownName = (plugin as { name?: unknown } | null)?.name;
+      const pluginName = typeof ownName === "string" && ownName !== "" ? ownName : name;
+      framework.pluginManager.register(plugin as object, pluginName);
+      framework.pluginStatus.set(pluginName, { isSuccess: true });
+    } catch (error) {
+      kernelLogger.warn("Failed to initialize plugin '{name}': {error}", { name, error });
+      framework.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
+    }
+  }
+}
