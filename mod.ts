@@ -300,3 +300,20 @@ export {
   type MemoryInbound,
   type RecordedStream,
 } from "./src/channels/memory_channel.ts";
+export {
+  type BuiltinToolDeps,
+  createBuiltinTools,
+  isKeywordOnlyTool,
+  registerBuiltinTools,
+} from "./src/tools/builtin/mod.ts";
+export { COMMAND_RUN_ID, runCommaCommand, type RunCommaCommandOptions } from "./src/builtin/comma_command.ts";
+export {
+  MAX_MEDIA_BYTES,
+  NO_ACCESS_MESSAGE,
+  parseAllowList,
+  splitMessageText,
+  TELEGRAM_MESSAGE_LIMIT,
+  TelegramChannel,
+  type TelegramChannelOptions,
+  type TypingLifespan,
+} from "./src/channels/telegram/telegram_channel.ts";

@@ -118,6 +118,7 @@ export const TELEGRAM: SectionSpec = {
     field("allow_users", "list_text", textList(), "a comma-separated string, or null", null),
     field("allow_chats", "list_text", textList(), "a comma-separated string, or null", null),
     field("proxy", "string", z.string().nullable(), "a URL string, or null", null),
+    field("api_root", "string", z.string().nullable(), "a URL string, or null", null),
   ],
 };
 

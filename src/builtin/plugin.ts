@@ -13,6 +13,10 @@ import { BuiltinRuntime } from "./runtime.ts";
 import { createTurnHooks } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
+import { loadTelegramSettings } from "./settings.ts";
+import { parseAllowList, TelegramChannel } from "../channels/telegram/telegram_channel.ts";
+import type { Channel } from "../channels/channel.ts";
+import type { MessageHandler } from "../kernel/channel.ts";
 import type { Command } from "commander";
 import type { Plugin } from "../kernel/plugin.ts";
 import type { TurnState } from "../kernel/turn.ts";
@@ -113,6 +117,19 @@ export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
     async admitMessage(args) {
       const router = framework.channelRouter;
       return router ? await router.admitChannelMessage(args) : null;
+    },
+    provideChannels({ messageHandler }: { messageHandler: MessageHandler }): Channel[] {
+      const telegram = loadTelegramSettings(runtime.sources);
+      return [
+        new TelegramChannel({
+          handler: messageHandler,
+          token: telegram.token,
+          allowUsers: parseAllowList(telegram.allow_users),
+          allowChats: parseAllowList(telegram.allow_chats),
+          proxy: telegram.proxy,
+          apiRoot: telegram.api_root,
+        }),
+      ];
     },
     provideSteeringInbox(): InMemorySteeringInbox {
       return new InMemorySteeringInbox();

@@ -13,6 +13,8 @@ import type { KernelFramework } from "../kernel/framework.ts";
 import { discoverSkills } from "../skills/discovery.ts";
 import { skillsPromptFor } from "../skills/prompt.ts";
 import { ToolRegistry } from "../tools/registry.ts";
+import { registerBuiltinTools } from "../tools/builtin/mod.ts";
+import { runCommaCommand } from "./comma_command.ts";
 import {
   type AgentSettings,
   getConfigValue,
@@ -45,6 +47,11 @@ export class BuiltinRuntime {
   constructor(framework: KernelFramework, options: BuiltinRuntimeOptions = {}) {
     this.framework = framework;
     this.#options = options;
+    registerBuiltinTools(this.registry, {
+      shells: this.shells,
+      configLookup: (path) => this.configLookup(path),
+      quitSession: (sessionId) => framework.quitViaChannelRouter(sessionId),
+    });
   }
 
   /** Where settings come from: the environment and the framework's config file. */
@@ -86,6 +93,7 @@ export class BuiltinRuntime {
         },
         client,
         registry: this.registry,
+        runCommand: (args) => runCommaCommand({ ...args, registry: this.registry }),
         skillsPrompt: ({ promptText, state, allowedSkills }) => {
           const workspace = typeof state._runtime_workspace === "string"
             ? state._runtime_workspace

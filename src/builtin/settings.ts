@@ -88,6 +88,8 @@ export interface TelegramSettings {
   allow_chats: string | null;
   /** Proxy URL (`http://…`, `socks5://…`). @default null */
   proxy: string | null;
+  /** Bot API root, e.g. a local Bot API server. @default null (Telegram's) */
+  api_root: string | null;
 }
 
 /** `SpillSettings`: YAML section `spill`, env prefix `BUB_SPILL_`. */

@@ -11,27 +11,41 @@ import type { Socket } from "node:net";
 
 /** A Telegram user as the fake builds it. */
 export interface FakeUser {
+  /** The user id. */
   id: number;
+  /** True for bots. */
   is_bot: boolean;
+  /** First name. */
   first_name: string;
+  /** Last name. */
   last_name?: string;
+  /** Username without `@`. */
   username?: string;
 }
 
 /** A Telegram chat as the fake builds it. */
 export interface FakeChat {
+  /** The chat id (negative for groups). */
   id: number;
+  /** The chat type. */
   type: "private" | "group" | "supergroup" | "channel";
+  /** Group title. */
   title?: string;
+  /** Username of a private chat. */
   username?: string;
+  /** First name of a private chat. */
   first_name?: string;
 }
 
 /** A file the fake serves through `getFile` and `/file/bot<token>/<path>`. */
 export interface FakeFile {
+  /** The id to put in messages and pass to `getFile`. */
   file_id: string;
+  /** A stable unique id. */
   file_unique_id: string;
+  /** Size in bytes. */
   file_size: number;
+  /** Path under `/file/bot<token>/`. */
   file_path: string;
 }
 
@@ -182,8 +196,9 @@ export class FakeTelegramServer implements AsyncDisposable {
     server.on("clientError", (_error: unknown, socket: Socket) => socket.destroy());
     server.on("request", (req: IncomingMessage, res: ServerResponse) => {
       fake.#handle(req, res).catch((error) => {
-        if (!res.headersSent) reply(res, 500, { ok: false, error_code: 500, description: String(error) });
-        else if (!res.destroyed) res.destroy();
+        if (!res.headersSent) {
+          reply(res, 500, { ok: false, error_code: 500, description: String(error) });
+        } else if (!res.destroyed) res.destroy();
       });
     });
     return fake;
@@ -223,7 +238,10 @@ export class FakeTelegramServer implements AsyncDisposable {
    * Builds a message (without queueing it): `fields` are the content (`text`, `photo`, `caption`,
    * `entities`, …); `message_id`, `date`, `chat` and `from` are filled in.
    */
-  buildMessage(fields: Record<string, unknown>, options: FakeMessageOptions = {}): Record<string, unknown> {
+  buildMessage(
+    fields: Record<string, unknown>,
+    options: FakeMessageOptions = {},
+  ): Record<string, unknown> {
     const from = options.from === undefined ? this.user : options.from;
     const chat = options.chat ?? this.privateChat(from ?? this.user);
     return {
@@ -237,16 +255,28 @@ export class FakeTelegramServer implements AsyncDisposable {
   }
 
   /** Builds a message and queues it as an update; returns the message. */
-  pushMessage(fields: Record<string, unknown>, options: FakeMessageOptions = {}): Record<string, unknown> {
+  pushMessage(
+    fields: Record<string, unknown>,
+    options: FakeMessageOptions = {},
+  ): Record<string, unknown> {
     const message = this.buildMessage(fields, options);
     this.pushUpdate({ message });
     return message;
   }
 
-  /** Queues a text message (with `entities` when given); returns the message. */
-  pushText(text: string, options: FakeMessageOptions & { entities?: unknown[] } = {}): Record<string, unknown> {
+  /**
+   * Queues a text message and returns it. Like Telegram, a leading `/command` gets a
+   * `bot_command` entity unless `entities` are given.
+   */
+  pushText(
+    text: string,
+    options: FakeMessageOptions & { entities?: unknown[] } = {},
+  ): Record<string, unknown> {
     const { entities, ...rest } = options;
-    return this.pushMessage({ text, ...(entities ? { entities } : {}) }, rest);
+    const command = /^\/[A-Za-z0-9_]+(@[A-Za-z0-9_]+)?/.exec(text);
+    const auto = command ? [{ type: "bot_command", offset: 0, length: command[0].length }] : null;
+    const list = entities ?? auto;
+    return this.pushMessage({ text, ...(list ? { entities: list } : {}) }, rest);
   }
 
   /**
@@ -278,7 +308,11 @@ export class FakeTelegramServer implements AsyncDisposable {
    * Resolves with the first `count` recorded calls of `method` (matching `where`) once there are
    * that many; rejects on timeout with the list of calls seen.
    */
-  waitForCalls(method: string, count = 1, options: WaitForCallsOptions = {}): Promise<FakeTelegramCall[]> {
+  waitForCalls(
+    method: string,
+    count = 1,
+    options: WaitForCallsOptions = {},
+  ): Promise<FakeTelegramCall[]> {
     const matching = () =>
       this.calls.filter((call) => call.method === method && (options.where?.(call) ?? true));
     return new Promise((resolve, reject) => {
@@ -343,12 +377,18 @@ export class FakeTelegramServer implements AsyncDisposable {
     try {
       params = parseParams(req, body, url);
     } catch {
-      return reply(res, 400, { ok: false, error_code: 400, description: "Bad Request: invalid JSON" });
+      return reply(res, 400, {
+        ok: false,
+        error_code: 400,
+        description: "Bad Request: invalid JSON",
+      });
     }
     this.#record(method, params);
     const result = await this.#answer(method, params, res);
     if (result === undefined) return;
-    if ("error" in result) return reply(res, result.error.code, { ok: false, ...result.error.body });
+    if ("error" in result) {
+      return reply(res, result.error.code, { ok: false, ...result.error.body });
+    }
     reply(res, 200, { ok: true, result: result.ok });
   }
 
@@ -356,7 +396,9 @@ export class FakeTelegramServer implements AsyncDisposable {
     method: string,
     params: Record<string, unknown>,
     res: ServerResponse,
-  ): Promise<{ ok: unknown } | { error: { code: number; body: Record<string, unknown> } } | undefined> {
+  ): Promise<
+    { ok: unknown } | { error: { code: number; body: Record<string, unknown> } } | undefined
+  > {
     const bad = (description: string) => ({
       error: { code: 400, body: { error_code: 400, description: `Bad Request: ${description}` } },
     });
@@ -371,7 +413,9 @@ export class FakeTelegramServer implements AsyncDisposable {
       case "getUpdates":
         return { ok: await this.#getUpdates(params, res) };
       case "sendMessage": {
-        if (typeof params.text !== "string" || params.text.trim() === "") return bad("message text is empty");
+        if (typeof params.text !== "string" || params.text.trim() === "") {
+          return bad("message text is empty");
+        }
         if (params.text.length > 4096) return bad("message is too long");
         return { ok: this.#sentMessage(params) };
       }
@@ -382,7 +426,12 @@ export class FakeTelegramServer implements AsyncDisposable {
         return entry ? { ok: entry.file } : bad("invalid file_id");
       }
       default:
-        return { error: { code: 404, body: { error_code: 404, description: "Not Found: method not found" } } };
+        return {
+          error: {
+            code: 404,
+            body: { error_code: 404, description: "Not Found: method not found" },
+          },
+        };
     }
   }
 
@@ -399,7 +448,9 @@ export class FakeTelegramServer implements AsyncDisposable {
 
   async #getUpdates(params: Record<string, unknown>, res: ServerResponse): Promise<unknown[]> {
     const offset = Number(params.offset ?? 0);
-    if (offset > 0) this.#updates = this.#updates.filter((update) => Number(update.update_id) >= offset);
+    if (offset > 0) {
+      this.#updates = this.#updates.filter((update) => Number(update.update_id) >= offset);
+    }
     const limit = Math.min(Math.max(Number(params.limit ?? 100) || 100, 1), 100);
     const timeoutSeconds = Number(params.timeout ?? 0) || 0;
     if (this.#updates.length === 0 && timeoutSeconds > 0 && this.#closed === null) {

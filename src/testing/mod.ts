@@ -26,3 +26,13 @@ export {
   type MemoryInbound,
   type RecordedStream,
 } from "../channels/memory_channel.ts";
+export {
+  type FakeChat,
+  type FakeFile,
+  type FakeMessageOptions,
+  type FakeTelegramCall,
+  FakeTelegramServer,
+  type FakeTelegramServerOptions,
+  type FakeUser,
+  type WaitForCallsOptions,
+} from "./fake_telegram.ts";

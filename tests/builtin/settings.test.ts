@@ -254,12 +254,14 @@ describe("channel, Telegram and spill settings (§12.3)", () => {
       allow_users: "123456789,my_name",
       allow_chats: "-100",
       proxy: null,
+      api_root: null,
     });
     assert.deepEqual(loadTelegramSettings({}), {
       token: "",
       allow_users: null,
       allow_chats: null,
       proxy: null,
+      api_root: null,
     });
   });
 

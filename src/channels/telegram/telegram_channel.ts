@@ -1,0 +1,315 @@
+/**
+ * The Telegram channel (spec/builtin.md §10.5): long polling with grammy, allowlists, group
+ * filtering, media, a typing indicator and outbound text split at Telegram's length limit.
+ *
+ * @module
+ */
+import { type Api, Bot, type Context } from "grammy";
+import type { Message, Update, UserFromGetMe } from "grammy/types";
+import { getLogger } from "@logtape/logtape";
+import type { MessageHandler } from "../../kernel/channel.ts";
+import type { ChannelMessage } from "../../kernel/channel_message.ts";
+import { BubError } from "../../kernel/errors.ts";
+import { Channel } from "../channel.ts";
+import { AccessPolicy } from "./_access.ts";
+import { buildInbound, leadingCommand, malformedReason, outboundText } from "./_inbound.ts";
+import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
+import { splitMessageText } from "./_split.ts";
+import { TypingIndicators, type TypingLifespan } from "./_typing.ts";
+
+export { parseAllowList } from "./_access.ts";
+export { splitMessageText, TELEGRAM_MESSAGE_LIMIT } from "./_split.ts";
+export type { TypingLifespan } from "./_typing.ts";
+
+const logger = getLogger(["bub", "channels", "telegram"]);
+
+/** Reply to `/start` from a chat outside `allowChats`. */
+export const NO_ACCESS_MESSAGE =
+  "You are not allowed to chat with me. Please deploy your own instance of Bub.";
+/** Largest file downloaded for a media item (2 MiB). */
+export const MAX_MEDIA_BYTES: number = 2 * 1024 * 1024;
+
+/** Options of {@link TelegramChannel}. */
+export interface TelegramChannelOptions {
+  /** Receives inbound messages (the channel manager's handler). */
+  handler: MessageHandler;
+  /** The bot token; empty disables the channel. */
+  token: string;
+  /** User ids or usernames allowed to talk; null or empty = everyone. */
+  allowUsers?: readonly string[] | null;
+  /** Chat ids served; null or empty = every chat. Others are ignored silently. */
+  allowChats?: readonly string[] | null;
+  /** An `http://` or `https://` proxy for Bot API calls. */
+  proxy?: string | null;
+  /** The Bot API root. @default "https://api.telegram.org" */
+  apiRoot?: string | null;
+  /** Long-poll timeout of `getUpdates`. @default 30 */
+  pollTimeoutSeconds?: number;
+  /** How often the typing action is renewed. @default 4 */
+  typingIntervalSeconds?: number;
+}
+
+type GrammySignal = Parameters<Api["sendChatAction"]>[3];
+
+/**
+ * The `telegram` channel: serves a bot through long polling. Inbound messages go to the handler
+ * with session `telegram:<chat_id>`, JSON content with sender metadata, lazily downloaded media,
+ * a typing lifespan and `outputChannel: "null"` (replies go through the `telegram` skill); comma
+ * commands come as plain command messages whose output returns to the chat. `send` posts plain
+ * text, split into several messages over 4096 characters.
+ *
+ * @example Serving a bot
+ * ```ts ignore
+ * import { TelegramChannel } from "@bub/core";
+ * const channel = new TelegramChannel({
+ *   handler: async (message) => console.log(message),
+ *   token: "123:abc",
+ *   allowUsers: ["42", "ada"],
+ * });
+ * await channel.start(new AbortController());
+ * // ...
+ * await channel.stop();
+ * ```
+ */
+export class TelegramChannel extends Channel {
+  /** Always `"telegram"`. */
+  readonly name: string = "telegram";
+  #options: TelegramChannelOptions;
+  #access: AccessPolicy;
+  #apiRoot: string;
+  #bot: Bot | null = null;
+  #proxy: ProxyClientOptions | null = null;
+  #polling: Promise<void> | null = null;
+  #stopping = false;
+  #typing: TypingIndicators;
+
+  /**
+   * Creates the channel (no I/O until `start` or `send`).
+   *
+   * @param options token, handler, allowlists and connection settings
+   * @throws {TypeError} when the handler is not a function or the token not a string
+   * @throws {RangeError} when a timing option is not a positive number
+   */
+  constructor(options: TelegramChannelOptions) {
+    super();
+    if (typeof options.handler !== "function") {
+      throw new TypeError(
+        `Telegram channel handler must be a function, got ${typeof options.handler}`,
+      );
+    }
+    if (typeof options.token !== "string") {
+      throw new TypeError(`Telegram bot token must be a string, got ${typeof options.token}`);
+    }
+    for (const key of ["pollTimeoutSeconds", "typingIntervalSeconds"] as const) {
+      const value = options[key];
+      if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+        throw new RangeError(
+          `Telegram channel option ${key} must be a positive number, got ${value}`,
+        );
+      }
+    }
+    this.#options = options;
+    this.#access = new AccessPolicy(options.allowUsers, options.allowChats);
+    this.#apiRoot = (options.apiRoot || "https://api.telegram.org").replace(/\/+$/, "");
+    const interval = (options.typingIntervalSeconds ?? 4) * 1000;
+    this.#typing = new TypingIndicators(async (chatId, signal) => {
+      await this.#api().api.sendChatAction(
+        chatId,
+        "typing",
+        undefined,
+        signal as unknown as GrammySignal,
+      );
+    }, interval);
+  }
+
+  /** True: bursts of messages are merged. */
+  override get needsDebounce(): boolean {
+    return true;
+  }
+
+  /** True when a token is configured. */
+  override get enabled(): boolean {
+    return this.#options.token.trim() !== "";
+  }
+
+  /** True while long polling runs. */
+  get polling(): boolean {
+    return this.#polling !== null;
+  }
+
+  /** Starts long polling in the background and returns at once. */
+  start(_stop: AbortController): Promise<void> {
+    if (this.#polling) return Promise.resolve();
+    logger.info(
+      "telegram.start allow_users_count={allowUsers} allow_chats_count={allowChats} proxy_enabled={proxy}",
+      {
+        allowUsers: this.#access.users.size,
+        allowChats: this.#access.chats.size,
+        proxy: Boolean(this.#options.proxy),
+      },
+    );
+    const bot = this.#api();
+    this.#stopping = false;
+    this.#polling = bot.start({
+      drop_pending_updates: true,
+      allowed_updates: ["message"],
+      timeout: this.#options.pollTimeoutSeconds ?? 30,
+      onStart: () => logger.info("telegram.start polling"),
+    }).catch((error: unknown) => {
+      if (this.#stopping) logger.debug("telegram.polling ended: {error}", { error });
+      else logger.error("telegram.polling failed: {error}", { error });
+    }).finally(() => {
+      this.#polling = null;
+    });
+    return Promise.resolve();
+  }
+
+  /** Stops polling and every typing loop; errors are logged, never thrown. */
+  async stop(): Promise<void> {
+    const bot = this.#bot;
+    const polling = this.#polling;
+    this.#stopping = true;
+    try {
+      if (bot?.isRunning()) await bot.stop();
+    } catch (error) {
+      logger.debug("telegram.stop error={error}", { error });
+    }
+    await polling;
+    await this.#typing.cancelAll();
+    logger.info("telegram.stopped");
+  }
+
+  /**
+   * Sends an outbound message's text (its JSON `message` field, else the content) to its chat as
+   * plain text; blank text sends nothing; longer texts go as several messages in order.
+   */
+  override async send(message: ChannelMessage): Promise<void> {
+    const text = outboundText(String(message.content ?? ""));
+    if (text.trim() === "") return;
+    const api = this.#api().api;
+    for (const piece of splitMessageText(text)) {
+      await api.sendMessage(message.chatId, piece);
+    }
+  }
+
+  /** The typing lifespan for `chatId` (enter starts it, disposal stops it; nested use is a no-op). */
+  typingLifespan(chatId: string): TypingLifespan {
+    return this.#typing.lifespan(chatId);
+  }
+
+  #api(): Bot {
+    if (this.#bot) return this.#bot;
+    if (!this.enabled) {
+      throw new BubError(
+        "config",
+        "Cannot use the Telegram channel: the bot token is empty (set BUB_TELEGRAM_TOKEN)",
+      );
+    }
+    const poll = this.#options.pollTimeoutSeconds ?? 30;
+    const proxy = proxyClientOptions(this.#options.proxy);
+    this.#proxy = proxy;
+    const bot = new Bot(this.#options.token, {
+      client: {
+        apiRoot: this.#apiRoot,
+        timeoutSeconds: poll + 30,
+        ...(proxy as Record<string, never> | null),
+      },
+    });
+    bot.use((ctx: Context) => this.#onUpdate(ctx.update, ctx.me));
+    bot.catch((error) => logger.error("telegram.update failed: {error}", { error: error.error }));
+    this.#bot = bot;
+    return bot;
+  }
+
+  #onUpdate(update: Update, me: UserFromGetMe): void {
+    try {
+      if (!("message" in update)) return;
+      const reason = malformedReason(update.message);
+      if (reason) {
+        logger.warning("telegram.update malformed update_id={updateId} reason={reason}", {
+          updateId: update.update_id,
+          reason,
+        });
+        return;
+      }
+      const message = update.message!;
+      const command = leadingCommand(message);
+      if (command) {
+        if (command.target && command.target.toLowerCase() !== (me.username ?? "").toLowerCase()) {
+          return;
+        }
+        if (command.name === "start") return this.#onStart(message);
+        if (command.name !== "bub" || command.args === "") return;
+      }
+      this.#onMessage(message, me);
+    } catch (error) {
+      logger.error("telegram.update failed update_id={updateId}: {error}", {
+        updateId: update?.update_id,
+        error,
+      });
+    }
+  }
+
+  #reply(message: Message, text: string): void {
+    this.#api().api.sendMessage(message.chat.id, text).catch((error: unknown) => {
+      logger.error("telegram.reply failed chat_id={chatId}: {error}", {
+        chatId: message.chat.id,
+        error,
+      });
+    });
+  }
+
+  #onStart(message: Message): void {
+    const allowed = this.#access.chatAllowed(String(message.chat.id));
+    this.#reply(message, allowed ? "Bub is online. Send text to start." : NO_ACCESS_MESSAGE);
+  }
+
+  #onMessage(message: Message, me: UserFromGetMe): void {
+    const chatId = String(message.chat.id);
+    if (!this.#access.chatAllowed(chatId)) {
+      logger.debug("telegram.ignored chat_id={chatId}: chat not allowed", { chatId });
+      return;
+    }
+    const user = message.from;
+    if (!user || typeof user.id !== "number") {
+      logger.warning("telegram.ignored chat_id={chatId}: message without sender", { chatId });
+      return;
+    }
+    if (!this.#access.userAllowed(user)) {
+      logger.warning("telegram.denied user_id={userId} username={username} chat_id={chatId}", {
+        userId: user.id,
+        username: user.username ?? "-",
+        chatId,
+      });
+      this.#reply(message, "Access denied.");
+      return;
+    }
+    const inbound = this.#buildMessage(message, me);
+    this.#options.handler(inbound).catch((error: unknown) => {
+      logger.error("telegram.handler failed chat_id={chatId}: {error}", { chatId, error });
+    });
+  }
+
+  #buildMessage(message: Message, me: UserFromGetMe): ChannelMessage {
+    const chatId = String(message.chat.id);
+    return buildInbound(message, me, {
+      channel: this.name,
+      download: (fileId, size) => this.#download(fileId, size),
+      lifespan: () => this.#typing.lifespan(chatId),
+    });
+  }
+
+  async #download(fileId: string, fileSize: number | null): Promise<Uint8Array | null> {
+    if (fileSize !== null && fileSize > MAX_MEDIA_BYTES) return null;
+    try {
+      const file = await this.#api().api.getFile(fileId);
+      if ((file.file_size ?? 0) > MAX_MEDIA_BYTES || !file.file_path) return null;
+      const url = `${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`;
+      const data = await downloadBytes(url, this.#proxy);
+      return data.byteLength > MAX_MEDIA_BYTES ? null : data;
+    } catch (error) {
+      logger.warning("telegram.download failed file_id={fileId}: {error}", { fileId, error });
+      return null;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Small helpers shared by the builtin tools: the tape and workspace of a tool context, and the
+ * keyword-only marker of input-model tools.
+ *
+ * @module
+ */
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import process from "node:process";
+import { environmentFromState } from "../../environment/from_state.ts";
+import { Tape } from "../../tape/tape.ts";
+import type { Tool, ToolContext } from "../tool.ts";
+
+/** The tape of a tool context; a context without a {@link Tape} is a programming error. */
+export function tapeOf(context: ToolContext, tool: string): Tape {
+  const tape = context.tape;
+  if (tape instanceof Tape) return tape;
+  throw new TypeError(
+    `Tool '${tool}' needs a Tape in its context, got ${tape === null ? "null" : typeof tape}`,
+  );
+}
+
+/** The session id of a turn state as a string, or `fallback` when it has none. */
+export function sessionIdOf(state: Readonly<Record<string, unknown>>, fallback: string): string {
+  const value = state.session_id;
+  return value === null || value === undefined ? fallback : String(value);
+}
+
+/**
+ * The workspace of a turn state: `_runtime_workspace` (with `~` expanded) resolved to an absolute
+ * path, else the environment's workspace, else the process working directory.
+ */
+export function workspaceOf(state: Readonly<Record<string, unknown>>): string {
+  const value = state._runtime_workspace;
+  if (typeof value === "string" && value.trim() !== "") {
+    const expanded = value === "~" || value.startsWith("~/") ? homedir() + value.slice(1) : value;
+    return resolve(expanded);
+  }
+  return resolve(environmentFromState(state).workspace ?? process.cwd());
+}
+
+const _keywordOnly = new WeakSet<Tool>();
+
+/** Marks `tool` as keyword-only (an input-model tool): comma commands reject positional values. */
+export function markKeywordOnly(tool: Tool): Tool {
+  _keywordOnly.add(tool);
+  return tool;
+}
+
+/** True for tools marked with {@link markKeywordOnly} (`tape.search`, `subagent`). */
+export function isKeywordOnlyTool(tool: Tool): boolean {
+  return _keywordOnly.has(tool);
+}

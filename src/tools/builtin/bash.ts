@@ -1,0 +1,99 @@
+/**
+ * The `bash`, `bash.output` and `bash.kill` tools (spec/builtin.md §6.7.1–§6.7.3 with the seed-era
+ * changes of §14.5): commands run through the turn's {@link Environment} in shells owned by a
+ * {@link ShellManager}.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { environmentFromState } from "../../environment/from_state.ts";
+import type { ShellManager } from "../../environment/shell_manager.ts";
+import { defineTool, type Tool } from "../tool.ts";
+
+/** Default foreground timeout of `bash`, in seconds. */
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
+
+const BashParams = z.object({
+  command: z.string().describe("The shell command line."),
+  cwd: z.string().nullable().optional().describe(
+    "Working directory (relative paths resolve against the workspace). Default: the workspace.",
+  ),
+  timeout_seconds: z.int().min(0).default(DEFAULT_COMMAND_TIMEOUT_SECONDS).describe(
+    "Foreground only: after this many seconds the command continues in the background.",
+  ),
+  background: z.boolean().default(false).describe(
+    "Start the command in the background and return its shell id at once.",
+  ),
+});
+
+const OutputParams = z.object({
+  shell_id: z.string().describe("The id returned when the shell started (bash-xxxxxxxx)."),
+  offset: z.int().default(0).describe("First character of the output to return."),
+  limit: z.int().nullable().optional().describe("Maximum number of characters to return."),
+});
+
+const KillParams = z.object({
+  shell_id: z.string().describe("The id returned when the shell started (bash-xxxxxxxx)."),
+});
+
+/**
+ * The `bash` tool. Foreground commands return their trimmed combined output (or `(no output)`),
+ * fail with `command exited with code <rc>` on a non-zero exit, and move to the background when
+ * `timeout_seconds` passes (the text then carries the shell id). Cancelling the turn terminates
+ * the shell.
+ */
+export function bashTool(shells: ShellManager): Tool {
+  return defineTool({
+    name: "bash",
+    description: "Run a shell command in the workspace and return its output. " +
+      "With background=true the command keeps running (timeout_seconds is ignored); read its " +
+      "output with bash_output and stop it with bash_kill. A foreground command that exceeds " +
+      "timeout_seconds keeps running in the background and its shell id is returned.",
+    parameters: BashParams,
+    context: true,
+    handler: (args, ctx) => {
+      const environment = environmentFromState(ctx.state);
+      const cwd = args.cwd ? environment.resolvePath(args.cwd) : null;
+      const session = ctx.state.session_id;
+      return shells.run({
+        command: args.command,
+        environment,
+        cwd,
+        sessionId: session === null || session === undefined ? null : String(session),
+        timeoutSeconds: args.timeout_seconds,
+        background: args.background,
+        signal: ctx.signal,
+      });
+    },
+  });
+}
+
+/**
+ * The `bash.output` tool: status, exit code and a slice of a shell's output. A shell that has
+ * exited is released by this call, so a later call for the same id fails with `unknown shell id`.
+ */
+export function bashOutputTool(shells: ShellManager): Tool {
+  return defineTool({
+    name: "bash.output",
+    description: "Read the output of a background shell. Pass next_offset from the previous " +
+      "call as offset to read only new output; limit caps the characters returned.",
+    parameters: OutputParams,
+    handler: ({ shell_id, offset, limit }) =>
+      shells.readOutput(shell_id, { offset, limit: limit ?? null }),
+  });
+}
+
+/** The `bash.kill` tool: terminates a shell (or releases a finished one) and reports its exit code. */
+export function bashKillTool(shells: ShellManager): Tool {
+  return defineTool({
+    name: "bash.kill",
+    description: "Terminate a background shell and report its exit code.",
+    parameters: KillParams,
+    handler: ({ shell_id }) => shells.kill(shell_id),
+  });
+}
+
+/** The three shell tools, in catalogue order. */
+export function bashTools(shells: ShellManager): Tool[] {
+  return [bashTool(shells), bashOutputTool(shells), bashKillTool(shells)];
+}
