@@ -206,6 +206,7 @@ export class Agent {
       runStep: (stepPrompt) =>
         this.#runStep(fork, stepPrompt, state, model, allowedTools, allowedSkills, options.signal),
       continuePrompt: (args) => this.framework.continuePrompt(args),
+      signal: options.signal,
     });
     return new AsyncStreamEvents(loop, {
       state: loop.state,

@@ -38,6 +38,8 @@ export interface AgentLoopArgs {
   ) => Promise<string | null>;
   /** The model, for logs. */
   model: string;
+  /** The turn's cancellation signal: once aborted, a failing step is a cancellation, not an error. */
+  signal?: AbortSignal;
 }
 
 function utcNow(): string {
@@ -85,7 +87,7 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
         yield event;
       }
     } catch (error) {
-      if (isCancellation(error)) throw error;
+      if (isCancellation(error) || args.signal?.aborted) throw error;
       const message = String(error instanceof Error ? (error.message || String(error)) : error);
       if (handoffBudget > 0 && isContextLengthError(message)) {
         handoffBudget--;
