@@ -317,3 +317,18 @@ export {
   type TelegramChannelOptions,
   type TypingLifespan,
 } from "./src/channels/telegram/telegram_channel.ts";
+export {
+  CliChannel,
+  type CliChannelOptions,
+  type CliTurnLifespan,
+  type TapeInfo as CliTapeInfo,
+} from "./src/channels/cli/cli_channel.ts";
+export {
+  type MarkdownProgress,
+  MarkdownStream,
+  renderMarkdown,
+  type RenderMarkdownOptions,
+  renderTokens,
+  type TextStyler,
+  visibleWidth,
+} from "./src/channels/cli/markdown.ts";

@@ -23,7 +23,9 @@ export function modelSetupProblem(runtime: BuiltinRuntime): string | null {
   const envKey = provider === "openai" ? env.OPENAI_API_KEY : provider === "anthropic" ? env.ANTHROPIC_API_KEY : undefined;
   if (key || base || keyless || envKey) return null;
   return [
-    `No model is configured: ${settings.model} needs an API key.`,
+    settings.model
+      ? `No model is configured: ${settings.model} needs an API key (or an API base).`
+      : "No model is configured: BUB_MODEL is empty.",
     "Set one of these (environment, .env, or ~/.bub/config.yml), then start again:",
     "  BUB_MODEL=openai:gpt-4o BUB_API_KEY=sk-...                         a hosted provider",
     "  BUB_MODEL=custom:<model> BUB_API_BASE=http://127.0.0.1:8000/v1      any OpenAI-compatible server",

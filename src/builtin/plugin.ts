@@ -10,12 +10,13 @@ import type { BubFramework } from "./framework.ts";
 import { registerBuiltinCommands } from "./cli_commands.ts";
 import { builtinOnboardConfig } from "./onboard.ts";
 import { BuiltinRuntime } from "./runtime.ts";
-import { createTurnHooks } from "./turn_hooks.ts";
+import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
 import { loadTelegramSettings } from "./settings.ts";
 import { parseAllowList, TelegramChannel } from "../channels/telegram/telegram_channel.ts";
 import type { Channel } from "../channels/channel.ts";
+import { CliChannel } from "../channels/cli/cli_channel.ts";
 import type { MessageHandler } from "../kernel/channel.ts";
 import type { Command } from "commander";
 import type { Plugin } from "../kernel/plugin.ts";
@@ -105,6 +106,7 @@ export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
       { stage, error, message }: { stage: string; error: unknown; message: Envelope | null },
     ): Promise<void> {
       if (message === null || message === undefined) return;
+      if (stage === "turn") await exitMessageLifespan(message, error);
       const notice = new ChannelMessage({
         sessionId: String(envelopeField(message, "sessionId", "session_id") ?? "unknown"),
         channel: String(fieldOf(message, "channel", null) ?? "default"),
@@ -120,6 +122,19 @@ export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
     },
     provideChannels({ messageHandler }: { messageHandler: MessageHandler }): Channel[] {
       const telegram = loadTelegramSettings(runtime.sources);
+      const cli: CliChannel = new CliChannel({
+        handler: messageHandler,
+        workspace: framework.workspace,
+        home: framework.home,
+        model: safeModel(runtime),
+        toolNames: () => runtime.registry.names(),
+        onInterrupt: (sessionId) => framework.quitViaChannelRouter(sessionId),
+        tapeInfo: async () => {
+          const info = await runtime.agent.sessionTape(cli.sessionId, { _runtime_workspace: framework.workspace })
+            .info();
+          return { entries: info.entries, anchors: info.anchors, lastAnchor: info.lastAnchor };
+        },
+      });
       return [
         new TelegramChannel({
           handler: messageHandler,
@@ -129,10 +144,19 @@ export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
           proxy: telegram.proxy,
           apiRoot: telegram.api_root,
         }),
+        cli,
       ];
     },
     provideSteeringInbox(): InMemorySteeringInbox {
       return new InMemorySteeringInbox();
     },
   };
+}
+
+function safeModel(runtime: BuiltinRuntime): string {
+  try {
+    return runtime.settings.model;
+  } catch {
+    return "";
+  }
 }

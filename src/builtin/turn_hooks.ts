@@ -58,6 +58,20 @@ export function recoverSessionOverrides(entries: readonly TapeEntry[]): TurnStat
   return out;
 }
 
+/**
+ * Exits the lifespan `loadState` entered for `message` (once): `exit(error)` when it has one,
+ * else its async disposer. `saveState` calls it; so does the builtin `onError` for turns that
+ * failed after `loadState` but before the model stage.
+ */
+export async function exitMessageLifespan(message: Envelope, error?: unknown): Promise<void> {
+  if (typeof message !== "object" || message === null) return;
+  const lifespan = entered.get(message);
+  if (!lifespan) return;
+  entered.delete(message);
+  if (typeof lifespan.exit === "function") await lifespan.exit(error);
+  else await lifespan[Symbol.asyncDispose]?.();
+}
+
 /** Creates the builtin turn hooks over a {@link BuiltinRuntime}. */
 export function createTurnHooks(runtime: BuiltinRuntime): {
   loadState(args: { message: Envelope; sessionId: string }): Promise<TurnState>;
@@ -72,11 +86,6 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
 } {
   return {
     async loadState({ message, sessionId }) {
-      const lifespan = fieldOf(message, "lifespan", null) as MessageLifespan | null;
-      if (lifespan && typeof message === "object" && message !== null && !entered.has(message)) {
-        await lifespan.enter?.();
-        entered.set(message, lifespan);
-      }
       const agent = runtime.agent;
       const state: TurnState = {
         session_id: sessionId,
@@ -92,6 +101,12 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       const messageContext = contextOf(message);
       if (messageContext.model) state.model = messageContext.model;
       if (messageContext.thread_id) state._runtime_thread_id = messageContext.thread_id;
+      // Entered last: once entered, the turn reaches saveState (or onError) to exit it.
+      const lifespan = fieldOf(message, "lifespan", null) as MessageLifespan | null;
+      if (lifespan && typeof message === "object" && message !== null && !entered.has(message)) {
+        await lifespan.enter?.();
+        entered.set(message, lifespan);
+      }
       return state;
     },
     buildPrompt({ message }) {
@@ -101,13 +116,8 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       const model = typeof state.model === "string" && state.model ? state.model : null;
       return runtime.agent.runStream({ sessionId, prompt, state, model, signal });
     },
-    async saveState({ message, error }) {
-      if (typeof message !== "object" || message === null) return;
-      const lifespan = entered.get(message);
-      if (!lifespan) return;
-      entered.delete(message);
-      if (typeof lifespan.exit === "function") await lifespan.exit(error);
-      else await lifespan[Symbol.asyncDispose]?.();
+    saveState({ message, error }) {
+      return exitMessageLifespan(message, error);
     },
     systemPrompt({ state }) {
       return builtinSystemPrompt(state);

@@ -5,6 +5,8 @@
  * @module
  */
 import { configureSync, defaultTextFormatter, type LogLevel, parseLogLevel, type Sink } from "@logtape/logtape";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import process from "node:process";
 
 /** A sink that writes formatted records to a writable (default: stderr). */
@@ -12,9 +14,23 @@ export function stderrSink(write: (text: string) => void = (text) => process.std
   return (record) => write(defaultTextFormatter(record));
 }
 
+/** A sink appending formatted records to `path` (for the interactive chat, whose screen logs would break). */
+export function fileSink(path: string): Sink {
+  let ready = false;
+  return (record) => {
+    try {
+      if (!ready) mkdirSync(dirname(path), { recursive: true });
+      ready = true;
+      appendFileSync(path, defaultTextFormatter(record));
+    } catch {
+      // logging must never break the chat
+    }
+  };
+}
+
 /** Configures LogTape for the CLI. Returns false when logging was already configured. */
 export function configureCliLogging(
-  options: { level?: string; sink?: Sink } = {},
+  options: { level?: string; sink?: Sink; reset?: boolean } = {},
 ): boolean {
   let level: LogLevel = "warning";
   const wanted = options.level ?? process.env.BUB_LOG_LEVEL;
@@ -27,6 +43,7 @@ export function configureCliLogging(
   }
   try {
     configureSync({
+      reset: options.reset ?? false,
       sinks: { stderr: options.sink ?? stderrSink() },
       loggers: [
         { category: ["bub"], sinks: ["stderr"], lowestLevel: level },

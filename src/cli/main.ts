@@ -6,7 +6,8 @@
 import process from "node:process";
 import { BubFramework } from "../builtin/framework.ts";
 import type { FrameworkOptions } from "../kernel/framework.ts";
-import { configureCliLogging } from "./logging.ts";
+import { configureCliLogging, fileSink } from "./logging.ts";
+import { join } from "node:path";
 import { CliExit } from "../builtin/cli_commands.ts";
 
 /** Options of {@link main}. */
@@ -39,6 +40,10 @@ export async function main(argv: string[] = process.argv.slice(2), options: Main
   try {
     framework = new BubFramework(options.framework);
     framework.cliOutput = { out: stdout, err: stderr };
+    if (options.configureLogging !== false && argv[0] === "chat") {
+      // The chat owns the screen: its logs go to <home>/logs/bub.log.
+      configureCliLogging({ sink: fileSink(join(framework.home, "logs", "bub.log")), reset: true });
+    }
     await framework.loadHooks();
   } catch (error) {
     stderr(`bub: ${error instanceof Error ? error.message : String(error)}\n`);

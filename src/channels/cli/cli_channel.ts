@@ -1,0 +1,345 @@
+/**
+ * The `cli` channel: a terminal REPL that turns typed lines into channel messages, renders the
+ * model's stream as Markdown while it arrives, shows tool calls, and lets the user steer a
+ * running turn, cancel it with Ctrl-C and toggle shell mode.
+ *
+ * @module
+ */
+import process from "node:process";
+import { basename, resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { getLogger } from "@logtape/logtape";
+import { type AdmitDecision, admitDecision } from "../../kernel/channel.ts";
+import { ChannelMessage } from "../../kernel/channel_message.ts";
+import { contentOf, type Envelope, fieldOf } from "../../kernel/envelope.ts";
+import type { StreamEvent } from "../../kernel/stream.ts";
+import type { ToolCallReporter } from "../../tools/reporter.ts";
+import { type ChannelAdmitArgs, Interface } from "../channel.ts";
+import type { CliChannelOptions } from "./_options.ts";
+import { appendHistory, historyPath, loadHistory } from "./_history.ts";
+import { formatToolbar, panel, type TapeInfo, welcomePanel } from "./_panel.ts";
+import { LineReader } from "./_repl.ts";
+import { StatusLine } from "./_spinner.ts";
+import { renderStream } from "./_stream_render.ts";
+import { Terminal } from "./_terminal.ts";
+import { createToolReporter } from "./_tool_report.ts";
+import { TurnTracker } from "./_turns.ts";
+
+export type { TapeInfo } from "./_panel.ts";
+export type { CliTurnLifespan } from "./_turns.ts";
+import type { CliTurnLifespan } from "./_turns.ts";
+export type { CliChannelOptions } from "./_options.ts";
+
+const QUIT_WINDOW_MS = 1000;
+
+/**
+ * The terminal REPL channel (`cli`, an `Interface`). Typed lines go to the handler without
+ * waiting for the turn; `,quit`/`,exit`, Ctrl-D or two Ctrl-C within a second print `Bye.` and
+ * abort the stop controller given to {@link CliChannel.start}.
+ *
+ * @example Driving it through in-memory streams
+ * ```ts ignore
+ * import { PassThrough } from "node:stream";
+ * import { CliChannel } from "@bub/core";
+ * const input = new PassThrough();
+ * const output = new PassThrough();
+ * const cli = new CliChannel({
+ *   handler: async (message) => console.log(message),
+ *   workspace: "/tmp/project",
+ *   home: "/tmp/bub-home",
+ *   input,
+ *   output,
+ * });
+ * const stop = new AbortController();
+ * await cli.start(stop);
+ * input.write("hello\n,quit\n");
+ * ```
+ */
+export class CliChannel extends Interface {
+  /** The channel name. */
+  readonly name: string = "cli";
+  #options: CliChannelOptions;
+  #input: Readable;
+  #output: Writable;
+  #terminal: Terminal;
+  #status: StatusLine;
+  #reporter: ToolCallReporter;
+  #sessionId: string;
+  #chatId: string;
+  #reader: LineReader | null = null;
+  #stop: AbortController | null = null;
+  #queue: Promise<void> = Promise.resolve();
+  #turns: TurnTracker;
+  #tape: TapeInfo | null = null;
+  #shell = false;
+  #thinking = false;
+  #quitting = false;
+  #lastInterrupt = Number.NEGATIVE_INFINITY;
+
+  /** @param options handler, streams, workspace and display settings */
+  constructor(options: CliChannelOptions) {
+    super();
+    this.#options = options;
+    this.#input = options.input ?? process.stdin;
+    this.#output = options.output ?? process.stdout;
+    const tty = options.terminal ??
+      ((this.#input as { isTTY?: boolean }).isTTY === true &&
+        (this.#output as { isTTY?: boolean }).isTTY === true);
+    this.#terminal = new Terminal(this.#output, tty);
+    this.#status = new StatusLine(this.#terminal, () => this.toolbar());
+    this.#reporter = createToolReporter(this.#terminal);
+    this.#sessionId = options.sessionId ?? "cli_session";
+    this.#chatId = options.chatId ?? "cli_chat";
+    this.#turns = new TurnTracker({
+      started: () => this.#status.start("Generating"),
+      ended: async (_sessionId, idle) => {
+        if (idle) this.#status.stop();
+        await this.#refreshTape();
+        this.#status.refresh();
+      },
+    });
+  }
+
+  /** The session id of typed messages. */
+  get sessionId(): string {
+    return this.#sessionId;
+  }
+
+  /** The chat id of typed messages. */
+  get chatId(): string {
+    return this.#chatId;
+  }
+
+  /** The history file: `<home>/history/<md5 hex of the workspace path>.history`. */
+  get historyPath(): string {
+    return historyPath(this.#options.home, this.#options.workspace);
+  }
+
+  /** True in shell mode (lines not starting with `,` get a `,` prefix). */
+  get shellMode(): boolean {
+    return this.#shell;
+  }
+
+  /** True when reasoning is shown expanded. */
+  get thinkingExpanded(): boolean {
+    return this.#thinking;
+  }
+
+  /** True while a turn started from this channel runs. */
+  get generating(): boolean {
+    return this.#turns.busy;
+  }
+
+  /** Overrides the session and chat ids of typed messages (e.g. from `bub chat` options). */
+  setMetadata(metadata: { sessionId?: string; chatId?: string }): void {
+    if (metadata.sessionId) this.#sessionId = metadata.sessionId;
+    if (metadata.chatId) this.#chatId = metadata.chatId;
+  }
+
+  /** The prompt label: `<workspace folder> > `, or `<workspace folder> , ` in shell mode. */
+  get promptLabel(): string {
+    return `${basename(resolve(this.#options.workspace))} ${this.#shell ? "," : ">"} `;
+  }
+
+  /** The toolbar line (time, mode, thinking, model and tape info). */
+  toolbar(): string {
+    return formatToolbar({
+      now: new Date(),
+      shellMode: this.#shell,
+      thinkingExpanded: this.#thinking,
+      model: this.#options.model ?? "",
+      tape: this.#tape,
+    });
+  }
+
+  /** Prints the welcome panel and starts reading lines; returns once the REPL is listening. */
+  async start(stop: AbortController): Promise<void> {
+    if (this.#reader) return;
+    this.#stop = stop;
+    this.#quitting = false;
+    const { style, columns, tty } = this.#terminal;
+    const workspace = resolve(this.#options.workspace);
+    this.#terminal.print(
+      welcomePanel({ workspace, model: this.#options.model ?? "", tty }, style, columns),
+    );
+    const history = await loadHistory(this.historyPath);
+    await this.#refreshTape();
+    this.#reader = new LineReader({
+      input: this.#input,
+      output: this.#output,
+      terminal: this.#terminal,
+      history,
+      prompt: () => this.promptLabel,
+      complete: (line) => this.#complete(line),
+      onLine: (line) => this.#enqueue(() => this.#handleLine(line)),
+      onInterrupt: () => this.interrupt(),
+      onEnd: () => this.#enqueue(() => this.#quit()),
+      onToggleShell: () => this.#toggleShell(false),
+    });
+    this.#reader.open();
+    this.#status.enable();
+    this.#status.refresh();
+  }
+
+  /** Stops the spinner and the REPL. Safe to call more than once or before `start`. */
+  stop(): Promise<void> {
+    this.#status.dispose();
+    const reader = this.#reader;
+    this.#reader = null;
+    reader?.close();
+    return this.#queue.catch(() => {});
+  }
+
+  /**
+   * What Ctrl-C does: cancels the running turn through `onInterrupt`, or prints
+   * `Interrupted. Use ',quit' to exit.`; a second call within one second quits.
+   */
+  interrupt(): void {
+    const now = (this.#options.now ?? Date.now)();
+    if (now - this.#lastInterrupt <= QUIT_WINDOW_MS) {
+      this.#lastInterrupt = Number.NEGATIVE_INFINITY;
+      this.#enqueue(() => this.#quit());
+      return;
+    }
+    this.#lastInterrupt = now;
+    const sessions = this.#turns.sessions();
+    const { onInterrupt } = this.#options;
+    if (sessions.length > 0 && onInterrupt) {
+      this.#terminal.print(this.#terminal.style("yellow", "Cancelling the running turn."));
+      for (const sessionId of sessions) {
+        Promise.resolve().then(() => onInterrupt(sessionId)).catch((error) =>
+          getLogger(["bub", "channels", "cli"]).warn("cli.interrupt_failed: {error}", { error })
+        );
+      }
+      return;
+    }
+    this.#terminal.print(this.#terminal.style("yellow", "Interrupted. Use ',quit' to exit."));
+  }
+
+  /** Echoes the input; while a turn of the session runs, steers it into that turn. */
+  override admitMessage({ message, turn }: ChannelAdmitArgs): Promise<AdmitDecision | null> {
+    this.#echo(contentOf(message), turn.isRunning);
+    return Promise.resolve(
+      turn.isRunning ? admitDecision("steer", "cli session is already generating") : null,
+    );
+  }
+
+  /** Shows error messages in a red `Error` panel; other messages are shown by streaming. */
+  override send(message: ChannelMessage): Promise<void> {
+    if (fieldOf(message, "kind") === "error") {
+      const { style, columns } = this.#terminal;
+      this.#terminal.print(panel("Error", contentOf(message), style, columns));
+    }
+    return Promise.resolve();
+  }
+
+  /** Renders the stream live (Markdown panels, reasoning, tool calls) and re-yields its events. */
+  override streamEvents(
+    message: Envelope,
+    stream: AsyncIterable<StreamEvent>,
+  ): AsyncIterable<StreamEvent> {
+    return renderStream(stream, {
+      terminal: this.#terminal,
+      title: fieldOf(message, "kind") === "command" ? "Command" : "Assistant",
+      thinkingExpanded: () => this.#thinking,
+      reporter: this.#reporter,
+    });
+  }
+
+  #enqueue(task: () => void | Promise<void>): void {
+    this.#queue = this.#queue.then(task).catch((error) =>
+      getLogger(["bub", "channels", "cli"]).error("cli.repl_failed: {error}", { error })
+    );
+  }
+
+  async #handleLine(raw: string): Promise<void> {
+    if (this.#quitting) return;
+    const line = raw.trim();
+    if (!line) return;
+    await appendHistory(this.historyPath, line).catch((error) =>
+      getLogger(["bub", "channels", "cli"]).warn("cli.history_failed: {error}", { error })
+    );
+    if (line === ",quit" || line === ",exit") return this.#quit();
+    if (line === ",thinking") {
+      this.#echo(line, this.generating);
+      this.#thinking = !this.#thinking;
+      this.#info(`Thinking output is now ${this.#thinking ? "expanded" : "collapsed"}.`);
+      this.#status.refresh();
+      return;
+    }
+    if (line === ",shell") return this.#toggleShell(true);
+    const content = this.#shell && !line.startsWith(",") ? `,${line}` : line;
+    const sessionId = this.#sessionId;
+    const lifespan = this.#turns.lifespan(sessionId);
+    const message = new ChannelMessage({
+      sessionId,
+      channel: "cli",
+      chatId: this.#chatId,
+      content,
+      context: { thread_id: sessionId },
+      lifespan,
+    });
+    this.#options.handler(message).catch((error) =>
+      getLogger(["bub", "channels", "cli"]).error("cli.handler_failed: {error}", { error })
+    );
+    // Piped input (a script, a test) runs one line at a time: wait for its turn to end before
+    // reading on, so the output follows the input and the end of input does not cut a turn short.
+    if (!this.#terminal.tty) await waitForTurn(lifespan);
+  }
+
+  #toggleShell(announce: boolean): void {
+    this.#shell = !this.#shell;
+    if (announce) this.#info(`Shell mode is now ${this.#shell ? "on" : "off"}.`);
+    this.#reader?.refreshPrompt();
+    this.#status.refresh();
+  }
+
+  #quit(): void {
+    if (this.#quitting) return;
+    this.#quitting = true;
+    this.#status.dispose();
+    this.#terminal.print("Bye.");
+    const reader = this.#reader;
+    this.#reader = null;
+    reader?.close();
+    this.#stop?.abort();
+  }
+
+  #echo(content: string, steering: boolean): void {
+    const { style } = this.#terminal;
+    const marker = steering ? " " + style("yellow", "(steering)") : "";
+    this.#terminal.print(style("dim", `› ${content}`) + marker);
+  }
+
+  #info(text: string): void {
+    this.#terminal.print(this.#terminal.style("cyan", text));
+  }
+
+  #complete(line: string): string[] {
+    if (!line.startsWith(",")) return [];
+    const names = [...(this.#options.toolNames?.() ?? []), "thinking"];
+    const prefix = line.toLowerCase();
+    return names.map((name) => `,${name}`).filter((item) => item.toLowerCase().startsWith(prefix));
+  }
+
+  async #refreshTape(): Promise<void> {
+    const tapeInfo = this.#options.tapeInfo;
+    if (!tapeInfo) return;
+    try {
+      this.#tape = await tapeInfo();
+    } catch (error) {
+      getLogger(["bub", "channels", "cli"]).debug("cli.tape_info_failed: {error}", { error });
+    }
+  }
+}
+
+/** Waits for a piped line's turn: its start (up to 10 s; a dropped line never starts), then its end. */
+async function waitForTurn(lifespan: CliTurnLifespan): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const started = await Promise.race([
+    lifespan.started.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
+  ]);
+  clearTimeout(timer);
+  if (started) await lifespan.ended;
+}
