@@ -4,6 +4,7 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
+import { isatty } from "node:tty";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
 import type { BubFramework } from "./framework.ts";
@@ -128,6 +129,7 @@ export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
         home: framework.home,
         model: safeModel(runtime),
         toolNames: () => runtime.registry.names(),
+        waitForTurns: !isatty(0),
         onInterrupt: (sessionId) => framework.quitViaChannelRouter(sessionId),
         tapeInfo: async () => {
           const info = await runtime.agent.sessionTape(cli.sessionId, { _runtime_workspace: framework.workspace })

@@ -38,4 +38,10 @@ export interface CliChannelOptions {
   chatId?: string;
   /** Milliseconds clock for the double Ctrl-C window. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Read the next line only after the previous line's turn ended (for piped scripts: output
+   * follows input, and the end of input does not cut a turn short). Default false: lines are
+   * handed over at once and steer a running turn.
+   */
+  waitForTurns?: boolean;
 }

@@ -282,9 +282,7 @@ export class CliChannel extends Interface {
     this.#options.handler(message).catch((error) =>
       getLogger(["bub", "channels", "cli"]).error("cli.handler_failed: {error}", { error })
     );
-    // Piped input (a script, a test) runs one line at a time: wait for its turn to end before
-    // reading on, so the output follows the input and the end of input does not cut a turn short.
-    if (!this.#terminal.tty) await waitForTurn(lifespan);
+    if (this.#options.waitForTurns) await waitForTurn(lifespan);
   }
 
   #toggleShell(announce: boolean): void {
