@@ -36,3 +36,9 @@ export {
   type FakeUser,
   type WaitForCallsOptions,
 } from "./fake_telegram.ts";
+export {
+  type FakeCommandHandler,
+  type FakeCommandResult,
+  FakeEnvironment,
+  type FakeSpawn,
+} from "./fake_environment.ts";
