@@ -26,6 +26,13 @@
  */
 export { BubFramework } from "./src/builtin/framework.ts";
 export { type BuiltinPlugin, createBuiltinPlugin } from "./src/builtin/plugin.ts";
+export { type BubFrameworkOptions } from "./src/builtin/framework.ts";
+export { BuiltinRuntime, type BuiltinRuntimeOptions } from "./src/builtin/runtime.ts";
+export { CliExit, type CliOutput } from "./src/builtin/cli_commands.ts";
+export { LinePrompter, PromptAborted, type Prompter } from "./src/builtin/onboard.ts";
+export { type CliApp, type CliHost, createCliApp } from "./src/kernel/cli_app.ts";
+export type { ConfigLookup } from "./src/skills/body.ts";
+export type { QuitSession } from "./src/tools/builtin/session.ts";
 export {
   type FrameworkOptions,
   KernelFramework,
@@ -212,7 +219,10 @@ export {
   withToolCallReporter,
 } from "./src/tools/reporter.ts";
 export { renderToolsPrompt } from "./src/tools/prompt.ts";
-export { LocalEnvironment, type LocalEnvironmentOptions } from "./src/environment/local_environment.ts";
+export {
+  LocalEnvironment,
+  type LocalEnvironmentOptions,
+} from "./src/environment/local_environment.ts";
 export { LocalProcess } from "./src/environment/local_process.ts";
 export { environmentFromState } from "./src/environment/from_state.ts";
 export {
@@ -224,7 +234,11 @@ export {
   type ShellStartOptions,
 } from "./src/environment/shell_manager.ts";
 export { SHELL_RUNTIME_CLOSED, ShellScope } from "./src/environment/shell_scope.ts";
-export { DEFAULT_SHELL_TIMINGS, ManagedShell, type ShellTimings } from "./src/environment/managed_shell.ts";
+export {
+  DEFAULT_SHELL_TIMINGS,
+  ManagedShell,
+  type ShellTimings,
+} from "./src/environment/managed_shell.ts";
 export type {
   DriverChild,
   DriverSpawnRequest,
@@ -234,57 +248,57 @@ export type {
 } from "./src/environment/process_driver.ts";
 export {
   anchorEntry,
-  createEntry,
-  errorEntry,
-  eventEntry,
-  messageEntry,
-  systemEntry,
-  type TapeEntry,
-  type TapeMeta,
-  toolCallEntry,
-  toolResultEntry,
-  sessionTapeName,
-  TapeQuery,
-  type TapeQueryFields,
   AsyncTapeStoreAdapter,
-  isAsyncTapeStore,
-  type SyncTapeStore,
-  type TapeStore,
-  toAsyncTapeStore,
-  UnavailableTapeStore,
-  InMemoryTapeStore,
-  FileTapeStore,
-  type FileTapeStoreOptions,
-  SqliteTapeStore,
-  type SqliteTapeStoreOptions,
-  ForkTapeStore,
-  type ForkTapeStoreOptions,
-  redactPayload,
   buildQuery,
   type ChatMessage as TapeChatMessage,
   contextVisible,
-  defaultTapeContext,
-  selectMessages,
-  type HandoffOptions,
-  Tape,
-  type TapeOptions,
-  formatTapeInfo,
-  type RecordChatOptions,
-  type TapeInfo,
+  createEntry,
   DEFAULT_SPILL_THRESHOLD,
+  defaultTapeContext,
+  errorEntry,
+  eventEntry,
+  FileTapeStore,
+  type FileTapeStoreOptions,
+  ForkTapeStore,
+  type ForkTapeStoreOptions,
+  formatTapeInfo,
+  type HandoffOptions,
+  InMemoryTapeStore,
+  isAsyncTapeStore,
+  messageEntry,
+  readSpill,
+  type ReadSpillOptions,
+  type RecordChatOptions,
+  redactPayload,
+  selectMessages,
+  sessionTapeName,
   SPILL_CHUNK_BYTES,
+  SPILL_READ_MAX_CHUNKS,
   SPILL_SIDECAR,
+  spillAfterToolCall,
   type SpillContext,
+  type SpillHookArgs,
   spillPreview,
   type SpillSettings,
   SpillStore,
   spillText,
   splitUtf8,
-  readSpill,
-  type ReadSpillOptions,
-  SPILL_READ_MAX_CHUNKS,
-  spillAfterToolCall,
-  type SpillHookArgs,
+  SqliteTapeStore,
+  type SqliteTapeStoreOptions,
+  type SyncTapeStore,
+  systemEntry,
+  Tape,
+  type TapeEntry,
+  type TapeInfo,
+  type TapeMeta,
+  type TapeOptions,
+  TapeQuery,
+  type TapeQueryFields,
+  type TapeStore,
+  toAsyncTapeStore,
+  toolCallEntry,
+  toolResultEntry,
+  UnavailableTapeStore,
 } from "./src/tape/mod.ts";
 export { Channel, type ChannelAdmitArgs, Interface, Lifecycle } from "./src/channels/channel.ts";
 export {
@@ -306,7 +320,11 @@ export {
   isKeywordOnlyTool,
   registerBuiltinTools,
 } from "./src/tools/builtin/mod.ts";
-export { COMMAND_RUN_ID, runCommaCommand, type RunCommaCommandOptions } from "./src/builtin/comma_command.ts";
+export {
+  COMMAND_RUN_ID,
+  runCommaCommand,
+  type RunCommaCommandOptions,
+} from "./src/builtin/comma_command.ts";
 export {
   MAX_MEDIA_BYTES,
   NO_ACCESS_MESSAGE,
@@ -326,9 +344,85 @@ export {
 export {
   type MarkdownProgress,
   MarkdownStream,
+  type MarkdownToken,
   renderMarkdown,
   type RenderMarkdownOptions,
   renderTokens,
   type TextStyler,
   visibleWidth,
 } from "./src/channels/cli/markdown.ts";
+export {
+  Agent,
+  type AgentOptions,
+  type AgentRunSettings,
+  type CommandRunArgs,
+  type RunStreamOptions,
+  workspaceFromState,
+} from "./src/agent/agent.ts";
+export {
+  agentLoop,
+  type AgentLoopArgs,
+  MAX_AUTO_HANDOFF_RETRIES,
+  type StepRunner,
+} from "./src/agent/agent_loop.ts";
+export {
+  type ModelRunArgs,
+  ModelRunner,
+  type ModelRunnerSettings,
+} from "./src/agent/model_runner.ts";
+export { newRunId } from "./src/agent/run_id.ts";
+export {
+  type AgentSettings,
+  type ChannelSettings,
+  DEFAULT_MODEL,
+  defaultConfigFile,
+  type EnvMap,
+  expandHome,
+  getConfigValue,
+  loadAgentSettings,
+  loadChannelSettings,
+  loadSpillSettings,
+  loadTelegramSettings,
+  type ProviderValue,
+  readDotenvFile,
+  registerBuiltinConfigSections,
+  resolveBubHome,
+  type SettingsSources,
+  type SpillSettings as SpillSettingsSection,
+  type TelegramSettings,
+} from "./src/builtin/settings.ts";
+export {
+  currentRuntimeCommand,
+  renderSkillBody,
+  type RenderSkillOptions,
+  renderSkillText,
+} from "./src/skills/body.ts";
+export {
+  builtinSkillsDir,
+  discoverSkills,
+  type DiscoverSkillsOptions,
+  LEGACY_SKILLS_DIR,
+  PROJECT_SKILLS_DIR,
+  type SkillRoot,
+  skillRoots,
+  type SkillRootsOptions,
+} from "./src/skills/discovery.ts";
+export { parseFrontmatter, stripFrontmatter } from "./src/skills/frontmatter.ts";
+export {
+  filterAllowedSkills,
+  renderSkillsPrompt,
+  skillReferences,
+  skillsPromptFor,
+  type SkillsPromptForOptions,
+  type SkillsPromptOptions,
+} from "./src/skills/prompt.ts";
+export {
+  MAX_SKILL_DESCRIPTION_LENGTH,
+  MAX_SKILL_NAME_LENGTH,
+  readSkill,
+  type Skill,
+  SKILL_FILE_NAME,
+  SKILL_NAME_PATTERN,
+  skillFrontmatterProblem,
+  type SkillSource,
+} from "./src/skills/skill.ts";

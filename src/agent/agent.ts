@@ -113,7 +113,12 @@ export class Agent {
   #options: AgentOptions;
   #tape: Tape | null = null;
 
-  /** @param framework the framework @param options settings, client, tools */
+  /**
+   * Creates the object.
+   *
+   * @param framework the framework
+   * @param options settings, client, tools
+   */
   constructor(framework: KernelFramework, options: AgentOptions) {
     this.framework = framework;
     this.#options = options;

@@ -75,7 +75,13 @@ export class ModelRunner {
   #settings: ModelRunnerSettings;
   #executor: ToolExecutor;
 
-  /** @param client the provider client @param hooks agent-loop hooks @param settings call settings */
+  /**
+   * Creates the object.
+   *
+   * @param client the provider client
+   * @param hooks agent-loop hooks
+   * @param settings call settings
+   */
   constructor(client: ModelClient, hooks: AgentHooks | null, settings: ModelRunnerSettings) {
     this.#client = client;
     this.#hooks = hooks;

@@ -25,7 +25,12 @@ const BANNER = String.raw`
 export class CliExit extends Error {
   /** The process exit code. */
   readonly exitCode: number;
-  /** @param exitCode the exit code @param message printed to stderr when non-empty */
+  /**
+   * Creates the object.
+   *
+   * @param exitCode the exit code
+   * @param message printed to stderr when non-empty
+   */
   constructor(exitCode: number, message: string = "") {
     super(message);
     this.name = "CliExit";
@@ -129,16 +134,30 @@ export function registerBuiltinCommands(
     .option("--chat-id <id>", "chat id", "local")
     .option("--session-id <id>", "session id (default: the CLI channel's)")
     .action(async (options: { chatId: string; sessionId?: string }) => {
-      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })?.runtime;
-      if (!runtime) throw new CliExit(1, "CLI channel not found. Please check your hook implementations.");
+      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
+        ?.runtime;
+      if (!runtime) {
+        throw new CliExit(1, "CLI channel not found. Please check your hook implementations.");
+      }
       await chatCommand(framework as BubFramework, runtime, options, output);
     });
   app.command("gateway")
     .description("Serve the enabled channels (e.g. Telegram) until interrupted")
-    .option("--enable-channel <name>", "enable a channel (repeatable)", (value: string, list: string[]) => [...list, value], [] as string[])
+    .option(
+      "--enable-channel <name>",
+      "enable a channel (repeatable)",
+      (value: string, list: string[]) => [...list, value],
+      [] as string[],
+    )
     .action(async (options: { enableChannel: string[] }) => {
-      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })?.runtime;
-      if (!runtime) throw new CliExit(1, "No channels are enabled. Configure at least one channel with 'bub onboard' or '--enable-channel'.");
+      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
+        ?.runtime;
+      if (!runtime) {
+        throw new CliExit(
+          1,
+          "No channels are enabled. Configure at least one channel with 'bub onboard' or '--enable-channel'.",
+        );
+      }
       await gatewayCommand(framework as BubFramework, runtime, options, output);
     });
   app.command("hooks", { hidden: true })

@@ -42,7 +42,11 @@ export class BubFramework extends KernelFramework {
   /** Options the builtin plugin is created with. */
   readonly builtinOptions: BuiltinRuntimeOptions;
 
-  /** @param options framework options, plus builtin overrides */
+  /**
+   * Creates the object.
+   *
+   * @param options framework options, plus builtin overrides
+   */
   constructor(options: BubFrameworkOptions = {}) {
     super(options);
     this.builtinOptions = options.builtin ?? {};

@@ -8,6 +8,7 @@ import { readSync, writeSync } from "node:fs";
 
 /** Thrown when the user interrupts a prompt (end of input). */
 export class PromptAborted extends Error {
+  /** Creates the error (its message is `Aborted!`). */
   constructor() {
     super("Aborted!");
     this.name = "PromptAborted";
@@ -34,7 +35,12 @@ export class LinePrompter implements Prompter {
   #output: number;
   #buffer = "";
 
-  /** @param input the file descriptor to read @param output the one to write */
+  /**
+   * Creates the object.
+   *
+   * @param input the file descriptor to read
+   * @param output the one to write
+   */
   constructor(input: number = 0, output: number = 1) {
     this.#input = input;
     this.#output = output;

@@ -43,7 +43,12 @@ export class BuiltinRuntime {
   #settings: AgentSettings | null = null;
   #agent: Agent | null = null;
 
-  /** @param framework the framework @param options client and environment overrides */
+  /**
+   * Creates the object.
+   *
+   * @param framework the framework
+   * @param options client and environment overrides
+   */
   constructor(framework: KernelFramework, options: BuiltinRuntimeOptions = {}) {
     this.framework = framework;
     this.#options = options;

@@ -3,4 +3,4 @@
  *
  * @module
  */
-export { main } from "./main.ts";
+export { main, type MainOptions } from "./main.ts";

@@ -36,7 +36,11 @@ export class LlmCallRequest {
   /** The output token limit, or null. */
   readonly maxTokens: number | null;
 
-  /** @param init the fields */
+  /**
+   * Creates the object.
+   *
+   * @param init the fields
+   */
   constructor(init: LlmCallRequestInit) {
     this.runId = init.runId;
     this.model = init.model;
@@ -83,7 +87,11 @@ export class LlmCallResult {
   /** Integer milliseconds. */
   readonly durationMs: number;
 
-  /** @param init the fields */
+  /**
+   * Creates the object.
+   *
+   * @param init the fields
+   */
   constructor(init: LlmCallResultInit) {
     this.runId = init.runId;
     this.text = init.text ? init.text : null;
@@ -102,7 +110,11 @@ export class LlmCallDecision {
   /** The text used as the model's answer. */
   readonly text: string;
 
-  /** @param text the answer */
+  /**
+   * Creates the object.
+   *
+   * @param text the answer
+   */
   constructor(text: string = "") {
     this.text = text;
     Object.freeze(this);
@@ -133,7 +145,11 @@ export class ToolCall {
   /** A copy of the arguments. */
   readonly arguments: Record<string, unknown>;
 
-  /** @param init the fields */
+  /**
+   * Creates the object.
+   *
+   * @param init the fields
+   */
   constructor(init: ToolCallInit) {
     this.runId = init.runId ?? "";
     this.tool = init.tool;
@@ -222,7 +238,11 @@ export class ToolCallResult {
   /** Integer milliseconds. */
   durationMs: number;
 
-  /** @param init the fields */
+  /**
+   * Creates the object.
+   *
+   * @param init the fields
+   */
   constructor(init: ToolCallResultInit) {
     this.runId = init.runId ?? "";
     this.tool = init.tool;
@@ -241,7 +261,11 @@ export class ToolCallResult {
 export class AgentHooks {
   #runtime: HookRuntime;
 
-  /** @param runtime the dispatcher */
+  /**
+   * Creates the object.
+   *
+   * @param runtime the dispatcher
+   */
   constructor(runtime: HookRuntime) {
     this.#runtime = runtime;
   }

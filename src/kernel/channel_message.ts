@@ -37,7 +37,11 @@ export class MediaItem {
   /** Loads its bytes lazily, or null. */
   dataFetcher: (() => Promise<Uint8Array | null>) | null;
 
-  /** @param init the fields */
+  /**
+   * Creates the object.
+   *
+   * @param init the fields
+   */
   constructor(init: MediaItemInit) {
     this.type = init.type;
     this.mimeType = init.mimeType;
@@ -113,7 +117,11 @@ export class ChannelMessage {
   /** Where replies go. */
   outputChannel: string;
 
-  /** @param init the fields */
+  /**
+   * Creates the object.
+   *
+   * @param init the fields
+   */
   constructor(init: ChannelMessageInit) {
     this.sessionId = init.sessionId;
     this.channel = init.channel;

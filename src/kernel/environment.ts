@@ -70,7 +70,11 @@ export abstract class Environment {
   /** The Python executable inside the environment. */
   python: string = "python3";
 
-  /** @param workspace the default working directory inside the environment */
+  /**
+   * Creates the object.
+   *
+   * @param workspace the default working directory inside the environment
+   */
   constructor(workspace: string | null = null) {
     this.workspace = workspace;
   }

@@ -57,6 +57,8 @@ export class BubError extends Error {
   readonly details: Record<string, unknown> | null;
 
   /**
+   * Creates the object.
+   *
    * @param kind an {@link ErrorKind}; anything else throws a `TypeError`
    * @param message what went wrong
    * @param details extra data

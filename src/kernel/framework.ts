@@ -9,7 +9,14 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import process from "node:process";
 import { AgentHooks, isCancellation } from "./agent_hooks.ts";
-import type { Channel, ChannelRouter, MessageHandler, SteeringInbox } from "./channel.ts";
+import type {
+  AdmitDecision,
+  Channel,
+  ChannelRouter,
+  MessageHandler,
+  SteeringInbox,
+  TurnSnapshot,
+} from "./channel.ts";
 import { loadConfigFile, loadDotenv } from "./configure.ts";
 import type { Environment } from "./environment.ts";
 import { contentOf, type Envelope } from "./envelope.ts";
@@ -18,6 +25,7 @@ import { PluginManager, type PluginStatus } from "./plugin.ts";
 import { RunningScope } from "./running_scope.ts";
 import { type CliApp, createCliApp } from "./cli_app.ts";
 import type { TapeContext, TapeSidecar } from "./tape_context.ts";
+import type { ModelOptions } from "./model_options.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import { FrameworkHooks } from "./_framework_hooks.ts";
 import { EnvironmentCache } from "./_environment_cache.ts";
@@ -93,7 +101,11 @@ export class KernelFramework {
   #steeringInbox: SteeringInbox | null = null;
   #environments = new EnvironmentCache();
 
-  /** @param options config file, workspace, home */
+  /**
+   * Creates the object.
+   *
+   * @param options config file, workspace, home
+   */
   constructor(options: FrameworkOptions = {}) {
     if (options.loadDotenv !== false) loadDotenv(process.cwd());
     this.workspace = resolveReal(options.workspace ?? process.cwd());
@@ -194,17 +206,21 @@ export class KernelFramework {
     return this.#hooks.continuePrompt(args);
   }
 
-  /** See {@link FrameworkHooks.admitMessage}. */
+  /**
+   * The admission decision of `admitMessage` for a channel message, or null.
+   *
+   * @throws {TypeError} when an implementation returns something other than an AdmitDecision
+   */
   admitMessage(
-    args: Parameters<FrameworkHooks["admitMessage"]>[0],
-  ): ReturnType<FrameworkHooks["admitMessage"]> {
+    args: { sessionId: string; message: Envelope; turn: TurnSnapshot },
+  ): Promise<AdmitDecision | null> {
     return this.#hooks.admitMessage(args);
   }
 
   /** Merged model options of every plugin. */
   getModelOptions(
     args: { sessionId: string; workspace?: string | null },
-  ): ReturnType<FrameworkHooks["getModelOptions"]> {
+  ): Promise<ModelOptions> {
     const workspace = args.workspace ? resolveReal(expandHome(args.workspace)) : this.workspace;
     return this.#hooks.getModelOptions(args.sessionId, workspace);
   }

@@ -48,7 +48,11 @@ const SKIP: unique symbol = Symbol("skip");
 export class HookRuntime {
   #plugins: PluginManager;
 
-  /** @param plugins the registry to dispatch over */
+  /**
+   * Creates the object.
+   *
+   * @param plugins the registry to dispatch over
+   */
   constructor(plugins: PluginManager) {
     this.#plugins = plugins;
   }

@@ -84,22 +84,29 @@ export function isHookName(name: string): name is HookName {
 
 /** Named arguments and results of every hook. */
 export interface HookSignatures {
+  /** The session id of an inbound message (first non-null wins). */
   resolveSession(args: { message: Envelope }): MaybePromise<string | null | undefined>;
+  /** A partial turn state to merge (higher priority wins key collisions). */
   loadState(
     args: { message: Envelope; sessionId: string },
   ): MaybePromise<TurnState | null | undefined>;
+  /** The prompt of the turn: text or content parts (first non-null wins). */
   buildPrompt(
     args: { message: Envelope; sessionId: string; state: TurnState },
   ): MaybePromise<Prompt | null | undefined>;
+  /** The model output as text (the legacy path; prefer `runModelStream`). */
   runModel(
     args: { prompt: Prompt; sessionId: string; state: TurnState; signal?: AbortSignal },
   ): MaybePromise<string | null | undefined>;
+  /** The model output as a stream of events. */
   runModelStream(
     args: { prompt: Prompt; sessionId: string; state: TurnState; signal?: AbortSignal },
   ): MaybePromise<AsyncStreamEvents | null | undefined>;
+  /** The next step's user message, or null to continue without one. */
   continuePrompt(
     args: { prompt: Prompt | null; tape: unknown; state: StreamState },
   ): MaybePromise<string | null | undefined>;
+  /** Runs after the model stage, on success and on failure (`error` is set then). */
   saveState(
     args: {
       sessionId: string;
@@ -109,42 +116,61 @@ export interface HookSignatures {
       error?: unknown;
     },
   ): MaybePromise<unknown>;
+  /** Outbound envelopes for the turn (one, a list, or null). */
   renderOutbound(
     args: { message: Envelope; sessionId: string; state: TurnState; modelOutput: string },
   ): MaybePromise<Envelope | Envelope[] | null | undefined>;
+  /** Delivers one outbound envelope (every implementation sees every outbound). */
   dispatchOutbound(args: { message: Envelope }): MaybePromise<boolean | null | undefined | void>;
+  /** Adds commands to the `bub` CLI app (sync only). */
   registerCliCommands(args: { app: unknown }): unknown;
+  /** A config fragment for `bub onboard` (sync only; merged lowest priority first). */
   onboardConfig(
     args: { currentConfig: Record<string, unknown> },
   ): Record<string, unknown> | null | undefined;
+  /** Model choices to offer (merged in priority order). */
   provideModelOptions(
     args: { sessionId: string; workspace: string | null },
   ): MaybePromise<ModelOptions | null | undefined>;
+  /** The execution environment of a session (asked once per session). */
   provideEnvironment(
     args: { sessionId: string; workspace: string },
   ): MaybePromise<Environment | null | undefined>;
+  /** Observes an error of a stage; failures here are logged and never propagate. */
   onError(
     args: { stage: string; error: unknown; message: Envelope | null },
   ): MaybePromise<unknown>;
+  /** A system-prompt fragment (sync only; truthy fragments are joined). */
   systemPrompt(args: { prompt: Prompt; state: TurnState }): string | null | undefined;
+  /** The tape store of the running scope, or a generator yielding it (sync only). */
   provideTapeStore(args: Record<string, never>): Resource<object> | null | undefined;
+  /** A generator that yields once, held open for the running scope (sync only). */
   provideLifespan(args: Record<string, never>): Resource<unknown> | null | undefined;
+  /** One named tape sidecar (sync only; deduplicated by name). */
   provideTapeSidecar(args: Record<string, never>): TapeSidecar | null | undefined;
+  /** Channels to serve (sync only; deduplicated by name). */
   provideChannels(args: { messageHandler: MessageHandler }): Channel[] | null | undefined;
+  /** How model contexts are rebuilt from tapes (sync only). */
   buildTapeContext(args: Record<string, never>): TapeContext | null | undefined;
+  /** Whether and how a channel message of a busy session runs. */
   admitMessage(
     args: { sessionId: string; message: Envelope; turn: TurnSnapshot },
   ): MaybePromise<AdmitDecision | null | undefined>;
+  /** The steering inbox of the running scope, or a generator yielding it (sync only). */
   provideSteeringInbox(args: Record<string, never>): Resource<SteeringInbox> | null | undefined;
+  /** Rewrites an LLM request, or finishes the call without the provider. */
   beforeLlmCall(
     args: { request: LlmCallRequest; state: TurnState },
   ): MaybePromise<LlmCallRequest | LlmCallDecision | null | undefined | void>;
+  /** Observes the outcome of an LLM call, exactly once per completed call. */
   afterLlmCall(
     args: { request: LlmCallRequest; result: LlmCallResult; state: TurnState },
   ): MaybePromise<unknown>;
+  /** Decides on a tool call: proceed (with new arguments), replace or deny. */
   beforeToolCall(
     args: { call: ToolCall; state: TurnState },
   ): MaybePromise<ToolCallDecision | null | undefined | void>;
+  /** Observes (and may rewrite the model-facing value of) a tool call's outcome. */
   afterToolCall(
     args: { call: ToolCall; result: ToolCallResult; state: TurnState },
   ): MaybePromise<unknown>;

@@ -34,7 +34,11 @@ export class RunningScope implements AsyncDisposable {
   #closed: Promise<void> | null = null;
   #onExit: (() => Promise<void>) | null;
 
-  /** @param onExit runs first on exit, before the stack unwinds (the framework's own cleanup) */
+  /**
+   * Creates the object.
+   *
+   * @param onExit runs first on exit, before the stack unwinds (the framework's own cleanup)
+   */
   constructor(onExit: (() => Promise<void>) | null = null) {
     this.#onExit = onExit;
   }

@@ -65,6 +65,8 @@ export class AsyncStreamEvents implements AsyncIterableIterator<StreamEvent>, As
   readonly state: StreamState;
 
   /**
+   * Creates the object.
+   *
    * @param iterator the events
    * @param options shared state and a close callback
    */
@@ -92,6 +94,7 @@ export class AsyncStreamEvents implements AsyncIterableIterator<StreamEvent>, As
     return this.#closed;
   }
 
+  /** The stream itself: it is its own iterator. */
   [Symbol.asyncIterator](): AsyncIterableIterator<StreamEvent> {
     return this;
   }

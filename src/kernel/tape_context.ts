@@ -42,7 +42,11 @@ export class TapeContext {
   /** Free-form state. */
   readonly state: Record<string, unknown>;
 
-  /** @param options anchor, selector and state */
+  /**
+   * Creates the object.
+   *
+   * @param options anchor, selector and state
+   */
   constructor(options: TapeContextOptions = {}) {
     this.anchor = options.anchor === undefined ? LAST_ANCHOR : options.anchor;
     this.select = options.select ?? null;

@@ -63,6 +63,8 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   #ready: Promise<void> | null = null;
 
   /**
+   * Creates the object.
+   *
    * @param directory created on first write when missing
    * @param options durability and lock waiting
    */

@@ -62,6 +62,8 @@ export class ForkTapeStore implements TapeStore {
   #reset = new Set<string>();
 
   /**
+   * Creates the object.
+   *
    * @param parent the store merged into
    * @param options the managed tapes
    */

@@ -69,6 +69,8 @@ export class TapeQuery implements TapeQueryFields {
   readonly limitCount: number | null;
 
   /**
+   * Creates the object.
+   *
    * @param tape the tape name
    * @param store the store evaluating it
    * @param fields filters (internal: the builder methods fill them)

@@ -42,7 +42,11 @@ export class SpillStore implements TapeSidecar {
   /** Estimated tokens from which results spill (0: never). */
   readonly threshold: number;
 
-  /** @param settings the threshold (must be an integer >= 0) */
+  /**
+   * Creates the object.
+   *
+   * @param settings the threshold (must be an integer >= 0)
+   */
   constructor(settings: SpillSettings = {}) {
     const threshold = settings.threshold ?? DEFAULT_SPILL_THRESHOLD;
     if (!Number.isInteger(threshold) || threshold < 0) {

@@ -63,6 +63,8 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
   #closed = false;
 
   /**
+   * Creates the object.
+   *
    * @param path the database file (created when missing)
    * @param options durability and busy timeout
    */

@@ -56,7 +56,11 @@ export interface SyncTapeStore {
 export class AsyncTapeStoreAdapter implements TapeStore {
   #inner: SyncTapeStore | TapeStore;
 
-  /** @param inner a sync store (an async one also works: results are awaited) */
+  /**
+   * Creates the object.
+   *
+   * @param inner a sync store (an async one also works: results are awaited)
+   */
   constructor(inner: SyncTapeStore | TapeStore) {
     this.#inner = inner;
   }
@@ -127,7 +131,11 @@ export class UnavailableTapeStore implements TapeStore {
   /** The message of every error. */
   readonly message: string;
 
-  /** @param message what every method throws */
+  /**
+   * Creates the object.
+   *
+   * @param message what every method throws
+   */
   constructor(message: string) {
     this.message = message;
   }

@@ -70,7 +70,11 @@ export class Tape implements AsyncDisposable {
   #name: string | null;
   #dispose: (() => Promise<void>) | null = null;
 
-  /** @param options store, name, context, sidecars, archive path */
+  /**
+   * Creates the object.
+   *
+   * @param options store, name, context, sidecars, archive path
+   */
   constructor(options: TapeOptions) {
     this.store = toAsyncTapeStore(options.store);
     this.#name = options.name ?? null;

@@ -32,7 +32,12 @@ export class ScriptedModel implements Plugin {
   readonly calls: { prompt: Prompt; sessionId: string; state: TurnState }[] = [];
   #replies: ScriptedReply[];
 
-  /** @param replies the replies, in order @param name the plugin name */
+  /**
+   * Creates the object.
+   *
+   * @param replies the replies, in order
+   * @param name the plugin name
+   */
   constructor(replies: ScriptedReply[], name: string = "scripted-model") {
     if (replies.length === 0) {
       throw new RangeError("Cannot create ScriptedModel: the script is empty");

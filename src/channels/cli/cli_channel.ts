@@ -76,7 +76,11 @@ export class CliChannel extends Interface {
   #quitting = false;
   #lastInterrupt = Number.NEGATIVE_INFINITY;
 
-  /** @param options handler, streams, workspace and display settings */
+  /**
+   * Creates the object.
+   *
+   * @param options handler, streams, workspace and display settings
+   */
   constructor(options: CliChannelOptions) {
     super();
     this.#options = options;

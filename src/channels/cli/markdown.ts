@@ -7,6 +7,9 @@
  */
 import { Lexer, type Token, type Tokens } from "marked";
 
+/** A `marked` lexer token. */
+export type MarkdownToken = Token;
+
 /** Styles `text` with `node:util` `styleText` formats; a plain renderer returns `text` as is. */
 export type TextStyler = (format: string | string[], text: string) => string;
 
@@ -46,12 +49,12 @@ interface Ctx {
   width: number;
 }
 
-function inline(tokens: readonly Token[] | undefined, ctx: Ctx): string {
+function inline(tokens: readonly MarkdownToken[] | undefined, ctx: Ctx): string {
   if (!tokens) return "";
   return tokens.map((token) => inlineToken(token, ctx)).join("");
 }
 
-function inlineToken(token: Token, ctx: Ctx): string {
+function inlineToken(token: MarkdownToken, ctx: Ctx): string {
   const { style } = ctx;
   switch (token.type) {
     case "strong":
@@ -126,7 +129,7 @@ function renderTable(table: Tokens.Table, ctx: Ctx): string[] {
   return [line(header), rule, ...rows.map(line)];
 }
 
-function block(token: Token, ctx: Ctx, loose: boolean): string[] {
+function block(token: MarkdownToken, ctx: Ctx, loose: boolean): string[] {
   const { style } = ctx;
   switch (token.type) {
     case "space":
@@ -168,7 +171,7 @@ function block(token: Token, ctx: Ctx, loose: boolean): string[] {
   }
 }
 
-function blocks(tokens: readonly Token[], ctx: Ctx, loose: boolean): string[] {
+function blocks(tokens: readonly MarkdownToken[], ctx: Ctx, loose: boolean): string[] {
   const out: string[] = [];
   let checkbox = "";
   for (const token of tokens) {
@@ -193,7 +196,7 @@ function blocks(tokens: readonly Token[], ctx: Ctx, loose: boolean): string[] {
 
 /** Renders lexed block tokens as terminal lines (no trailing newline). */
 export function renderTokens(
-  tokens: readonly Token[],
+  tokens: readonly MarkdownToken[],
   options: RenderMarkdownOptions = {},
 ): string {
   const ctx: Ctx = { style: options.style ?? PLAIN, width: options.width ?? 80 };
@@ -218,9 +221,9 @@ export function renderMarkdown(source: string, options: RenderMarkdownOptions = 
 /** What {@link MarkdownStream.push} found: blocks that are final and the block still growing. */
 export interface MarkdownProgress {
   /** Blocks that will not change any more (render and print them once). */
-  readonly completed: Token[];
+  readonly completed: MarkdownToken[];
   /** The last block, which more text may still change (re-render it live). */
-  readonly pending: Token[];
+  readonly pending: MarkdownToken[];
 }
 
 /**
@@ -249,7 +252,7 @@ export class MarkdownStream {
   push(delta: string): MarkdownProgress {
     this.#source += delta.replace(/\r\n?/g, "\n");
     const rest = this.#source.slice(this.#offset);
-    const tokens = Lexer.lex(rest) as Token[];
+    const tokens = Lexer.lex(rest) as MarkdownToken[];
     let last = -1;
     for (let i = tokens.length - 1; i >= 0; i--) {
       if (tokens[i]!.type !== "space") {
@@ -266,9 +269,9 @@ export class MarkdownStream {
   }
 
   /** Ends the document: every remaining block is final. */
-  finish(): Token[] {
+  finish(): MarkdownToken[] {
     const rest = this.#source.slice(this.#offset);
     this.#offset = this.#source.length;
-    return (Lexer.lex(rest) as Token[]).filter((token) => token.type !== "space");
+    return (Lexer.lex(rest) as MarkdownToken[]).filter((token) => token.type !== "space");
   }
 }
