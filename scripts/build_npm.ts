@@ -4,8 +4,18 @@
  * package.json. Run with `deno task build:npm`.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, relative } from "node:path";
 import process from "node:process";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -19,13 +29,21 @@ execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.bu
   stdio: "inherit",
 });
 
-// Non-TypeScript files that ship with the sources (builtin skills and their scripts).
+// Non-TypeScript files that ship with the sources (builtin skills). Their scripts were compiled
+// by tsc; SKILL.md files are rewritten to run the `.js` (Node strips no types under node_modules).
 function copyAssets(dir: string): void {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) copyAssets(path);
-    else if (!path.endsWith(".ts") || path.includes("/skills/builtin/")) {
-      cpSync(path, join(out, "esm", relative(root, path)));
+    else if (!path.endsWith(".ts")) {
+      const target = join(out, "esm", relative(root, path));
+      mkdirSync(dirname(target), { recursive: true });
+      if (path.endsWith(".md")) {
+        writeFileSync(
+          target,
+          readFileSync(path, "utf8").replace(/(scripts\/[\w.-]+)\.ts\b/g, "$1.js"),
+        );
+      } else cpSync(path, target);
     }
   }
 }

@@ -30,10 +30,12 @@ bub.register(core.definePlugin({
   buildPrompt: ({ message }) => `[echo] ${core.contentOf(message)}`,
   runModel: ({ prompt }) => String(prompt),
 }));
-{
-  await using _scope = await bub.running();
+const scope = await bub.running();
+try {
   const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
   assert.equal(result.modelOutput, "[echo] hi");
+} finally {
+  await scope[Symbol.asyncDispose]();
 }
 console.log("SMOKE OK");
 JS
