@@ -29,7 +29,11 @@ function lastUserText(request: MockRequest): string {
 
 function lastMessage(request: MockRequest): { role?: unknown; content?: unknown } | null {
   const body = request.body as { messages?: unknown; input?: unknown } | null;
-  const messages = Array.isArray(body?.messages) ? body.messages : Array.isArray(body?.input) ? body.input : [];
+  const messages = Array.isArray(body?.messages)
+    ? body.messages
+    : Array.isArray(body?.input)
+    ? body.input
+    : [];
   return (messages.at(-1) as { role?: unknown; content?: unknown } | undefined) ?? null;
 }
 
@@ -53,14 +57,24 @@ function userWords(text: string): string {
 export function demoResponder(request: MockRequest): MockReply {
   const usage = { promptTokens: 42, completionTokens: 12 };
   const last = lastMessage(request);
-  if (last?.role === "tool" || (last as { type?: unknown } | null)?.type === "function_call_output") {
+  if (
+    last?.role === "tool" || (last as { type?: unknown } | null)?.type === "function_call_output"
+  ) {
     const output = String(last?.content ?? (last as { output?: unknown }).output ?? "");
-    return { text: `The command printed:\n\n\`\`\`\n${output}\n\`\`\`\n`.split(/(?<=\n)/), usage, delayMs: 20 };
+    return {
+      text: `The command printed:\n\n\`\`\`\n${output}\n\`\`\`\n`.split(/(?<=\n)/),
+      usage,
+      delayMs: 20,
+    };
   }
   const words = userWords(lastUserText(request));
   const run = /^run\s+(.+)$/i.exec(words)?.[1] ?? (/^list files\b/i.test(words) ? "ls" : null);
   if (run) {
-    return { text: `Running \`${run}\`.\n`, toolCalls: [{ name: "bash", arguments: { command: run } }], usage };
+    return {
+      text: `Running \`${run}\`.\n`,
+      toolCalls: [{ name: "bash", arguments: { command: run } }],
+      usage,
+    };
   }
   const text = `**You said:** ${words || "(nothing)"}\n\nThis is the mock model. Try:\n\n` +
     "- `run echo hello` to see a tool call\n- `,help` for comma commands\n- `,quit` to leave\n";

@@ -8,9 +8,9 @@
 export { ScriptedModel, type ScriptedReply } from "./scripted_model.ts";
 export {
   CONTEXT_LENGTH_MESSAGE,
+  type MockErrorReply,
   MockLlmServer,
   type MockLlmServerOptions,
-  type MockErrorReply,
   type MockProtocol,
   type MockReply,
   mockReply,
