@@ -426,3 +426,4 @@ export {
   skillFrontmatterProblem,
   type SkillSource,
 } from "./src/skills/skill.ts";
+export { preloadDependencies } from "./src/_internal/lazy.ts";

@@ -10,9 +10,15 @@ const server = await MockLlmServer.start({
   script: (request: MockRequest) => {
     const messages = (request.body as { messages?: { role?: string }[] }).messages ?? [];
     if (withTool && messages.at(-1)?.role !== "tool") {
-      return { toolCalls: [{ name: "bench_noop", arguments: { value: 1 } }], usage: { promptTokens: 10, completionTokens: 2 } };
+      return {
+        toolCalls: [{ name: "bench_noop", arguments: { value: 1 } }],
+        usage: { promptTokens: 10, completionTokens: 2 },
+      };
     }
-    return { text: ["Hello ", "from ", "the ", "bench."], usage: { promptTokens: 10, completionTokens: 4 } };
+    return {
+      text: ["Hello ", "from ", "the ", "bench."],
+      usage: { promptTokens: 10, completionTokens: 4 },
+    };
   },
 });
 console.log(server.url);

@@ -11,7 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { BubFramework, ChannelManager, type ChannelMessage, MemoryChannel, type MessageHandler } from "../mod.ts";
+import {
+  BubFramework,
+  ChannelManager,
+  type ChannelMessage,
+  MemoryChannel,
+  type MessageHandler,
+} from "../mod.ts";
 
 class ReplyChannel extends MemoryChannel {
   #waiting = new Map<string, (message: ChannelMessage) => void>();
@@ -65,21 +71,30 @@ const bub = new BubFramework({
 bub.loadBuiltinHooks();
 bub.register({
   name: "bench-channel",
-  provideChannels: ({ messageHandler }: { messageHandler: MessageHandler }) => [channel = new ReplyChannel(messageHandler)],
+  provideChannels: (
+    { messageHandler }: { messageHandler: MessageHandler },
+  ) => [channel = new ReplyChannel(messageHandler)],
 });
 const manager = new ChannelManager(bub, { enabledChannels: ["bench"] });
 const stop = new AbortController();
 const serving = manager.listenAndRun({ signal: stop.signal });
 while (!channel?.running) await new Promise((resolve) => setTimeout(resolve, 5));
 
-const rows: string[] = ["| sessions | turns | turns/s | p50 ms | p95 ms |", "|---|---|---|---|---|"];
+const rows: string[] = [
+  "| sessions | turns | turns/s | p50 ms | p95 ms |",
+  "|---|---|---|---|---|",
+];
 for (const sessions of [1, 10, 100]) {
   const perSession = sessions === 100 ? 5 : sessions === 10 ? 20 : 100;
-  await Promise.all(Array.from({ length: sessions }, (_, i) => channel.turn(`warm-${sessions}-${i}`, "warm up")));
+  await Promise.all(
+    Array.from({ length: sessions }, (_, i) => channel.turn(`warm-${sessions}-${i}`, "warm up")),
+  );
   const latencies: number[] = [];
   const start = performance.now();
   await Promise.all(Array.from({ length: sessions }, async (_, i) => {
-    for (let n = 0; n < perSession; n++) latencies.push(await channel.turn(`s${sessions}-${i}`, `hello ${n}`));
+    for (let n = 0; n < perSession; n++) {
+      latencies.push(await channel.turn(`s${sessions}-${i}`, `hello ${n}`));
+    }
   }));
   const seconds = (performance.now() - start) / 1000;
   rows.push(
@@ -91,13 +106,17 @@ for (const sessions of [1, 10, 100]) {
 
 const before = heapUsed();
 for (let batch = 0; batch < 10; batch++) {
-  await Promise.all(Array.from({ length: 100 }, (_, i) => channel.turn(`idle-${batch}-${i}`, "one turn")));
+  await Promise.all(
+    Array.from({ length: 100 }, (_, i) => channel.turn(`idle-${batch}-${i}`, "one turn")),
+  );
 }
 const perSession = (heapUsed() - before) / 1000;
 
 console.log(rows.join("\n"));
-console.log(`\nheap per idle session (1000 sessions, one turn each): ${(perSession / 1024).toFixed(2)} KiB` +
-  ((globalThis as { gc?: unknown }).gc ? "" : " (no gc() available: upper bound)"));
+console.log(
+  `\nheap per idle session (1000 sessions, one turn each): ${(perSession / 1024).toFixed(2)} KiB` +
+    ((globalThis as { gc?: unknown }).gc ? "" : " (no gc() available: upper bound)"),
+);
 stop.abort();
 await serving;
 mock.stop();

@@ -22,7 +22,11 @@ const STAGES = [
 async function measureTurns(k: number): Promise<{ usPerTurn: number; usPerHook: number }> {
   const { KernelFramework } = await import("../mod.ts");
   const home = mkdtempSync(join(tmpdir(), "bub-bench-"));
-  const bub = new KernelFramework({ home, configFile: join(home, "config.yml"), loadDotenv: false });
+  const bub = new KernelFramework({
+    home,
+    configFile: join(home, "config.yml"),
+    loadDotenv: false,
+  });
   for (let i = 0; i < k; i++) {
     const plugin: Record<string, unknown> = { name: `noop-${i}` };
     for (const stage of STAGES) plugin[stage] = () => null;
@@ -65,7 +69,10 @@ function coldImport(runtime: string, script: string, target?: string): number {
   for (let i = 0; i < 5; i++) {
     const [exe, args] = runtimeCommand(runtime, script, "--import");
     const env = { ...process.env, ...(target ? { BUB_BENCH_IMPORT: target } : {}) };
-    imports.push(JSON.parse(execFileSync(exe, args, { encoding: "utf8", env }).trim().split("\n").at(-1)!).importMs);
+    imports.push(
+      JSON.parse(execFileSync(exe, args, { encoding: "utf8", env }).trim().split("\n").at(-1)!)
+        .importMs,
+    );
   }
   imports.sort((a, b) => a - b);
   return imports[2]!;
@@ -81,14 +88,16 @@ function main(): void {
   ];
   for (const runtime of runtimes) {
     const [exe, args] = runtimeCommand(runtime, script, "--turns");
-    const turns = JSON.parse(execFileSync(exe, args, { encoding: "utf8" }).trim().split("\n").at(-1)!);
+    const turns = JSON.parse(
+      execFileSync(exe, args, { encoding: "utf8" }).trim().split("\n").at(-1)!,
+    );
     const source = coldImport(runtime, script);
     const built = existsSync(npmBuild) ? coldImport(runtime, script, npmBuild.href) : NaN;
     const f = (n: number) => Number.isNaN(n) ? "n/a" : n.toFixed(2);
     lines.push(
-      `| ${runtime} | ${f(turns[0].usPerTurn)} | ${f(turns[10].usPerTurn)} | ${f(turns[10].usPerHook)} | ${
-        f(turns[50].usPerTurn)
-      } | ${f(turns[50].usPerHook)} | ${f(source)} | ${f(built)} |`,
+      `| ${runtime} | ${f(turns[0].usPerTurn)} | ${f(turns[10].usPerTurn)} | ${
+        f(turns[10].usPerHook)
+      } | ${f(turns[50].usPerTurn)} | ${f(turns[50].usPerHook)} | ${f(source)} | ${f(built)} |`,
     );
   }
   console.log(lines.join("\n"));

@@ -66,7 +66,12 @@ class HttpChannel extends Channel {
     const chat = String(parsed.chat ?? "default");
     const reply = new Promise<string>((resolve) => this.#waiting.set(chat, resolve));
     await this.#handler(
-      new ChannelMessage({ sessionId: `http:${chat}`, channel: "http", chatId: chat, content: String(parsed.text ?? "") }),
+      new ChannelMessage({
+        sessionId: `http:${chat}`,
+        channel: "http",
+        chatId: chat,
+        content: String(parsed.text ?? ""),
+      }),
     );
     res.writeHead(200, { "content-type": "text/plain" }).end(`${await reply}\n`);
   }

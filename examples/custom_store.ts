@@ -39,7 +39,9 @@ bub.loadBuiltinHooks();
 bub.register(sqliteTapes);
 {
   await using _scope = await bub.running();
-  const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hello" }, { stream: true });
+  const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hello" }, {
+    stream: true,
+  });
   console.log(result.modelOutput.split("\n")[0]);
   const store = bub.getTapeStore<SqliteTapeStore>()!;
   const tape = new Tape({ store }).sessionTape("cli:local", bub.workspace);

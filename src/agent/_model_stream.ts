@@ -3,13 +3,14 @@
  *
  * @module
  */
-import {
+import type {
   APICallError,
-  type LanguageModelV4,
-  type LanguageModelV4CallOptions,
-  type LanguageModelV4StreamPart,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4StreamPart,
 } from "@ai-sdk/provider";
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
+import { lazyImport } from "../_internal/lazy.ts";
 import { BubError, type ErrorKind } from "../kernel/errors.ts";
 import type { ModelEvent, ModelFinishReason, ModelRequest } from "./model_client.ts";
 import type { ModelId, ProviderProtocol } from "./providers.ts";
@@ -18,6 +19,10 @@ import { type BodyExtras, type FetchLike, withBodyExtras } from "./_request_body
 import { normalizeUsage } from "./_usage.ts";
 
 const logger = getLogger(["bub", "agent", "model"]);
+
+/** `@ai-sdk/provider`, loaded by the first call (its providers load it anyway). */
+const providerModule = lazyImport(() => import("@ai-sdk/provider"));
+let apiCallError: typeof APICallError | null = null;
 
 /** Keys Bub manages itself; completion args never set them. */
 const MANAGED = ["model", "messages", "tools", "max_tokens", "stream", "input"];
@@ -100,7 +105,7 @@ export function providerError(error: unknown, id: ModelId, during: "call" | "str
   let prefix = during === "call"
     ? `Model call to ${name} failed`
     : `Model stream from ${name} failed`;
-  if (APICallError.isInstance(error)) {
+  if (apiCallError?.isInstance(error)) {
     const status = error.statusCode;
     if (status !== undefined && status >= 400) {
       details.status_code = status;
@@ -129,6 +134,7 @@ export async function* streamLanguageModel(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<ModelEvent> {
   signal?.throwIfAborted();
+  apiCallError ??= (await providerModule()).APICallError;
   let result;
   try {
     result = await model.doStream(callOptions);

@@ -33,6 +33,30 @@ export function mergeBody(
 }
 
 /**
+ * The merged body without parsing it, when that gives exactly what parsing would: `body` is the
+ * compact `JSON.stringify` output of an object (as the AI SDK sends) and names none of the extra
+ * keys, so the extras only add members before and after the body's own. Null otherwise.
+ */
+function spliceBody(
+  body: string,
+  keys: readonly string[],
+  beforeText: string,
+  afterText: string,
+): string | null {
+  // An extra key present in the body (anywhere, even nested) needs a real merge; so does text
+  // that may not be compact JSON (the splice must not turn invalid JSON into a request).
+  if (!body.endsWith("}") || keys.some((key) => body.includes(key))) return null;
+  if (!isCompactJsonObject(body)) return null;
+  const inner = body.slice(1, -1);
+  return `{${[beforeText, inner, afterText].filter((part) => part !== "").join(",")}}`;
+}
+
+/** A cheap check that `text` is `JSON.stringify` output of an object: `{}` or `{"...":...}`. */
+function isCompactJsonObject(text: string): boolean {
+  return text === "{}" || (text.startsWith('{"') && text.length > 3);
+}
+
+/**
  * Wraps `fetch` so every POST whose body is a JSON object string gets `extras` merged in.
  * Other requests pass through unchanged.
  */
@@ -40,8 +64,15 @@ export function withBodyExtras(fetchFn: FetchLike, extras: BodyExtras): FetchLik
   if (Object.keys(extras.before).length === 0 && Object.keys(extras.after).length === 0) {
     return fetchFn;
   }
+  const keys = [...Object.keys(extras.before), ...Object.keys(extras.after)].map((key) =>
+    `${JSON.stringify(key)}:`
+  );
+  const beforeText = JSON.stringify(extras.before).slice(1, -1);
+  const afterText = JSON.stringify(extras.after).slice(1, -1);
   return (input, init) => {
     if (init && typeof init.body === "string" && init.body.startsWith("{")) {
+      const spliced = spliceBody(init.body, keys, beforeText, afterText);
+      if (spliced !== null) return fetchFn(input, { ...init, body: spliced });
       let parsed: unknown;
       try {
         parsed = JSON.parse(init.body);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
 import type { SteeringInbox } from "../kernel/channel.ts";
 import { isCancellation } from "../kernel/agent_hooks.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
 import { abortable } from "../_internal/async.ts";
 import type { AgentHooks } from "../kernel/agent_hooks.ts";
 import { isCancellation, LlmCallRequest, LlmCallResult } from "../kernel/agent_hooks.ts";

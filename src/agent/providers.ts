@@ -5,10 +5,8 @@
  *
  * @module
  */
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { lazyImport } from "../_internal/lazy.ts";
 import { BubError } from "../kernel/errors.ts";
 import {
   MODEL_CLIENT_SPECIFICATION_VERSION,
@@ -139,6 +137,11 @@ export interface ProviderSettings {
 
 const HEADER_KEYS = ["headers", "default_headers", "extra_headers"];
 
+// The AI SDK providers cost ~100 ms of import time each: each is loaded on its first call.
+const openaiModule = lazyImport(() => import("@ai-sdk/openai"));
+const anthropicModule = lazyImport(() => import("@ai-sdk/anthropic"));
+const compatibleModule = lazyImport(() => import("@ai-sdk/openai-compatible"));
+
 function clientOptions(settings: ProviderSettings): {
   headers: Record<string, string>;
   rest: Record<string, unknown>;
@@ -166,10 +169,11 @@ interface LanguageModelInit {
 }
 
 /**
- * Creates the AI SDK `LanguageModelV4` for a model id. Throws `BubError(config)` for an
- * unsupported provider or a `custom` provider without an API base.
+ * Creates the AI SDK `LanguageModelV4` for a model id (loading its provider package on first
+ * use). Throws `BubError(config)` for an unsupported provider or a `custom` provider without an
+ * API base.
  */
-function createLanguageModel(init: LanguageModelInit): LanguageModelV4 {
+async function createLanguageModel(init: LanguageModelInit): Promise<LanguageModelV4> {
   const { id, settings, fetch } = init;
   const preset = providerPreset(id.provider);
   const apiKey = lookupProviderSetting(settings.apiKey, id.provider) ?? undefined;
@@ -178,13 +182,19 @@ function createLanguageModel(init: LanguageModelInit): LanguageModelV4 {
   const { headers, rest } = clientOptions(settings);
   const common = { ...rest, headers, fetch, ...(apiKey ? { apiKey } : {}) };
   switch (preset.protocol) {
-    case "openai-chat":
+    case "openai-chat": {
+      const { createOpenAI } = await openaiModule();
       return createOpenAI({ ...common, ...(baseURL ? { baseURL } : {}) }).chat(id.model);
-    case "openai-responses":
+    }
+    case "openai-responses": {
+      const { createOpenAI } = await openaiModule();
       return createOpenAI({ ...common, ...(baseURL ? { baseURL } : {}) }).responses(id.model);
-    case "anthropic":
+    }
+    case "anthropic": {
+      const { createAnthropic } = await anthropicModule();
       return createAnthropic({ ...common, ...(baseURL ? { baseURL } : {}) }).messages(id.model);
-    case "openai-compatible":
+    }
+    case "openai-compatible": {
       if (!baseURL) {
         throw new BubError(
           "config",
@@ -192,12 +202,14 @@ function createLanguageModel(init: LanguageModelInit): LanguageModelV4 {
           { provider: id.provider },
         );
       }
+      const { createOpenAICompatible } = await compatibleModule();
       return createOpenAICompatible({
         ...common,
         name: id.provider,
         baseURL,
         includeUsage: true,
       }).chatModel(id.model);
+    }
   }
 }
 
@@ -250,7 +262,7 @@ export class ProviderModelClient implements ModelClient {
       this.#settings.fetch ?? defaultFetch,
       options.signal,
     );
-    const model = createLanguageModel({ id, settings: this.#settings, fetch });
+    const model = await createLanguageModel({ id, settings: this.#settings, fetch });
     yield* streamLanguageModel(model, callOptions, id, options.signal);
   }
 }

@@ -3,42 +3,59 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
+import { lazyModule } from "../_internal/lazy.ts";
 import { type FieldSpec, isPlainObject, type SectionSpec } from "./_settings_fields.ts";
+
+/** zod, loaded when a field is first validated (importing the settings does not need it). */
+const zod = lazyModule<typeof import("zod")>("zod", () => import("zod"));
 
 /** The model used when none is configured. */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";
 
 function str(): z.ZodType {
-  return z.string();
+  return zod().string();
 }
 function int(): z.ZodInt {
-  return z.int({ error: "must be an integer" });
+  return zod().int({ error: "must be an integer" });
 }
 function num(): z.ZodNumber {
-  return z.number({ error: "must be a number" });
+  return zod().number({ error: "must be a number" });
 }
 function providerValue(): z.ZodType {
+  const z = zod();
   return z.union([z.string(), z.record(z.string(), z.string())]).nullable();
 }
 function object(): z.ZodType {
+  const z = zod();
   return z.record(z.string(), z.unknown());
 }
 function textList(): z.ZodType {
-  return z.string().nullable();
+  return zod().string().nullable();
 }
 const MAP_OR_STRING = "a string or a map of provider names to strings, or null";
 
+/** A field whose zod schema is built by `schema` on first use. */
 function field(
   key: string,
   type: FieldSpec["type"],
-  schema: z.ZodType,
+  schema: () => z.ZodType,
   expected: string,
   fallback: unknown,
   extra: Partial<FieldSpec> = {},
 ): FieldSpec {
   const fresh = (): unknown => (isPlainObject(fallback) ? { ...fallback } : fallback);
-  return { key, type, schema, expected, fallback: fresh, ...extra };
+  let built: z.ZodType | undefined;
+  return {
+    key,
+    type,
+    get schema(): z.ZodType {
+      return built ??= schema();
+    },
+    expected,
+    fallback: fresh,
+    ...extra,
+  };
 }
 
 /** Spec of the agent settings. */
@@ -46,41 +63,42 @@ export const AGENT: SectionSpec = {
   section: "",
   prefix: "BUB_",
   fields: [
-    field("model", "string", str(), "a string", DEFAULT_MODEL),
+    field("model", "string", str, "a string", DEFAULT_MODEL),
     field(
       "fallback_models",
       "json",
-      z.array(z.string()).nullable(),
+      () => zod().array(zod().string()).nullable(),
       "a list of strings (JSON in env), or null",
       null,
     ),
-    field("api_key", "json", providerValue(), MAP_OR_STRING, null, { mergeMaps: true }),
-    field("api_base", "json", providerValue(), MAP_OR_STRING, null, { mergeMaps: true }),
+    field("api_key", "json", providerValue, MAP_OR_STRING, null, { mergeMaps: true }),
+    field("api_base", "json", providerValue, MAP_OR_STRING, null, { mergeMaps: true }),
     field(
       "max_steps",
       "int",
-      int().gt(0, { error: "must be greater than 0" }),
+      () => int().gt(0, { error: "must be greater than 0" }),
       "an integer",
       Number.MAX_SAFE_INTEGER,
     ),
     field(
       "max_tokens",
       "int",
-      int().gt(0, { error: "must be greater than 0" }),
+      () => int().gt(0, { error: "must be greater than 0" }),
       "an integer",
       16384,
     ),
-    field("model_timeout_seconds", "int", int().nullable(), "an integer or null", null),
-    field("client_args", "json", object(), "a mapping (JSON in env)", {}, { nullAsEmpty: true }),
-    field("completion_args", "json", object(), "a mapping (JSON in env)", {}, {
+    field("model_timeout_seconds", "int", () => int().nullable(), "an integer or null", null),
+    field("client_args", "json", object, "a mapping (JSON in env)", {}, { nullAsEmpty: true }),
+    field("completion_args", "json", object, "a mapping (JSON in env)", {}, {
       nullAsEmpty: true,
     }),
     field(
       "verbose",
       "int",
-      int().min(0, { error: "must be between 0 and 2" }).max(2, {
-        error: "must be between 0 and 2",
-      }),
+      () =>
+        int().min(0, { error: "must be between 0 and 2" }).max(2, {
+          error: "must be between 0 and 2",
+        }),
       "an integer",
       0,
     ),
@@ -98,14 +116,14 @@ export const CHANNELS: SectionSpec = {
     field(
       "enabled_channels",
       "list_text",
-      str(),
+      str,
       "a string of comma-separated channel names",
       "all",
     ),
-    field("debounce_seconds", "float", nonNegative(), "a number", 1.0),
-    field("max_wait_seconds", "float", nonNegative(), "a number", 10.0),
-    field("active_time_window", "float", nonNegative(), "a number", 60.0),
-    field("stream_output", "bool", z.boolean(), "a boolean", false),
+    field("debounce_seconds", "float", nonNegative, "a number", 1.0),
+    field("max_wait_seconds", "float", nonNegative, "a number", 10.0),
+    field("active_time_window", "float", nonNegative, "a number", 60.0),
+    field("stream_output", "bool", () => zod().boolean(), "a boolean", false),
   ],
 };
 
@@ -114,11 +132,11 @@ export const TELEGRAM: SectionSpec = {
   section: "telegram",
   prefix: "BUB_TELEGRAM_",
   fields: [
-    field("token", "string", str(), "a string", ""),
-    field("allow_users", "list_text", textList(), "a comma-separated string, or null", null),
-    field("allow_chats", "list_text", textList(), "a comma-separated string, or null", null),
-    field("proxy", "string", z.string().nullable(), "a URL string, or null", null),
-    field("api_root", "string", z.string().nullable(), "a URL string, or null", null),
+    field("token", "string", str, "a string", ""),
+    field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
+    field("allow_chats", "list_text", textList, "a comma-separated string, or null", null),
+    field("proxy", "string", textList, "a URL string, or null", null),
+    field("api_root", "string", textList, "a URL string, or null", null),
   ],
 };
 
@@ -127,6 +145,12 @@ export const SPILL: SectionSpec = {
   section: "spill",
   prefix: "BUB_SPILL_",
   fields: [
-    field("threshold", "int", int().min(0, { error: "must be at least 0" }), "an integer", 4096),
+    field(
+      "threshold",
+      "int",
+      () => int().min(0, { error: "must be at least 0" }),
+      "an integer",
+      4096,
+    ),
   ],
 };

@@ -64,6 +64,18 @@ export async function chatCommand(
   await manager.listenAndRun({ signal: options.signal });
 }
 
+/** The names in `selection` (minus `all` and `!` prefixes) that name no provided channel. */
+function unknownChannelNames(
+  selection: string | readonly string[],
+  known: readonly string[],
+): string[] {
+  const names = (typeof selection === "string" ? [selection] : selection)
+    .flatMap((name) => name.split(","))
+    .map((name) => name.trim().replace(/^!/, ""))
+    .filter((name) => name !== "" && name !== "all");
+  return [...new Set(names)].filter((name) => !known.includes(name));
+}
+
 /** Options of `bub gateway`. */
 export interface GatewayOptions {
   /** Channel names to enable (default: the `enabled_channels` setting). */
@@ -90,6 +102,14 @@ export async function gatewayCommand(
     maxWaitSeconds: settings.max_wait_seconds,
     activeTimeWindow: settings.active_time_window,
   });
+  const unknown = unknownChannelNames(enabled, [...manager.channels.keys()]);
+  if (unknown.length > 0) {
+    output.err(
+      `${unknown.map((name) => `Unknown channel "${name}"`).join(", ")} (known: ${
+        [...manager.channels.keys()].join(", ")
+      }); ignored.\n`,
+    );
+  }
   if (manager.enabledChannels().length === 0) {
     throw new CliExit(
       1,
@@ -101,7 +121,9 @@ export async function gatewayCommand(
     );
   }
   const interrupt = options.signal ? null : interruptSignal();
-  output.out(`bub gateway: serving ${manager.enabledChannels().map((channel) => channel.name).join(", ")}\n`);
+  output.out(
+    `bub gateway: serving ${manager.enabledChannels().map((channel) => channel.name).join(", ")}\n`,
+  );
   try {
     await manager.listenAndRun({ signal: options.signal ?? interrupt!.signal });
   } finally {

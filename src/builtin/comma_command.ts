@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
 import { BubError } from "../kernel/errors.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import { isoNow } from "../tape/_dates.ts";

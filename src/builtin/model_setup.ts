@@ -15,12 +15,19 @@ export function modelSetupProblem(runtime: BuiltinRuntime): string | null {
   const env = runtime.sources.env ?? {};
   const provider = settings.model.split(/[:/]/, 1)[0]?.toLowerCase() ?? "";
   const lookup = (value: unknown): unknown =>
-    typeof value === "object" && value !== null ? (value as Record<string, unknown>)[provider] : value;
+    typeof value === "object" && value !== null
+      ? (value as Record<string, unknown>)[provider]
+      : value;
   const key = lookup(settings.api_key);
   const base = lookup(settings.api_base);
   const preset = PROVIDER_PRESETS[provider];
-  const keyless = preset !== undefined && preset.baseURL !== null && /^http:\/\/localhost/.test(preset.baseURL);
-  const envKey = provider === "openai" ? env.OPENAI_API_KEY : provider === "anthropic" ? env.ANTHROPIC_API_KEY : undefined;
+  const keyless = preset !== undefined && preset.baseURL !== null &&
+    /^http:\/\/localhost/.test(preset.baseURL);
+  const envKey = provider === "openai"
+    ? env.OPENAI_API_KEY
+    : provider === "anthropic"
+    ? env.ANTHROPIC_API_KEY
+    : undefined;
   if (key || base || keyless || envKey) return null;
   return [
     settings.model

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
 import { isatty } from "node:tty";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
@@ -132,7 +132,9 @@ export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
         waitForTurns: !isatty(0),
         onInterrupt: (sessionId) => framework.quitViaChannelRouter(sessionId),
         tapeInfo: async () => {
-          const info = await runtime.agent.sessionTape(cli.sessionId, { _runtime_workspace: framework.workspace })
+          const info = await runtime.agent.sessionTape(cli.sessionId, {
+            _runtime_workspace: framework.workspace,
+          })
             .info();
           return { entries: info.entries, anchors: info.anchors, lastAnchor: info.lastAnchor };
         },

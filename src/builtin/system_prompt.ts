@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
 import type { TurnState } from "../kernel/turn.ts";
 
 /** The builtin instruction block (three sections, ending with a newline). */
@@ -26,13 +27,25 @@ conversation, and call tape.handoff with a short summary to start a fresh contex
 </context_contract>
 `;
 
+/** `AGENTS.md` texts by path, revalidated by the file's stat (it is read on every model step). */
+const AGENTS_MD = new StampCache<string>(64);
+
 /** The trimmed `AGENTS.md` of `workspace`, or `""` when it is missing or unreadable. */
 export function readAgentsMd(workspace: string): string {
+  const path = join(workspace, "AGENTS.md");
+  const stats = statQuiet(path);
+  if (stats === null) return "";
+  const stamp = stats.isFile() ? stampOf(stats) : null;
+  const cached = stamp === null ? undefined : AGENTS_MD.get(path, stamp);
+  if (cached !== undefined) return cached;
+  let text: string;
   try {
-    return readFileSync(join(workspace, "AGENTS.md"), "utf8").trim();
+    text = readFileSync(path, "utf8").trim();
   } catch {
     return "";
   }
+  if (stamp !== null) AGENTS_MD.set(path, stamp, text);
+  return text;
 }
 
 /** The builtin `systemPrompt` fragment for a turn state. */

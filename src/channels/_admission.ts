@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
 import type { AdmitDecision } from "../kernel/channel.ts";
 import { type Envelope, fieldOf } from "../kernel/envelope.ts";
 import type { KernelFramework } from "../kernel/framework.ts";

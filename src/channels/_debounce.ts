@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
 

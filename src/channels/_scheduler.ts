@@ -6,7 +6,7 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
 import type { TurnSnapshot } from "../kernel/channel.ts";
 import { type Envelope, envelopeField } from "../kernel/envelope.ts";
 import type { KernelFramework } from "../kernel/framework.ts";

@@ -4,13 +4,21 @@
  *
  * @module
  */
-import { configureSync, defaultTextFormatter, type LogLevel, parseLogLevel, type Sink } from "@logtape/logtape";
+import {
+  configureSync,
+  defaultTextFormatter,
+  type LogLevel,
+  parseLogLevel,
+  type Sink,
+} from "@logtape/logtape";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
 
 /** A sink that writes formatted records to a writable (default: stderr). */
-export function stderrSink(write: (text: string) => void = (text) => process.stderr.write(text)): Sink {
+export function stderrSink(
+  write: (text: string) => void = (text) => process.stderr.write(text),
+): Sink {
   return (record) => write(defaultTextFormatter(record));
 }
 

@@ -32,7 +32,10 @@ export interface MainOptions {
  * process.exitCode = await main(["run", "hello"]);
  * ```
  */
-export async function main(argv: string[] = process.argv.slice(2), options: MainOptions = {}): Promise<number> {
+export async function main(
+  argv: string[] = process.argv.slice(2),
+  options: MainOptions = {},
+): Promise<number> {
   const stdout = options.stdout ?? ((text: string) => void process.stdout.write(text));
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
   if (options.configureLogging !== false) configureCliLogging();

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { getLogger, type Logger } from "@logtape/logtape";
+import { type BubLogger as Logger, getLogger } from "../_internal/log.ts";
 import { Process } from "../kernel/environment.ts";
 import type { DriverChild, GroupSignal, ProcessDriver } from "./process_driver.ts";
 

@@ -1,4 +1,4 @@
-import { getLogger, type Logger } from "@logtape/logtape";
+import { type BubLogger as Logger, getLogger } from "../_internal/log.ts";
 
 /** The kernel's logger (`["bub", "kernel"]`). */
 export const kernelLogger: Logger = getLogger(["bub", "kernel"]);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { createRequire } from "node:module";
+import { lazyModule } from "../_internal/lazy.ts";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { HookRuntime } from "./hook_runtime.ts";
@@ -20,12 +20,11 @@ export interface CliHost {
   readonly hookRuntime: HookRuntime;
 }
 
-let commander: typeof import("commander") | null = null;
+const commander = lazyModule<typeof import("commander")>("commander", () => import("commander"));
 
 /** `commander`, loaded on first use (only the CLI needs it). */
 export function loadCommander(): typeof import("commander") {
-  commander ??= createRequire(import.meta.url)("commander") as typeof import("commander");
-  return commander;
+  return commander();
 }
 
 /**

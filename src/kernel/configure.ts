@@ -6,18 +6,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { createRequire } from "node:module";
+import { lazyModule } from "../_internal/lazy.ts";
 import process from "node:process";
 import { BubError } from "./errors.ts";
 
-type Yaml = { parse(text: string): unknown; stringify(value: unknown): string };
-let yaml: Yaml | null = null;
-
 /** `yaml`, loaded on first use: it costs more import time than the whole kernel. */
-function loadYaml(): Yaml {
-  yaml ??= createRequire(import.meta.url)("yaml") as Yaml;
-  return yaml;
-}
+const loadYaml = lazyModule<typeof import("yaml")>("yaml", () => import("yaml"));
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;

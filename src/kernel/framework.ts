@@ -30,6 +30,7 @@ import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import { FrameworkHooks } from "./_framework_hooks.ts";
 import { EnvironmentCache } from "./_environment_cache.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
+import { canRequire, preloadDependencies } from "../_internal/lazy.ts";
 import { runTurn } from "./_turn_pipeline.ts";
 
 /** Options of {@link KernelFramework}. */
@@ -92,8 +93,7 @@ export class KernelFramework {
   readonly hookRuntime: HookRuntime;
   /** Load status per plugin name. */
   readonly pluginStatus: Map<string, PluginStatus> = new Map();
-  /** The loaded config file data. */
-  config: Record<string, unknown>;
+  #config: Record<string, unknown> | null = null;
   #agentHooks: AgentHooks;
   #hooks: FrameworkHooks;
   #router: ChannelRouter | null = null;
@@ -116,7 +116,24 @@ export class KernelFramework {
     this.hookRuntime = new HookRuntime(this.pluginManager);
     this.#agentHooks = new AgentHooks(this.hookRuntime);
     this.#hooks = new FrameworkHooks(this.hookRuntime);
-    this.config = loadConfigFile(this.configFile);
+    // Parsed now where yaml loads synchronously; from a remote URL (JSR) on first use, after
+    // loadHooks()/running() preloaded it.
+    if (canRequire()) this.#config = loadConfigFile(this.configFile);
+  }
+
+  /**
+   * The loaded config file data (`{}` when the file does not exist).
+   *
+   * @throws {BubError} (`config`) when the file is not valid YAML or not a mapping
+   */
+  get config(): Record<string, unknown> {
+    this.#config ??= loadConfigFile(this.configFile);
+    return this.#config;
+  }
+
+  /** Replaces the config data (e.g. after `bub onboard`). */
+  set config(value: Record<string, unknown>) {
+    this.#config = value;
   }
 
   /**
@@ -154,6 +171,7 @@ export class KernelFramework {
    * fails to load or initialize is logged and recorded in {@link pluginStatus}; the rest still load.
    */
   async loadHooks(options: LoadHooksOptions = {}): Promise<this> {
+    await preloadDependencies();
     this.loadBuiltinHooks();
     await loadPlugins(this, options.plugins ?? configuredPlugins(this.config));
     return this;
@@ -254,6 +272,7 @@ export class KernelFramework {
    * into the entered generators.
    */
   async running(): Promise<RunningScope> {
+    await preloadDependencies();
     let entered = false;
     const scope = new RunningScope(() => this.#exitScope(entered));
     try {

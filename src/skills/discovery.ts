@@ -3,11 +3,12 @@
  *
  * @module
  */
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
+import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
 import { readSkill, type Skill, type SkillSource } from "./skill.ts";
 
 /** The project and user skills folder, relative to the workspace or home directory. */
@@ -42,12 +43,11 @@ export interface DiscoverSkillsOptions extends SkillRootsOptions {
 }
 
 function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+  return statQuiet(path)?.isDirectory() ?? false;
 }
+
+/** Sorted listings of skill roots, revalidated by the root's stat (entries added or removed). */
+const LISTINGS = new StampCache<readonly string[]>(128);
 
 /**
  * The folder holding Bub's own skills (`src/skills/builtin/`), resolved from this module's URL so
@@ -89,18 +89,24 @@ export function skillRoots(options: SkillRootsOptions): SkillRoot[] {
   return roots;
 }
 
-function sortedEntries(path: string): string[] {
+function sortedEntries(path: string, stamp: string): readonly string[] {
+  const cached = LISTINGS.get(path, stamp);
+  if (cached !== undefined) return cached;
+  let names: string[];
   try {
-    return readdirSync(path).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    names = readdirSync(path).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   } catch {
     return [];
   }
+  LISTINGS.set(path, stamp, names);
+  return names;
 }
 
 /**
  * Discovers every valid skill. Roots are scanned in order and each root's subdirectories in sorted
  * order; the first skill with a given casefolded name wins; invalid skills are skipped silently.
- * The result is sorted by casefolded name. Nothing is cached.
+ * The result is sorted by casefolded name. Listings and parsed `SKILL.md` files are reused while
+ * their `stat` is unchanged, so every edit is seen by the next call.
  *
  * @example Discover the workspace's skills
  * ```ts
@@ -112,8 +118,9 @@ function sortedEntries(path: string): string[] {
 export function discoverSkills(options: DiscoverSkillsOptions): Skill[] {
   const byName = new Map<string, Skill>();
   for (const root of options.roots ?? skillRoots(options)) {
-    if (!isDirectory(root.path)) continue;
-    for (const entry of sortedEntries(root.path)) {
+    const stats = statQuiet(root.path);
+    if (stats === null || !stats.isDirectory()) continue;
+    for (const entry of sortedEntries(root.path, stampOf(stats))) {
       const directory = join(root.path, entry);
       if (!isDirectory(directory)) continue;
       const skill = readSkill(directory, root.source);

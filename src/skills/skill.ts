@@ -3,8 +3,9 @@
  *
  * @module
  */
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { basename, join } from "node:path";
+import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 
 /** The file every skill directory holds. */
@@ -84,12 +85,11 @@ export function skillFrontmatterProblem(
   return null;
 }
 
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+/** Parsed skills by source and file, revalidated by the file's stat (skills are read every step). */
+const SKILLS = new StampCache<Skill | null>(512);
+
+function copySkill(skill: Skill | null): Skill | null {
+  return skill === null ? null : { ...skill, metadata: { ...skill.metadata } };
 }
 
 /**
@@ -104,14 +104,31 @@ function isFile(path: string): boolean {
  */
 export function readSkill(directory: string, source: SkillSource): Skill | null {
   const file = join(directory, SKILL_FILE_NAME);
-  if (!isFile(file)) return null;
+  const stats = statQuiet(file);
+  if (stats === null || !stats.isFile()) return null;
+  const key = `${source}\0${file}`;
+  const stamp = stampOf(stats);
+  const cached = SKILLS.get(key, stamp);
+  if (cached !== undefined) return copySkill(cached);
+  const skill = parseSkill(directory, file, source);
+  if (skill === undefined) return null; // unreadable now: not cached, tried again next time
+  SKILLS.set(key, stamp, skill);
+  return copySkill(skill);
+}
+
+/** The skill in `file`, null when invalid, undefined when the file could not be read. */
+function parseSkill(
+  directory: string,
+  file: string,
+  source: SkillSource,
+): Skill | null | undefined {
   let text: string;
   let location: string;
   try {
     text = readFileSync(file, "utf8");
     location = realpathSync(file);
   } catch {
-    return null;
+    return undefined;
   }
   const frontmatter = parseFrontmatter(text);
   if (frontmatter === null) return null;

@@ -3,9 +3,14 @@
  * release. A lock whose process is gone is broken under a second "breaker" lock, so two
  * waiters never both break it.
  *
+ * Creating, reading and removing the small lock file are metadata operations of a few
+ * microseconds, done with synchronous calls (each asynchronous one costs a thread-pool round
+ * trip, several per append); waiting for another holder stays asynchronous.
+ *
  * @module
  */
-import { open, readFile, stat, unlink } from "node:fs/promises";
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { stat, unlink } from "node:fs/promises";
 import process from "node:process";
 import { BubError } from "../kernel/errors.ts";
 import { delay } from "../_internal/async.ts";
@@ -35,28 +40,38 @@ function _alive(pid: number): boolean {
   }
 }
 
-async function _tryCreate(path: string, content: string): Promise<boolean> {
-  let handle;
+function _tryCreate(path: string, content: string): boolean {
+  let fd: number;
   try {
-    handle = await open(path, "wx");
+    fd = openSync(path, "wx");
   } catch (error) {
     if (_code(error) === "EEXIST") return false;
     throw error;
   }
   try {
-    await handle.writeFile(content);
+    const bytes = new TextEncoder().encode(content);
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
   return true;
 }
 
-async function _read(path: string): Promise<string | null> {
+function _read(path: string): string | null {
   try {
-    return await readFile(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch (error) {
     if (_code(error) === "ENOENT") return null;
     throw error;
+  }
+}
+
+function _unlinkQuiet(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone (or not ours to remove): nothing to release.
   }
 }
 
@@ -73,15 +88,15 @@ async function _isStale(path: string, content: string): Promise<boolean> {
 
 async function _breakStale(path: string, seen: string): Promise<void> {
   const breaker = `${path}.break`;
-  if (!await _tryCreate(breaker, `${process.pid}:break`)) {
-    const other = await _read(breaker);
+  if (!_tryCreate(breaker, `${process.pid}:break`)) {
+    const other = _read(breaker);
     if (other !== null && await _isStale(breaker, other)) await unlink(breaker).catch(() => {});
     return;
   }
   try {
-    if (await _read(path) === seen) await unlink(path).catch(() => {});
+    if (_read(path) === seen) _unlinkQuiet(path);
   } finally {
-    await unlink(breaker).catch(() => {});
+    _unlinkQuiet(breaker);
   }
 }
 
@@ -94,9 +109,9 @@ export async function withFileLock<T>(
   const token = `${process.pid}:${crypto.randomUUID()}`;
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let wait = 1;
-  while (!await _tryCreate(path, token)) {
+  while (!_tryCreate(path, token)) {
     options.signal?.throwIfAborted();
-    const content = await _read(path);
+    const content = _read(path);
     if (content !== null && await _isStale(path, content)) {
       await _breakStale(path, content);
       continue;
@@ -115,6 +130,6 @@ export async function withFileLock<T>(
   try {
     return await fn();
   } finally {
-    if (await _read(path) === token) await unlink(path).catch(() => {});
+    if (_read(path) === token) _unlinkQuiet(path);
   }
 }

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { WRatio } from "fuzzball";
-import { stringify } from "yaml";
+import { lazyModule } from "../_internal/lazy.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { QuerySpec } from "./_evaluate.ts";
 
@@ -13,9 +12,13 @@ const TOKEN = /[a-z0-9_/-]+/g;
 const MAX_CANDIDATES = 128;
 const DEFAULT_LIMIT = 20;
 
+// Loaded by the first search: neither is needed to import the stores.
+const fuzzball = lazyModule<typeof import("fuzzball")>("fuzzball", () => import("fuzzball"));
+const yaml = lazyModule<typeof import("yaml")>("yaml", () => import("yaml"));
+
 function _payloadText(entry: TapeEntry): string {
   try {
-    return stringify(entry.payload).toLowerCase();
+    return yaml().stringify(entry.payload).toLowerCase();
   } catch {
     return JSON.stringify(entry.payload).toLowerCase();
   }
@@ -39,7 +42,8 @@ export function fuzzyMatches(query: string, text: string): boolean {
     }
   }
   const needle = queryTokens.join(" ");
-  return candidates.some((candidate) => WRatio(needle, candidate, { full_process: false }) >= 80);
+  const wRatio = fuzzball().WRatio;
+  return candidates.some((candidate) => wRatio(needle, candidate, { full_process: false }) >= 80);
 }
 
 /**

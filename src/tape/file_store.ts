@@ -3,10 +3,12 @@
  *
  * @module
  */
-import { type FileHandle, mkdir, open, readdir, unlink } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery } from "./_evaluate.ts";
+import { datasyncFd, readFdAt, writeFdAll } from "./_fd.ts";
 import { withFileLock } from "./_file_lock.ts";
 import { entryLine, parseCompleteLines } from "./_jsonl.ts";
 import { KeyedMutex } from "./_mutex.ts";
@@ -31,6 +33,11 @@ interface _Cache {
 }
 
 const ENCODER = new TextEncoder();
+/**
+ * Parsed tapes kept in memory, least recently used dropped first: a long-running gateway touches
+ * many tapes, and a dropped tape is simply read again from its file.
+ */
+const CACHED_TAPES = 64;
 
 function _code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -167,20 +174,23 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     });
   }
 
+  // Opening, `stat`, the last-byte check and the write are done with synchronous calls (each
+  // asynchronous one costs a thread-pool round trip); the flush and catch-up reads stay async.
   async #appendLocked(tape: string, path: string, entries: TapeEntry[]): Promise<void> {
-    const handle = await open(path, "a+");
+    const fd = openSync(path, "a+");
     try {
-      let { size, ino } = await handle.stat();
+      const stats = fstatSync(fd);
+      let size = stats.size;
       if (size > 0) {
         const last = new Uint8Array(1);
-        await handle.read(last, 0, 1, size - 1);
+        readSync(fd, last, 0, 1, size - 1);
         if (last[0] !== 0x0a) {
           // A torn line from a killed writer: terminate it so it stays a (skipped) line of its own.
-          await handle.write("\n");
+          writeFdAll(fd, ENCODER.encode("\n"));
           size += 1;
         }
       }
-      const cache = await this.#catchUp(tape, handle, size, Number(ino ?? 0) || 0);
+      const cache = await this.#catchUp(tape, fd, size, Number(stats.ino ?? 0) || 0);
       let id = cache.entries[cache.entries.length - 1]?.id ?? 0;
       const text = entries.map((entry) => {
         try {
@@ -192,11 +202,11 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
         }
       }).join("");
       const bytes = ENCODER.encode(text);
-      await handle.write(bytes);
-      if (this.#durable) await handle.datasync();
+      writeFdAll(fd, bytes);
+      if (this.#durable) await datasyncFd(fd);
       this.#absorb(cache, bytes);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
@@ -209,22 +219,17 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     cache.offset += consumed;
   }
 
-  async #catchUp(tape: string, handle: FileHandle, size: number, ino: number): Promise<_Cache> {
-    let cache = this.#cache.get(tape);
+  async #catchUp(tape: string, fd: number, size: number, ino: number): Promise<_Cache> {
+    let cache = this.#cached(tape);
     if (!cache || cache.ino !== ino || size < cache.offset) {
       cache = { offset: 0, ino, entries: [], anchors: [] };
-      this.#cache.set(tape, cache);
+      this.#remember(tape, cache);
     }
     if (size > cache.offset) {
       const bytes = new Uint8Array(size - cache.offset);
       let read = 0;
       while (read < bytes.length) {
-        const { bytesRead } = await handle.read(
-          bytes,
-          read,
-          bytes.length - read,
-          cache.offset + read,
-        );
+        const bytesRead = await readFdAt(fd, bytes, read, bytes.length - read, cache.offset + read);
         if (bytesRead === 0) break;
         read += bytesRead;
       }
@@ -233,10 +238,50 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     return cache;
   }
 
+  /** The cache of `tape`, marked most recently used. */
+  #cached(tape: string): _Cache | undefined {
+    const cache = this.#cache.get(tape);
+    if (cache) {
+      this.#cache.delete(tape);
+      this.#cache.set(tape, cache);
+    }
+    return cache;
+  }
+
+  #remember(tape: string, cache: _Cache): void {
+    this.#cache.delete(tape);
+    this.#cache.set(tape, cache);
+    while (this.#cache.size > CACHED_TAPES) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest === undefined) break;
+      this.#cache.delete(oldest);
+    }
+  }
+
   async #refresh(tape: string): Promise<_Cache> {
-    let handle: FileHandle;
+    const path = this.pathOf(tape);
+    // Fast path: a missing file, or one that has not changed since it was last read, needs no
+    // open (reads happen several times per turn).
+    let current;
     try {
-      handle = await open(this.pathOf(tape), "r");
+      current = statSync(path, { throwIfNoEntry: false });
+    } catch (error) {
+      this.#fail("read", tape, error);
+    }
+    if (current === undefined && this.#directoryExists()) {
+      this.#cache.delete(tape);
+      return { offset: 0, ino: 0, entries: [], anchors: [] };
+    }
+    const known = this.#cached(tape);
+    if (
+      current !== undefined && known && known.ino === (Number(current.ino ?? 0) || 0) &&
+      known.offset === current.size
+    ) {
+      return known;
+    }
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
     } catch (error) {
       if (_code(error) === "ENOENT") {
         this.#cache.delete(tape);
@@ -245,12 +290,21 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       this.#fail("read", tape, error);
     }
     try {
-      const { size, ino } = await handle.stat();
-      return await this.#catchUp(tape, handle, size, Number(ino ?? 0) || 0);
+      const { size, ino } = fstatSync(fd);
+      return await this.#catchUp(tape, fd, size, Number(ino ?? 0) || 0);
     } catch (error) {
       this.#fail("read", tape, error);
     } finally {
-      await handle.close();
+      closeSync(fd);
+    }
+  }
+
+  /** True when the directory is one (then a tape file `stat` did not find is missing). */
+  #directoryExists(): boolean {
+    try {
+      return statSync(this.directory, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    } catch {
+      return false;
     }
   }
 

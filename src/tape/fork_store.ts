@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
 import { BubError } from "../kernel/errors.ts";
 import { createEntry, isPlainObject, type TapeEntry } from "./entry.ts";
 import { InMemoryTapeStore } from "./memory_store.ts";

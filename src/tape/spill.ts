@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../_internal/log.ts";
 import type { TapeSidecar } from "../kernel/tape_context.ts";
 import { codePointLength, headCodePoints, tailCodePoints, withCommas } from "./_text.ts";
 import { createEntry, type TapeEntry } from "./entry.ts";

@@ -5,7 +5,8 @@
  * @module
  */
 import type { StandardSchemaV1 } from "@standard-schema/spec";
-import { z } from "zod";
+import type { z } from "zod";
+import { zod } from "../_internal/zod.ts";
 import { BubError } from "../kernel/errors.ts";
 import { coerceArguments } from "./_coerce.ts";
 
@@ -110,7 +111,8 @@ export function compileParameters(toolName: string, parameters: unknown): Compil
     const props = parameters["~standard"];
     let json: unknown;
     if ("_zod" in parameters) {
-      json = z.toJSONSchema(parameters as unknown as z.ZodType, { io: "input" });
+      // zod is only loaded here, once a zod schema is given (whose package is loaded anyway).
+      json = zod().toJSONSchema(parameters as unknown as z.ZodType, { io: "input" });
     } else {
       const converter = (props as { jsonSchema?: { input?: unknown } }).jsonSchema;
       if (!converter || typeof converter.input !== "function") {

@@ -5,7 +5,7 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { getLogger, type Logger } from "@logtape/logtape";
+import { type BubLogger as Logger, getLogger } from "../_internal/log.ts";
 
 /**
  * Observes tool calls made in the async context where it is installed. Each method may be async

@@ -62,7 +62,9 @@ describe("examples", () => {
     // The example makes its home with mkdtemp under TMPDIR, which is inside the test's dirs.
     const result = await runScript(example("custom_store.ts"), dirs, []);
     assert.equal(result.code, 0, result.stderr);
-    const match = /^\*\*You said:\*\* hello\n(\d+) entries in (.+tapes\.sqlite)\n$/.exec(result.stdout);
+    const match = /^\*\*You said:\*\* hello\n(\d+) entries in (.+tapes\.sqlite)\n$/.exec(
+      result.stdout,
+    );
     assert.ok(match, result.stdout);
     assert.ok(Number(match[1]) >= 5, `the agent's turn is on the SQLite tape: ${result.stdout}`);
     assert.ok(match[2]!.startsWith(dirs.tmp), result.stdout);

@@ -8,7 +8,8 @@
 import process from "node:process";
 import { basename, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { getLogger } from "@logtape/logtape";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { getLogger } from "../../_internal/log.ts";
 import { type AdmitDecision, admitDecision } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
 import { contentOf, type Envelope, fieldOf } from "../../kernel/envelope.ts";
@@ -74,6 +75,7 @@ export class CliChannel extends Interface {
   #shell = false;
   #thinking = false;
   #quitting = false;
+  #outside: <R>(fn: () => R) => R = AsyncLocalStorage.snapshot();
   #lastInterrupt = Number.NEGATIVE_INFINITY;
 
   /**
@@ -211,7 +213,9 @@ export class CliChannel extends Interface {
     if (sessions.length > 0 && onInterrupt) {
       this.#terminal.print(this.#terminal.style("yellow", "Cancelling the running turn."));
       for (const sessionId of sessions) {
-        Promise.resolve().then(() => onInterrupt(sessionId)).catch((error) =>
+        // Run outside any turn's async context: on Deno the stdin callbacks inherit the running
+        // turn's context, and the manager's quit() would then spare that turn as "its caller".
+        Promise.resolve().then(() => this.#outside(() => onInterrupt(sessionId))).catch((error) =>
           getLogger(["bub", "channels", "cli"]).warn("cli.interrupt_failed: {error}", { error })
         );
       }

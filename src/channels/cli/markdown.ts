@@ -5,7 +5,18 @@
  *
  * @module
  */
-import { Lexer, type Token, type Tokens } from "marked";
+import type { Token, Tokens } from "marked";
+import { lazyModule } from "../../_internal/lazy.ts";
+
+/**
+ * `marked` (an ES module: `require(esm)`, the same instance as `import`), loaded by the first
+ * lex so that importing the CLI channel does not pay for it.
+ */
+const marked = lazyModule<typeof import("marked")>("marked", () => import("marked"));
+
+function lex(source: string): MarkdownToken[] {
+  return marked().Lexer.lex(source) as MarkdownToken[];
+}
 
 /** A `marked` lexer token. */
 export type MarkdownToken = Token;
@@ -215,7 +226,7 @@ export function renderTokens(
  * ```
  */
 export function renderMarkdown(source: string, options: RenderMarkdownOptions = {}): string {
-  return renderTokens(Lexer.lex(source), options);
+  return renderTokens(lex(source), options);
 }
 
 /** What {@link MarkdownStream.push} found: blocks that are final and the block still growing. */
@@ -252,7 +263,7 @@ export class MarkdownStream {
   push(delta: string): MarkdownProgress {
     this.#source += delta.replace(/\r\n?/g, "\n");
     const rest = this.#source.slice(this.#offset);
-    const tokens = Lexer.lex(rest) as MarkdownToken[];
+    const tokens = lex(rest);
     let last = -1;
     for (let i = tokens.length - 1; i >= 0; i--) {
       if (tokens[i]!.type !== "space") {
@@ -272,6 +283,6 @@ export class MarkdownStream {
   finish(): MarkdownToken[] {
     const rest = this.#source.slice(this.#offset);
     this.#offset = this.#source.length;
-    return (Lexer.lex(rest) as MarkdownToken[]).filter((token) => token.type !== "space");
+    return lex(rest).filter((token) => token.type !== "space");
   }
 }

@@ -4,11 +4,15 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { Agent as HttpAgent, get as httpGet } from "node:http";
-import { Agent as HttpsAgent, get as httpsGet } from "node:https";
-import { getLogger } from "@logtape/logtape";
+import type { Agent as HttpAgent } from "node:http";
+import { getLogger } from "../../_internal/log.ts";
+import { lazyModule } from "../../_internal/lazy.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
+
+// Required on first use: an ES import of `node:http` costs Node ~15 ms (it loads undici).
+const nodeHttp = lazyModule<typeof import("node:http")>("node:http", () => import("node:http"));
+const nodeHttps = lazyModule<typeof import("node:https")>("node:https", () => import("node:https"));
 
 /** Client options for grammy routing calls through a proxy. */
 export interface ProxyClientOptions {
@@ -45,8 +49,8 @@ export function proxyClientOptions(proxy: string | null | undefined): ProxyClien
     };
   }
   const proxyEnv = { HTTP_PROXY: proxy, HTTPS_PROXY: proxy };
-  const http = new HttpAgent({ keepAlive: true, proxyEnv });
-  const https = new HttpsAgent({ keepAlive: true, proxyEnv });
+  const http = new (nodeHttp().Agent)({ keepAlive: true, proxyEnv });
+  const https = new (nodeHttps().Agent)({ keepAlive: true, proxyEnv });
   return { baseFetchConfig: { agent: (url: URL) => (url.protocol === "http:" ? http : https) } };
 }
 
@@ -59,7 +63,7 @@ export async function downloadBytes(
 ): Promise<Uint8Array> {
   if (proxy?.baseFetchConfig) {
     const agent = proxy.baseFetchConfig.agent(new URL(url));
-    const get = url.startsWith("https:") ? httpsGet : httpGet;
+    const get = url.startsWith("https:") ? nodeHttps().get : nodeHttp().get;
     return await new Promise<Uint8Array>((resolve, reject) => {
       get(url, { agent }, (response) => {
         const chunks: Uint8Array[] = [];

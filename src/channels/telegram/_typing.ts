@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../../_internal/log.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
 

@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { type Api, Bot, type Context } from "grammy";
+import type { Api, Bot, Context } from "grammy";
 import type { Message, Update, UserFromGetMe } from "grammy/types";
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../../_internal/log.ts";
+import { lazyModule } from "../../_internal/lazy.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import type { ChannelMessage } from "../../kernel/channel_message.ts";
 import { BubError } from "../../kernel/errors.ts";
@@ -22,6 +23,8 @@ export { splitMessageText, TELEGRAM_MESSAGE_LIMIT } from "./_split.ts";
 export type { TypingLifespan } from "./_typing.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
+/** grammy (~70 ms of import time), loaded when the bot is first needed. */
+const grammy = lazyModule<typeof import("grammy")>("grammy", () => import("grammy"));
 
 /** Reply to `/start` from a chat outside `allowChats`. */
 export const NO_ACCESS_MESSAGE =
@@ -208,7 +211,7 @@ export class TelegramChannel extends Channel {
     const poll = this.#options.pollTimeoutSeconds ?? 30;
     const proxy = proxyClientOptions(this.#options.proxy);
     this.#proxy = proxy;
-    const bot = new Bot(this.#options.token, {
+    const bot = new (grammy().Bot)(this.#options.token, {
       client: {
         apiRoot: this.#apiRoot,
         timeoutSeconds: poll + 30,

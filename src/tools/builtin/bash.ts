@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { zod } from "../../_internal/zod.ts";
 import { environmentFromState } from "../../environment/from_state.ts";
 import type { ShellManager } from "../../environment/shell_manager.ts";
 import { defineTool, type Tool } from "../tool.ts";
@@ -13,28 +13,37 @@ import { defineTool, type Tool } from "../tool.ts";
 /** Default foreground timeout of `bash`, in seconds. */
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
 
-const BashParams = z.object({
-  command: z.string().describe("The shell command line."),
-  cwd: z.string().nullable().optional().describe(
-    "Working directory (relative paths resolve against the workspace). Default: the workspace.",
-  ),
-  timeout_seconds: z.int().min(0).default(DEFAULT_COMMAND_TIMEOUT_SECONDS).describe(
-    "Foreground only: after this many seconds the command continues in the background.",
-  ),
-  background: z.boolean().default(false).describe(
-    "Start the command in the background and return its shell id at once.",
-  ),
-});
+function bashParams() {
+  const z = zod();
+  return z.object({
+    command: z.string().describe("The shell command line."),
+    cwd: z.string().nullable().optional().describe(
+      "Working directory (relative paths resolve against the workspace). Default: the workspace.",
+    ),
+    timeout_seconds: z.int().min(0).default(DEFAULT_COMMAND_TIMEOUT_SECONDS).describe(
+      "Foreground only: after this many seconds the command continues in the background.",
+    ),
+    background: z.boolean().default(false).describe(
+      "Start the command in the background and return its shell id at once.",
+    ),
+  });
+}
 
-const OutputParams = z.object({
-  shell_id: z.string().describe("The id returned when the shell started (bash-xxxxxxxx)."),
-  offset: z.int().default(0).describe("First character of the output to return."),
-  limit: z.int().nullable().optional().describe("Maximum number of characters to return."),
-});
+function outputParams() {
+  const z = zod();
+  return z.object({
+    shell_id: z.string().describe("The id returned when the shell started (bash-xxxxxxxx)."),
+    offset: z.int().default(0).describe("First character of the output to return."),
+    limit: z.int().nullable().optional().describe("Maximum number of characters to return."),
+  });
+}
 
-const KillParams = z.object({
-  shell_id: z.string().describe("The id returned when the shell started (bash-xxxxxxxx)."),
-});
+function killParams() {
+  const z = zod();
+  return z.object({
+    shell_id: z.string().describe("The id returned when the shell started (bash-xxxxxxxx)."),
+  });
+}
 
 /**
  * The `bash` tool. Foreground commands return their trimmed combined output (or `(no output)`),
@@ -49,7 +58,7 @@ export function bashTool(shells: ShellManager): Tool {
       "With background=true the command keeps running (timeout_seconds is ignored); read its " +
       "output with bash_output and stop it with bash_kill. A foreground command that exceeds " +
       "timeout_seconds keeps running in the background and its shell id is returned.",
-    parameters: BashParams,
+    parameters: bashParams(),
     context: true,
     handler: (args, ctx) => {
       const environment = environmentFromState(ctx.state);
@@ -77,7 +86,7 @@ export function bashOutputTool(shells: ShellManager): Tool {
     name: "bash.output",
     description: "Read the output of a background shell. Pass next_offset from the previous " +
       "call as offset to read only new output; limit caps the characters returned.",
-    parameters: OutputParams,
+    parameters: outputParams(),
     handler: ({ shell_id, offset, limit }) =>
       shells.readOutput(shell_id, { offset, limit: limit ?? null }),
   });
@@ -88,7 +97,7 @@ export function bashKillTool(shells: ShellManager): Tool {
   return defineTool({
     name: "bash.kill",
     description: "Terminate a background shell and report its exit code.",
-    parameters: KillParams,
+    parameters: killParams(),
     handler: ({ shell_id }) => shells.kill(shell_id),
   });
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { zod } from "../../_internal/zod.ts";
 import { environmentFromState } from "../../environment/from_state.ts";
 import type { Environment } from "../../kernel/environment.ts";
 import { defineTool, type Tool } from "../tool.ts";
@@ -57,23 +57,32 @@ async function _readText(env: Environment, resolved: string): Promise<string> {
   return text;
 }
 
-const ReadParams = z.object({
-  path: z.string().describe("File path; relative paths resolve against the workspace."),
-  offset: z.int().default(0).describe("First line to return (0-based)."),
-  limit: z.int().nullable().optional().describe("Maximum number of lines to return."),
-});
+function readParams() {
+  const z = zod();
+  return z.object({
+    path: z.string().describe("File path; relative paths resolve against the workspace."),
+    offset: z.int().default(0).describe("First line to return (0-based)."),
+    limit: z.int().nullable().optional().describe("Maximum number of lines to return."),
+  });
+}
 
-const WriteParams = z.object({
-  path: z.string().describe("File path; relative paths resolve against the workspace."),
-  content: z.string().describe("The complete new file content."),
-});
+function writeParams() {
+  const z = zod();
+  return z.object({
+    path: z.string().describe("File path; relative paths resolve against the workspace."),
+    content: z.string().describe("The complete new file content."),
+  });
+}
 
-const EditParams = z.object({
-  path: z.string().describe("File path; relative paths resolve against the workspace."),
-  old: z.string().describe("Exact text to replace (every occurrence after line `start`)."),
-  new: z.string().describe("Replacement text."),
-  start: z.int().default(0).describe("Line index where the search starts (0-based)."),
-});
+function editParams() {
+  const z = zod();
+  return z.object({
+    path: z.string().describe("File path; relative paths resolve against the workspace."),
+    old: z.string().describe("Exact text to replace (every occurrence after line `start`)."),
+    new: z.string().describe("Replacement text."),
+    start: z.int().default(0).describe("Line index where the search starts (0-based)."),
+  });
+}
 
 /** The `fs.read` tool: lines `[offset, offset + limit)` of a UTF-8 text file, joined with `\n`. */
 export function fsReadTool(): Tool {
@@ -81,7 +90,7 @@ export function fsReadTool(): Tool {
     name: "fs.read",
     description:
       "Read a UTF-8 text file. Use offset and limit (in lines) to page through large files.",
-    parameters: ReadParams,
+    parameters: readParams(),
     context: true,
     handler: async ({ path, offset, limit }, ctx) => {
       const env = environmentFromState(ctx.state);
@@ -100,7 +109,7 @@ export function fsWriteTool(): Tool {
   return defineTool({
     name: "fs.write",
     description: "Write content to a text file, replacing it and creating parent directories.",
-    parameters: WriteParams,
+    parameters: writeParams(),
     context: true,
     handler: async ({ path, content }, ctx) => {
       const env = environmentFromState(ctx.state);
@@ -121,7 +130,7 @@ export function fsEditTool(): Tool {
     name: "fs.edit",
     description:
       "Edit a text file by replacing every occurrence of old with new, searching from line start.",
-    parameters: EditParams,
+    parameters: editParams(),
     context: true,
     handler: async (args, ctx) => {
       const env = environmentFromState(ctx.state);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { zod } from "../../_internal/zod.ts";
 import type { ShellManager } from "../../environment/shell_manager.ts";
 import { defineTool, type Tool } from "../tool.ts";
 import { sessionIdOf, tapeOf } from "./_context.ts";
@@ -66,6 +66,7 @@ export function quitTool(shells: ShellManager, quitSession?: QuitSession | null)
 
 /** The `model` tool: sets `state.model` and records `model_switch {model}`. */
 export function modelTool(): Tool {
+  const z = zod();
   return defineTool({
     name: "model",
     description: "Switch the model of this session (applies from the next turn).",
@@ -86,6 +87,7 @@ export function modelTool(): Tool {
 
 /** The `reasoning_effort` tool: sets `state.reasoning_effort` and records the switch. */
 export function reasoningEffortTool(): Tool {
+  const z = zod();
   return defineTool({
     name: "reasoning_effort",
     description: "Set the reasoning effort of this session (applies from the next turn).",

@@ -4,17 +4,20 @@
  *
  * @module
  */
-import { z } from "zod";
+import { zod } from "../../_internal/zod.ts";
 import { readSpill } from "../../tape/spill_read.ts";
 import { defineTool, type Tool } from "../tool.ts";
 import { tapeOf } from "./_context.ts";
 
-const SpillReadParams = z.object({
-  handle: z.string().describe("The handle from the spilled-output notice."),
-  cursor: z.int().default(0).describe("Chunks to skip (from the end with from_end)."),
-  count: z.int().default(1).describe("Chunks to read (at most 4)."),
-  from_end: z.boolean().default(false).describe("Page backwards from the last chunk."),
-});
+function spillReadParams() {
+  const z = zod();
+  return z.object({
+    handle: z.string().describe("The handle from the spilled-output notice."),
+    cursor: z.int().default(0).describe("Chunks to skip (from the end with from_end)."),
+    count: z.int().default(1).describe("Chunks to read (at most 4)."),
+    from_end: z.boolean().default(false).describe("Page backwards from the last chunk."),
+  });
+}
 
 /**
  * The `spill.read` tool. Bad cursors and counts, a missing sidecar and unknown handles come back
@@ -25,7 +28,7 @@ export function spillReadTool(): Tool {
     name: "spill.read",
     description: "Read chunks of a spilled tool result by handle; follow next_cursor until " +
       "complete is true.",
-    parameters: SpillReadParams,
+    parameters: spillReadParams(),
     context: true,
     handler: ({ handle, cursor, count, from_end }, ctx) =>
       readSpill(tapeOf(ctx, "spill.read"), handle, { cursor, count, fromEnd: from_end }),

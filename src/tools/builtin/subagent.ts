@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { zod } from "../../_internal/zod.ts";
 import type { Prompt, TurnState } from "../../kernel/turn.ts";
 import type { ToolRegistry } from "../registry.ts";
 import { defineTool, type Tool } from "../tool.ts";
@@ -26,21 +26,24 @@ export interface SubagentRunner {
   }): Promise<AsyncIterable<{ kind: string; data: Record<string, unknown> }>>;
 }
 
-const SubagentParams = z.object({
-  prompt: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]).describe(
-    "The initial prompt for the sub-agent, as text or a list of content parts.",
-  ),
-  model: z.string().nullable().optional().describe("The model to use for the sub-agent."),
-  session: z.string().default("temp").describe(
-    "'inherit' to use the current session, 'temp' for a throwaway session, or a session id.",
-  ),
-  allowed_tools: z.array(z.string()).nullable().optional().describe(
-    "Tool names the sub-agent may use; default: every tool except subagent.",
-  ),
-  allowed_skills: z.array(z.string()).nullable().optional().describe(
-    "Skill names the sub-agent may use; default: every skill.",
-  ),
-});
+function subagentParams() {
+  const z = zod();
+  return z.object({
+    prompt: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]).describe(
+      "The initial prompt for the sub-agent, as text or a list of content parts.",
+    ),
+    model: z.string().nullable().optional().describe("The model to use for the sub-agent."),
+    session: z.string().default("temp").describe(
+      "'inherit' to use the current session, 'temp' for a throwaway session, or a session id.",
+    ),
+    allowed_tools: z.array(z.string()).nullable().optional().describe(
+      "Tool names the sub-agent may use; default: every tool except subagent.",
+    ),
+    allowed_skills: z.array(z.string()).nullable().optional().describe(
+      "Skill names the sub-agent may use; default: every skill.",
+    ),
+  });
+}
 
 /** Arguments of {@link runSubagent} (the validated `subagent` arguments). */
 export interface SubagentArgs {
@@ -132,7 +135,7 @@ export function subagentTool(): Tool {
     name: "subagent",
     description: "Run a task with a sub-agent, optionally with another model, session, " +
       "and a restricted set of tools and skills.",
-    parameters: SubagentParams,
+    parameters: subagentParams(),
     context: true,
     handler: async (args, ctx) =>
       renderSubagentResult(await runSubagent(args, ctx.state, ctx.signal)),

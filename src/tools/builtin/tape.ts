@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { zod } from "../../_internal/zod.ts";
 import { pyDumps } from "../../tape/_json.ts";
 import { formatTapeInfo } from "../../tape/_tape_info.ts";
 import type { Tape } from "../../tape/tape.ts";
@@ -14,19 +14,22 @@ import { markKeywordOnly, tapeOf } from "./_context.ts";
 /** The marker that keeps `tape.search` from matching its own earlier results. */
 export const TAPE_SEARCH_MARKER = "[tape.search]";
 
-const SearchParams = z.object({
-  query: z.string().describe("The search query string."),
-  limit: z.int().default(20).describe("Maximum number of search results to return."),
-  start: z.string().nullable().optional().describe(
-    "Optional start date to filter entries (ISO format).",
-  ),
-  end: z.string().nullable().optional().describe(
-    "Optional end date to filter entries (ISO format).",
-  ),
-  kinds: z.array(z.string()).default(["message", "tool_result"]).describe(
-    "Entry kinds to search: event, anchor, system, message, tool_call, tool_result, error.",
-  ),
-});
+function searchParams() {
+  const z = zod();
+  return z.object({
+    query: z.string().describe("The search query string."),
+    limit: z.int().default(20).describe("Maximum number of search results to return."),
+    start: z.string().nullable().optional().describe(
+      "Optional start date to filter entries (ISO format).",
+    ),
+    end: z.string().nullable().optional().describe(
+      "Optional end date to filter entries (ISO format).",
+    ),
+    kinds: z.array(z.string()).default(["message", "tool_result"]).describe(
+      "Entry kinds to search: event, anchor, system, message, tool_call, tool_result, error.",
+    ),
+  });
+}
 
 /** Arguments of {@link searchTape} (the validated `tape.search` arguments). */
 export interface TapeSearchArgs {
@@ -81,7 +84,7 @@ export function tapeSearchTool(): Tool {
   return markKeywordOnly(defineTool({
     name: "tape.search",
     description: "Search the current tape for entries matching the query, newest first.",
-    parameters: SearchParams,
+    parameters: searchParams(),
     context: true,
     handler: (args, ctx) => searchTape(tapeOf(ctx, "tape.search"), args),
   }));
@@ -103,6 +106,7 @@ export function tapeAnchorsTool(): Tool {
 
 /** The `tape.handoff` tool: adds anchor `<name>` with state `{summary}`. */
 export function tapeHandoffTool(): Tool {
+  const z = zod();
   return defineTool({
     name: "tape.handoff",
     description:
@@ -121,6 +125,7 @@ export function tapeHandoffTool(): Tool {
 
 /** The `tape.reset` tool: resets the tape (optionally archiving it first). */
 export function tapeResetTool(): Tool {
+  const z = zod();
   return defineTool({
     name: "tape.reset",
     description: "Reset the current tape, optionally archiving it first.",

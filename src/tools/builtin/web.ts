@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { zod } from "../../_internal/zod.ts";
 import { withCommas } from "../../tape/_text.ts";
 import { defineTool, type Tool } from "../tool.ts";
 
@@ -158,6 +158,7 @@ export function renderWebFetchResult(result: WebFetchResult): string {
 
 /** The `web.fetch` tool. */
 export function webFetchTool(options: WebFetchOptions = {}): Tool {
+  const z = zod();
   return defineTool({
     name: "web.fetch",
     description: "Fetch (GET) a web page and return its body, asking for markdown when the " +

@@ -44,6 +44,7 @@ describe("CLI channel under a ChannelManager (builtin §10.4, §10.6 bub chat)",
     const gate = deferred<void>();
     const prompts: string[] = [];
     let cancelled = false;
+    // deno-lint-ignore prefer-const -- assigned once, after the plugin that closes over it
     let manager!: ChannelManager;
     const plugin: Plugin = {
       name: "cli-test",
