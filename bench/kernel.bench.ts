@@ -80,7 +80,7 @@ function coldImport(runtime: string, script: string, target?: string): number {
 
 function main(): void {
   const script = new URL(import.meta.url).pathname;
-  const npmBuild = new URL("../npm/esm/mod.js", import.meta.url);
+  const npmBuild = new URL("../npm/dist/mod.js", import.meta.url);
   const runtimes = ["node24", "deno", "bun"];
   const lines = [
     "| runtime | K=0 µs/turn | K=10 µs/turn | K=10 µs/hook | K=50 µs/turn | K=50 µs/hook | cold import ms (source) | cold import ms (npm build) |",

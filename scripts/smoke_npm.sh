@@ -16,27 +16,50 @@ JSON
 npm install --no-audit --no-fund --loglevel=error "$tarball" @types/node@24 >/dev/null
 cat >smoke.mjs <<'JS'
 import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import * as core from "@bub/core";
 import * as testing from "@bub/core/testing";
 import * as cli from "@bub/core/cli";
 assert.equal(typeof core.BubFramework, "function");
 assert.equal(typeof testing.ScriptedModel, "function");
 assert.equal(typeof cli.main, "function");
-const home = (await import("node:fs")).mkdtempSync((await import("node:os")).tmpdir() + "/bub-smoke-");
-const bub = new core.BubFramework({ home, configFile: home + "/config.yml", loadDotenv: false });
-bub.loadBuiltinHooks();
-bub.register(core.definePlugin({
+const home = mkdtempSync(tmpdir() + "/bub-smoke-");
+// A plugin turn.
+const echo = new core.BubFramework({ home, configFile: home + "/config.yml", loadDotenv: false });
+echo.loadBuiltinHooks();
+echo.register(core.definePlugin({
   name: "echo",
   buildPrompt: ({ message }) => `[echo] ${core.contentOf(message)}`,
   runModel: ({ prompt }) => String(prompt),
 }));
-const scope = await bub.running();
+let scope = await echo.running();
 try {
-  const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
+  const result = await echo.processInbound({ channel: "cli", chatId: "local", content: "hi" });
   assert.equal(result.modelOutput, "[echo] hi");
 } finally {
   await scope[Symbol.asyncDispose]();
 }
+// A builtin agent turn with a tool call, against the mock model over HTTP.
+const server = await testing.MockLlmServer.start({ script: testing.demoResponder });
+try {
+  const bub = new core.BubFramework({
+    home, workspace: home, configFile: home + "/config.yml", loadDotenv: false,
+    builtin: { env: { BUB_MODEL: "custom:demo", BUB_API_BASE: server.url, BUB_API_KEY: "k" } },
+  });
+  bub.loadBuiltinHooks();
+  scope = await bub.running();
+  try {
+    const result = await bub.processInbound({ content: "run echo smoke" }, { stream: true });
+    assert.match(result.modelOutput, /The command printed:[\s\S]*smoke/);
+  } finally {
+    await scope[Symbol.asyncDispose]();
+  }
+} finally {
+  await server.close();
+}
+const skills = core.discoverSkills({ workspace: home }).map((skill) => skill.name);
+assert.deepEqual(skills.filter((name) => ["gh", "skill-creator", "telegram"].includes(name)).sort(), ["gh", "skill-creator", "telegram"]);
 console.log("SMOKE OK");
 JS
 cat >consumer.ts <<'TS'
@@ -57,6 +80,6 @@ for runtime in "$tools/node22" "$tools/node24" "$tools/bun"; do
   printf '%s: ' "$(basename "$runtime")"; "$runtime" smoke.mjs
 done
 printf 'deno: '; "$tools/deno" run -A smoke.mjs
-printf 'bin: '; "$tools/node22" node_modules/@bub/core/esm/src/cli/bin.js hooks | head -n 3 | tr '\n' ' '; echo
+printf 'bin: '; "$tools/node22" node_modules/@bub/core/dist/src/cli/bin.js hooks | head -n 3 | tr '\n' ' '; echo
 "$root/node_modules/.bin/tsc" -p . && echo "consumer type-check OK"
 "$root/node_modules/.bin/publint" "$root/npm"

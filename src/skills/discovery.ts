@@ -5,7 +5,7 @@
  */
 import { readdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getLogger } from "../_internal/log.ts";
 import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
@@ -54,7 +54,19 @@ const LISTINGS = new StampCache<readonly string[]>(128);
  * it works from the sources and from the npm build.
  */
 export function builtinSkillsDir(): string {
-  return fileURLToPath(new URL("./builtin/", import.meta.url));
+  const beside = fileURLToPath(new URL("./builtin/", import.meta.url));
+  if (isDirectory(beside)) return beside;
+  // The bundled npm build runs from dist/ while the skills ship under esm/src/skills/builtin/:
+  // walk up to the package root.
+  for (
+    let dir = dirname(fileURLToPath(import.meta.url));
+    dir !== dirname(dir);
+    dir = dirname(dir)
+  ) {
+    const candidate = join(dir, "esm", "src", "skills", "builtin");
+    if (isDirectory(candidate)) return candidate;
+  }
+  return beside;
 }
 
 /**
