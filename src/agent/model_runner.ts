@@ -152,6 +152,15 @@ export class ModelRunner {
       fired = true;
       await this.#hooks.afterLlmCall(request, result, state);
     };
+    const outcome = (error: unknown) =>
+      new LlmCallResult({
+        runId,
+        text,
+        toolCalls: [...calls],
+        usage,
+        error,
+        durationMs: elapsed(started),
+      });
     const timeoutSeconds = this.#settings.modelTimeoutSeconds;
     const timeout = timeoutSeconds ? AbortSignal.timeout(timeoutSeconds * 1000) : null;
     const callSignal = timeout ? (signal ? AbortSignal.any([signal, timeout]) : timeout) : signal;
@@ -186,29 +195,10 @@ export class ModelRunner {
     } catch (error) {
       if (signal?.aborted) throw error;
       const failure = timeout?.aborted ? timeoutError(timeoutSeconds!) : error;
-      if (failure !== error || !isCancellation(error)) {
-        await fire(
-          new LlmCallResult({
-            runId,
-            text,
-            toolCalls: [...calls],
-            usage,
-            error: failure,
-            durationMs: elapsed(started),
-          }),
-        );
-      }
+      if (failure !== error || !isCancellation(error)) await fire(outcome(failure));
       throw failure;
     }
-    await fire(
-      new LlmCallResult({
-        runId,
-        text,
-        toolCalls: [...calls],
-        usage,
-        durationMs: elapsed(started),
-      }),
-    );
+    await fire(outcome(null));
 
     if (calls.length === 0) {
       await tape.recordChat({

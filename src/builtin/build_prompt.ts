@@ -6,6 +6,7 @@
  */
 import type { ContentPart, Prompt } from "../kernel/turn.ts";
 import { contentOf, type Envelope, fieldOf } from "../kernel/envelope.ts";
+import { contextStrOf } from "../kernel/channel_message.ts";
 import { audioFormatOf } from "../agent/_audio_mime.ts";
 
 /** The local time as ISO-8601 with seconds and the UTC offset, e.g. `2026-11-29T20:05:01+01:00`. */
@@ -18,17 +19,6 @@ export function localIsoTime(now: Date = new Date()): string {
   }:${pad(now.getMinutes())}:${pad(now.getSeconds())}${sign}${pad(offset / 60)}:${
     pad(offset % 60)
   }`;
-}
-
-function contextStrOf(message: Envelope): string {
-  const direct = fieldOf(message, "contextStr", null);
-  if (typeof direct === "string") return direct;
-  const context = fieldOf(message, "context", null);
-  if (typeof context !== "object" || context === null) return "";
-  return Object.entries(context as Record<string, unknown>)
-    .filter(([key]) => !key.startsWith("_"))
-    .map(([key, value]) => `${key}=${String(value)}`)
-    .join("|");
 }
 
 interface MediaLike {

@@ -6,6 +6,7 @@
  */
 import type { ToolCall, ToolCallDecision } from "../kernel/agent_hooks.ts";
 import { type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import { contextStrOf } from "../kernel/channel_message.ts";
 import type { ModelOptions } from "../kernel/model_options.ts";
 import type { AsyncStreamEvents } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
@@ -30,15 +31,6 @@ const entered = new WeakMap<object, MessageLifespan>();
 function contextOf(message: Envelope): Record<string, unknown> {
   const context = fieldOf(message, "context", null);
   return typeof context === "object" && context !== null ? context as Record<string, unknown> : {};
-}
-
-function contextStrOf(message: Envelope): string {
-  const direct = fieldOf(message, "contextStr", null);
-  if (typeof direct === "string") return direct;
-  return Object.entries(contextOf(message))
-    .filter(([key]) => !key.startsWith("_"))
-    .map(([key, value]) => `${key}=${String(value)}`)
-    .join("|");
 }
 
 /** Recovers the latest `model_switch` and `reasoning_effort_switch` of a session tape. */

@@ -139,10 +139,7 @@ export class ChannelMessage {
 
   /** `key=value` pairs of context keys not starting with `_`, joined by `|`. */
   get contextStr(): string {
-    return Object.entries(this.context)
-      .filter(([key]) => !key.startsWith("_"))
-      .map(([key, value]) => `${key}=${String(value)}`)
-      .join("|");
+    return formatContext(this.context);
   }
 
   /**
@@ -159,4 +156,23 @@ export class ChannelMessage {
     merged.media = batch.flatMap((message) => message.media);
     return merged;
   }
+}
+
+/** `key=value` pairs of `context` keys not starting with `_`, joined by `|`. */
+export function formatContext(context: Record<string, unknown>): string {
+  return Object.entries(context)
+    .filter(([key]) => !key.startsWith("_"))
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join("|");
+}
+
+/** The context string of any envelope: its `contextStr`, else its `context` formatted. */
+export function contextStrOf(message: unknown): string {
+  if (typeof message !== "object" || message === null) return "";
+  const direct = (message as { contextStr?: unknown }).contextStr;
+  if (typeof direct === "string") return direct;
+  const context = (message as { context?: unknown }).context;
+  return typeof context === "object" && context !== null
+    ? formatContext(context as Record<string, unknown>)
+    : "";
 }

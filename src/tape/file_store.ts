@@ -7,12 +7,14 @@ import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
-import { evaluateQuery } from "./_evaluate.ts";
-import { datasyncFd, readFdAt, writeFdAll } from "./_fd.ts";
+import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
+import { datasyncFd, writeFdAll } from "./_fd.ts";
+import { absorb, emptyCache, type FileCache, FileCaches } from "./_file_cache.ts";
 import { withFileLock } from "./_file_lock.ts";
-import { entryLine, parseCompleteLines } from "./_jsonl.ts";
+import { entryLine } from "./_jsonl.ts";
 import { KeyedMutex } from "./_mutex.ts";
 import { searchPass } from "./_search.ts";
+import { coversQuery } from "./_tail_scan.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
@@ -25,26 +27,17 @@ export interface FileTapeStoreOptions {
   lockTimeoutMs?: number;
 }
 
-interface _Cache {
-  offset: number;
-  ino: number;
-  entries: TapeEntry[];
-  anchors: number[];
-}
-
 const ENCODER = new TextEncoder();
-/**
- * Parsed tapes kept in memory, least recently used dropped first: a long-running gateway touches
- * many tapes, and a dropped tape is simply read again from its file.
- */
-const CACHED_TAPES = 64;
 
 function _code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
 }
 
 /**
- * Tapes as `<directory>/<tape>.jsonl` files, read incrementally and cached per file.
+ * Tapes as `<directory>/<tape>.jsonl` files, read incrementally and cached per file. The first
+ * anchor query or append on a long tape reads it from its last anchor on (found by scanning the
+ * file backwards), so its cost follows the entries after that anchor, not the tape's length;
+ * a query about earlier entries reads the whole file once.
  *
  * Appends take a per-tape lock file (`<tape>.jsonl.lock`), catch up with the file, assign the
  * next id and flush, so concurrent processes get unique, gapless, increasing ids. A torn last
@@ -65,7 +58,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   readonly directory: string;
   #durable: boolean;
   #lockTimeoutMs: number;
-  #cache = new Map<string, _Cache>();
+  #cache = new FileCaches();
   #mutex = new KeyedMutex();
   #ready: Promise<void> | null = null;
 
@@ -147,7 +140,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
 
   /** Evaluates a query; a text query uses the newest-first search pass (§5.6). */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
-    const cache = await this.#mutex.run(query.tape, () => this.#refresh(query.tape));
+    const cache = await this.#mutex.run(query.tape, () => this.#refresh(query.tape, query));
     if (query.text) return searchPass(evaluateQuery(cache, query, { limit: false }), query);
     return evaluateQuery(cache, query);
   }
@@ -190,7 +183,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
           size += 1;
         }
       }
-      const cache = await this.#catchUp(tape, fd, size, Number(stats.ino ?? 0) || 0);
+      const cache = await this.#cache.catchUp(tape, fd, size, Number(stats.ino ?? 0) || 0, null);
       let id = cache.entries[cache.entries.length - 1]?.id ?? 0;
       const text = entries.map((entry) => {
         try {
@@ -204,61 +197,13 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       const bytes = ENCODER.encode(text);
       writeFdAll(fd, bytes);
       if (this.#durable) await datasyncFd(fd);
-      this.#absorb(cache, bytes);
+      absorb(cache, bytes);
     } finally {
       closeSync(fd);
     }
   }
 
-  #absorb(cache: _Cache, bytes: Uint8Array): void {
-    const { entries, consumed } = parseCompleteLines(bytes);
-    for (const entry of entries) {
-      if (entry.kind === "anchor") cache.anchors.push(cache.entries.length);
-      cache.entries.push(entry);
-    }
-    cache.offset += consumed;
-  }
-
-  async #catchUp(tape: string, fd: number, size: number, ino: number): Promise<_Cache> {
-    let cache = this.#cached(tape);
-    if (!cache || cache.ino !== ino || size < cache.offset) {
-      cache = { offset: 0, ino, entries: [], anchors: [] };
-      this.#remember(tape, cache);
-    }
-    if (size > cache.offset) {
-      const bytes = new Uint8Array(size - cache.offset);
-      let read = 0;
-      while (read < bytes.length) {
-        const bytesRead = await readFdAt(fd, bytes, read, bytes.length - read, cache.offset + read);
-        if (bytesRead === 0) break;
-        read += bytesRead;
-      }
-      this.#absorb(cache, bytes.subarray(0, read));
-    }
-    return cache;
-  }
-
-  /** The cache of `tape`, marked most recently used. */
-  #cached(tape: string): _Cache | undefined {
-    const cache = this.#cache.get(tape);
-    if (cache) {
-      this.#cache.delete(tape);
-      this.#cache.set(tape, cache);
-    }
-    return cache;
-  }
-
-  #remember(tape: string, cache: _Cache): void {
-    this.#cache.delete(tape);
-    this.#cache.set(tape, cache);
-    while (this.#cache.size > CACHED_TAPES) {
-      const oldest = this.#cache.keys().next().value;
-      if (oldest === undefined) break;
-      this.#cache.delete(oldest);
-    }
-  }
-
-  async #refresh(tape: string): Promise<_Cache> {
+  async #refresh(tape: string, query: QuerySpec): Promise<FileCache> {
     const path = this.pathOf(tape);
     // Fast path: a missing file, or one that has not changed since it was last read, needs no
     // open (reads happen several times per turn).
@@ -270,12 +215,12 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     }
     if (current === undefined && this.#directoryExists()) {
       this.#cache.delete(tape);
-      return { offset: 0, ino: 0, entries: [], anchors: [] };
+      return emptyCache();
     }
-    const known = this.#cached(tape);
+    const known = this.#cache.get(tape);
     if (
       current !== undefined && known && known.ino === (Number(current.ino ?? 0) || 0) &&
-      known.offset === current.size
+      known.offset === current.size && coversQuery(known, query)
     ) {
       return known;
     }
@@ -285,13 +230,13 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     } catch (error) {
       if (_code(error) === "ENOENT") {
         this.#cache.delete(tape);
-        return { offset: 0, ino: 0, entries: [], anchors: [] };
+        return emptyCache();
       }
       this.#fail("read", tape, error);
     }
     try {
       const { size, ino } = fstatSync(fd);
-      return await this.#catchUp(tape, fd, size, Number(ino ?? 0) || 0);
+      return await this.#cache.catchUp(tape, fd, size, Number(ino ?? 0) || 0, query);
     } catch (error) {
       this.#fail("read", tape, error);
     } finally {

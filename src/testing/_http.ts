@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 
 /** The whole request body. */
 export function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -27,4 +28,55 @@ export function parseParams(req: IncomingMessage, body: Buffer, url: URL): Recor
 export function reply(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
+}
+
+/** An HTTP server listening on 127.0.0.1 that can be closed with its open connections. */
+export interface LoopbackServer {
+  /** The port listened on. */
+  readonly port: number;
+  /** Stops listening and destroys open connections; resolves when the server is closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an HTTP server on 127.0.0.1 (`port` 0 picks a free one). Each request goes to `handle`;
+ * when it rejects, `onError` answers (or destroys) the response. Broken client connections are
+ * dropped quietly.
+ */
+export async function startLoopbackServer(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  onError: (res: ServerResponse, error: unknown) => void,
+  port: number = 0,
+): Promise<LoopbackServer> {
+  const server = createServer();
+  const sockets = new Set<Socket>();
+  const listening = await new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      const address = server.address();
+      resolve(typeof address === "object" && address ? address.port : 0);
+    });
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+  });
+  server.on("clientError", (_error: unknown, socket: Socket) => socket.destroy());
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((error: unknown) => onError(res, error));
+  });
+  let closed: Promise<void> | null = null;
+  return {
+    port: listening,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      });
+      return closed;
+    },
+  };
 }

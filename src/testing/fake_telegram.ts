@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import { parseParams, readBody, reply } from "./_http.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
 import type {
   FakeChat,
   FakeFile,
@@ -68,9 +67,7 @@ export class FakeTelegramServer implements AsyncDisposable {
   };
   /** Every Bot API call received, in order (file downloads excluded). */
   readonly calls: FakeTelegramCall[] = [];
-  #server: Server;
-  #port: number;
-  #sockets = new Set<Socket>();
+  #http: LoopbackServer;
   #updates: Array<Record<string, unknown>> = [];
   #nextUpdateId = 1;
   #nextMessageId = 1;
@@ -80,9 +77,8 @@ export class FakeTelegramServer implements AsyncDisposable {
   #callWaiters = new Set<CallWaiter>();
   #closed: Promise<void> | null = null;
 
-  private constructor(server: Server, port: number, options: FakeTelegramServerOptions) {
-    this.#server = server;
-    this.#port = port;
+  private constructor(http: LoopbackServer, options: FakeTelegramServerOptions) {
+    this.#http = http;
     this.token = options.token ?? DEFAULT_TOKEN;
     this.bot = {
       id: options.botId ?? 777000,
@@ -94,35 +90,22 @@ export class FakeTelegramServer implements AsyncDisposable {
 
   /** Starts a server on a free port of 127.0.0.1. */
   static async start(options: FakeTelegramServerOptions = {}): Promise<FakeTelegramServer> {
-    const server = createServer();
-    const port = await new Promise<number>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
-        server.off("error", reject);
-        const address = server.address();
-        resolve(typeof address === "object" && address ? address.port : 0);
-      });
-    });
-    const fake = new FakeTelegramServer(server, port, options);
-    server.on("connection", (socket: Socket) => {
-      fake.#sockets.add(socket);
-      socket.on("close", () => fake.#sockets.delete(socket));
-      socket.on("error", () => {});
-    });
-    server.on("clientError", (_error: unknown, socket: Socket) => socket.destroy());
-    server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-      fake.#handle(req, res).catch((error) => {
+    let fake!: FakeTelegramServer;
+    const http = await startLoopbackServer(
+      (req, res) => fake.#handle(req, res),
+      (res, error) => {
         if (!res.headersSent) {
           reply(res, 500, { ok: false, error_code: 500, description: String(error) });
         } else if (!res.destroyed) res.destroy();
-      });
-    });
+      },
+    );
+    fake = new FakeTelegramServer(http, options);
     return fake;
   }
 
   /** The API root to give the bot: `http://127.0.0.1:<port>`. */
   get apiRoot(): string {
-    return `http://127.0.0.1:${this.#port}`;
+    return `http://127.0.0.1:${this.#http.port}`;
   }
 
   /** Updates queued and not yet confirmed by the bot. */
@@ -253,12 +236,10 @@ export class FakeTelegramServer implements AsyncDisposable {
 
   /** Stops listening, ends pending long polls and drops connections. Idempotent. */
   close(): Promise<void> {
-    this.#closed ??= new Promise<void>((resolve) => {
+    this.#closed ??= (() => {
       for (const waiter of [...this.#pollWaiters]) waiter.wake();
-      this.#server.close(() => resolve());
-      for (const socket of this.#sockets) socket.destroy();
-      this.#sockets.clear();
-    });
+      return this.#http.close();
+    })();
     return this.#closed;
   }
 

@@ -4,9 +4,8 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import { Buffer } from "node:buffer";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type LoopbackServer, readBody, startLoopbackServer } from "./_http.ts";
 import type { MockProtocol, MockReply, MockRequest, MockResponder } from "./_mock_reply.ts";
 import { errorBody, jsonBody, sseEvents } from "./_mock_wire.ts";
 
@@ -53,15 +52,6 @@ function sleep(ms: number, closed: AbortSignal): Promise<void> {
   });
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    req.on("data", (chunk: Uint8Array) => chunks.push(chunk));
-    req.on("end", () => resolve(new TextDecoder().decode(Buffer.concat(chunks))));
-    req.on("error", reject);
-  });
-}
-
 /**
  * The mock LLM server. Give `server.url` to a provider as its API base.
  *
@@ -82,55 +72,39 @@ function readBody(req: IncomingMessage): Promise<string> {
 export class MockLlmServer implements AsyncDisposable {
   /** Every request received, in order. */
   readonly requests: MockRequest[] = [];
-  #server: Server;
-  #port: number;
+  #http: LoopbackServer;
   #queue: Array<MockReply | MockResponder>;
   #responder: MockResponder | null;
-  #sockets = new Set<Socket>();
   #closing = new AbortController();
-  #closed: Promise<void> | null = null;
 
-  private constructor(server: Server, port: number, options: MockLlmServerOptions) {
-    this.#server = server;
-    this.#port = port;
+  private constructor(http: LoopbackServer, options: MockLlmServerOptions) {
+    this.#http = http;
     this.#queue = Array.isArray(options.script) ? [...options.script] : [];
     this.#responder = typeof options.script === "function" ? options.script : null;
   }
 
   /** Starts a server on 127.0.0.1. */
   static async start(options: MockLlmServerOptions = {}): Promise<MockLlmServer> {
-    const server = createServer();
-    const port = await new Promise<number>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(options.port ?? 0, "127.0.0.1", () => {
-        server.off("error", reject);
-        const address = server.address();
-        resolve(typeof address === "object" && address ? address.port : 0);
-      });
-    });
-    const mock = new MockLlmServer(server, port, options);
-    server.on("connection", (socket: Socket) => {
-      mock.#sockets.add(socket);
-      socket.on("close", () => mock.#sockets.delete(socket));
-      socket.on("error", () => {});
-    });
-    server.on("clientError", (_error: unknown, socket: Socket) => socket.destroy());
-    server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-      mock.#handle(req, res).catch(() => {
+    let mock!: MockLlmServer;
+    const http = await startLoopbackServer(
+      (req, res) => mock.#handle(req, res),
+      (res) => {
         if (!res.destroyed) res.destroy();
-      });
-    });
+      },
+      options.port ?? 0,
+    );
+    mock = new MockLlmServer(http, options);
     return mock;
   }
 
   /** The API base to give a provider: `http://127.0.0.1:<port>/v1`. */
   get url(): string {
-    return `http://127.0.0.1:${this.#port}/v1`;
+    return `http://127.0.0.1:${this.#http.port}/v1`;
   }
 
   /** The port listened on. */
   get port(): number {
-    return this.#port;
+    return this.#http.port;
   }
 
   /** Scripted replies not used yet. */
@@ -145,13 +119,8 @@ export class MockLlmServer implements AsyncDisposable {
 
   /** Stops listening and drops open connections. Idempotent. */
   close(): Promise<void> {
-    this.#closed ??= new Promise<void>((resolve) => {
-      this.#closing.abort();
-      this.#server.close(() => resolve());
-      for (const socket of this.#sockets) socket.destroy();
-      this.#sockets.clear();
-    });
-    return this.#closed;
+    this.#closing.abort();
+    return this.#http.close();
   }
 
   /** Same as {@link MockLlmServer.close}. */
@@ -173,7 +142,7 @@ export class MockLlmServer implements AsyncDisposable {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const text = await readBody(req);
+    const text = new TextDecoder().decode(await readBody(req));
     let body: unknown = text;
     try {
       body = text === "" ? null : JSON.parse(text);

@@ -1,0 +1,121 @@
+/**
+ * The per-tape caches of the file tape store: the parsed lines of a byte range of each file,
+ * caught up incrementally, least recently used dropped first.
+ *
+ * @module
+ */
+import type { QuerySpec } from "./_evaluate.ts";
+import { readFdAt } from "./_fd.ts";
+import { parseCompleteLines } from "./_jsonl.ts";
+import { coversQuery, findLastAnchor, TAIL_BLOCK, tailTarget } from "./_tail_scan.ts";
+import type { TapeEntry } from "./entry.ts";
+
+/**
+ * The parsed lines of `[base, offset)` of a tape file. `base` is 0 after a full read; a tail read
+ * starts it at an anchor line (see `coversQuery` for what such a cache answers).
+ */
+export interface FileCache {
+  /** Byte offset of the first cached line. */
+  base: number;
+  /** Byte offset just after the last complete line read. */
+  offset: number;
+  /** Inode of the file read (a replaced file is read again). */
+  ino: number;
+  /** Valid entries of the range, in file order. */
+  entries: TapeEntry[];
+  /** Positions in `entries` of the anchors. */
+  anchors: number[];
+}
+
+/**
+ * Parsed tapes kept in memory, least recently used dropped first: a long-running gateway touches
+ * many tapes, and a dropped tape is simply read again from its file.
+ */
+const CACHED_TAPES = 64;
+
+/** An empty full cache (a missing file). */
+export function emptyCache(): FileCache {
+  return { base: 0, offset: 0, ino: 0, entries: [], anchors: [] };
+}
+
+/** Adds the complete lines of `bytes` (read at `cache.offset`) to the cache. */
+export function absorb(cache: FileCache, bytes: Uint8Array): void {
+  const { entries, consumed } = parseCompleteLines(bytes);
+  for (const entry of entries) {
+    if (entry.kind === "anchor") cache.anchors.push(cache.entries.length);
+    cache.entries.push(entry);
+  }
+  cache.offset += consumed;
+}
+
+/** The caches of one store, by tape name, in least-recently-used order. */
+export class FileCaches {
+  #caches = new Map<string, FileCache>();
+
+  /** The cache of `tape`, marked most recently used. */
+  get(tape: string): FileCache | undefined {
+    const cache = this.#caches.get(tape);
+    if (cache) this.set(tape, cache);
+    return cache;
+  }
+
+  /** Stores the cache of `tape` as the most recently used; drops the oldest beyond the limit. */
+  set(tape: string, cache: FileCache): void {
+    this.#caches.delete(tape);
+    this.#caches.set(tape, cache);
+    while (this.#caches.size > CACHED_TAPES) {
+      const oldest = this.#caches.keys().next().value;
+      if (oldest === undefined) break;
+      this.#caches.delete(oldest);
+    }
+  }
+
+  /** Forgets the cache of `tape`. */
+  delete(tape: string): void {
+    this.#caches.delete(tape);
+  }
+
+  /** Forgets every cache. */
+  clear(): void {
+    this.#caches.clear();
+  }
+
+  /**
+   * Brings the cache of `tape` up to `size` bytes of the open file `fd`. A file replaced or
+   * truncated by another process is read again from scratch, as is one whose cache starts too
+   * late for `query`. A new cache of a long file starts at its last anchor (the one `query`
+   * starts from), so the appends and anchor queries of a turn never parse what lies before it;
+   * without one the whole file is read. `query` is null for an append, which only needs the
+   * last entry's id (the last anchor line or a later one holds it).
+   */
+  async catchUp(
+    tape: string,
+    fd: number,
+    size: number,
+    ino: number,
+    query: QuerySpec | null,
+  ): Promise<FileCache> {
+    let cache = this.get(tape);
+    if (cache && (cache.ino !== ino || size < cache.offset)) cache = undefined;
+    if (cache && query && !coversQuery(cache, query)) cache = undefined;
+    if (!cache) {
+      const target = query ? tailTarget(query) : null;
+      const base = target !== undefined && size > TAIL_BLOCK
+        ? await findLastAnchor(fd, size, target) ?? 0
+        : 0;
+      cache = { base, offset: base, ino, entries: [], anchors: [] };
+      this.set(tape, cache);
+    }
+    if (size > cache.offset) {
+      const bytes = new Uint8Array(size - cache.offset);
+      let read = 0;
+      while (read < bytes.length) {
+        const bytesRead = await readFdAt(fd, bytes, read, bytes.length - read, cache.offset + read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      absorb(cache, bytes.subarray(0, read));
+    }
+    return cache;
+  }
+}
