@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { anchorEntry, messageEntry, type TapeEntry } from "../src/tape/entry.ts";
 import { FileTapeStore } from "../src/tape/file_store.ts";
 import { InMemoryTapeStore } from "../src/tape/memory_store.ts";
+import { TapeQuery } from "../src/tape/query.ts";
 import { SqliteTapeStore } from "../src/tape/sqlite_store.ts";
 import { appendAll, type TapeStore } from "../src/tape/store.ts";
 import { Tape } from "../src/tape/tape.ts";
@@ -83,6 +84,37 @@ async function readTime(
   return [cold, warm];
 }
 
+/** Cold file-store costs (ms, each on a new store): anchor queries, a full read, a first append. */
+async function fileColdTimes(size: number): Promise<number[]> {
+  const name = `cold-${size}`;
+  const make = (durable = true) => new FileTapeStore(join(dir, name), { durable });
+  const writer = make();
+  for (let i = 0; i < size; i += 1_000) {
+    const entries = Array.from({ length: Math.min(1_000, size - i) }, (_, k) => {
+      const at = i + k;
+      return at === size - 51 ? anchorEntry("handoff", { summary: "s" }) : entry(at);
+    });
+    await appendAll(writer, "a__b", entries);
+  }
+  await writer.close();
+  const cases: ((store: FileTapeStore) => Promise<unknown>)[] = [
+    (store) => new TapeQuery("a__b", store).lastAnchor().all(),
+    (store) => new TapeQuery("a__b", store).afterAnchor("handoff").all(),
+    (store) => new TapeQuery("a__b", store).all(),
+    (store) => store.append("a__b", entry(size)),
+  ];
+  const out: number[] = [];
+  for (const [i, run] of cases.entries()) {
+    // The append skips the flush: the first fsync of a freshly written file measures the disk.
+    const store = make(i < cases.length - 1);
+    const t = performance.now();
+    await run(store);
+    out.push(performance.now() - t);
+    await store.close();
+  }
+  return out;
+}
+
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 try {
@@ -108,6 +140,15 @@ try {
       cells.push(fmt(cold, 2), fmt(warm, 3));
     }
     console.log(`| ${label} | ${cells.join(" | ")} |`);
+  }
+  console.log(
+    "\nfile store, cold (ms, each on a new store; the anchor is 50 entries from the end)\n",
+  );
+  console.log("| entries | lastAnchor() | afterAnchor(name) | all() | first append (no fsync) |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const size of [1_000, 10_000, 100_000]) {
+    const cells = (await fileColdTimes(size)).map((ms) => fmt(ms, 2));
+    console.log(`| ${fmt(size)} | ${cells.join(" | ")} |`);
   }
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { delay } from "../_internal/async.ts";
 import { BubError } from "../kernel/errors.ts";
 import { deepFreeze, pyDumps } from "./_json.ts";
 import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
@@ -89,12 +90,25 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
         ),
       );
     }
-    this.#db ??= openSqlite(this.path).then((db) => {
-      db.exec(`PRAGMA busy_timeout = ${Math.trunc(this.#options.busyTimeoutMs ?? 30_000)}`);
-      db.exec("PRAGMA journal_mode = WAL");
-      db.exec(`PRAGMA synchronous = ${this.#options.durable === false ? "NORMAL" : "FULL"}`);
-      db.exec(SCHEMA);
-      return db;
+    this.#db ??= openSqlite(this.path).then(async (db) => {
+      const busyMs = Math.trunc(this.#options.busyTimeoutMs ?? 30_000);
+      db.exec(`PRAGMA busy_timeout = ${busyMs}`);
+      // Switching to WAL and creating the schema can meet SQLITE_BUSY without the busy handler
+      // while another process opens the same file: retry until the busy timeout.
+      const deadline = Date.now() + busyMs;
+      for (let wait = 5;; wait = Math.min(wait * 2, 100)) {
+        try {
+          db.exec("PRAGMA journal_mode = WAL");
+          db.exec(`PRAGMA synchronous = ${this.#options.durable === false ? "NORMAL" : "FULL"}`);
+          db.exec(SCHEMA);
+          return db;
+        } catch (error) {
+          if (!/locked|busy/i.test(String((error as Error)?.message)) || Date.now() > deadline) {
+            throw error;
+          }
+          await delay(wait);
+        }
+      }
     }).catch((error) => {
       this.#db = null;
       throw new BubError(
