@@ -17,6 +17,7 @@ import {
 } from "./model_client.ts";
 import { buildCall, streamLanguageModel } from "./_model_stream.ts";
 import type { FetchLike } from "./_request_body.ts";
+import { withToolCallMerge } from "./_sse_tool_calls.ts";
 
 export type { FetchLike } from "./_request_body.ts";
 
@@ -262,7 +263,13 @@ export class ProviderModelClient implements ModelClient {
       this.#settings.fetch ?? defaultFetch,
       options.signal,
     );
-    const model = await createLanguageModel({ id, settings: this.#settings, fetch });
+    // Chat-completions tool calls merge as Bub specifies (missing ids, names in pieces).
+    const chat = preset.protocol === "openai-chat" || preset.protocol === "openai-compatible";
+    const model = await createLanguageModel({
+      id,
+      settings: this.#settings,
+      fetch: chat ? withToolCallMerge(fetch) : fetch,
+    });
     yield* streamLanguageModel(model, callOptions, id, options.signal);
   }
 }
