@@ -90,17 +90,17 @@ export class FakeTelegramServer implements AsyncDisposable {
 
   /** Starts a server on a free port of 127.0.0.1. */
   static async start(options: FakeTelegramServerOptions = {}): Promise<FakeTelegramServer> {
-    let fake!: FakeTelegramServer;
+    const ref: { server?: FakeTelegramServer } = {};
     const http = await startLoopbackServer(
-      (req, res) => fake.#handle(req, res),
+      (req, res) => ref.server!.#handle(req, res),
       (res, error) => {
         if (!res.headersSent) {
           reply(res, 500, { ok: false, error_code: 500, description: String(error) });
         } else if (!res.destroyed) res.destroy();
       },
     );
-    fake = new FakeTelegramServer(http, options);
-    return fake;
+    ref.server = new FakeTelegramServer(http, options);
+    return ref.server;
   }
 
   /** The API root to give the bot: `http://127.0.0.1:<port>`. */

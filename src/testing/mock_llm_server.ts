@@ -85,16 +85,16 @@ export class MockLlmServer implements AsyncDisposable {
 
   /** Starts a server on 127.0.0.1. */
   static async start(options: MockLlmServerOptions = {}): Promise<MockLlmServer> {
-    let mock!: MockLlmServer;
+    const ref: { server?: MockLlmServer } = {};
     const http = await startLoopbackServer(
-      (req, res) => mock.#handle(req, res),
+      (req, res) => ref.server!.#handle(req, res),
       (res) => {
         if (!res.destroyed) res.destroy();
       },
       options.port ?? 0,
     );
-    mock = new MockLlmServer(http, options);
-    return mock;
+    ref.server = new MockLlmServer(http, options);
+    return ref.server;
   }
 
   /** The API base to give a provider: `http://127.0.0.1:<port>/v1`. */
