@@ -22,13 +22,13 @@ import type { Environment } from "./environment.ts";
 import { contentOf, type Envelope } from "./envelope.ts";
 import { HookRuntime } from "./hook_runtime.ts";
 import { PluginManager, type PluginStatus } from "./plugin.ts";
-import { RunningScope } from "./running_scope.ts";
+import type { RunningScope } from "./running_scope.ts";
 import { type CliApp, createCliApp } from "./cli_app.ts";
 import type { TapeContext, TapeSidecar } from "./tape_context.ts";
 import type { ModelOptions } from "./model_options.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import { FrameworkHooks } from "./_framework_hooks.ts";
-import { EnvironmentCache } from "./_environment_cache.ts";
+import { RuntimeResources } from "./_runtime_resources.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
 import { canRequire, preloadDependencies } from "../_internal/lazy.ts";
 import { runTurn } from "./_turn_pipeline.ts";
@@ -97,9 +97,7 @@ export class KernelFramework {
   #agentHooks: AgentHooks;
   #hooks: FrameworkHooks;
   #router: ChannelRouter | null = null;
-  #tapeStore: object | null = null;
-  #steeringInbox: SteeringInbox | null = null;
-  #environments = new EnvironmentCache();
+  #resources = new RuntimeResources();
 
   /**
    * Creates the object.
@@ -196,7 +194,7 @@ export class KernelFramework {
   async buildState(message: Envelope, sessionId: string): Promise<TurnState> {
     const state: TurnState = {
       _runtime_workspace: String(this.workspace),
-      _runtime_steering_inbox: this.#steeringInbox,
+      _runtime_steering_inbox: this.#resources.steeringInbox,
     };
     const environment = await this.getEnvironment(sessionId);
     if (environment !== null) state._runtime_environment = environment;
@@ -247,7 +245,7 @@ export class KernelFramework {
   async steerMessage(
     args: { message: Envelope; sessionId: string; state: TurnState; reason?: string | null },
   ): Promise<boolean> {
-    const inbox = this.#steeringInbox;
+    const inbox = this.#resources.steeringInbox;
     if (inbox === null) return false;
     if (!("session_id" in args.state)) args.state.session_id = args.sessionId;
     const { message, reason } = args;
@@ -273,34 +271,7 @@ export class KernelFramework {
    */
   async running(): Promise<RunningScope> {
     await preloadDependencies();
-    let entered = false;
-    const scope = new RunningScope(() => this.#exitScope(entered));
-    try {
-      for (const { value, pluginName } of this.#hooks.syncResults("provideLifespan", {}, false)) {
-        await scope.enter(value, `provideLifespan of plugin "${pluginName}"`);
-      }
-      const [store] = this.#hooks.syncResults("provideTapeStore", {}, true);
-      this.#tapeStore = store
-        ? await scope.enter<object | null>(
-          store.value,
-          `provideTapeStore of plugin "${store.pluginName}"`,
-        )
-        : null;
-      const [inbox] = this.#hooks.syncResults("provideSteeringInbox", {}, true);
-      this.#steeringInbox = inbox
-        ? await scope.enter<SteeringInbox | null>(
-          inbox.value,
-          `provideSteeringInbox of plugin "${inbox.pluginName}"`,
-        )
-        : null;
-      entered = true;
-    } catch (error) {
-      this.#tapeStore = null;
-      this.#steeringInbox = null;
-      await scope.close(error).catch(() => {});
-      throw error;
-    }
-    return scope;
+    return await this.#resources.open(this.#hooks);
   }
 
   /**
@@ -320,14 +291,6 @@ export class KernelFramework {
     return result;
   }
 
-  async #exitScope(entered: boolean): Promise<void> {
-    this.#tapeStore = null;
-    this.#steeringInbox = null;
-    // An entry failure leaves cached environments alone (they belong to the next scope).
-    if (!entered) return;
-    await this.#environments.closeAll();
-  }
-
   /**
    * The session's environment, asked of `provideEnvironment` once per session and cached until
    * the running scope exits (a session no provider answered for is not asked again).
@@ -335,7 +298,7 @@ export class KernelFramework {
    * @throws {TypeError} when a provider returns something other than an Environment
    */
   getEnvironment(sessionId: string): Promise<Environment | null> {
-    return this.#environments.get(
+    return this.#resources.environments.get(
       sessionId,
       () =>
         this.hookRuntime.callFirst("provideEnvironment", { sessionId, workspace: this.workspace }),
@@ -344,12 +307,12 @@ export class KernelFramework {
 
   /** The tape store entered by `running()`; null outside the scope. */
   getTapeStore<T extends object = object>(): T | null {
-    return this.#tapeStore as T | null;
+    return this.#resources.tapeStore as T | null;
   }
 
   /** The steering inbox entered by `running()`; null outside the scope. */
   getSteeringInbox(): SteeringInbox | null {
-    return this.#steeringInbox;
+    return this.#resources.steeringInbox;
   }
 
   /** Unique sidecars by name, the highest-priority provider winning. */
