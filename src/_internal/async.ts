@@ -38,7 +38,11 @@ export function delay(ms: number, options: DelayOptions = {}): Promise<void> {
  */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The given promise is dropped: keep its later rejection from going unhandled.
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
   const { promise: aborted, reject } = Promise.withResolvers<never>();
   const abort = () => reject(signal.reason);
   signal.addEventListener("abort", abort, { once: true });

@@ -174,23 +174,30 @@ export class Agent {
     }
     const tape = this.sessionTape(sessionId, state);
     const fork = tape.forkTape(!sessionId.startsWith("temp/"));
+    try {
+      return await this.#startTurn(fork, options);
+    } catch (error) {
+      // Nothing started a stream that would merge the fork: merge what was written so far.
+      await fork[Symbol.asyncDispose]();
+      throw error;
+    }
+  }
+
+  async #startTurn(fork: Tape, options: RunStreamOptions): Promise<AsyncStreamEvents> {
+    const { prompt, state } = options;
     await fork.ensureBootstrapAnchor();
     if (typeof prompt === "string" && prompt.trim().startsWith(",")) {
       const run = this.#options.runCommand;
       if (!run) {
         throw new Error("comma commands are not available: no command runner is configured");
       }
-      let output: string;
-      try {
-        output = await run({
-          line: prompt.trim().slice(1),
-          tape: fork,
-          state,
-          signal: options.signal,
-        });
-      } finally {
-        await fork[Symbol.asyncDispose]();
-      }
+      const output = await run({
+        line: prompt.trim().slice(1),
+        tape: fork,
+        state,
+        signal: options.signal,
+      });
+      await fork[Symbol.asyncDispose]();
       return twoEvents(output, true);
     }
     const allowedTools = options.allowedTools ? [...options.allowedTools] : null;

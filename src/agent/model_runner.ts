@@ -169,12 +169,22 @@ export class ModelRunner {
     const calls: SerializedToolCall[] = [];
     let usage: ChatUsage | null = null;
     let provider: string | null = null;
+    let events: { iterator: AsyncIterator<ModelEvent>; provider: string | null } | null = null;
+    let pulling = false;
+    let finished = false;
     try {
-      const events = await this.#start(request, tools, state, callSignal);
+      events = await this.#start(request, tools, state, callSignal);
       provider = events.provider;
       for (;;) {
+        // Checked first: a next() dropped by an already-aborted `abortable` would reject unhandled.
+        callSignal?.throwIfAborted();
+        pulling = true;
         const next = await abortable(events.iterator.next(), callSignal);
-        if (next.done) break;
+        pulling = false;
+        if (next.done) {
+          finished = true;
+          break;
+        }
         const event = next.value;
         if (event.type === "text") {
           text += event.delta;
@@ -197,6 +207,9 @@ export class ModelRunner {
       const failure = timeout?.aborted ? timeoutError(timeoutSeconds!) : error;
       if (failure !== error || !isCancellation(error)) await fire(outcome(failure));
       throw failure;
+    } finally {
+      // An early close or a failure leaves the provider stream open: close it (its HTTP body).
+      if (events !== null && !finished) await _closeProvider(events.iterator, pulling);
     }
     await fire(outcome(null));
 
@@ -258,6 +271,7 @@ export class ModelRunner {
     }
     let firstError: unknown = null;
     for (const [index, model] of candidates.entries()) {
+      signal?.throwIfAborted();
       const provider = model.split(/[:/]/, 1)[0] ?? null;
       const iterator = this.#client.stream({
         model,
@@ -289,6 +303,20 @@ export class ModelRunner {
     }
     throw firstError;
   }
+}
+
+/**
+ * Closes an unfinished provider stream. A `next()` still in flight (cancelled or timed out) may
+ * never settle, so then the close is not awaited; its failure is ignored either way.
+ */
+async function _closeProvider(
+  iterator: AsyncIterator<ModelEvent>,
+  pulling: boolean,
+): Promise<void> {
+  const closing = Promise.resolve().then(() => iterator.return?.()).catch((error: unknown) => {
+    logger.debug("closing the model stream failed: {error}", { error });
+  });
+  if (!pulling) await closing;
 }
 
 function prepend<T>(first: T, rest: AsyncIterator<T>): AsyncIterator<T> {

@@ -1,4 +1,7 @@
-import { abortableIterable } from "../_internal/async.ts";
+import { abortableIterable, delay } from "../_internal/async.ts";
+
+/** How long a cancelled turn waits for its model stream to close. */
+const CANCEL_CLOSE_WAIT_MS = 2000;
 import { kernelLogger } from "./_log.ts";
 import type { FrameworkHooks } from "./_framework_hooks.ts";
 import { isCancellation } from "./agent_hooks.ts";
@@ -119,8 +122,12 @@ async function runModelStage(
       }
     }
   } finally {
-    if (signal?.aborted) events.close().catch(() => {});
-    else await events.close();
+    if (signal?.aborted) {
+      // Wait for the stream to close (its owner may merge a tape), but not forever: a provider
+      // that ignores the abort must not hang the cancelled turn.
+      const closing = events.close().catch(() => {});
+      await Promise.race([closing, delay(CANCEL_CLOSE_WAIT_MS, { persistent: false })]);
+    } else await events.close();
   }
   return text;
 }
