@@ -61,7 +61,19 @@ export async function chatCommand(
   if (!cli) throw new CliExit(1, "CLI channel not found. Please check your hook implementations.");
   cli.setMetadata?.({ chatId: options.chatId ?? "local", sessionId: options.sessionId });
   void output;
-  await manager.listenAndRun({ signal: options.signal });
+  // SIGTERM stops the chat cleanly (the REPL closes and the terminal leaves raw mode); Ctrl-C is
+  // the REPL's own key.
+  const terminate = new AbortController();
+  const onTerm = () => terminate.abort(new DOMException("Terminated", "AbortError"));
+  process.once("SIGTERM", onTerm);
+  try {
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, terminate.signal])
+      : terminate.signal;
+    await manager.listenAndRun({ signal });
+  } finally {
+    process.off("SIGTERM", onTerm);
+  }
 }
 
 /** The names in `selection` (minus `all` and `!` prefixes) that name no provided channel. */

@@ -6,6 +6,7 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { abortable } from "../_internal/async.ts";
 import { getLogger } from "../_internal/log.ts";
 import type { TurnSnapshot } from "../kernel/channel.ts";
 import { type Envelope, envelopeField } from "../kernel/envelope.ts";
@@ -120,7 +121,9 @@ export class TurnScheduler {
     const current = this.#current.getStore();
     const targets = [...controller.tasks].filter((task) => task !== current);
     for (const task of targets) task.cancel(`Session ${sessionId} quit`);
-    await Promise.all(targets.map((task) => task.promise));
+    // A caller cancelled meanwhile (e.g. by a concurrent quit) stops waiting: the two would
+    // otherwise wait on each other forever.
+    await abortable(Promise.all(targets.map((task) => task.promise)), current?.signal);
     for (const task of targets) controller.tasks.delete(task);
     this.dropIfEmpty(controller);
     return targets.length;

@@ -104,6 +104,7 @@ export class ChannelManager implements ChannelRouter {
   #queue = new InboundQueue<Envelope>();
   #handlers = new Map<string, { handle: MessageHandler; buffer: DebounceBuffer | null }>();
   #scheduler: TurnScheduler;
+  #closed = false;
 
   /**
    * Collects the framework's channels, handing them {@link onReceive}.
@@ -149,6 +150,10 @@ export class ChannelManager implements ChannelRouter {
       logger.warn("Received a message from unknown channel {name}; ignoring it", { name });
       return;
     }
+    if (this.#closed) {
+      logger.info("Received a message from channel {name} after shutdown; ignoring it", { name });
+      return;
+    }
     const key = String(envelopeField(message, "sessionId", "session_id"));
     let handler = this.#handlers.get(key);
     if (!handler) {
@@ -175,6 +180,7 @@ export class ChannelManager implements ChannelRouter {
     const stop = new AbortController();
     const wait = options.signal ? AbortSignal.any([stop.signal, options.signal]) : stop.signal;
     this.#scheduler.reopen();
+    this.#closed = false;
     this.framework.bindChannelRouter(this);
     try {
       const scope = await this.framework.running();
@@ -254,9 +260,11 @@ export class ChannelManager implements ChannelRouter {
 
   /**
    * Cancels every running turn (awaiting them) and drops pending and buffered messages, then
-   * stops every enabled channel (a failing `stop` is logged).
+   * stops every enabled channel (a failing `stop` is logged). Inbound messages are ignored from
+   * then on, until the next {@link listenAndRun}.
    */
   async shutdown(): Promise<void> {
+    this.#closed = true;
     await this.#scheduler.cancelAll();
     for (const { buffer } of this.#handlers.values()) buffer?.close();
     this.#handlers.clear();

@@ -10,6 +10,17 @@ import { configureCliLogging, fileSink } from "./logging.ts";
 import { join } from "node:path";
 import { CliExit } from "../builtin/cli_commands.ts";
 
+/** The command name in `argv`: the first argument that is neither an option nor its value. */
+function commandName(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") return argv[i + 1];
+    if (arg === "-w" || arg === "--workspace") i++;
+    else if (!arg.startsWith("-")) return arg;
+  }
+  return undefined;
+}
+
 /** Options of {@link main}. */
 export interface MainOptions {
   /** Writes standard output. */
@@ -43,7 +54,7 @@ export async function main(
   try {
     framework = new BubFramework(options.framework);
     framework.cliOutput = { out: stdout, err: stderr };
-    if (options.configureLogging !== false && argv[0] === "chat") {
+    if (options.configureLogging !== false && commandName(argv) === "chat") {
       // The chat owns the screen: its logs go to <home>/logs/bub.log.
       configureCliLogging({ sink: fileSink(join(framework.home, "logs", "bub.log")), reset: true });
     }

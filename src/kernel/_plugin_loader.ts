@@ -81,14 +81,20 @@ function label(source: PluginSource): string {
   return typeof name === "string" && name !== "" ? name : "<anonymous>";
 }
 
+/** True for a `class` (which must be called with `new`). */
+function isClass(value: unknown): value is new (framework: KernelFramework) => unknown {
+  return typeof value === "function" &&
+    /^class\b/.test(Function.prototype.toString.call(value));
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
 /**
  * Loads plugins in two phases: every module is imported first, then each target is
- * instantiated (a function is called with the framework) and registered. Failures are logged and
- * recorded in `framework.pluginStatus`; the other plugins still load.
+ * instantiated (a class is constructed, a function called, with the framework) and registered.
+ * Failures are logged and recorded in `framework.pluginStatus`; the other plugins still load.
  */
 export async function loadPlugins(
   framework: KernelFramework,
@@ -109,7 +115,11 @@ export async function loadPlugins(
   }
   for (const { name, target } of loaded) {
     try {
-      const plugin = typeof target === "function" ? await target(framework) : target;
+      const plugin = isClass(target)
+        ? new target(framework)
+        : typeof target === "function"
+        ? await target(framework)
+        : target;
       const ownName = (plugin as { name?: unknown } | null)?.name;
       const pluginName = typeof ownName === "string" && ownName !== "" ? ownName : name;
       framework.pluginManager.register(plugin as object, pluginName);

@@ -77,6 +77,8 @@ export class CliChannel extends Interface {
   #quitting = false;
   #outside: <R>(fn: () => R) => R = AsyncLocalStorage.snapshot();
   #lastInterrupt = Number.NEGATIVE_INFINITY;
+  /** Sessions whose turns Ctrl-C cancelled, until their next turn starts. */
+  #cancelling = new Set<string>();
 
   /**
    * Creates the object.
@@ -97,7 +99,10 @@ export class CliChannel extends Interface {
     this.#sessionId = options.sessionId ?? "cli_session";
     this.#chatId = options.chatId ?? "cli_chat";
     this.#turns = new TurnTracker({
-      started: () => this.#status.start("Generating"),
+      started: (sessionId) => {
+        this.#cancelling.delete(sessionId);
+        this.#status.start("Generating");
+      },
       ended: async (_sessionId, idle) => {
         if (idle) this.#status.stop();
         await this.#refreshTape();
@@ -189,10 +194,11 @@ export class CliChannel extends Interface {
 
   /** Stops the spinner and the REPL. Safe to call more than once or before `start`. */
   stop(): Promise<void> {
-    this.#status.dispose();
+    // Close the reader first: clearing the status line would otherwise redraw its prompt.
     const reader = this.#reader;
     this.#reader = null;
     reader?.close();
+    this.#status.dispose();
     return this.#queue.catch(() => {});
   }
 
@@ -213,6 +219,7 @@ export class CliChannel extends Interface {
     if (sessions.length > 0 && onInterrupt) {
       this.#terminal.print(this.#terminal.style("yellow", "Cancelling the running turn."));
       for (const sessionId of sessions) {
+        this.#cancelling.add(sessionId);
         // Run outside any turn's async context: on Deno the stdin callbacks inherit the running
         // turn's context, and the manager's quit() would then spare that turn as "its caller".
         Promise.resolve().then(() => this.#outside(() => onInterrupt(sessionId))).catch((error) =>
@@ -224,8 +231,17 @@ export class CliChannel extends Interface {
     this.#terminal.print(this.#terminal.style("yellow", "Interrupted. Use ',quit' to exit."));
   }
 
-  /** Echoes the input; while a turn of the session runs, steers it into that turn. */
-  override admitMessage({ message, turn }: ChannelAdmitArgs): Promise<AdmitDecision | null> {
+  /**
+   * Echoes the input; while a turn of the session runs, steers it into that turn. While a turn
+   * cancelled by Ctrl-C winds down, the input follows up instead (steering it would lose it).
+   */
+  override admitMessage(
+    { sessionId, message, turn }: ChannelAdmitArgs,
+  ): Promise<AdmitDecision | null> {
+    if (turn.isRunning && this.#cancelling.has(sessionId)) {
+      this.#echo(contentOf(message), false);
+      return Promise.resolve(admitDecision("follow_up", "cli turn is being cancelled"));
+    }
     this.#echo(contentOf(message), turn.isRunning);
     return Promise.resolve(
       turn.isRunning ? admitDecision("steer", "cli session is already generating") : null,
@@ -303,11 +319,12 @@ export class CliChannel extends Interface {
   #quit(): void {
     if (this.#quitting) return;
     this.#quitting = true;
-    this.#status.dispose();
-    this.#terminal.print("Bye.");
+    // Close the reader first, so no prompt is redrawn below `Bye.`.
     const reader = this.#reader;
     this.#reader = null;
     reader?.close();
+    this.#status.dispose();
+    this.#terminal.print("Bye.");
     this.#stop?.abort();
   }
 
