@@ -6,6 +6,7 @@
 import { getLogger } from "../_internal/log.ts";
 import { isatty } from "node:tty";
 import { ChannelMessage } from "../kernel/channel_message.ts";
+import { BubError } from "../kernel/errors.ts";
 import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
 import type { BubFramework } from "./framework.ts";
 import { registerBuiltinCommands } from "./cli_commands.ts";
@@ -112,7 +113,7 @@ export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
         sessionId: String(envelopeField(message, "sessionId", "session_id") ?? "unknown"),
         channel: String(fieldOf(message, "channel", null) ?? "default"),
         chatId: String(envelopeField(message, "chatId", "chat_id") ?? "default"),
-        content: `An error occurred at stage '${stage}': ${String(error)}`,
+        content: `An error occurred at stage '${stage}': ${errorText(error)}`,
         kind: "error",
       });
       await framework.hookRuntime.callMany("dispatchOutbound", { message: notice });
@@ -163,4 +164,14 @@ function safeModel(runtime: BuiltinRuntime): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * An error's text as Bub shows it: `[<kind>] <message>` for a BubError, the message of any other
+ * Error (Python's `str(exc)`), else its string form.
+ */
+function errorText(error: unknown): string {
+  if (BubError.isInstance(error)) return String(error);
+  if (error instanceof Error) return error.message;
+  return String(error);
 }

@@ -146,6 +146,22 @@ describe("provideModelOptions", () => {
 });
 
 describe("onError", () => {
+  test("a plain Error's notice carries its message, as Python's str(exc) would", async () => {
+    const sent: Envelope[] = [];
+    await using fx = await turnFixture({
+      script: [],
+      plugins: [{
+        name: "broken-model",
+        runModelStream: () => {
+          throw new Error("boom");
+        },
+        dispatchOutbound: ({ message }: { message: Envelope }) => void sent.push(message),
+      }],
+    });
+    await fx.turn({ channel: "cli", chatId: "local", content: "hi" }).catch(() => {});
+    assert.equal(fieldOf(sent[0], "content", null), "An error occurred at stage 'turn': boom");
+  });
+
   test("a failing turn sends \"An error occurred at stage 'turn': <error>\" with kind error to the message's channel and chat", async () => {
     const sent: Envelope[] = [];
     await using fx = await turnFixture({
