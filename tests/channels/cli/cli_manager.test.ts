@@ -6,34 +6,8 @@ import { CliChannel } from "../../../src/channels/cli/cli_channel.ts";
 import { ChannelManager } from "../../../src/channels/manager.ts";
 import type { Plugin } from "../../../src/kernel/plugin.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../../../src/kernel/stream.ts";
+import { outputWatcher, WAIT_MS } from "./_output_watcher.ts";
 import { deferred, kernelFixture, untilAborted } from "../../_helpers/kernel.ts";
-
-const WAIT_MS = 5000;
-
-function outputWatcher(output: PassThrough): (needle: string) => Promise<void> {
-  let text = "";
-  const waiters = new Set<() => void>();
-  output.on("data", (chunk: Uint8Array) => {
-    text += new TextDecoder().decode(chunk);
-    for (const wake of [...waiters]) wake();
-  });
-  return (needle) =>
-    new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        if (!text.includes(needle)) return false;
-        clearTimeout(timer);
-        waiters.delete(wake);
-        resolve();
-        return true;
-      };
-      const wake = (): void => void check();
-      const timer = setTimeout(() => {
-        waiters.delete(wake);
-        reject(new Error(`Timed out waiting for ${JSON.stringify(needle)} in:\n${text}`));
-      }, WAIT_MS);
-      if (!check()) waiters.add(wake);
-    });
-}
 
 describe("CLI channel under a ChannelManager (builtin §10.4, §10.6 bub chat)", () => {
   test("a typed line runs a streamed turn, a second line steers it, Ctrl-C cancels it, ,quit ends the loop", async () => {

@@ -2,38 +2,12 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { CliChannel } from "../../src/channels/cli/cli_channel.ts";
-import { ChannelManager } from "../../src/channels/manager.ts";
-import type { Plugin } from "../../src/kernel/plugin.ts";
-import { AsyncStreamEvents, type StreamEvent } from "../../src/kernel/stream.ts";
-import { deferred, kernelFixture, untilAborted } from "../_helpers/kernel.ts";
-
-const WAIT_MS = 5000;
-
-function outputWatcher(output: PassThrough): (needle: string) => Promise<void> {
-  let text = "";
-  const waiters = new Set<() => void>();
-  output.on("data", (chunk: Uint8Array) => {
-    text += new TextDecoder().decode(chunk);
-    for (const wake of [...waiters]) wake();
-  });
-  return (needle) =>
-    new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        if (!text.includes(needle)) return false;
-        clearTimeout(timer);
-        waiters.delete(wake);
-        resolve();
-        return true;
-      };
-      const wake = (): void => void check();
-      const timer = setTimeout(() => {
-        waiters.delete(wake);
-        reject(new Error(`Timed out waiting for ${JSON.stringify(needle)} in:\n${text}`));
-      }, WAIT_MS);
-      if (!check()) waiters.add(wake);
-    });
-}
+import { CliChannel } from "../../../src/channels/cli/cli_channel.ts";
+import { ChannelManager } from "../../../src/channels/manager.ts";
+import type { Plugin } from "../../../src/kernel/plugin.ts";
+import { AsyncStreamEvents, type StreamEvent } from "../../../src/kernel/stream.ts";
+import { outputWatcher } from "./_output_watcher.ts";
+import { deferred, kernelFixture, untilAborted } from "../../_helpers/kernel.ts";
 
 describe("CLI Ctrl-C under a ChannelManager (builtin §10.4), review", () => {
   test("a line typed after Ctrl-C while the cancelled turn is still winding down runs as its own turn (it is not steered into the dying turn and lost)", async () => {
