@@ -9,7 +9,7 @@ import { AsyncStreamEvents, type StreamEvent } from "../../../src/kernel/stream.
 import { outputWatcher } from "./_output_watcher.ts";
 import { deferred, kernelFixture, untilAborted } from "../../_helpers/kernel.ts";
 
-describe("CLI Ctrl-C under a ChannelManager (builtin §10.4), review", () => {
+describe("CLI Ctrl-C under a ChannelManager (builtin §10.4)", () => {
   test("a line typed after Ctrl-C while the cancelled turn is still winding down runs as its own turn (it is not steered into the dying turn and lost)", async () => {
     using fx = kernelFixture({ builtin: true });
     const input = new PassThrough();

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 import { cleanupStack, runCli, tempDirs } from "./_spawn.ts";
 
-describe("bub chat logging (builtin §10.4, §11.1), review", () => {
+describe("bub chat logging (builtin §10.4, §11.1)", () => {
   const cleanup = cleanupStack();
   afterEach(() => cleanup.run());
 

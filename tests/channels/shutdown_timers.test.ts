@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { ChannelManager } from "../../src/channels/manager.ts";
 import { channelFixture, FakeClock } from "./_fixtures.ts";
 
-describe("shutdown (kernel §8.5), review", () => {
+describe("shutdown (kernel §8.5)", () => {
   test("a message a debounced channel delivers while it is being stopped arms no timer after shutdown", async () => {
     using fx = channelFixture({ channels: [{ name: "tg", needsDebounce: true }] });
     const clock = new FakeClock();

@@ -26,7 +26,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"
   }
 }
 
-describe("quit (kernel §8.5), review", () => {
+describe("quit (kernel §8.5)", () => {
   test("two turns of a session that quit each other at the same time both end instead of waiting on each other forever", async () => {
     using fx = channelFixture();
     await using open = await openManager(fx.framework);

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { openCli } from "./cli/_fixtures.ts";
+import { openCli } from "./_fixtures.ts";
 
 /** What a terminal shows on its last line once `written` was played: text after the last newline
  * or line-clearing `\r\x1b[2K`, with escape sequences removed. */
@@ -10,7 +10,7 @@ function lastLine(written: string): string {
   return tail.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/[\r\n]/g, "");
 }
 
-describe("CLI channel exit on a terminal (builtin §10.4), review", () => {
+describe("CLI channel exit on a terminal (builtin §10.4)", () => {
   test(",quit leaves the terminal on a clean line after Bye. (no input prompt drawn after it)", async () => {
     await using fx = await openCli({ terminal: true });
     fx.input.write(",quit\r");

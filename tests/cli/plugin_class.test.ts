@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { tempDir } from "../_helpers/kernel.ts";
 
-describe("plugin loading (kernel §2.4), review", () => {
+describe("plugin loading (kernel §2.4)", () => {
   test("a plugin module whose default export is a class is constructed with the framework and registered", async () => {
     using tmp = tempDir();
     writeFileSync(
