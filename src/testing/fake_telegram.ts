@@ -16,17 +16,7 @@ import type {
   FakeUser,
   WaitForCallsOptions,
 } from "./_fake_telegram_types.ts";
-export type {
-  FakeChat,
-  FakeFile,
-  FakeMessageOptions,
-  FakeTelegramCall,
-  FakeTelegramServerOptions,
-  FakeUser,
-  WaitForCallsOptions,
-} from "./_fake_telegram_types.ts";
 
-/** A Telegram user as the fake builds it. */
 const DEFAULT_TOKEN = "123456:TEST-TOKEN";
 
 interface PollWaiter {

@@ -26,16 +26,16 @@ export {
   type MemoryInbound,
   type RecordedStream,
 } from "../channels/memory_channel.ts";
-export {
-  type FakeChat,
-  type FakeFile,
-  type FakeMessageOptions,
-  type FakeTelegramCall,
-  FakeTelegramServer,
-  type FakeTelegramServerOptions,
-  type FakeUser,
-  type WaitForCallsOptions,
-} from "./fake_telegram.ts";
+export { FakeTelegramServer } from "./fake_telegram.ts";
+export type {
+  FakeChat,
+  FakeFile,
+  FakeMessageOptions,
+  FakeTelegramCall,
+  FakeTelegramServerOptions,
+  FakeUser,
+  WaitForCallsOptions,
+} from "./_fake_telegram_types.ts";
 export {
   type FakeCommandHandler,
   type FakeCommandResult,

@@ -1,35 +1,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  type ToolCall,
-  ToolCallDecision,
-  type ToolCallResult,
-} from "../../src/kernel/agent_hooks.ts";
+import { type ToolCall, ToolCallDecision } from "../../src/kernel/agent_hooks.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { hookimpl } from "../../src/kernel/plugin.ts";
 import type { TurnState } from "../../src/kernel/turn.ts";
 import { ToolExecutor } from "../../src/tools/executor.ts";
-import { defineTool, type Tool, type ToolContext } from "../../src/tools/tool.ts";
-import { agentHooksWith } from "./_hooks.ts";
-
-type After = { call: ToolCall; result: ToolCallResult; state: TurnState };
-
-function echoTool(name = "echo"): Tool {
-  return defineTool({ name, parameters: { type: "object" }, handler: (args) => ({ ...args }) });
-}
-
-function boom(name = "boom", error: unknown = new Error("boom")): Tool {
-  return defineTool({
-    name,
-    handler: () => {
-      throw error;
-    },
-  });
-}
-
-function context(state: TurnState = {}, runId = "run-1"): ToolContext {
-  return { tape: { name: "tape-1" }, runId, state };
-}
+import { defineTool } from "../../src/tools/tool.ts";
+import { type After, agentHooksWith, boom, context, echoTool } from "./_fixtures.ts";
 
 describe("ToolExecutor with AgentHooks", () => {
   test("the hook state gets _runtime_tape; payloads carry the run id and the name as invoked", async () => {
