@@ -19,7 +19,7 @@ export {
   type MockToolCall,
   type MockUsage,
 } from "./mock_llm_server.ts";
-export { demoResponder } from "./mock_llm_main.ts";
+export { demoResponder } from "./demo_responder.ts";
 export {
   MemoryChannel,
   type MemoryChannelOptions,

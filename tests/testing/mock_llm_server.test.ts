@@ -2,7 +2,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
-import { demoResponder } from "../../src/testing/mock_llm_main.ts";
+import { demoResponder } from "../../src/testing/demo_responder.ts";
 
 // Wire data is checked field by field below.
 // deno-lint-ignore no-explicit-any

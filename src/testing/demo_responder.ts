@@ -1,11 +1,10 @@
 /**
- * `deno task mock-llm`: starts a {@link MockLlmServer} with a small demo script and prints its
- * URL; stops on Ctrl-C.
+ * The demo script for `MockLlmServer`: a tiny stand-in for a model that echoes, streams
+ * Markdown and calls the `bash` tool. Importing this module does nothing.
  *
  * @module
  */
-import process from "node:process";
-import { MockLlmServer, type MockReply, type MockRequest } from "./mock_llm_server.ts";
+import type { MockReply, MockRequest } from "./mock_llm_server.ts";
 
 function lastUserText(request: MockRequest): string {
   const body = request.body as { messages?: unknown; input?: unknown } | null;
@@ -80,17 +79,3 @@ export function demoResponder(request: MockRequest): MockReply {
     "- `run echo hello` to see a tool call\n- `,help` for comma commands\n- `,quit` to leave\n";
   return { text: text.split(/(?<= )/), usage, delayMs: 15 };
 }
-
-/** Starts the demo server and waits for SIGINT/SIGTERM. */
-export async function main(): Promise<void> {
-  const server = await MockLlmServer.start({ script: demoResponder });
-  console.log(`Mock LLM listening on ${server.url}`);
-  console.log(`Try: BUB_MODEL=custom:demo BUB_API_BASE=${server.url}`);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
-  });
-  await server.close();
-}
-
-if (import.meta.main) await main();
