@@ -50,6 +50,7 @@ export {
   type PluginHooks,
   PluginManager,
   type PluginStatus,
+  type PluginTool,
 } from "./src/kernel/plugin.ts";
 export {
   HOOK_SPECS,

@@ -13,6 +13,7 @@ import type { KernelFramework } from "../kernel/framework.ts";
 import { discoverSkills } from "../skills/discovery.ts";
 import { skillsPromptFor } from "../skills/prompt.ts";
 import { ToolRegistry } from "../tools/registry.ts";
+import type { Tool } from "../tools/tool.ts";
 import { registerBuiltinTools } from "../tools/builtin/mod.ts";
 import { runCommaCommand } from "./comma_command.ts";
 import {
@@ -57,6 +58,7 @@ export class BuiltinRuntime {
       configLookup: (path) => this.configLookup(path),
       quitSession: (sessionId) => framework.quitViaChannelRouter(sessionId),
     });
+    this.registry.addSource(() => framework.pluginManager.tools() as Tool[]);
   }
 
   /** Where settings come from: the environment and the framework's config file. */
