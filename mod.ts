@@ -116,6 +116,11 @@ export {
   streamOf,
   StreamState,
 } from "./src/kernel/stream.ts";
+export {
+  type StreamInboundOptions,
+  type TurnEvent,
+  type TurnStreamHost,
+} from "./src/kernel/turn_stream.ts";
 export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./src/kernel/errors.ts";
 export { isModelOptions, type ModelChoice, type ModelOptions } from "./src/kernel/model_options.ts";
 export {

@@ -212,6 +212,7 @@ export class ModelRunner {
       if (events !== null && !finished) await _closeProvider(events.iterator, pulling);
     }
     await fire(outcome(null));
+    if (usage !== null) yield { kind: "usage", data: { ...usage } };
 
     if (calls.length === 0) {
       await tape.recordChat({

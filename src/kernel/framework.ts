@@ -32,6 +32,7 @@ import { RuntimeResources } from "./_runtime_resources.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
 import { canRequire, preloadDependencies } from "../_internal/lazy.ts";
 import { runTurn } from "./_turn_pipeline.ts";
+import { type StreamInboundOptions, streamTurn, type TurnEvent } from "./turn_stream.ts";
 
 /** Options of {@link KernelFramework}. */
 export interface FrameworkOptions {
@@ -51,6 +52,8 @@ export interface ProcessInboundOptions {
   stream?: boolean;
   /** Cancels the turn. */
   signal?: AbortSignal;
+  /** Receives every model stream event as it happens (implies `stream: true`). */
+  onEvent?: (event: TurnEvent) => void;
 }
 
 /** A plugin, a plugin factory, or a module specifier for {@link KernelFramework.loadHooks}. */
@@ -183,6 +186,22 @@ export class KernelFramework {
   /** Runs one inbound message through the hook pipeline. */
   processInbound(inbound: Envelope, options: ProcessInboundOptions = {}): Promise<TurnResult> {
     return runTurn(this, this.#hooks, inbound, options);
+  }
+
+  /**
+   * Runs one inbound message and yields its events as they happen: the model stream's events
+   * (`text` deltas, `tool_call`, `tool_result`, `usage`, `error`, `final` per step), then
+   * `{ kind: "done", data: { result } }`. Leaving the loop early cancels the turn.
+   *
+   * @example
+   * ```ts ignore
+   * for await (const event of bub.streamInbound({ channel: "cli", chatId: "local", content: "hi" })) {
+   *   if (event.kind === "text") process.stdout.write(String(event.data.delta));
+   * }
+   * ```
+   */
+  streamInbound(inbound: Envelope, options: StreamInboundOptions = {}): AsyncGenerator<TurnEvent> {
+    return streamTurn(this, inbound, options);
   }
 
   /** The session id: the hook's answer, else the message's `sessionId`, else `channel:chatId`. */
