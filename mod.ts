@@ -265,6 +265,7 @@ export {
   type HandoffOptions,
   InMemoryTapeStore,
   isAsyncTapeStore,
+  latestEvents,
   messageEntry,
   readSpill,
   type ReadSpillOptions,
