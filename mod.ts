@@ -271,6 +271,7 @@ export {
   type HandoffOptions,
   InMemoryTapeStore,
   isAsyncTapeStore,
+  latestEvents,
   messageEntry,
   readSpill,
   type ReadSpillOptions,

@@ -96,6 +96,7 @@ export class BuiltinRuntime {
           maxTokens: settings.max_tokens,
           maxSteps: settings.max_steps,
           modelTimeoutSeconds: settings.model_timeout_seconds,
+          modelStallTimeoutSeconds: settings.model_stall_timeout_seconds,
           completionArgs: settings.completion_args,
         },
         client,

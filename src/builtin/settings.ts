@@ -54,8 +54,10 @@ export interface AgentSettings {
   max_steps: number;
   /** `max_tokens` of every call. @default 16384 */
   max_tokens: number;
-  /** Per model call, including stream consumption. @default null */
+  /** Per model call, including stream consumption; null for none. @default 600 */
   model_timeout_seconds: number | null;
+  /** Fails a model call when the provider sends no bytes this long; null for none. @default 120 */
+  model_stall_timeout_seconds: number | null;
   /** Extra provider-client constructor arguments. @default {} */
   client_args: Record<string, unknown>;
   /** Extra per-call arguments. @default {} */

@@ -38,7 +38,8 @@ describe("agent settings (§12.3)", () => {
       api_base: null,
       max_steps: Number.MAX_SAFE_INTEGER,
       max_tokens: 16384,
-      model_timeout_seconds: null,
+      model_timeout_seconds: 600,
+      model_stall_timeout_seconds: 120,
       client_args: {},
       completion_args: {},
       verbose: 0,
@@ -184,7 +185,7 @@ describe("agent settings (§12.3)", () => {
       [
         {},
         { model_timeout_seconds: "soon" },
-        'model_timeout_seconds must be an integer or null, got "soon" (from config key model_timeout_seconds)',
+        'model_timeout_seconds must be a number greater than 0, or null, got "soon" (from config key model_timeout_seconds)',
       ],
     ];
     for (const [env, config, message] of cases) {
