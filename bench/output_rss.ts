@@ -3,6 +3,8 @@
  * Not part of CI. Usage: `scripts/tool node bench/output_rss.ts [bytes]` (default 2 GB), or the
  * same with deno run -A / bun.
  */
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import process from "node:process";
 import { ShellManager } from "../src/environment/shell_manager.ts";
 
@@ -27,6 +29,8 @@ try {
     timeoutSeconds: 600,
   });
   outcome = `ok, result ${text.length} chars`;
+  const spill = /is in (\S+)\]/.exec(text)?.[1];
+  if (spill) rmSync(dirname(spill), { recursive: true, force: true });
 } catch (error) {
   outcome = `failed: ${String(error).slice(0, 200)}`;
 }

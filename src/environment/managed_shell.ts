@@ -199,13 +199,12 @@ export class ManagedShell {
     const { pollIntervalMs, terminateTimeoutMs, drainTimeoutMs } = this.#timings;
     if (proc.isRunning()) {
       proc.signal({ kill: false });
-      const deadline = Date.now() + terminateTimeoutMs;
-      while (proc.isRunning()) {
-        const left = deadline - Date.now();
-        if (left <= 0) break;
-        await _sleep(Math.min(pollIntervalMs, left));
+      await _pollGone(proc, pollIntervalMs, terminateTimeoutMs);
+      if (proc.isRunning()) {
+        proc.signal({ kill: true });
+        // KILL is asynchronous: wait (briefly) until the group's members are really gone.
+        await _pollGone(proc, pollIntervalMs, drainTimeoutMs);
       }
-      if (proc.isRunning()) proc.signal({ kill: true });
     }
     await _settledWithin(proc.wait(), drainTimeoutMs);
     if (await this.#drain() === "timeout") await this.#cancelReaders();
@@ -265,6 +264,16 @@ export class ManagedShell {
 
 function _sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls until the group of `proc` is gone or `ms` passed. */
+async function _pollGone(proc: Process, pollMs: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (proc.isRunning()) {
+    const left = deadline - Date.now();
+    if (left <= 0) return;
+    await _sleep(Math.min(pollMs, left));
+  }
 }
 
 /** Waits up to `ms` for `promise` to settle; never rejects. */
