@@ -123,6 +123,13 @@ export const AGENT: SectionSpec = {
       "an integer",
       0,
     ),
+    field(
+      "tool_output_max_bytes",
+      "int",
+      () => int().min(1024, { error: "must be at least 1024" }),
+      "an integer",
+      4 * 1024 * 1024,
+    ),
   ],
 };
 

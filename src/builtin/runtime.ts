@@ -39,7 +39,9 @@ export class BuiltinRuntime {
   /** The builtin tools (and any a plugin adds). */
   readonly registry: ToolRegistry = new ToolRegistry();
   /** The shell runtime. */
-  readonly shells: ShellManager = new ShellManager();
+  readonly shells: ShellManager = new ShellManager({
+    outputMaxBytes: () => this.settings.tool_output_max_bytes,
+  });
   #options: BuiltinRuntimeOptions;
   #settings: AgentSettings | null = null;
   #agent: Agent | null = null;

@@ -64,6 +64,12 @@ export interface AgentSettings {
   completion_args: Record<string, unknown>;
   /** 0–2; validated, unused. @default 0 */
   verbose: number;
+  /**
+   * Bytes of a command's output kept in memory (head and tail); the rest streams to a spill
+   * file under the OS tmpdir named in the result. ≥ 1024. Env `BUB_TOOL_OUTPUT_MAX_BYTES`.
+   * @default 4194304 (4 MiB)
+   */
+  tool_output_max_bytes: number;
 }
 
 /** `ChannelSettings`: YAML root, env prefix `BUB_`. */

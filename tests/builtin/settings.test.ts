@@ -43,6 +43,7 @@ describe("agent settings (§12.3)", () => {
       client_args: {},
       completion_args: {},
       verbose: 0,
+      tool_output_max_bytes: 4 * 1024 * 1024,
     });
   });
 
@@ -118,6 +119,15 @@ describe("agent settings (§12.3)", () => {
     assert.deepEqual(settings.completion_args, { reasoning_effort: "high" });
     assert.deepEqual(settings.fallback_models, ["openai:gpt-4o-mini", "groq:llama"]);
     assert.equal(settings.model_timeout_seconds, null);
+  });
+
+  test("BUB_TOOL_OUTPUT_MAX_BYTES overrides the 4 MiB cap; below 1024 is refused", () => {
+    const env = { BUB_TOOL_OUTPUT_MAX_BYTES: "65536" };
+    assert.equal(loadAgentSettings({ env }).tool_output_max_bytes, 65536);
+    assert.throws(
+      () => loadAgentSettings({ env: { BUB_TOOL_OUTPUT_MAX_BYTES: "100" } }),
+      /tool_output_max_bytes must be at least 1024, got 100 \(from BUB_TOOL_OUTPUT_MAX_BYTES\)/,
+    );
   });
 
   test("YAML null for client_args yields {}", () => {
