@@ -9,6 +9,7 @@ import type { FrameworkOptions } from "../kernel/framework.ts";
 import { configureCliLogging, fileSink } from "./logging.ts";
 import { join } from "node:path";
 import { CliExit } from "../builtin/cli_commands.ts";
+import { BubError } from "../kernel/errors.ts";
 
 /** The command name in `argv`: the first argument that is neither an option nor its value. */
 function commandName(argv: readonly string[]): string | undefined {
@@ -82,6 +83,10 @@ export async function main(
     const exitCode = (error as { exitCode?: unknown }).exitCode;
     if (typeof code === "string" && code.startsWith("commander.")) {
       return typeof exitCode === "number" ? (exitCode === 1 ? 2 : exitCode) : 2;
+    }
+    if (BubError.isInstance(error) && error.kind === "config") {
+      stderr(`bub: ${error.message}\n`);
+      return 1;
     }
     stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 1;
