@@ -102,6 +102,13 @@ export const AGENT: SectionSpec = {
       "an integer",
       0,
     ),
+    field(
+      "tool_env_passthrough",
+      "list_text",
+      textList,
+      "a comma-separated string of variable names, or null",
+      null,
+    ),
   ],
 };
 

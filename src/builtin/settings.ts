@@ -62,6 +62,12 @@ export interface AgentSettings {
   completion_args: Record<string, unknown>;
   /** 0–2; validated, unused. @default 0 */
   verbose: number;
+  /**
+   * Comma-separated names of secret-named variables (`BUB_*KEY*`, `BUB_*TOKEN*`,
+   * `BUB_*SECRET*`) that tool processes keep; every other one is removed from their environment.
+   * Env `BUB_TOOL_ENV_PASSTHROUGH`. @default null
+   */
+  tool_env_passthrough: string | null;
 }
 
 /** `ChannelSettings`: YAML root, env prefix `BUB_`. */

@@ -42,6 +42,7 @@ describe("agent settings (§12.3)", () => {
       client_args: {},
       completion_args: {},
       verbose: 0,
+      tool_env_passthrough: null,
     });
   });
 
