@@ -40,7 +40,7 @@ export function fileSink(path: string): Sink {
   let ready = false;
   return (record) => {
     try {
-      if (!ready) mkdirSync(dirname(path), { recursive: true });
+      if (!ready) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       ready = true;
       appendFileSync(path, redactedLine(record), { mode: 0o600 });
     } catch {
