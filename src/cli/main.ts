@@ -10,6 +10,7 @@ import { configureCliLogging, fileSink } from "./logging.ts";
 import { join } from "node:path";
 import { CliExit } from "../builtin/cli_commands.ts";
 import { BubError } from "../kernel/errors.ts";
+import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
 
 /** The command name in `argv`: the first argument that is neither an option nor its value. */
 function commandName(argv: readonly string[]): string | undefined {
@@ -88,7 +89,8 @@ export async function main(
       stderr(`bub: ${error.message}\n`);
       return 1;
     }
-    stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    stderr(`${redactSecrets(text, secretEnvValues(process.env))}\n`);
     return 1;
   }
 }
