@@ -130,6 +130,13 @@ export const AGENT: SectionSpec = {
       "an integer",
       4 * 1024 * 1024,
     ),
+    field(
+      "tool_env_passthrough",
+      "list_text",
+      textList,
+      "a comma-separated string of variable names, or null",
+      null,
+    ),
   ],
 };
 

@@ -70,6 +70,12 @@ export interface AgentSettings {
    * @default 4194304 (4 MiB)
    */
   tool_output_max_bytes: number;
+  /**
+   * Comma-separated names of secret-named variables (`BUB_*KEY*`, `BUB_*TOKEN*`,
+   * `BUB_*SECRET*`) that tool processes keep; every other one is removed from their environment.
+   * Env `BUB_TOOL_ENV_PASSTHROUGH`. @default null
+   */
+  tool_env_passthrough: string | null;
 }
 
 /** `ChannelSettings`: YAML root, env prefix `BUB_`. */

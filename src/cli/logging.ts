@@ -1,6 +1,7 @@
 /**
  * The one place that configures logging: LogTape records of `["bub", ...]` go to stderr at the
- * level of `BUB_LOG_LEVEL` (default `warning`).
+ * level of `BUB_LOG_LEVEL` (default `warning`). Every sink redacts secrets from the formatted line:
+ * values of `BUB_*KEY*`, `BUB_*TOKEN*`, `BUB_*SECRET*` variables and `bot<digits>:<secret>`.
  *
  * @module
  */
@@ -14,12 +15,24 @@ import {
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
+import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
+
+/**
+ * A record formatted as a text line with secrets redacted: `bot<digits>:<secret>` patterns and
+ * the values of the secret-named variables of `env` (read at each call; default the process's).
+ */
+export function redactedLine(
+  record: Parameters<Sink>[0],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  return redactSecrets(defaultTextFormatter(record), secretEnvValues(env));
+}
 
 /** A sink that writes formatted records to a writable (default: stderr). */
 export function stderrSink(
   write: (text: string) => void = (text) => process.stderr.write(text),
 ): Sink {
-  return (record) => write(defaultTextFormatter(record));
+  return (record) => write(redactedLine(record));
 }
 
 /** A sink appending formatted records to `path` (for the interactive chat, whose screen logs would break). */
@@ -27,9 +40,9 @@ export function fileSink(path: string): Sink {
   let ready = false;
   return (record) => {
     try {
-      if (!ready) mkdirSync(dirname(path), { recursive: true });
+      if (!ready) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       ready = true;
-      appendFileSync(path, defaultTextFormatter(record));
+      appendFileSync(path, redactedLine(record), { mode: 0o600 });
     } catch {
       // logging must never break the chat
     }

@@ -9,6 +9,8 @@ import type { FrameworkOptions } from "../kernel/framework.ts";
 import { configureCliLogging, fileSink } from "./logging.ts";
 import { join } from "node:path";
 import { CliExit } from "../builtin/cli_commands.ts";
+import { BubError } from "../kernel/errors.ts";
+import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
 
 /** The command name in `argv`: the first argument that is neither an option nor its value. */
 function commandName(argv: readonly string[]): string | undefined {
@@ -83,7 +85,12 @@ export async function main(
     if (typeof code === "string" && code.startsWith("commander.")) {
       return typeof exitCode === "number" ? (exitCode === 1 ? 2 : exitCode) : 2;
     }
-    stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    if (BubError.isInstance(error) && error.kind === "config") {
+      stderr(`bub: ${error.message}\n`);
+      return 1;
+    }
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    stderr(`${redactSecrets(text, secretEnvValues(process.env))}\n`);
     return 1;
   }
 }

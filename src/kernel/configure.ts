@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { lazyModule } from "../_internal/lazy.ts";
 import process from "node:process";
@@ -128,8 +128,9 @@ export function loadConfigFile(path: string): Record<string, unknown> {
 /** Validates `data`, creates parent directories and writes it as YAML, keeping key order. */
 export function saveConfigFile(path: string, data: Record<string, unknown>): void {
   validateConfig(data);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, loadYaml().stringify(data), "utf8");
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, loadYaml().stringify(data), { encoding: "utf8", mode: 0o600 });
+  chmodSync(path, 0o600); // an existing file keeps its mode through writeFileSync
 }
 
 /** Parses the text of a `.env` file into a map (comments, `export`, quotes and escapes handled). */

@@ -60,7 +60,7 @@ function _alive(pid: number): boolean {
 function _tryCreate(path: string, content: string): boolean {
   let fd: number;
   try {
-    fd = openSync(path, "wx");
+    fd = openSync(path, "wx", 0o600);
   } catch (error) {
     if (_code(error) === "EEXIST") return false;
     throw error;

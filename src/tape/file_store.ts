@@ -208,7 +208,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   // Opening, `stat`, the last-byte check and the write are done with synchronous calls (each
   // asynchronous one costs a thread-pool round trip); the flush and catch-up reads stay async.
   async #appendLocked(tape: string, path: string, entries: TapeEntry[]): Promise<void> {
-    const fd = openSync(path, "a+");
+    const fd = openSync(path, "a+", 0o600);
     try {
       const stats = fstatSync(fd);
       let size = stats.size;
@@ -292,10 +292,13 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   }
 
   #ensureDirectory(): Promise<void> {
-    this.#ready ??= mkdir(this.directory, { recursive: true }).then(() => {}, (error) => {
-      this.#ready = null;
-      throw error;
-    });
+    this.#ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 }).then(
+      () => {},
+      (error) => {
+        this.#ready = null;
+        throw error;
+      },
+    );
     return this.#ready;
   }
 

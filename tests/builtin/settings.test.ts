@@ -44,6 +44,7 @@ describe("agent settings (§12.3)", () => {
       completion_args: {},
       verbose: 0,
       tool_output_max_bytes: 4 * 1024 * 1024,
+      tool_env_passthrough: null,
     });
   });
 
