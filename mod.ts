@@ -76,6 +76,17 @@ export {
   type ToolCallResultInit,
 } from "./src/kernel/agent_hooks.ts";
 export {
+  type DenyDecision,
+  type FinishDecision,
+  isDecisionLike,
+  type LlmDecision,
+  type ProceedDecision,
+  type ReplaceDecision,
+  type ToolDecision,
+  toLlmCallDecision,
+  toToolCallDecision,
+} from "./src/kernel/decisions.ts";
+export {
   contentOf,
   defaultSessionId,
   type Envelope,
