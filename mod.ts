@@ -82,8 +82,8 @@ export {
   type LlmDecision,
   type ProceedDecision,
   type ReplaceDecision,
-  type ToolDecision,
   toLlmCallDecision,
+  type ToolDecision,
   toToolCallDecision,
 } from "./src/kernel/decisions.ts";
 export {
