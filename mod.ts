@@ -77,6 +77,17 @@ export {
   type ToolCallResultInit,
 } from "./src/kernel/agent_hooks.ts";
 export {
+  type DenyDecision,
+  type FinishDecision,
+  isDecisionLike,
+  type LlmDecision,
+  type ProceedDecision,
+  type ReplaceDecision,
+  toLlmCallDecision,
+  type ToolDecision,
+  toToolCallDecision,
+} from "./src/kernel/decisions.ts";
+export {
   contentOf,
   defaultSessionId,
   type Envelope,

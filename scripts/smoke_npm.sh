@@ -83,3 +83,5 @@ printf 'deno: '; "$tools/deno" run -A smoke.mjs
 printf 'bin: '; "$tools/node22" node_modules/@bub/core/dist/src/cli/bin.js hooks | head -n 3 | tr '\n' ' '; echo
 "$root/node_modules/.bin/tsc" -p . && echo "consumer type-check OK"
 "$root/node_modules/.bin/publint" "$root/npm"
+# Consumer type-check against this tarball with TypeScript 5.9 and 7 (strict; bundler, nodenext).
+bash "$root/scripts/check_consumer_types.sh" "$tarball"

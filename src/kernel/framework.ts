@@ -63,6 +63,12 @@ export type PluginSource = string | object | ((framework: KernelFramework) => un
 export interface LoadHooksOptions {
   /** Plugins to load after builtin; default: the `plugins:` list of the config file. */
   plugins?: readonly PluginSource[];
+  /**
+   * Throw a `BubError` (`config`) when a plugin fails to load or initialize, instead of logging
+   * it. Default: true for the config file's `plugins:` list (a configured policy must not be
+   * silently missing), false for an explicit `plugins` option.
+   */
+  strict?: boolean;
 }
 
 function expandHome(path: string): string {
@@ -169,12 +175,18 @@ export class KernelFramework {
   /**
    * Registers builtin, then the listed plugins in order: all are loaded (imported) first, then
    * each is instantiated (factories are called with the framework) and registered. A plugin that
-   * fails to load or initialize is logged and recorded in {@link pluginStatus}; the rest still load.
+   * fails to load or initialize is logged and recorded in {@link pluginStatus}, and the rest still
+   * load, unless `strict` (the default for the config file's list): then loading stops with a
+   * `BubError` (`config`) naming the plugin, its resolved path and the error.
    */
   async loadHooks(options: LoadHooksOptions = {}): Promise<this> {
     await preloadDependencies();
     this.loadBuiltinHooks();
-    await loadPlugins(this, options.plugins ?? configuredPlugins(this.config));
+    await loadPlugins(
+      this,
+      options.plugins ?? configuredPlugins(this.config),
+      options.strict ?? options.plugins === undefined,
+    );
     return this;
   }
 
