@@ -87,7 +87,13 @@ export const AGENT: SectionSpec = {
       "an integer",
       16384,
     ),
-    field("model_timeout_seconds", "int", () => int().nullable(), "an integer or null", null),
+    field(
+      "model_timeout_seconds",
+      "int",
+      () => int().gt(0, { error: "must be greater than 0" }).nullable(),
+      "an integer or null",
+      null,
+    ),
     field("client_args", "json", object, "a mapping (JSON in env)", {}, { nullAsEmpty: true }),
     field("completion_args", "json", object, "a mapping (JSON in env)", {}, {
       nullAsEmpty: true,

@@ -23,7 +23,9 @@ import process from "node:process";
 export function errorLine(error: unknown): string {
   if (!(error instanceof Error)) return String(error).replace(/\s*\n\s*/g, " ");
   const message = error.message.replace(/\s*\n\s*/g, " ");
-  return error.name && error.name !== "Error" ? `${error.name}: ${message}` : message;
+  return error.name && !["Error", "BubError"].includes(error.name)
+    ? `${error.name}: ${message}`
+    : message;
 }
 
 /** A text formatter rendering errors as one line (or, when `verbose`, LogTape's full inspection). */
