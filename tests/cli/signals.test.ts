@@ -6,9 +6,20 @@ import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import process from "node:process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
-import { BIN, childEnv, cleanupStack, runtimeCommand, startChild, tempDirs } from "./_spawn.ts";
+import {
+  BIN,
+  childEnv,
+  cleanupStack,
+  ROOT,
+  runtimeCommand,
+  startChild,
+  tempDirs,
+} from "./_spawn.ts";
 
 /** PIDs of processes whose command line contains `marker`. */
 function pidsMatching(marker: string): number[] {
@@ -96,5 +107,30 @@ describe("signals end bub's running scope (issue 10 item 7)", () => {
     await child.waitFor(/>|Bub/, { timeoutMs: 20_000 });
     signalChild(child.process.pid!, "SIGHUP");
     assert.equal(await child.exited(20_000), 129, child.stderr);
+  });
+
+  test("a second signal exits at once with the first one's code, even while the scope is still closing", async () => {
+    const dirs = tempDirs();
+    cleanup.defer(() => dirs.remove());
+    const script = join(dirs.workspace, "trap.ts");
+    const signals = pathToFileURL(join(ROOT, "src", "cli", "signals.ts")).href;
+    // A command whose cleanup never ends: only the second signal can stop it.
+    writeFileSync(
+      script,
+      `import { trapSignals } from ${JSON.stringify(signals)};\n` +
+        `const trap = trapSignals(["SIGINT", "SIGTERM", "SIGHUP"]);\n` +
+        `trap.signal.addEventListener("abort", () => console.log("closing"));\n` +
+        `setInterval(() => {}, 1000);\n` +
+        `console.log("ready");\n`,
+    );
+    const child = startChild(runtimeCommand(script), { cwd: dirs.workspace, env: childEnv(dirs) });
+    cleanup.defer(() => child[Symbol.asyncDispose]());
+    await child.waitFor("ready");
+    signalChild(child.process.pid!, "SIGHUP");
+    await child.waitFor("closing");
+    await delay(300);
+    assert.equal(child.process.exitCode, null, "the first signal must not exit at once");
+    signalChild(child.process.pid!, "SIGTERM");
+    assert.equal(await child.exited(5_000), 129);
   });
 });
