@@ -45,6 +45,7 @@ export class BuiltinRuntime {
   #options: BuiltinRuntimeOptions;
   #settings: AgentSettings | null = null;
   #agent: Agent | null = null;
+  #overrides: Record<string, string> | null = null;
 
   /**
    * Creates the object.
@@ -65,7 +66,21 @@ export class BuiltinRuntime {
 
   /** Where settings come from: the environment and the framework's config file. */
   get sources(): SettingsSources {
-    return { env: this.#options.env ?? process.env, config: this.framework.config };
+    const env = this.#options.env ?? process.env;
+    return {
+      env: this.#overrides ? { ...env, ...this.#overrides } : env,
+      config: this.framework.config,
+    };
+  }
+
+  /**
+   * Overrides environment variables for the settings (not for tools), e.g. `bub run --demo`'s
+   * `BUB_MODEL` and `BUB_API_BASE`. The settings and the agent are built again on next use.
+   */
+  overrideEnv(variables: Record<string, string>): void {
+    this.#overrides = { ...this.#overrides, ...variables };
+    this.#settings = null;
+    this.#agent = null;
   }
 
   /** The agent settings (validated on first use). */

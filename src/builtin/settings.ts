@@ -289,9 +289,21 @@ export function resolveBubHome(options: { env?: EnvMap; home?: string } = {}): s
   return value ? expandHome(value, home) : join(home, ".bub");
 }
 
-/** The default config file, `<home>/.bub/config.yml` (not moved by `BUB_HOME`). */
-export function defaultConfigFile(home: string = homedir()): string {
-  return join(home, ".bub", "config.yml");
+/**
+ * The config file: `BUB_CONFIG` (with `~` expanded), else `config.yml` in Bub's home
+ * ({@link resolveBubHome}: `BUB_HOME`, else `<home>/.bub`).
+ *
+ * @example
+ * ```ts
+ * import { defaultConfigFile } from "./settings.ts";
+ * console.assert(defaultConfigFile("/home/a") === "/home/a/.bub/config.yml");
+ * console.assert(defaultConfigFile("/home/a", { BUB_HOME: "/srv/bub" }) === "/srv/bub/config.yml");
+ * console.assert(defaultConfigFile("/home/a", { BUB_CONFIG: "~/c.yml" }) === "/home/a/c.yml");
+ * ```
+ */
+export function defaultConfigFile(home: string = homedir(), env: EnvMap = {}): string {
+  if (env.BUB_CONFIG) return expandHome(env.BUB_CONFIG, home);
+  return join(resolveBubHome({ env, home }), "config.yml");
 }
 
 /** Reads a `.env` file into a map; a missing or unreadable file gives `{}`. */

@@ -6,7 +6,7 @@
  */
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import process from "node:process";
 import { AgentHooks, isCancellation } from "./agent_hooks.ts";
 import type {
@@ -36,13 +36,16 @@ import { type StreamInboundOptions, streamTurn, type TurnEvent } from "./turn_st
 
 /** Options of {@link KernelFramework}. */
 export interface FrameworkOptions {
-  /** The YAML config file. Default `~/.bub/config.yml` (not moved by `BUB_HOME`). */
+  /** The YAML config file. Default `BUB_CONFIG`, else `<home>/config.yml`. */
   configFile?: string;
   /** The workspace. Default: the resolved current directory. */
   workspace?: string;
   /** Runtime data (tapes, history). Default `BUB_HOME` or `~/.bub`. */
   home?: string;
-  /** Load the nearest `.env` into `process.env` (without overriding). Default true. */
+  /**
+   * Load `<cwd>/.env` into `process.env` (without overriding). Default false: the framework leaves
+   * `process.env` alone; the `bub` CLI loads the working directory's `.env` itself.
+   */
   loadDotenv?: boolean;
 }
 
@@ -114,11 +117,13 @@ export class KernelFramework {
    * @param options config file, workspace, home
    */
   constructor(options: FrameworkOptions = {}) {
-    if (options.loadDotenv !== false) loadDotenv(process.cwd());
+    if (options.loadDotenv === true) loadDotenv(process.cwd());
     this.workspace = resolveReal(options.workspace ?? process.cwd());
-    this.configFile = resolve(expandHome(options.configFile ?? `${homedir()}/.bub/config.yml`));
-    const home = options.home ?? process.env.BUB_HOME ?? `${homedir()}/.bub`;
+    const home = options.home || process.env.BUB_HOME || `${homedir()}/.bub`;
     this.home = resolve(expandHome(home));
+    const configFile = options.configFile || process.env.BUB_CONFIG ||
+      join(this.home, "config.yml");
+    this.configFile = resolve(expandHome(configFile));
     this.pluginManager = new PluginManager();
     this.hookRuntime = new HookRuntime(this.pluginManager);
     this.#agentHooks = new AgentHooks(this.hookRuntime);

@@ -326,7 +326,7 @@ describe("config lookup and locations (§12.1, §12.2)", () => {
     assert.equal(getConfigValue("nothing.here", sources), undefined);
   });
 
-  test("BUB_HOME expands '~' and defaults to ~/.bub; the config file stays in ~/.bub", () => {
+  test("BUB_HOME expands '~' and defaults to ~/.bub; the config file is in BUB_HOME unless BUB_CONFIG names it", () => {
     assert.equal(resolveBubHome({ env: {}, home: "/home/u" }), "/home/u/.bub");
     assert.equal(
       resolveBubHome({ env: { BUB_HOME: "~/elsewhere" }, home: "/home/u" }),
@@ -336,6 +336,11 @@ describe("config lookup and locations (§12.1, §12.2)", () => {
     assert.equal(expandHome("~", "/home/u"), "/home/u");
     assert.equal(expandHome("a/~", "/home/u"), "a/~");
     assert.equal(defaultConfigFile("/home/u"), "/home/u/.bub/config.yml");
+    assert.equal(defaultConfigFile("/home/u", { BUB_HOME: "~/b" }), "/home/u/b/config.yml");
+    assert.equal(
+      defaultConfigFile("/home/u", { BUB_HOME: "/srv/bub", BUB_CONFIG: "/etc/bub.yml" }),
+      "/etc/bub.yml",
+    );
   });
 
   test("readDotenvFile reads a real .env file and gives {} for a missing one", (t) => {

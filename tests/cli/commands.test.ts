@@ -124,7 +124,7 @@ describe("bad input", () => {
   test("a plugin module that throws on import is reported, the other plugins still load and bub hooks still works", async () => {
     const dirs = tempDirs();
     cleanup.defer(() => dirs.remove());
-    const pluginDir = join(dirs.home, ".bub");
+    const pluginDir = dirs.bubHome; // beside the config file
     dirs.writeConfig("plugins:\n  - ./broken_plugin.ts\n  - ./good_plugin.ts\n");
     writeFileSync(
       join(pluginDir, "broken_plugin.ts"),
