@@ -1,13 +1,11 @@
 /**
- * zod, loaded on first use: it costs more import time than the whole kernel, and only tool
- * definitions and settings validation need it.
+ * zod, for tool definitions and settings validation (both synchronous).
  *
  * @module
  */
-import { lazyModule } from "./lazy.ts";
+import * as zodModule from "zod";
 
-/** Returns the `zod` module, `require`d by the first call (its CommonJS build). */
-export const zod: () => typeof import("zod") = lazyModule<typeof import("zod")>(
-  "zod",
-  () => import("zod"),
-);
+/** Returns the `zod` module (imported statically). */
+export function zod(): typeof import("zod") {
+  return zodModule;
+}
