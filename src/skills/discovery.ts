@@ -53,6 +53,16 @@ function isDirectory(path: string): boolean {
 /** Sorted listings of skill roots, revalidated by the root's stat (entries added or removed). */
 const LISTINGS = new StampCache<readonly string[]>(128);
 
+/** This module's URL; empty where a bundler left `import.meta` empty (CommonJS output). */
+function moduleUrl(): string {
+  return (import.meta as { url?: string }).url ?? "";
+}
+
+/** True when this module was loaded from a file (not from a remote URL or a CommonJS bundle). */
+function onDisk(): boolean {
+  return moduleUrl().startsWith("file:");
+}
+
 /**
  * The folder holding Bub's own skills (`src/skills/builtin/`), resolved from this module's URL so
  * it works from the sources and from the npm build.
@@ -61,10 +71,12 @@ const LISTINGS = new StampCache<readonly string[]>(128);
  *   skills are not on disk then, and discovery leaves the builtin root out
  */
 export function builtinSkillsDir(): string {
-  if (!import.meta.url.startsWith("file:")) {
+  if (!onDisk()) {
     throw new BubError(
       "config",
-      `Cannot locate the builtin skills: @bub/core was loaded from ${import.meta.url}, not from disk`,
+      `Cannot locate the builtin skills: @bub/core was not loaded from disk (${
+        moduleUrl() || "no module URL"
+      })`,
     );
   }
   const beside = fileURLToPath(new URL("./builtin/", import.meta.url));
@@ -109,7 +121,7 @@ export function skillRoots(options: SkillRootsOptions): SkillRoot[] {
   }
   roots.push({ path: join(options.home ?? homedir(), PROJECT_SKILLS_DIR), source: "global" });
   // Loaded from a remote URL (JSR), the builtin skills are not on disk: no builtin root.
-  const builtin = import.meta.url.startsWith("file:") ? [builtinSkillsDir()] : [];
+  const builtin = onDisk() ? [builtinSkillsDir()] : [];
   for (const path of options.builtinDirs ?? builtin) {
     roots.push({ path, source: "builtin" });
   }
