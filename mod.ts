@@ -444,5 +444,4 @@ export {
   skillFrontmatterProblem,
   type SkillSource,
 } from "./src/skills/skill.ts";
-export { preloadDependencies } from "./src/_internal/lazy.ts";
 export { contextStrOf, formatContext } from "./src/kernel/channel_message.ts";

@@ -4,15 +4,12 @@
  * @module
  */
 import type { z } from "zod";
-import { lazyModule } from "../_internal/lazy.ts";
+import { zod } from "../_internal/zod.ts";
 import {
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
 } from "../agent/_call_deadline.ts";
 import { type FieldSpec, isPlainObject, type SectionSpec } from "./_settings_fields.ts";
-
-/** zod, loaded when a field is first validated (importing the settings does not need it). */
-const zod = lazyModule<typeof import("zod")>("zod", () => import("zod"));
 
 /** The model used when none is configured. */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";

@@ -30,7 +30,6 @@ import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import { FrameworkHooks } from "./_framework_hooks.ts";
 import { RuntimeResources } from "./_runtime_resources.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
-import { canRequire, preloadDependencies } from "../_internal/lazy.ts";
 import { runTurn } from "./_turn_pipeline.ts";
 import { type StreamInboundOptions, streamTurn, type TurnEvent } from "./turn_stream.ts";
 
@@ -128,9 +127,7 @@ export class KernelFramework {
     this.hookRuntime = new HookRuntime(this.pluginManager);
     this.#agentHooks = new AgentHooks(this.hookRuntime);
     this.#hooks = new FrameworkHooks(this.hookRuntime);
-    // Parsed now where yaml loads synchronously; from a remote URL (JSR) on first use, after
-    // loadHooks()/running() preloaded it.
-    if (canRequire()) this.#config = loadConfigFile(this.configFile);
+    this.#config = loadConfigFile(this.configFile);
   }
 
   /**
@@ -185,7 +182,6 @@ export class KernelFramework {
    * `BubError` (`config`) naming the plugin, its resolved path and the error.
    */
   async loadHooks(options: LoadHooksOptions = {}): Promise<this> {
-    await preloadDependencies();
     this.loadBuiltinHooks();
     await loadPlugins(
       this,
@@ -306,7 +302,6 @@ export class KernelFramework {
    * into the entered generators.
    */
   async running(): Promise<RunningScope> {
-    await preloadDependencies();
     return await this.#resources.open(this.#hooks);
   }
 

@@ -142,7 +142,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   /** Evaluates a query; a text query uses the newest-first search pass (§5.6). */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
     const cache = await this.#mutex.run(query.tape, () => this.#refresh(query.tape, query));
-    if (query.text) return searchPass(evaluateQuery(cache, query, { limit: false }), query);
+    if (query.text) return await searchPass(evaluateQuery(cache, query, { limit: false }), query);
     return evaluateQuery(cache, query);
   }
 

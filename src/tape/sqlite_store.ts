@@ -261,7 +261,7 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
       afterAnchorName: null,
       betweenAnchorNames: null,
     };
-    if (query.text) return searchPass(evaluateQuery(view, rest, { limit: false }), query);
+    if (query.text) return await searchPass(evaluateQuery(view, rest, { limit: false }), query);
     return evaluateQuery(view, rest);
   }
 

@@ -7,7 +7,7 @@
 import type { Api, Bot, Context } from "grammy";
 import type { Message, Update, UserFromGetMe } from "grammy/types";
 import { getLogger } from "../../_internal/log.ts";
-import { lazyModule } from "../../_internal/lazy.ts";
+import { lazyImport } from "../../_internal/lazy.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import type { ChannelMessage } from "../../kernel/channel_message.ts";
 import { BubError } from "../../kernel/errors.ts";
@@ -24,8 +24,8 @@ export { splitMessageText, TELEGRAM_MESSAGE_LIMIT } from "./_split.ts";
 export type { TypingLifespan } from "./_typing.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
-/** grammy (~70 ms of import time), loaded when the bot is first needed. */
-const grammy = lazyModule<typeof import("grammy")>("grammy", () => import("grammy"));
+/** grammy (~70 ms of import time), imported when the bot is first needed (start, send). */
+const grammy = lazyImport(() => import("grammy"));
 
 /** Reply to `/start` from a chat outside `allowChats`. */
 export const NO_ACCESS_MESSAGE =
@@ -123,7 +123,7 @@ export class TelegramChannel extends Channel {
     this.#apiRoot = (options.apiRoot || "https://api.telegram.org").replace(/\/+$/, "");
     const interval = (options.typingIntervalSeconds ?? 4) * 1000;
     this.#typing = new TypingIndicators(async (chatId, signal) => {
-      await this.#api().api.sendChatAction(
+      await (await this.#api()).api.sendChatAction(
         chatId,
         "typing",
         undefined,
@@ -152,9 +152,11 @@ export class TelegramChannel extends Channel {
    *
    * @throws {BubError} kind `config` (as a rejection) when neither allowlist is set
    */
-  start(_stop: AbortController): Promise<void> {
-    if (this.#polling) return Promise.resolve();
-    if (!this.#access.configured) return Promise.reject(openGatewayError());
+  async start(_stop: AbortController): Promise<void> {
+    if (this.#polling) return;
+    if (!this.#access.configured) throw openGatewayError();
+    const bot = await this.#api();
+    if (this.#polling) return;
     if (this.#access.everyone) {
       logger.warning(
         'telegram.start allow_users="*": every Telegram user may talk to the bot (comma commands stay disabled)',
@@ -168,7 +170,6 @@ export class TelegramChannel extends Channel {
         proxy: Boolean(this.#options.proxy),
       },
     );
-    const bot = this.#api();
     this.#stopping = false;
     this.#polling = bot.start({
       drop_pending_updates: true,
@@ -182,7 +183,6 @@ export class TelegramChannel extends Channel {
     }).finally(() => {
       this.#polling = null;
     });
-    return Promise.resolve();
   }
 
   /** Stops polling and every typing loop; errors are logged, never thrown. */
@@ -207,7 +207,7 @@ export class TelegramChannel extends Channel {
   override async send(message: ChannelMessage): Promise<void> {
     const text = outboundText(String(message.content ?? ""));
     if (text.trim() === "") return;
-    const api = this.#api().api;
+    const { api } = await this.#api();
     for (const piece of splitMessageText(text)) {
       await api.sendMessage(message.chatId, piece);
     }
@@ -218,7 +218,7 @@ export class TelegramChannel extends Channel {
     return this.#typing.lifespan(chatId);
   }
 
-  #api(): Bot {
+  async #api(): Promise<Bot> {
     if (this.#bot) return this.#bot;
     if (!this.enabled) {
       throw new BubError(
@@ -227,9 +227,13 @@ export class TelegramChannel extends Channel {
       );
     }
     const poll = this.#options.pollTimeoutSeconds ?? 30;
-    const proxy = proxyClientOptions(this.#options.proxy);
+    const [{ Bot }, proxy] = await Promise.all([
+      grammy(),
+      proxyClientOptions(this.#options.proxy),
+    ]);
+    if (this.#bot) return this.#bot;
     this.#proxy = proxy;
-    const bot = new (grammy().Bot)(this.#options.token, {
+    const bot = new Bot(this.#options.token, {
       client: {
         apiRoot: this.#apiRoot,
         timeoutSeconds: poll + 30,
@@ -274,12 +278,14 @@ export class TelegramChannel extends Channel {
   }
 
   #reply(message: Message, text: string): void {
-    this.#api().api.sendMessage(message.chat.id, text).catch((error: unknown) => {
-      logger.error("telegram.reply failed chat_id={chatId}: {error}", {
-        chatId: message.chat.id,
-        error: this.#redact(error),
-      });
-    });
+    this.#api().then((bot) => bot.api.sendMessage(message.chat.id, text)).catch(
+      (error: unknown) => {
+        logger.error("telegram.reply failed chat_id={chatId}: {error}", {
+          chatId: message.chat.id,
+          error: this.#redact(error),
+        });
+      },
+    );
   }
 
   #onStart(message: Message): void {
@@ -336,7 +342,7 @@ export class TelegramChannel extends Channel {
   async #download(fileId: string, fileSize: number | null): Promise<Uint8Array | null> {
     if (fileSize !== null && fileSize > MAX_MEDIA_BYTES) return null;
     try {
-      const file = await this.#api().api.getFile(fileId);
+      const file = await (await this.#api()).api.getFile(fileId);
       if ((file.file_size ?? 0) > MAX_MEDIA_BYTES || !file.file_path) return null;
       const url = `${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`;
       let data: Uint8Array;
