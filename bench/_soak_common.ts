@@ -5,7 +5,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import process from "node:process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -100,6 +100,26 @@ export async function startModel(tool = false): Promise<ModelProcess> {
 /** Open file descriptors of a process (`/proc/<pid>/fd`). */
 export function fdCount(pid: number | "self" = "self"): number {
   return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** Open file descriptors of a process by kind (`socket`, `pipe`, `anon_inode`, `file`, `other`). */
+export function fdKinds(pid: number | "self" = "self"): Map<string, number> {
+  const kinds = new Map<string, number>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let target = "gone";
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch { /* closed meanwhile */ }
+    const kind = /^(socket|pipe|anon_inode):/.exec(target)?.[1] ??
+      (target.startsWith("/") ? "file" : "other");
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  return kinds;
+}
+
+/** {@link fdKinds} as text, e.g. `12 socket, 9 file, 3 pipe`. */
+export function fdKindsText(kinds: Map<string, number>): string {
+  return [...kinds].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${n} ${kind}`).join(", ");
 }
 
 /** Resident and peak resident set size of a process in bytes (`VmRSS`, `VmHWM`); 0 when gone. */
