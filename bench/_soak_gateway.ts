@@ -86,7 +86,7 @@ class ReplyWatch {
 
 /** The gateway row. */
 export async function gatewayRow(options: RowOptions): Promise<RowResult> {
-  const sessions = options.quick ? 40 : 1000;
+  const sessions = options.quick ? 30 : 1000;
   const concurrency = options.quick ? 10 : 100;
   const home = mkdtempSync(join(tmpdir(), "bub-soak-gateway-"));
   const model = await startModel(false);
