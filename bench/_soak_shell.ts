@@ -15,7 +15,7 @@ import { memoryOf, mib, type RowOptions, type RowResult, startBurners } from "./
 const TIMEOUT_SECONDS = 3600;
 const SEQ = 300;
 /** Peak RSS growth allowed while a command prints gigabytes ("memory stays flat"). */
-const OUTPUT_GROWTH_BOUND = 256 * 1024 * 1024;
+const OUTPUT_GROWTH_BOUND = 128 * 1024 * 1024;
 
 function commandOf(i: number): string {
   return `sleep 0.2; echo start-${i}; seq 1 ${SEQ}; echo end-${i} >&2`;
