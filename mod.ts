@@ -50,6 +50,7 @@ export {
   type PluginHooks,
   PluginManager,
   type PluginStatus,
+  type PluginTool,
 } from "./src/kernel/plugin.ts";
 export {
   HOOK_SPECS,
@@ -126,6 +127,11 @@ export {
   streamOf,
   StreamState,
 } from "./src/kernel/stream.ts";
+export {
+  type StreamInboundOptions,
+  type TurnEvent,
+  type TurnStreamHost,
+} from "./src/kernel/turn_stream.ts";
 export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./src/kernel/errors.ts";
 export { isModelOptions, type ModelChoice, type ModelOptions } from "./src/kernel/model_options.ts";
 export {
@@ -276,6 +282,7 @@ export {
   type HandoffOptions,
   InMemoryTapeStore,
   isAsyncTapeStore,
+  latestEvents,
   messageEntry,
   readSpill,
   type ReadSpillOptions,

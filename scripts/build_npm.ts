@@ -21,6 +21,11 @@ import process from "node:process";
 const root = new URL("..", import.meta.url).pathname;
 const out = join(root, "npm");
 const denoJson = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
+// `bub --version` prints src/version.ts: it must say what the package says.
+const versionSource = readFileSync(join(root, "src", "version.ts"), "utf8");
+if (!versionSource.includes(`VERSION = ${JSON.stringify(denoJson.version)}`)) {
+  throw new Error(`Cannot build: src/version.ts does not say version ${denoJson.version}`);
+}
 const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
 rmSync(out, { recursive: true, force: true });

@@ -9,7 +9,6 @@ import { styleText } from "node:util";
 import { ChannelManager } from "../channels/manager.ts";
 import { CliExit, type CliOutput } from "./cli_commands.ts";
 import type { BubFramework } from "./framework.ts";
-import { modelSetupProblem } from "./model_setup.ts";
 import { loadChannelSettings } from "./settings.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 
@@ -45,8 +44,6 @@ export async function chatCommand(
   options: ChatOptions,
   output: CliOutput,
 ): Promise<void> {
-  const problem = modelSetupProblem(runtime);
-  if (problem) throw new CliExit(1, problem);
   const settings = loadChannelSettings(runtime.sources);
   const manager = new ChannelManager(framework, {
     enabledChannels: ["cli"],
@@ -94,6 +91,8 @@ export interface GatewayOptions {
   enableChannel?: string[];
   /** Stops the gateway (default: SIGINT/SIGTERM). */
   signal?: AbortSignal;
+  /** Also stops the gateway (e.g. `main()`'s SIGHUP). */
+  hangup?: AbortSignal;
 }
 
 /** Serves every enabled channel until interrupted. */
@@ -137,7 +136,10 @@ export async function gatewayCommand(
     `bub gateway: serving ${manager.enabledChannels().map((channel) => channel.name).join(", ")}\n`,
   );
   try {
-    await manager.listenAndRun({ signal: options.signal ?? interrupt!.signal });
+    const signal = options.signal ?? interrupt!.signal;
+    await manager.listenAndRun({
+      signal: options.hangup ? AbortSignal.any([signal, options.hangup]) : signal,
+    });
   } finally {
     interrupt?.dispose();
   }

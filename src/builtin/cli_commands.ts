@@ -1,18 +1,20 @@
 /**
- * The builtin `bub` commands: `run`, `hooks` (hidden), and — once the channel layer is loaded —
- * `chat`, `gateway` and `onboard`.
+ * The builtin `bub` commands: `run`, `chat`, `gateway`, `onboard` and `hooks`.
  *
  * @module
  */
 import type { Command } from "commander";
-import { ChannelMessage } from "../kernel/channel_message.ts";
-import { contentOf, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import process from "node:process";
 import type { KernelFramework } from "../kernel/framework.ts";
+import { VERSION } from "../version.ts";
 import { saveConfigFile } from "../kernel/configure.ts";
 import { PromptAborted } from "./onboard.ts";
 import { chatCommand, gatewayCommand } from "./cli_channels.ts";
 import type { BubFramework } from "./framework.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
+import { startDemoModel } from "./demo_model.ts";
+import { builtinRunsModel, modelSetupProblem } from "./model_setup.ts";
+import { runCommand, type RunOptions } from "./run_command.ts";
 
 const BANNER = String.raw`
   ____        _
@@ -46,40 +48,7 @@ export interface CliOutput {
   err(text: string): void;
 }
 
-/** The package version shown by `bub onboard`. */
-export const VERSION = "0.1.0";
-
-/** Options of `bub run`. */
-interface RunOptions {
-  channel: string;
-  chatId: string;
-  senderId: string;
-  sessionId?: string;
-}
-
-/** Runs one inbound message in its own running scope and prints each outbound. */
-export async function runCommand(
-  framework: KernelFramework,
-  message: string,
-  options: RunOptions,
-  output: CliOutput,
-): Promise<void> {
-  const inbound = new ChannelMessage({
-    sessionId: options.sessionId ?? `${options.channel}:${options.chatId}`,
-    channel: options.channel,
-    chatId: options.chatId,
-    content: message,
-    context: { sender_id: options.senderId },
-  });
-  await framework.withRunning(async () => {
-    const result = await framework.processInbound(inbound);
-    for (const outbound of result.outbounds) {
-      const channel = fieldOf(outbound, "channel", null) ?? "stdout";
-      const chatId = envelopeField(outbound, "chatId", "chat_id") ?? "local";
-      output.out(`[${String(channel)}:${String(chatId)}]\n${contentOf(outbound)}\n`);
-    }
-  });
-}
+export { VERSION } from "../version.ts";
 
 /** Prints the hook report: `<hook>: <plugin>, ...` lines or `(no hook implementations)`. */
 export function hooksCommand(framework: KernelFramework, output: CliOutput): void {
@@ -110,6 +79,35 @@ export function onboardCommand(
   output.out(`Saved config to ${framework.configFile}\n`);
 }
 
+/** The builtin plugin's runtime, or a `CliExit` with `message`. */
+function builtinRuntime(framework: KernelFramework, message: string): BuiltinRuntime {
+  const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })?.runtime;
+  if (!runtime) throw new CliExit(1, message);
+  return runtime;
+}
+
+/**
+ * Gets the model ready for `run`/`chat`: with `demo`, starts the mock model (the result stops
+ * it); otherwise, when the builtin plugin runs the model and it is not configured, throws a
+ * `CliExit` saying how to configure one (before any network call).
+ */
+async function prepareModel(
+  framework: KernelFramework,
+  runtime: BuiltinRuntime | undefined,
+  demo: boolean | undefined,
+): Promise<AsyncDisposable | null> {
+  if (!runtime || !builtinRunsModel(framework)) return null;
+  if (demo) return await startDemoModel(runtime);
+  const problem = modelSetupProblem(runtime);
+  if (problem) throw new CliExit(1, problem);
+  return null;
+}
+
+/** The signal stopping the current command (set by `main()`), if any. */
+function cliSignal(framework: KernelFramework): AbortSignal | undefined {
+  return (framework as { cliSignal?: AbortSignal | null }).cliSignal ?? undefined;
+}
+
 /** Adds the builtin commands to `app`. */
 export function registerBuiltinCommands(
   app: Command,
@@ -123,8 +121,24 @@ export function registerBuiltinCommands(
     .option("--chat-id <id>", "chat id", "local")
     .option("--sender-id <id>", "stored as context.sender_id", "human")
     .option("--session-id <id>", "session id (default <channel>:<chat-id>)")
-    .action(async (message: string, options: RunOptions) => {
-      await runCommand(framework, message, options, output);
+    .option("--demo", "use the built-in mock model (no API key needed)")
+    .option("--stream", "print the answer as it arrives (default when stdout is a terminal)")
+    .option("--no-stream", "print the answer once it is complete")
+    .action(async (message: string, options: RunOptions & { demo?: boolean }) => {
+      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
+        ?.runtime;
+      const demo = await prepareModel(framework, runtime, options.demo);
+      const stream = options.stream ?? process.stdout.isTTY === true;
+      try {
+        await runCommand(
+          framework,
+          message,
+          { ...options, stream, signal: cliSignal(framework) },
+          output,
+        );
+      } finally {
+        await demo?.[Symbol.asyncDispose]();
+      }
     });
   app.command("onboard")
     .description("Answer a few questions and write the config file")
@@ -133,13 +147,23 @@ export function registerBuiltinCommands(
     .description("Chat with the agent in the terminal")
     .option("--chat-id <id>", "chat id", "local")
     .option("--session-id <id>", "session id (default: the CLI channel's)")
-    .action(async (options: { chatId: string; sessionId?: string }) => {
-      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
-        ?.runtime;
-      if (!runtime) {
-        throw new CliExit(1, "CLI channel not found. Please check your hook implementations.");
+    .option("--demo", "use the built-in mock model (no API key needed)")
+    .action(async (options: { chatId: string; sessionId?: string; demo?: boolean }) => {
+      const runtime = builtinRuntime(
+        framework,
+        "CLI channel not found. Please check your hook implementations.",
+      );
+      const demo = await prepareModel(framework, runtime, options.demo);
+      try {
+        await chatCommand(
+          framework as BubFramework,
+          runtime,
+          { ...options, signal: cliSignal(framework) },
+          output,
+        );
+      } finally {
+        await demo?.[Symbol.asyncDispose]();
       }
-      await chatCommand(framework as BubFramework, runtime, options, output);
     });
   app.command("gateway")
     .description("Serve the enabled channels (e.g. Telegram) until interrupted")
@@ -150,17 +174,18 @@ export function registerBuiltinCommands(
       [] as string[],
     )
     .action(async (options: { enableChannel: string[] }) => {
-      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
-        ?.runtime;
-      if (!runtime) {
-        throw new CliExit(
-          1,
-          "No channels are enabled. Configure at least one channel with 'bub onboard' or '--enable-channel'.",
-        );
-      }
-      await gatewayCommand(framework as BubFramework, runtime, options, output);
+      const runtime = builtinRuntime(
+        framework,
+        "No channels are enabled. Configure at least one channel with 'bub onboard' or '--enable-channel'.",
+      );
+      await gatewayCommand(
+        framework as BubFramework,
+        runtime,
+        { ...options, hangup: cliSignal(framework) },
+        output,
+      );
     });
-  app.command("hooks", { hidden: true })
-    .description("List hook implementations per hook")
+  app.command("hooks")
+    .description("List the hook implementations of each hook")
     .action(() => hooksCommand(framework, output));
 }

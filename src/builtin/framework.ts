@@ -24,7 +24,7 @@ import { createBuiltinPlugin } from "./plugin.ts";
  * @example
  * ```ts
  * import { BubFramework, contentOf, definePlugin } from "@bub/core";
- * const bub = new BubFramework({ loadDotenv: false });
+ * const bub = new BubFramework();
  * bub.loadBuiltinHooks();
  * bub.register(definePlugin({ name: "echo", runModel: ({ prompt }) => `echo: ${prompt}` }));
  * const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
@@ -37,6 +37,8 @@ export class BubFramework extends KernelFramework {
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),
   };
+  /** Stops the running CLI command (`main()` aborts it on SIGINT/SIGTERM/SIGHUP); null: none. */
+  cliSignal: AbortSignal | null = null;
   /** Answers interactive questions (onboarding); reads stdin by default. */
   prompter: Prompter = new LinePrompter();
   /** Options the builtin plugin is created with. */

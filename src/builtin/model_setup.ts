@@ -4,11 +4,20 @@
  * @module
  */
 import { PROVIDER_PRESETS } from "../agent/providers.ts";
+import type { KernelFramework } from "../kernel/framework.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
+
+/** Whether the builtin plugin runs the model (no other plugin implements a model hook). */
+export function builtinRunsModel(framework: KernelFramework): boolean {
+  return ["runModel", "runModelStream"].every((hook) =>
+    framework.hookRuntime.implementations(hook).every((impl) => impl.pluginName === "builtin")
+  );
+}
 
 /**
  * A message saying exactly what to configure when the model cannot work as configured (no API
- * key and no API base for a provider that needs one), or null when it looks usable.
+ * key and no API base for a provider that needs one), or null when it looks usable. It names
+ * only what every install has: `bub onboard`, environment variables and `--demo`.
  */
 export function modelSetupProblem(runtime: BuiltinRuntime): string | null {
   const settings = runtime.settings;
@@ -31,12 +40,14 @@ export function modelSetupProblem(runtime: BuiltinRuntime): string | null {
   if (key || base || keyless || envKey) return null;
   return [
     settings.model
-      ? `No model is configured: ${settings.model} needs an API key (or an API base).`
-      : "No model is configured: BUB_MODEL is empty.",
-    "Set one of these (environment, .env, or ~/.bub/config.yml), then start again:",
-    "  BUB_MODEL=openai:gpt-4o BUB_API_KEY=sk-...                         a hosted provider",
-    "  BUB_MODEL=custom:<model> BUB_API_BASE=http://127.0.0.1:8000/v1      any OpenAI-compatible server",
-    "Or try Bub offline against its mock model: deno run -A examples/chat.ts --demo",
-    "(`bub onboard` asks these questions and writes the config file.)",
+      ? `bub: no model is configured: ${settings.model} needs an API key (or an API base).`
+      : "bub: no model is configured: BUB_MODEL is empty.",
+    "Configure one, then start again:",
+    `  bub onboard                          asks a few questions and writes ${runtime.framework.configFile}`,
+    "  BUB_MODEL=openai:gpt-4o BUB_API_KEY=sk-...",
+    "                                       a hosted provider (environment or ./.env)",
+    "  BUB_MODEL=custom:<model> BUB_API_BASE=http://127.0.0.1:8000/v1",
+    "                                       any OpenAI-compatible server",
+    'Or try Bub with its built-in mock model, no key needed: bub run --demo "hello", bub chat --demo',
   ].join("\n");
 }

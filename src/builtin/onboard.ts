@@ -5,6 +5,7 @@
  * @module
  */
 import { readSync, writeSync } from "node:fs";
+import { PROVIDER_PRESETS, providerPreset } from "../agent/providers.ts";
 
 /** Thrown when the user interrupts a prompt (end of input). */
 export class PromptAborted extends Error {
@@ -114,19 +115,11 @@ export class LinePrompter implements Prompter {
   }
 }
 
-/** The providers offered by onboarding. */
-export const ONBOARD_PROVIDERS: readonly string[] = [
-  "openrouter",
-  "openai",
-  "anthropic",
-  "gemini",
-  "azure",
-  "bedrock",
-  "ollama",
-  "groq",
-  "mistral",
-  "deepseek",
-];
+/**
+ * The providers offered by onboarding: exactly those the model runner supports
+ * ({@link PROVIDER_PRESETS}, the list `providerPreset` validates against).
+ */
+export const ONBOARD_PROVIDERS: readonly string[] = Object.freeze(Object.keys(PROVIDER_PRESETS));
 
 /**
  * The builtin `onboardConfig` fragment: `{ model, enabled_channels, stream_output }` plus
@@ -140,19 +133,19 @@ export function builtinOnboardConfig(
   const currentModel = typeof currentConfig.model === "string" ? currentConfig.model : "";
   const colon = currentModel.indexOf(":");
   const hasParts = colon > 0 && colon < currentModel.length - 1;
-  const currentProvider = hasParts ? currentModel.slice(0, colon) : "openrouter";
-  const currentModelId = hasParts ? currentModel.slice(colon + 1) : "openrouter/free";
-  const choices = [...ONBOARD_PROVIDERS];
-  if (!choices.includes(currentProvider)) choices.push(currentProvider);
-  choices.push("custom");
-  let provider = prompter.select("LLM provider", choices, currentProvider);
-  if (provider === "custom") {
-    provider = prompter.text("Custom provider", currentProvider) || currentProvider;
-  }
+  const supported = hasParts && ONBOARD_PROVIDERS.includes(currentModel.slice(0, colon));
+  const currentProvider = supported ? currentModel.slice(0, colon) : "openrouter";
+  const currentModelId = supported ? currentModel.slice(colon + 1) : "openrouter/free";
+  const provider = prompter.select("LLM provider", ONBOARD_PROVIDERS, currentProvider);
+  providerPreset(provider); // the model runner's own check
   const model = prompter.text("LLM model", currentModelId) || currentModelId;
   const apiKey = prompter.secret("API key (optional)");
   const currentBase = typeof currentConfig.api_base === "string" ? currentConfig.api_base : "";
-  const apiBase = prompter.text("API base (optional)", currentBase);
+  let apiBase = "";
+  if (provider === "custom") {
+    // `custom` is any OpenAI-compatible server: it has no default base.
+    while (apiBase === "") apiBase = prompter.text("API base (required for custom)", currentBase);
+  } else apiBase = prompter.text("API base (optional)", currentBase);
   const available = channelNames.filter((name) => name !== "cli");
   const enabled = typeof currentConfig.enabled_channels === "string"
     ? currentConfig.enabled_channels.trim()

@@ -54,14 +54,28 @@ export interface AgentSettings {
   max_steps: number;
   /** `max_tokens` of every call. @default 16384 */
   max_tokens: number;
-  /** Per model call, including stream consumption. @default null */
+  /** Per model call, including stream consumption; null for none. @default 600 */
   model_timeout_seconds: number | null;
+  /** Fails a model call when the provider sends no bytes this long; null for none. @default 120 */
+  model_stall_timeout_seconds: number | null;
   /** Extra provider-client constructor arguments. @default {} */
   client_args: Record<string, unknown>;
   /** Extra per-call arguments. @default {} */
   completion_args: Record<string, unknown>;
   /** 0–2; validated, unused. @default 0 */
   verbose: number;
+  /**
+   * Bytes of a command's output kept in memory (head and tail); the rest streams to a spill
+   * file under the OS tmpdir named in the result. ≥ 1024. Env `BUB_TOOL_OUTPUT_MAX_BYTES`.
+   * @default 4194304 (4 MiB)
+   */
+  tool_output_max_bytes: number;
+  /**
+   * Comma-separated names of secret-named variables (`BUB_*KEY*`, `BUB_*TOKEN*`,
+   * `BUB_*SECRET*`) that tool processes keep; every other one is removed from their environment.
+   * Env `BUB_TOOL_ENV_PASSTHROUGH`. @default null
+   */
+  tool_env_passthrough: string | null;
 }
 
 /** `ChannelSettings`: YAML root, env prefix `BUB_`. */
@@ -275,9 +289,21 @@ export function resolveBubHome(options: { env?: EnvMap; home?: string } = {}): s
   return value ? expandHome(value, home) : join(home, ".bub");
 }
 
-/** The default config file, `<home>/.bub/config.yml` (not moved by `BUB_HOME`). */
-export function defaultConfigFile(home: string = homedir()): string {
-  return join(home, ".bub", "config.yml");
+/**
+ * The config file: `BUB_CONFIG` (with `~` expanded), else `config.yml` in Bub's home
+ * ({@link resolveBubHome}: `BUB_HOME`, else `<home>/.bub`).
+ *
+ * @example
+ * ```ts
+ * import { defaultConfigFile } from "./settings.ts";
+ * console.assert(defaultConfigFile("/home/a") === "/home/a/.bub/config.yml");
+ * console.assert(defaultConfigFile("/home/a", { BUB_HOME: "/srv/bub" }) === "/srv/bub/config.yml");
+ * console.assert(defaultConfigFile("/home/a", { BUB_CONFIG: "~/c.yml" }) === "/home/a/c.yml");
+ * ```
+ */
+export function defaultConfigFile(home: string = homedir(), env: EnvMap = {}): string {
+  if (env.BUB_CONFIG) return expandHome(env.BUB_CONFIG, home);
+  return join(resolveBubHome({ env, home }), "config.yml");
 }
 
 /** Reads a `.env` file into a map; a missing or unreadable file gives `{}`. */

@@ -1,25 +1,22 @@
 /**
- * The `bub` command line: builds the framework, loads plugins and runs a command.
+ * The `bub` command line: loads `./.env`, builds the framework, loads plugins and runs a command.
+ * A failure prints one line (`bub: <what failed> (run again with --verbose for details)`); the
+ * details (stack, cause) only with `--verbose` or `BUB_LOG_LEVEL=debug`.
  *
  * @module
  */
 import process from "node:process";
-import { BubFramework } from "../builtin/framework.ts";
-import type { FrameworkOptions } from "../kernel/framework.ts";
-import { configureCliLogging, fileSink } from "./logging.ts";
 import { join } from "node:path";
+import { BubFramework } from "../builtin/framework.ts";
 import { CliExit } from "../builtin/cli_commands.ts";
-
-/** The command name in `argv`: the first argument that is neither an option nor its value. */
-function commandName(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--") return argv[i + 1];
-    if (arg === "-w" || arg === "--workspace") i++;
-    else if (!arg.startsWith("-")) return arg;
-  }
-  return undefined;
-}
+import { loadDotenv } from "../kernel/configure.ts";
+import type { FrameworkOptions } from "../kernel/framework.ts";
+import { VERSION } from "../version.ts";
+import { scanArgv } from "./_argv.ts";
+import { failureText } from "./failure.ts";
+import { cliTextFormatter, configureCliLogging, fileSink, isDebugLevel } from "./logging.ts";
+import { type SignalTrap, type TrappedSignal, trapSignals } from "./signals.ts";
+import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
 
 /** Options of {@link main}. */
 export interface MainOptions {
@@ -31,11 +28,25 @@ export interface MainOptions {
   framework?: FrameworkOptions;
   /** Configure logging to stderr. Default true. */
   configureLogging?: boolean;
+  /**
+   * Load `<cwd>/.env` into `process.env` (never overriding a set variable). Default true, unless
+   * `framework.loadDotenv` is false.
+   */
+  loadDotenv?: boolean;
+  /** End `run` on SIGINT/SIGTERM/SIGHUP and `chat`/`gateway` on SIGHUP. Default true. */
+  trapSignals?: boolean;
 }
+
+/** The signals that end each command (the others keep their own handling). */
+const COMMAND_SIGNALS: Record<string, readonly TrappedSignal[]> = {
+  run: ["SIGINT", "SIGTERM", "SIGHUP"],
+  chat: ["SIGHUP"],
+  gateway: ["SIGHUP"],
+};
 
 /**
  * Runs the `bub` command with `argv` (without the runtime and script) and returns the exit code:
- * 0 on success, 2 for usage errors, 1 for failures.
+ * 0 on success, 2 for usage errors, 1 for failures, 128 + n after signal n.
  *
  * @example
  * ```ts ignore
@@ -49,31 +60,55 @@ export async function main(
 ): Promise<number> {
   const stdout = options.stdout ?? ((text: string) => void process.stdout.write(text));
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
-  if (options.configureLogging !== false) configureCliLogging();
+  const scanned = scanArgv(argv);
+  if (options.loadDotenv ?? options.framework?.loadDotenv !== false) loadDotenv(process.cwd());
+  const verbose = scanned.verbose || isDebugLevel(process.env.BUB_LOG_LEVEL);
+  const logging = options.configureLogging !== false;
+  if (logging) configureCliLogging({ verbose: scanned.verbose });
+  const fail = (error: unknown): number => {
+    stderr(redactSecrets(failureText(error, verbose), secretEnvValues(process.env)));
+    return 1;
+  };
   let framework: BubFramework;
   try {
-    framework = new BubFramework(options.framework);
+    framework = new BubFramework({
+      ...options.framework,
+      ...(scanned.config ? { configFile: scanned.config } : {}),
+    });
     framework.cliOutput = { out: stdout, err: stderr };
-    if (options.configureLogging !== false && commandName(argv) === "chat") {
+    if (logging && scanned.command === "chat") {
       // The chat owns the screen: its logs go to <home>/logs/bub.log.
-      configureCliLogging({ sink: fileSink(join(framework.home, "logs", "bub.log")), reset: true });
+      configureCliLogging({
+        sink: fileSink(join(framework.home, "logs", "bub.log"), cliTextFormatter(verbose)),
+        reset: true,
+        verbose: scanned.verbose,
+      });
     }
     await framework.loadHooks();
   } catch (error) {
-    stderr(`bub: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    return fail(error);
   }
   const app = framework.createCliApp();
+  app.version(VERSION, "-V, --version", "print the version")
+    .option("--config <file>", "the config file (default: $BUB_CONFIG, else <BUB_HOME>/config.yml)")
+    .option("--verbose", "show the details of failures (stack, cause) and debug logs");
   app.exitOverride();
   app.configureOutput({ writeOut: stdout, writeErr: stderr });
   for (const command of app.commands) {
     command.exitOverride();
     command.configureOutput({ writeOut: stdout, writeErr: stderr });
   }
+  const signals = COMMAND_SIGNALS[scanned.command ?? ""];
+  let trap: SignalTrap | null = null;
+  if (signals && options.trapSignals !== false) {
+    trap = trapSignals(signals);
+    framework.cliSignal = trap.signal;
+  }
   try {
     await app.parseAsync(argv, { from: "user" });
-    return 0;
+    return trap?.exitCode ?? 0;
   } catch (error) {
+    if (trap?.exitCode != null) return trap.exitCode;
     if (error instanceof CliExit) {
       if (error.message) stderr(`${error.message}\n`);
       return error.exitCode;
@@ -83,7 +118,9 @@ export async function main(
     if (typeof code === "string" && code.startsWith("commander.")) {
       return typeof exitCode === "number" ? (exitCode === 1 ? 2 : exitCode) : 2;
     }
-    stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return 1;
+    return fail(error);
+  } finally {
+    trap?.dispose();
+    framework.cliSignal = null;
   }
 }

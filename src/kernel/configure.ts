@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { lazyModule } from "../_internal/lazy.ts";
 import process from "node:process";
@@ -128,31 +128,74 @@ export function loadConfigFile(path: string): Record<string, unknown> {
 /** Validates `data`, creates parent directories and writes it as YAML, keeping key order. */
 export function saveConfigFile(path: string, data: Record<string, unknown>): void {
   validateConfig(data);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, loadYaml().stringify(data), "utf8");
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, loadYaml().stringify(data), { encoding: "utf8", mode: 0o600 });
+  chmodSync(path, 0o600); // an existing file keeps its mode through writeFileSync
 }
 
-/** Parses the text of a `.env` file into a map (comments, `export`, quotes and escapes handled). */
+/**
+ * Parses the text of a `.env` file into a map, as Node's `util.parseEnv` does: `export` prefixes,
+ * `#` comment lines and trailing comments, values in `"`, `'` or `` ` `` quotes (which may span
+ * lines and keep a `#`; `\n` in double quotes becomes a newline).
+ *
+ * @example
+ * ```ts
+ * import { parseDotenv } from "@bub/core";
+ * console.assert(parseDotenv('KEY="a#b" # c').KEY === "a#b");
+ * console.assert(parseDotenv("export A=1 # one\nB='x y'").A === "1");
+ * ```
+ */
 export function parseDotenv(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/.exec(line);
-    if (!match) continue;
-    const key = match[1]!;
-    let value = match[2]!;
-    const quote = value[0];
-    if ((quote === '"' || quote === "'") && value.length >= 2 && value.endsWith(quote)) {
-      value = value.slice(1, -1);
-      if (quote === '"') {
-        value = value.replace(/\\n/g, "\n").replace(/\\"/g, '"').replace(/\\\\/g, "\\");
-      }
-    } else {
-      const hash = value.search(/\s#/);
-      if (hash >= 0) value = value.slice(0, hash).trimEnd();
+  let content = text.replaceAll("\r", "").trim();
+  const skipLine = (): boolean => {
+    const newline = content.indexOf("\n");
+    if (newline < 0) return false;
+    content = content.slice(newline + 1).trim();
+    return true;
+  };
+  while (content !== "") {
+    if (content[0] === "\n" || content[0] === "#") {
+      if (content[0] === "#" && !skipLine()) break;
+      if (content[0] === "\n") content = content.slice(1);
+      continue;
     }
-    out[key] = value;
+    const at = content.search(/[=\n]/);
+    if (at < 0 || content[at] === "\n") {
+      if (!skipLine()) break;
+      continue;
+    }
+    let key = content.slice(0, at).trim();
+    content = content.slice(at + 1);
+    if (key === "") {
+      if (!skipLine()) break;
+      continue;
+    }
+    if (key.startsWith("export ")) key = key.slice(7).trim();
+    content = content.replace(/^[ \t]+/, "");
+    if (content === "") {
+      out[key] = "";
+      break;
+    }
+    const quote = content[0]!;
+    const closing = `"'\``.includes(quote) ? content.indexOf(quote, 1) : -1;
+    if (closing > 0) {
+      const value = content.slice(1, closing);
+      out[key] = quote === '"' ? value.replaceAll("\\n", "\n") : value;
+      const newline = content.indexOf("\n", closing + 1);
+      content = newline < 0 ? "" : content.slice(newline + 1);
+    } else {
+      const newline = content.indexOf("\n");
+      let value = newline < 0 ? content : content.slice(0, newline);
+      content = newline < 0 ? "" : content.slice(newline + 1);
+      if (!`"'\``.includes(quote)) {
+        const hash = value.indexOf("#");
+        if (hash >= 0) value = value.slice(0, hash);
+        value = value.trim();
+      }
+      out[key] = value;
+    }
+    content = content.trim();
   }
   return out;
 }
@@ -170,15 +213,15 @@ export function findDotenv(start: string): string | null {
 }
 
 /**
- * Loads the nearest `.env` (searching upward from `cwd`) into `env` without overriding existing
- * variables; returns the file loaded, or null.
+ * Loads `<cwd>/.env` (only that folder, never a parent's) into `env` without overriding existing
+ * variables; returns the file loaded, or null. The `bub` CLI calls it at start; the framework
+ * never does.
  */
 export function loadDotenv(
   cwd: string = process.cwd(),
   env: Record<string, string | undefined> = process.env,
 ): string | null {
-  const file = findDotenv(cwd);
-  if (file === null) return null;
+  const file = join(resolve(cwd), ".env");
   let text: string;
   try {
     text = readFileSync(file, "utf8");

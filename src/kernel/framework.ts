@@ -6,7 +6,7 @@
  */
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import process from "node:process";
 import { AgentHooks, isCancellation } from "./agent_hooks.ts";
 import type {
@@ -32,16 +32,20 @@ import { RuntimeResources } from "./_runtime_resources.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
 import { canRequire, preloadDependencies } from "../_internal/lazy.ts";
 import { runTurn } from "./_turn_pipeline.ts";
+import { type StreamInboundOptions, streamTurn, type TurnEvent } from "./turn_stream.ts";
 
 /** Options of {@link KernelFramework}. */
 export interface FrameworkOptions {
-  /** The YAML config file. Default `~/.bub/config.yml` (not moved by `BUB_HOME`). */
+  /** The YAML config file. Default `BUB_CONFIG`, else `<home>/config.yml`. */
   configFile?: string;
   /** The workspace. Default: the resolved current directory. */
   workspace?: string;
   /** Runtime data (tapes, history). Default `BUB_HOME` or `~/.bub`. */
   home?: string;
-  /** Load the nearest `.env` into `process.env` (without overriding). Default true. */
+  /**
+   * Load `<cwd>/.env` into `process.env` (without overriding). Default false: the framework leaves
+   * `process.env` alone; the `bub` CLI loads the working directory's `.env` itself.
+   */
   loadDotenv?: boolean;
 }
 
@@ -51,6 +55,8 @@ export interface ProcessInboundOptions {
   stream?: boolean;
   /** Cancels the turn. */
   signal?: AbortSignal;
+  /** Receives every model stream event as it happens (implies `stream: true`). */
+  onEvent?: (event: TurnEvent) => void;
 }
 
 /** A plugin, a plugin factory, or a module specifier for {@link KernelFramework.loadHooks}. */
@@ -111,11 +117,13 @@ export class KernelFramework {
    * @param options config file, workspace, home
    */
   constructor(options: FrameworkOptions = {}) {
-    if (options.loadDotenv !== false) loadDotenv(process.cwd());
+    if (options.loadDotenv === true) loadDotenv(process.cwd());
     this.workspace = resolveReal(options.workspace ?? process.cwd());
-    this.configFile = resolve(expandHome(options.configFile ?? `${homedir()}/.bub/config.yml`));
-    const home = options.home ?? process.env.BUB_HOME ?? `${homedir()}/.bub`;
+    const home = options.home || process.env.BUB_HOME || `${homedir()}/.bub`;
     this.home = resolve(expandHome(home));
+    const configFile = options.configFile || process.env.BUB_CONFIG ||
+      join(this.home, "config.yml");
+    this.configFile = resolve(expandHome(configFile));
     this.pluginManager = new PluginManager();
     this.hookRuntime = new HookRuntime(this.pluginManager);
     this.#agentHooks = new AgentHooks(this.hookRuntime);
@@ -195,6 +203,22 @@ export class KernelFramework {
   /** Runs one inbound message through the hook pipeline. */
   processInbound(inbound: Envelope, options: ProcessInboundOptions = {}): Promise<TurnResult> {
     return runTurn(this, this.#hooks, inbound, options);
+  }
+
+  /**
+   * Runs one inbound message and yields its events as they happen: the model stream's events
+   * (`text` deltas, `tool_call`, `tool_result`, `usage`, `error`, `final` per step), then
+   * `{ kind: "done", data: { result } }`. Leaving the loop early cancels the turn.
+   *
+   * @example
+   * ```ts ignore
+   * for await (const event of bub.streamInbound({ channel: "cli", chatId: "local", content: "hi" })) {
+   *   if (event.kind === "text") process.stdout.write(String(event.data.delta));
+   * }
+   * ```
+   */
+  streamInbound(inbound: Envelope, options: StreamInboundOptions = {}): AsyncGenerator<TurnEvent> {
+    return streamTurn(this, inbound, options);
   }
 
   /** The session id: the hook's answer, else the message's `sessionId`, else `channel:chatId`. */

@@ -60,7 +60,18 @@ function implOptions(fn: unknown): HookImplOptions | undefined {
 /** The hook implementations a plugin may carry, each optional. */
 export type PluginHooks = { [K in HookName]?: HookSignatures[K] };
 
-/** A plugin: a name plus hook implementations. */
+/**
+ * What the kernel knows of a tool a plugin declares: a `Tool` from `defineTool()`. The builtin
+ * plugin offers every registered plugin's tools to the model and to comma commands.
+ */
+export interface PluginTool {
+  /** The tool's runtime name. */
+  readonly name: string;
+  /** Validates arguments and runs the tool. */
+  readonly run: (...args: never[]) => unknown;
+}
+
+/** A plugin: a name plus hook implementations, and optionally tools. */
 export interface Plugin extends PluginHooks {
   /** The unique plugin name. */
   readonly name: string;
@@ -70,6 +81,37 @@ export interface Plugin extends PluginHooks {
    * the LLM call finishes with it. Default false: errors are logged and the call proceeds.
    */
   readonly policy?: boolean;
+  /**
+   * Tools this plugin adds (built with `defineTool`), offered while the plugin is registered. A
+   * plugin tool replaces a builtin or earlier plugin's tool of the same name (later plugins win).
+   */
+  readonly tools?: readonly PluginTool[];
+}
+
+/** The tools `plugin` declares, checked; `[]` when it declares none. */
+export function pluginTools(plugin: object, pluginName: string): readonly PluginTool[] {
+  const tools = (plugin as { tools?: unknown }).tools;
+  // A class plugin may have a method of that name; only an array is a declaration.
+  if (tools === undefined || tools === null || typeof tools === "function") return [];
+  if (!Array.isArray(tools)) {
+    throw new BubError(
+      "invalid_input",
+      `Cannot register plugin "${pluginName}": tools must be an array of defineTool() results, got ${typeof tools}`,
+    );
+  }
+  tools.forEach((tool: unknown, index) => {
+    const t = tool as Record<string, unknown> | null;
+    const ok = typeof t === "object" && t !== null && typeof t.name === "string" &&
+      typeof t.description === "string" && typeof t.parameters === "object" &&
+      typeof t.run === "function" && typeof t.withName === "function";
+    if (!ok) {
+      throw new BubError(
+        "invalid_input",
+        `Cannot register plugin "${pluginName}": tools[${index}] is not a tool (build it with defineTool())`,
+      );
+    }
+  });
+  return tools as PluginTool[];
 }
 
 /**
@@ -201,6 +243,7 @@ export class PluginManager {
         );
       }
     }
+    pluginTools(plugin, pluginName);
     const impls = collectImplementations(plugin);
     const policy = (plugin as { policy?: unknown }).policy === true;
     this.#plugins.set(pluginName, plugin);
@@ -233,6 +276,11 @@ export class PluginManager {
   /** True when a plugin of that name is registered. */
   has(name: string): boolean {
     return this.#plugins.has(name);
+  }
+
+  /** Every tool the registered plugins declare, in registration order. */
+  tools(): PluginTool[] {
+    return [...this.#plugins].flatMap(([name, plugin]) => [...pluginTools(plugin, name)]);
   }
 
   /** The plugin registered under `name`, or undefined. */

@@ -14,10 +14,11 @@ import { withFileLock } from "./_file_lock.ts";
 import { entryLine } from "./_jsonl.ts";
 import { KeyedMutex } from "./_mutex.ts";
 import { searchPass } from "./_search.ts";
-import { coversQuery } from "./_tail_scan.ts";
+import { coversQuery, findLastEvents } from "./_tail_scan.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
+import { pickLatestEvents } from "./latest_events.ts";
 
 /** Options of {@link FileTapeStore}. */
 export interface FileTapeStoreOptions {
@@ -145,6 +146,43 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     return evaluateQuery(cache, query);
   }
 
+  /**
+   * The newest event of each of `names`: from the cache when it holds the end of the file, and
+   * by reading the file backwards before it, so the history before those events is not parsed.
+   */
+  async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
+    const path = this.pathOf(tape);
+    const wanted = new Set(names);
+    if (wanted.size === 0) return [];
+    return await this.#mutex.run(tape, async () => {
+      let fd: number;
+      try {
+        fd = openSync(path, "r");
+      } catch (error) {
+        if (_code(error) === "ENOENT") return [];
+        this.#fail("read", tape, error);
+      }
+      try {
+        const { size, ino } = fstatSync(fd);
+        const found = new Map<string, TapeEntry>();
+        let end = size;
+        const known = this.#cache.get(tape);
+        if (known && known.ino === (Number(ino ?? 0) || 0) && known.offset === size) {
+          for (const entry of pickLatestEvents(known.entries, names)) {
+            found.set(entry.payload.name as string, entry);
+          }
+          end = known.base;
+        }
+        if (found.size < wanted.size && end > 0) await findLastEvents(fd, end, wanted, found);
+        return [...found.values()].sort((a, b) => a.id - b.id);
+      } catch (error) {
+        this.#fail("read", tape, error);
+      } finally {
+        closeSync(fd);
+      }
+    });
+  }
+
   /** Appends one entry (committed, and flushed when durable, when this resolves). */
   async append(tape: string, entry: TapeEntry): Promise<void> {
     await this.appendMany(tape, [entry]);
@@ -170,7 +208,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   // Opening, `stat`, the last-byte check and the write are done with synchronous calls (each
   // asynchronous one costs a thread-pool round trip); the flush and catch-up reads stay async.
   async #appendLocked(tape: string, path: string, entries: TapeEntry[]): Promise<void> {
-    const fd = openSync(path, "a+");
+    const fd = openSync(path, "a+", 0o600);
     try {
       const stats = fstatSync(fd);
       let size = stats.size;
@@ -254,10 +292,13 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   }
 
   #ensureDirectory(): Promise<void> {
-    this.#ready ??= mkdir(this.directory, { recursive: true }).then(() => {}, (error) => {
-      this.#ready = null;
-      throw error;
-    });
+    this.#ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 }).then(
+      () => {},
+      (error) => {
+        this.#ready = null;
+        throw error;
+      },
+    );
     return this.#ready;
   }
 

@@ -38,10 +38,13 @@ describe("agent settings (§12.3)", () => {
       api_base: null,
       max_steps: Number.MAX_SAFE_INTEGER,
       max_tokens: 16384,
-      model_timeout_seconds: null,
+      model_timeout_seconds: 600,
+      model_stall_timeout_seconds: 120,
       client_args: {},
       completion_args: {},
       verbose: 0,
+      tool_output_max_bytes: 4 * 1024 * 1024,
+      tool_env_passthrough: null,
     });
   });
 
@@ -119,6 +122,15 @@ describe("agent settings (§12.3)", () => {
     assert.equal(settings.model_timeout_seconds, null);
   });
 
+  test("BUB_TOOL_OUTPUT_MAX_BYTES overrides the 4 MiB cap; below 1024 is refused", () => {
+    const env = { BUB_TOOL_OUTPUT_MAX_BYTES: "65536" };
+    assert.equal(loadAgentSettings({ env }).tool_output_max_bytes, 65536);
+    assert.throws(
+      () => loadAgentSettings({ env: { BUB_TOOL_OUTPUT_MAX_BYTES: "100" } }),
+      /tool_output_max_bytes must be at least 1024, got 100 \(from BUB_TOOL_OUTPUT_MAX_BYTES\)/,
+    );
+  });
+
   test("YAML null for client_args yields {}", () => {
     assert.deepEqual(loadAgentSettings({ config: { client_args: null } }).client_args, {});
   });
@@ -184,7 +196,7 @@ describe("agent settings (§12.3)", () => {
       [
         {},
         { model_timeout_seconds: "soon" },
-        'model_timeout_seconds must be an integer or null, got "soon" (from config key model_timeout_seconds)',
+        'model_timeout_seconds must be a number greater than 0, or null, got "soon" (from config key model_timeout_seconds)',
       ],
     ];
     for (const [env, config, message] of cases) {
@@ -314,7 +326,7 @@ describe("config lookup and locations (§12.1, §12.2)", () => {
     assert.equal(getConfigValue("nothing.here", sources), undefined);
   });
 
-  test("BUB_HOME expands '~' and defaults to ~/.bub; the config file stays in ~/.bub", () => {
+  test("BUB_HOME expands '~' and defaults to ~/.bub; the config file is in BUB_HOME unless BUB_CONFIG names it", () => {
     assert.equal(resolveBubHome({ env: {}, home: "/home/u" }), "/home/u/.bub");
     assert.equal(
       resolveBubHome({ env: { BUB_HOME: "~/elsewhere" }, home: "/home/u" }),
@@ -324,6 +336,11 @@ describe("config lookup and locations (§12.1, §12.2)", () => {
     assert.equal(expandHome("~", "/home/u"), "/home/u");
     assert.equal(expandHome("a/~", "/home/u"), "a/~");
     assert.equal(defaultConfigFile("/home/u"), "/home/u/.bub/config.yml");
+    assert.equal(defaultConfigFile("/home/u", { BUB_HOME: "~/b" }), "/home/u/b/config.yml");
+    assert.equal(
+      defaultConfigFile("/home/u", { BUB_HOME: "/srv/bub", BUB_CONFIG: "/etc/bub.yml" }),
+      "/etc/bub.yml",
+    );
   });
 
   test("readDotenvFile reads a real .env file and gives {} for a missing one", (t) => {

@@ -25,7 +25,7 @@ export function runtimeCommand(script: string, args: readonly string[] = []): st
     : [process.execPath, script, ...args];
 }
 
-/** Throwaway directories of one test: a home (holding `.bub/config.yml`), `BUB_HOME` and a workspace. */
+/** Throwaway directories of one test: a home, `BUB_HOME` (holding `config.yml`) and a workspace. */
 export interface TempDirs {
   /** Used as `HOME`. */
   home: string;
@@ -35,7 +35,7 @@ export interface TempDirs {
   workspace: string;
   /** Used as `TMPDIR`. */
   tmp: string;
-  /** `<home>/.bub/config.yml`, the config file the CLI reads. */
+  /** `<BUB_HOME>/config.yml`, the config file the CLI reads. */
   configFile: string;
   /** Writes the config file. */
   writeConfig(text: string): void;
@@ -53,7 +53,7 @@ export function tempDirs(prefix = "bub-cli-test-"): TempDirs {
     tmp: join(root, "tmp"),
   };
   for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-  const configFile = join(dirs.home, ".bub", "config.yml");
+  const configFile = join(dirs.bubHome, "config.yml");
   return {
     ...dirs,
     configFile,

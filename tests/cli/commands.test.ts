@@ -124,7 +124,7 @@ describe("bad input", () => {
   test("a plugin module that throws on import stops bub hooks with exit 1 and one line naming it (issue 10)", async () => {
     const dirs = tempDirs();
     cleanup.defer(() => dirs.remove());
-    const pluginDir = join(dirs.home, ".bub");
+    const pluginDir = dirs.bubHome; // beside the config file
     dirs.writeConfig("plugins:\n  - ./broken_plugin.ts\n  - ./good_plugin.ts\n");
     writeFileSync(
       join(pluginDir, "broken_plugin.ts"),

@@ -11,8 +11,9 @@ import { lazyModule } from "../../_internal/lazy.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import type { ChannelMessage } from "../../kernel/channel_message.ts";
 import { BubError } from "../../kernel/errors.ts";
+import { redactedErrorText } from "../../_internal/redact.ts";
 import { Channel } from "../channel.ts";
-import { AccessPolicy } from "./_access.ts";
+import { AccessPolicy, openGatewayError } from "./_access.ts";
 import { buildInbound, leadingCommand, malformedReason, outboundText } from "./_inbound.ts";
 import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
 import { splitMessageText } from "./_split.ts";
@@ -29,6 +30,9 @@ const grammy = lazyModule<typeof import("grammy")>("grammy", () => import("gramm
 /** Reply to `/start` from a chat outside `allowChats`. */
 export const NO_ACCESS_MESSAGE =
   "You are not allowed to chat with me. Please deploy your own instance of Bub.";
+/** Reply to a comma command from a user who is not literally on `allowUsers`. */
+export const COMMAND_DENIED_MESSAGE =
+  "Comma commands are only accepted from users listed in BUB_TELEGRAM_ALLOW_USERS.";
 /** Largest file downloaded for a media item (2 MiB). */
 export const MAX_MEDIA_BYTES: number = 2 * 1024 * 1024;
 
@@ -38,9 +42,12 @@ export interface TelegramChannelOptions {
   handler: MessageHandler;
   /** The bot token; empty disables the channel. */
   token: string;
-  /** User ids or usernames allowed to talk; null or empty = everyone. */
+  /**
+   * User ids or usernames allowed to talk; `["*"]` = everyone. Comma commands are accepted only
+   * from users literally listed here. With neither this nor `allowChats` set, `start` refuses.
+   */
   allowUsers?: readonly string[] | null;
-  /** Chat ids served; null or empty = every chat. Others are ignored silently. */
+  /** Chat ids served; null or empty = every chat (`allowUsers` then decides). Others are ignored. */
   allowChats?: readonly string[] | null;
   /** An `http://` or `https://` proxy for Bot API calls. */
   proxy?: string | null;
@@ -140,9 +147,19 @@ export class TelegramChannel extends Channel {
     return this.#polling !== null;
   }
 
-  /** Starts long polling in the background and returns at once. */
+  /**
+   * Starts long polling in the background and returns at once.
+   *
+   * @throws {BubError} kind `config` (as a rejection) when neither allowlist is set
+   */
   start(_stop: AbortController): Promise<void> {
     if (this.#polling) return Promise.resolve();
+    if (!this.#access.configured) return Promise.reject(openGatewayError());
+    if (this.#access.everyone) {
+      logger.warning(
+        'telegram.start allow_users="*": every Telegram user may talk to the bot (comma commands stay disabled)',
+      );
+    }
     logger.info(
       "telegram.start allow_users_count={allowUsers} allow_chats_count={allowChats} proxy_enabled={proxy}",
       {
@@ -159,8 +176,9 @@ export class TelegramChannel extends Channel {
       timeout: this.#options.pollTimeoutSeconds ?? 30,
       onStart: () => logger.info("telegram.start polling"),
     }).catch((error: unknown) => {
-      if (this.#stopping) logger.debug("telegram.polling ended: {error}", { error });
-      else logger.error("telegram.polling failed: {error}", { error });
+      const text = this.#redact(error);
+      if (this.#stopping) logger.debug("telegram.polling ended: {error}", { error: text });
+      else logger.error("telegram.polling failed: {error}", { error: text });
     }).finally(() => {
       this.#polling = null;
     });
@@ -175,7 +193,7 @@ export class TelegramChannel extends Channel {
     try {
       if (bot?.isRunning()) await bot.stop();
     } catch (error) {
-      logger.debug("telegram.stop error={error}", { error });
+      logger.debug("telegram.stop error={error}", { error: this.#redact(error) });
     }
     await polling;
     await this.#typing.cancelAll();
@@ -219,7 +237,9 @@ export class TelegramChannel extends Channel {
       },
     });
     bot.use((ctx: Context) => this.#onUpdate(ctx.update, ctx.me));
-    bot.catch((error) => logger.error("telegram.update failed: {error}", { error: error.error }));
+    bot.catch((error) =>
+      logger.error("telegram.update failed: {error}", { error: this.#redact(error.error) })
+    );
     this.#bot = bot;
     return bot;
   }
@@ -248,7 +268,7 @@ export class TelegramChannel extends Channel {
     } catch (error) {
       logger.error("telegram.update failed update_id={updateId}: {error}", {
         updateId: update?.update_id,
-        error,
+        error: this.#redact(error),
       });
     }
   }
@@ -257,7 +277,7 @@ export class TelegramChannel extends Channel {
     this.#api().api.sendMessage(message.chat.id, text).catch((error: unknown) => {
       logger.error("telegram.reply failed chat_id={chatId}: {error}", {
         chatId: message.chat.id,
-        error,
+        error: this.#redact(error),
       });
     });
   }
@@ -288,8 +308,19 @@ export class TelegramChannel extends Channel {
       return;
     }
     const inbound = this.#buildMessage(message, me);
+    if (inbound.kind === "command" && !this.#access.userListed(user)) {
+      logger.warning(
+        "telegram.command_denied user_id={userId} username={username} chat_id={chatId}",
+        { userId: user.id, username: user.username ?? "-", chatId },
+      );
+      this.#reply(message, COMMAND_DENIED_MESSAGE);
+      return;
+    }
     this.#options.handler(inbound).catch((error: unknown) => {
-      logger.error("telegram.handler failed chat_id={chatId}: {error}", { chatId, error });
+      logger.error("telegram.handler failed chat_id={chatId}: {error}", {
+        chatId,
+        error: this.#redact(error),
+      });
     });
   }
 
@@ -308,11 +339,24 @@ export class TelegramChannel extends Channel {
       const file = await this.#api().api.getFile(fileId);
       if ((file.file_size ?? 0) > MAX_MEDIA_BYTES || !file.file_path) return null;
       const url = `${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`;
-      const data = await downloadBytes(url, this.#proxy);
+      let data: Uint8Array;
+      try {
+        data = await downloadBytes(url, this.#proxy);
+      } catch (error) {
+        throw new Error(`Cannot download ${url}`, { cause: error });
+      }
       return data.byteLength > MAX_MEDIA_BYTES ? null : data;
     } catch (error) {
-      logger.warning("telegram.download failed file_id={fileId}: {error}", { fileId, error });
+      logger.warning("telegram.download failed file_id={fileId}: {error}", {
+        fileId,
+        error: this.#redact(error),
+      });
       return null;
     }
+  }
+
+  /** An error's text (with its causes) with the bot token and token-like URL parts redacted. */
+  #redact(error: unknown): string {
+    return redactedErrorText(error, [this.#options.token.trim()]);
   }
 }
