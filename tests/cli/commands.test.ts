@@ -1,5 +1,7 @@
 import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 import { hooksCommand } from "../../src/builtin/cli_commands.ts";
 import { KernelFramework } from "../../src/kernel/framework.ts";
@@ -117,5 +119,26 @@ describe("bad input", () => {
     assert.equal(result.code, 1);
     assert.ok(result.stderr.includes(dirs.configFile), result.stderr);
     assert.match(result.stderr, /mapping/);
+  });
+
+  test("a plugin module that throws on import stops bub hooks with exit 1 and one line naming it (issue 10)", async () => {
+    const dirs = tempDirs();
+    cleanup.defer(() => dirs.remove());
+    const pluginDir = dirs.bubHome; // beside the config file
+    dirs.writeConfig("plugins:\n  - ./broken_plugin.ts\n  - ./good_plugin.ts\n");
+    writeFileSync(
+      join(pluginDir, "broken_plugin.ts"),
+      'throw new Error("broken plugin exploded at import");\nexport default { name: "broken" };\n',
+    );
+    writeFileSync(
+      join(pluginDir, "good_plugin.ts"),
+      'export default { name: "good", systemPrompt: (): string => "be good" };\n',
+    );
+    const result = await runCli(dirs, ["hooks"]);
+    assert.equal(result.code, 1, result.stdout);
+    assert.equal(result.stdout, "");
+    assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+    assert.ok(result.stderr.includes(join(pluginDir, "broken_plugin.ts")), result.stderr);
+    assert.match(result.stderr, /broken plugin exploded at import/);
   });
 });

@@ -60,6 +60,23 @@ describe("registration", () => {
     assert.throws(() => hookimpl(42 as unknown as () => void), /expected a function, got number/);
   });
 
+  test("failClosed comes from hookimpl's option or the plugin's policy: true; default false", () => {
+    const manager = new PluginManager();
+    manager.register({ name: "plain", beforeToolCall: () => null });
+    manager.register({
+      name: "marked",
+      beforeToolCall: hookimpl(() => null, { failClosed: true }),
+      afterToolCall: () => {},
+    });
+    manager.register({ name: "policy", policy: true, beforeLlmCall: () => null });
+    const flags = (hook: string) =>
+      manager.implementations(hook).map((impl) => `${impl.pluginName}=${impl.failClosed}`);
+    assert.deepEqual(flags("beforeToolCall"), ["marked=true", "plain=false"]);
+    assert.deepEqual(flags("afterToolCall"), ["marked=false"]);
+    assert.deepEqual(flags("beforeLlmCall"), ["policy=true"]);
+    assert.deepEqual(manager.hookReport().policy, undefined, "policy is a flag, not a hook");
+  });
+
   test("a specname implementation implements the named hook", () => {
     const manager = new PluginManager();
     manager.register({
