@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers";
 import type { Process } from "../kernel/environment.ts";
 import type { OutputBuffer } from "./_output_buffer.ts";
 
@@ -220,7 +221,9 @@ export class ManagedShell {
     const deadline = Date.now() + drainTimeoutMs * DRAIN_CAP_FACTOR;
     for (;;) {
       const seen = this.#progress;
-      const outcome = await _settledWithin(this.#readerDone, drainTimeoutMs);
+      let outcome = await _settledWithin(this.#readerDone, drainTimeoutMs);
+      // A busy event loop may run the timer before pending reads: let I/O run once more.
+      if (outcome === "timeout") outcome = await _settledWithin(this.#readerDone, 0, true);
       if (outcome !== "timeout") return outcome;
       if (this.#progress === seen || Date.now() >= deadline) return "timeout";
     }
@@ -276,14 +279,16 @@ async function _pollGone(proc: Process, pollMs: number, ms: number): Promise<voi
   }
 }
 
-/** Waits up to `ms` for `promise` to settle; never rejects. */
+/** Waits up to `ms` (or, with `afterIo`, one I/O poll) for `promise` to settle; never rejects. */
 async function _settledWithin(
   promise: Promise<unknown>,
   ms: number,
+  afterIo = false,
 ): Promise<"fulfilled" | "rejected" | "timeout"> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms);
+    if (afterIo) setImmediate(() => setImmediate(() => resolve("timeout")));
+    else timer = setTimeout(() => resolve("timeout"), ms);
   });
   try {
     return await Promise.race([

@@ -6,6 +6,7 @@ import process from "node:process";
 import { ShellManager } from "../../src/environment/shell_manager.ts";
 import { LocalEnvironment } from "../../src/environment/local_environment.ts";
 import { OUTPUT_CUT_NOTE } from "../../src/environment/managed_shell.ts";
+import { Environment, Process } from "../../src/kernel/environment.ts";
 import { drivers, eventually, FAST, withTempDir } from "./_helpers.ts";
 
 const SPILL_LINE = /the full output \(([\d,]+) bytes\) is in (\S+)\]/;
@@ -150,4 +151,78 @@ describe("command output stays bounded in memory", () => {
   test("tool_output_max_bytes below 1024 is refused with a config BubError", () => {
     assert.throws(() => new ShellManager({ outputMaxBytes: 10 }), /tool_output_max_bytes/);
   });
+});
+
+/** A real process whose output the host reads slowly, as a loaded host does: 64 bytes per 40 ms. */
+class SlowReadProcess extends Process {
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly inner: Process;
+  constructor(inner: Process) {
+    super();
+    this.inner = inner;
+    this.stdout = inner.stdout.pipeThrough(_trickle());
+    this.stderr = inner.stderr.pipeThrough(_trickle());
+  }
+  get pid(): number | null {
+    return this.inner.pid;
+  }
+  get returncode(): number | null {
+    return this.inner.returncode;
+  }
+  wait(): Promise<number> {
+    return this.inner.wait();
+  }
+  writeStdin(data: Uint8Array): Promise<void> {
+    return this.inner.writeStdin(data);
+  }
+  closeStdin(): void {
+    this.inner.closeStdin();
+  }
+  signal(opts: { kill: boolean }): void {
+    this.inner.signal(opts);
+  }
+  override isRunning(): boolean {
+    return this.inner.isRunning();
+  }
+}
+
+function _trickle(): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream(
+    {
+      async transform(chunk, controller) {
+        for (let at = 0; at < chunk.byteLength; at += 64) {
+          await new Promise((resolve) => setTimeout(resolve, 40));
+          controller.enqueue(chunk.slice(at, at + 64));
+        }
+      },
+    },
+    undefined,
+    { highWaterMark: 1 << 20 },
+  );
+}
+
+class SlowReadEnvironment extends Environment {
+  #local = new LocalEnvironment();
+  async spawn(command: string | string[]): Promise<Process> {
+    return new SlowReadProcess(await this.#local.spawn(command));
+  }
+  readText(): Promise<string> {
+    return Promise.resolve("");
+  }
+  writeText(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+test("output still arriving after the exit is read to the end, however long it takes", async () => {
+  const shells = new ShellManager({ timings: FAST });
+  const lines = Array.from({ length: 300 }, (_, i) => `line ${i}`);
+  const started = Date.now();
+  const output = await shells.run({
+    command: `printf '%s\\n' ${lines.map((l) => `'${l}'`).join(" ")}`,
+    environment: new SlowReadEnvironment(),
+  });
+  assert.ok(Date.now() - started > 3 * FAST.drainTimeoutMs, "the reading outlasted the drain");
+  assert.equal(output, lines.join("\n"));
 });
