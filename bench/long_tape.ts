@@ -1,7 +1,8 @@
 /**
- * The first turn after a restart on a long session tape without anchors (issue 10 item 9): a
- * session tape of 1800 entries (`BENCH_ENTRIES`) behind its bootstrap anchor — messages, tool
- * calls and results, loop and run events — in the file store and in the SQLite store. Each round
+ * The first turn after a restart on a long session tape (issue 10 item 9): a session tape of
+ * 1800 entries (`BENCH_ENTRIES`) — messages, tool calls and results, loop and run events — with
+ * only its bootstrap anchor, or also a handoff anchor 30 entries before the end, in the file
+ * store and in the SQLite store. Each round
  * copies the prepared tape into a fresh home and opens a fresh store (a restarted process), then
  * times: the old full read of the tape's events and the store's `latestEvents` (what `loadState`
  * reads), the builtin `loadState` (after a warm-up turn stage on another session, so module
@@ -17,6 +18,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { setTimeout as delay } from "node:timers/promises";
 import { BubFramework } from "../src/builtin/framework.ts";
 import type { BuiltinPlugin } from "../src/builtin/plugin.ts";
 import { anchorEntry, createEntry, messageEntry, type TapeEntry } from "../src/tape/entry.ts";
@@ -69,11 +71,13 @@ function history(count: number): TapeEntry[] {
   return out.slice(0, count);
 }
 
-async function prepare(kind: Kind, home: string): Promise<void> {
+async function prepare(kind: Kind, home: string, lateAnchor: boolean): Promise<void> {
   const store = openStore(kind, home);
   const tape = new Tape({ store }).sessionTape(SESSION, WORKSPACE);
   await tape.append(anchorEntry("session/start", { owner: "human" }));
   const entries = history(ENTRIES - 1);
+  // A handoff 30 entries before the end: the context is what follows it.
+  if (lateAnchor) entries.splice(entries.length - 30, 1, anchorEntry("handoff", { summary: "" }));
   for (let i = 0; i < entries.length; i += 100) await tape.appendMany(entries.slice(i, i + 100));
   await store.close();
 }
@@ -106,26 +110,36 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-async function measure(kind: Kind, url: string): Promise<Record<string, number[]>> {
+async function measure(
+  kind: Kind,
+  url: string,
+  lateAnchor: boolean,
+): Promise<Record<string, number[]>> {
   const seed = mkdtempSync(join(tmpdir(), `bub-long-tape-${kind}-`));
   const out: Record<string, number[]> = {};
   for (const what of WHAT) out[what] = [];
   try {
-    await prepare(kind, seed);
+    await prepare(kind, seed, lateAnchor);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const what of WHAT) {
+      // Alternate the order, so garbage left by one measurement does not always land on the same next one.
+      for (const what of round % 2 ? [...WHAT].reverse() : WHAT) {
         const home = mkdtempSync(join(tmpdir(), `bub-long-tape-${kind}-run-`));
         try {
           cpSync(seed, home, { recursive: true });
           const store = openStore(kind, home);
-          const { bub, builtin, scope } = await framework(store, home, url);
+          // The store-level reads run on the bare store; the others inside a started framework.
+          const storeLevel = what === "fullEventRead" || what === "latestEvents";
+          const running = storeLevel ? null : await framework(store, home, url);
           try {
             const message = { channel: "cli", chatId: "local", content: "hello again" };
-            const hook = builtin.loadState as (a: unknown) => Promise<unknown>;
             const name = new Tape({ store }).sessionTape(SESSION, WORKSPACE).name;
+            // A running process has its store open: opening it (SQLite) is not counted.
+            await store.fetchAll(new TapeQuery("warm__up", store));
+            const hook = running?.builtin.loadState as (a: unknown) => Promise<unknown>;
             if (what === "loadState") {
               await hook({ message: { ...message, chatId: "warm" }, sessionId: "cli:warm" });
             }
+            await delay(20); // let start-up work settle
             const ms = await timed(() => {
               if (what === "fullEventRead") {
                 return new TapeQuery(name, store).kinds("event").all();
@@ -137,11 +151,11 @@ async function measure(kind: Kind, url: string): Promise<Record<string, number[]
               if (what === "readMessages") {
                 return new Tape({ store }).sessionTape(SESSION, WORKSPACE).readMessages();
               }
-              return bub.processInbound(message, { stream: true });
+              return running!.bub.processInbound(message, { stream: true });
             });
             out[what]!.push(ms);
           } finally {
-            await scope[Symbol.asyncDispose]();
+            await running?.scope[Symbol.asyncDispose]();
             await store.close();
           }
         } finally {
@@ -162,13 +176,19 @@ const server = await MockLlmServer.start({
 try {
   console.log(`long tape: ${ENTRIES} entries, ${ROUNDS} cold rounds, ${runtime}`);
   console.log(
-    "store   | full event read | latestEvents | loadState | readMessages | first turn  (p50 / max)",
+    "store, last anchor | full event read | latestEvents | loadState | readMessages | first turn  (p50 / max)",
   );
-  for (const kind of ["file", "sqlite"] as const) {
-    const rows = await measure(kind, server.url);
+  for (
+    const [kind, lateAnchor] of [[`file`, false], [`file`, true], [`sqlite`, false], [
+      `sqlite`,
+      true,
+    ]] as const
+  ) {
+    const rows = await measure(kind, server.url, lateAnchor);
     const cell = (values: number[]) =>
       `${median(values).toFixed(1)} / ${Math.max(...values).toFixed(1)} ms`;
-    console.log(`${kind.padEnd(7)} | ${WHAT.map((what) => cell(rows[what]!)).join(" | ")}`);
+    const label = `${kind}, ${lateAnchor ? "30 from end" : "bootstrap only"}`;
+    console.log(`${label.padEnd(26)} | ${WHAT.map((what) => cell(rows[what]!)).join(" | ")}`);
   }
 } finally {
   await server.close();
