@@ -12,7 +12,6 @@ import { PromptAborted } from "./onboard.ts";
 import { chatCommand, gatewayCommand } from "./cli_channels.ts";
 import type { BubFramework } from "./framework.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
-import { startDemoModel } from "./demo_model.ts";
 import { builtinRunsModel, modelSetupProblem } from "./model_setup.ts";
 import { runCommand, type RunOptions } from "./run_command.ts";
 
@@ -97,7 +96,17 @@ async function prepareModel(
   demo: boolean | undefined,
 ): Promise<AsyncDisposable | null> {
   if (!runtime || !builtinRunsModel(framework)) return null;
-  if (demo) return await startDemoModel(runtime);
+  if (demo) {
+    const start = (framework as Partial<Pick<BubFramework, "demoModel">>).demoModel;
+    if (!start) throw new CliExit(1, "bub: --demo is not available here (no demo model)");
+    const server = await start();
+    runtime.overrideEnv({
+      BUB_MODEL: "custom:demo",
+      BUB_API_BASE: server.url,
+      BUB_API_KEY: "demo",
+    });
+    return server;
+  }
   const problem = modelSetupProblem(runtime);
   if (problem) throw new CliExit(1, problem);
   return null;

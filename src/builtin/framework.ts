@@ -10,6 +10,12 @@ import { LinePrompter, type Prompter } from "./onboard.ts";
 import type { BuiltinRuntimeOptions } from "./runtime.ts";
 import type { FrameworkOptions } from "../kernel/framework.ts";
 
+/** A running demo model server (`--demo`): an OpenAI-compatible API base at `url`. */
+export interface DemoModel extends AsyncDisposable {
+  /** The API base. */
+  readonly url: string;
+}
+
 /** Options of {@link BubFramework}. */
 export interface BubFrameworkOptions extends FrameworkOptions {
   /** Overrides for the builtin plugin (e.g. a model client for tests). */
@@ -39,6 +45,8 @@ export class BubFramework extends KernelFramework {
   };
   /** Stops the running CLI command (`main()` aborts it on SIGINT/SIGTERM/SIGHUP); null: none. */
   cliSignal: AbortSignal | null = null;
+  /** Starts the model `--demo` uses (the CLI sets it); null: `--demo` is not available. */
+  demoModel: (() => Promise<DemoModel>) | null = null;
   /** Answers interactive questions (onboarding); reads stdin by default. */
   prompter: Prompter = new LinePrompter();
   /** Options the builtin plugin is created with. */

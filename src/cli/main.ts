@@ -13,6 +13,7 @@ import { loadDotenv } from "../kernel/configure.ts";
 import type { FrameworkOptions } from "../kernel/framework.ts";
 import { VERSION } from "../version.ts";
 import { scanArgv } from "./_argv.ts";
+import { startDemoModel } from "./demo_model.ts";
 import { failureText } from "./failure.ts";
 import { cliTextFormatter, configureCliLogging, fileSink, isDebugLevel } from "./logging.ts";
 import { type SignalTrap, type TrappedSignal, trapSignals } from "./signals.ts";
@@ -76,6 +77,7 @@ export async function main(
       ...(scanned.config ? { configFile: scanned.config } : {}),
     });
     framework.cliOutput = { out: stdout, err: stderr };
+    framework.demoModel = startDemoModel;
     if (logging && scanned.command === "chat") {
       // The chat owns the screen: its logs go to <home>/logs/bub.log.
       configureCliLogging({

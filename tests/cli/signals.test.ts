@@ -10,6 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
+import { FakeTelegramServer } from "../../src/testing/fake_telegram.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 import {
   BIN,
@@ -105,6 +106,31 @@ describe("signals end bub's running scope (issue 10 item 7)", () => {
     });
     cleanup.defer(() => child[Symbol.asyncDispose]());
     await child.waitFor(/>|Bub/, { timeoutMs: 20_000 });
+    signalChild(child.process.pid!, "SIGHUP");
+    assert.equal(await child.exited(20_000), 129, child.stderr);
+  });
+
+  test("SIGHUP to bub gateway stops its channels and exits 129", async () => {
+    const dirs = tempDirs();
+    const telegram = await FakeTelegramServer.start();
+    cleanup.defer(async () => {
+      await telegram.close();
+      dirs.remove();
+    });
+    const child = startChild(runtimeCommand(BIN, ["gateway", "--enable-channel", "telegram"]), {
+      cwd: dirs.workspace,
+      env: childEnv(dirs, {
+        BUB_MODEL: "custom:x",
+        BUB_API_BASE: "http://127.0.0.1:9/v1",
+        BUB_API_KEY: "k",
+        BUB_TELEGRAM_TOKEN: telegram.token,
+        BUB_TELEGRAM_API_ROOT: telegram.apiRoot,
+        BUB_TELEGRAM_ALLOW_USERS: "1001",
+      }),
+    });
+    cleanup.defer(() => child[Symbol.asyncDispose]());
+    await child.waitFor("serving telegram", { timeoutMs: 20_000 });
+    await telegram.waitForCalls("getUpdates");
     signalChild(child.process.pid!, "SIGHUP");
     assert.equal(await child.exited(20_000), 129, child.stderr);
   });
