@@ -45,17 +45,22 @@ export interface LineChild {
   readonly exited: Promise<number | string>;
 }
 
-/** Starts `script` on the current runtime; `onLine` sees each stdout line. */
+/**
+ * Starts `script` on the current runtime; `onLine` sees each stdout line. `detached` gives it a
+ * process group of its own (kill it and its children with `process.kill(-pid)`).
+ */
 export function startChild(
   script: string,
   args: readonly string[],
   onLine: (line: string) => void,
   env: Record<string, string> = {},
+  detached = false,
 ): LineChild {
   const child = spawn(process.execPath, runtimeArgs(script, args), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "pipe"],
+    detached,
   });
   let stderr = "";
   child.stderr!.setEncoding("utf8");
@@ -150,14 +155,21 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Starts `count` CPU burners (`sh` busy loops); the returned function kills them. */
-export function startBurners(count: number): () => void {
+/**
+ * Starts `count` CPU burners (`sh` busy loops, each ending by itself after `maxSeconds` should
+ * this process die first); the returned function kills them.
+ */
+export function startBurners(count: number, maxSeconds = 900): () => void {
   const burners = Array.from(
     { length: count },
-    () => spawn("sh", ["-c", "while :; do :; done"], { stdio: "ignore" }),
+    () =>
+      spawn("timeout", [String(maxSeconds), "sh", "-c", "while :; do :; done"], {
+        stdio: "ignore",
+      }),
   );
+  // SIGTERM: `timeout` passes it on to its busy loop (a SIGKILL would orphan the loop).
   return () => {
-    for (const burner of burners) burner.kill("SIGKILL");
+    for (const burner of burners) burner.kill("SIGTERM");
   };
 }
 

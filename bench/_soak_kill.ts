@@ -102,7 +102,7 @@ async function verify(
 
 /** The kill -9 row for one store kind. */
 export async function killRow(kind: "file" | "sqlite", options: RowOptions): Promise<RowResult> {
-  const rounds = options.quick ? 4 : 60;
+  const rounds = options.quick ? 3 : 60;
   const budgetMs = options.quick ? 20_000 : 300_000;
   const maxDelayMs = options.quick ? 500 : 2000;
   const dir = mkdtempSync(join(tmpdir(), `bub-soak-kill-${kind}-`));

@@ -53,23 +53,37 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: string[] } 
 async function runRow(name: string, quick: boolean): Promise<RowResult> {
   let result: RowResult | null = null;
   let baseline = 0;
-  const child = startChild(ROW_SCRIPT, [name, quick ? "1" : "0"], (line) => {
-    if (line.startsWith("result ")) result = JSON.parse(line.slice("result ".length));
-    else if (line.startsWith("baseline ")) baseline = Number(line.slice("baseline ".length));
-  });
+  const child = startChild(
+    ROW_SCRIPT,
+    [name, quick ? "1" : "0"],
+    (line) => {
+      if (line.startsWith("result ")) result = JSON.parse(line.slice("result ".length));
+      else if (line.startsWith("baseline ")) baseline = Number(line.slice("baseline ".length));
+    },
+    {},
+    true,
+  );
+  // A row killed here takes its helpers (model, gateway, writers, burners) with it.
+  const kill = () => {
+    try {
+      process.kill(-child.child.pid!, "SIGKILL");
+    } catch {
+      child.child.kill("SIGKILL");
+    }
+  };
   let peak = 0;
   let stopped = "";
   const limitMs = quick ? ROW_LIMIT_MS.quick : ROW_LIMIT_MS.full;
   const timer = setTimeout(() => {
     stopped = `killed after ${limitMs / 1000} s`;
-    child.child.kill("SIGKILL");
+    kill();
   }, limitMs);
   const watch = setInterval(() => {
     const memory = memoryOf(child.child.pid!);
     peak = Math.max(peak, memory.peak);
     if (memory.rss > RSS_LIMIT) {
       stopped = `killed at RSS ${mib(memory.rss)}`;
-      child.child.kill("SIGKILL");
+      kill();
     }
   }, 100);
   const code = await child.exited;
