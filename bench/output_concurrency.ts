@@ -1,5 +1,6 @@
 /**
- * Output loss under load: starts N commands at once (default 1500) through `ShellManager.run`
+ * Output loss under load: starts N commands (default 1500, each printing ~100 KB between two
+ * marker lines) at once through `ShellManager.run`
  * while the host's event loop is kept busy (blocked 40 ms of every 50 ms), and counts results
  * that are not exactly their command's output. Not part of CI; loopback only, bounded in count.
  *
@@ -12,6 +13,8 @@ import { ShellManager } from "../src/environment/shell_manager.ts";
 
 const deno = (globalThis as { Deno?: { args?: string[] } }).Deno;
 const count = Number(process.argv[2] ?? deno?.args?.[0] ?? 1500);
+/** Bytes each command prints between its two marker lines. */
+const FILL = 100_000;
 const busy = setInterval(() => {
   const until = Date.now() + 40;
   while (Date.now() < until) {
@@ -23,7 +26,8 @@ const started = performance.now();
 const results = await Promise.allSettled(
   Array.from({ length: count }, (_, i) =>
     shells.run({
-      command: `sleep 0.5; printf 'out-${i}\\n'; printf 'err-${i}\\n' >&2; printf 'end-${i}\\n'`,
+      command: `sleep 0.5; printf 'out-${i}\\n'; head -c ${FILL} /dev/zero | tr '\\0' a; ` +
+        `printf '\\nend-${i}\\n'`,
       timeoutSeconds: 600,
     })),
 );
@@ -32,8 +36,7 @@ let lost = 0;
 let failed = 0;
 results.forEach((result, i) => {
   if (result.status === "rejected") failed++;
-  // stdout and stderr are two pipes: compare the lines, not their interleaving.
-  else if (result.value.split("\n").sort().join() !== `end-${i},err-${i},out-${i}`) lost++;
+  else if (result.value !== `out-${i}\n${"a".repeat(FILL)}\nend-${i}`) lost++;
 });
 console.log(
   `${count} concurrent commands, busy event loop: outputs lost ${lost}, failed ${failed}, ${
