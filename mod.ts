@@ -50,6 +50,7 @@ export {
   type PluginHooks,
   PluginManager,
   type PluginStatus,
+  type PluginTool,
 } from "./src/kernel/plugin.ts";
 export {
   HOOK_SPECS,
@@ -75,6 +76,17 @@ export {
   ToolCallResult,
   type ToolCallResultInit,
 } from "./src/kernel/agent_hooks.ts";
+export {
+  type DenyDecision,
+  type FinishDecision,
+  isDecisionLike,
+  type LlmDecision,
+  type ProceedDecision,
+  type ReplaceDecision,
+  toLlmCallDecision,
+  type ToolDecision,
+  toToolCallDecision,
+} from "./src/kernel/decisions.ts";
 export {
   contentOf,
   defaultSessionId,
@@ -115,6 +127,11 @@ export {
   streamOf,
   StreamState,
 } from "./src/kernel/stream.ts";
+export {
+  type StreamInboundOptions,
+  type TurnEvent,
+  type TurnStreamHost,
+} from "./src/kernel/turn_stream.ts";
 export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./src/kernel/errors.ts";
 export { isModelOptions, type ModelChoice, type ModelOptions } from "./src/kernel/model_options.ts";
 export {
@@ -265,6 +282,7 @@ export {
   type HandoffOptions,
   InMemoryTapeStore,
   isAsyncTapeStore,
+  latestEvents,
   messageEntry,
   readSpill,
   type ReadSpillOptions,
@@ -426,5 +444,4 @@ export {
   skillFrontmatterProblem,
   type SkillSource,
 } from "./src/skills/skill.ts";
-export { preloadDependencies } from "./src/_internal/lazy.ts";
 export { contextStrOf, formatContext } from "./src/kernel/channel_message.ts";

@@ -5,9 +5,11 @@
  *   bub.register(policy);
  *
  * A denied call never reaches the shell; the model sees the denial as the tool's error and can
- * choose another way.
+ * choose another way. Decisions are plain objects (`{ action: "deny", reason }`; the
+ * `ToolCallDecision` class builds the same shapes). `policy: true` makes the plugin fail closed:
+ * if its `beforeToolCall` throws, the call is denied with the error instead of running.
  */
-import { definePlugin, hookimpl, type Plugin, ToolCallDecision } from "../mod.ts";
+import { definePlugin, hookimpl, type Plugin } from "../mod.ts";
 
 /** Patterns that are never run. */
 export const DENY: readonly RegExp[] = [
@@ -26,11 +28,12 @@ export function isDangerous(command: string): boolean {
 
 const policy: Plugin = definePlugin({
   name: "policy",
+  policy: true,
   beforeToolCall({ call }) {
     if (call.tool !== "bash") return null;
     const command = String(call.arguments.command ?? call.arguments.cmd ?? "");
     if (isDangerous(command)) {
-      return ToolCallDecision.deny(`Command refused by policy: ${command}`);
+      return { action: "deny", reason: `Command refused by policy: ${command}` };
     }
     return null;
   },

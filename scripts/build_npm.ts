@@ -57,6 +57,15 @@ copyAssets(join(root, "src"));
 // Bundle the compiled modules per entry point (shared code in chunks, dynamically imported
 // dependencies stay lazy): Node loads one file per entry instead of ~170 modules, which is most
 // of its cold import time. Declarations stay in esm/.
+//
+// The dependencies that synchronous code imports statically are bundled in too, tree-shaken:
+// zod's package loads ~150 modules (every locale) where Bub uses a few schema builders, and
+// yaml's Node build is ~40 CommonJS files (its ES module build is bundled instead). The others
+// stay external: they are loaded with `await import()` when needed, or are small.
+const INLINED = new Set(["zod", "yaml", "marked"]);
+const externals = Object.keys(packageJson.dependencies as Record<string, string>)
+  .filter((name) => !INLINED.has(name))
+  .flatMap((name) => [`--external:${name}`, `--external:${name}/*`]);
 const entries = [...Object.values(denoJson.exports as Record<string, string>), "./src/cli/bin.ts"];
 execFileSync(join(root, "node_modules/.bin/esbuild"), [
   ...entries.map((entry) => join(out, "esm", entry.replace(/\.ts$/, ".js"))),
@@ -65,12 +74,27 @@ execFileSync(join(root, "node_modules/.bin/esbuild"), [
   "--format=esm",
   "--platform=node",
   "--target=es2022",
-  "--packages=external",
+  ...externals,
+  `--alias:yaml=${join(root, "node_modules/yaml/browser/index.js")}`,
   `--outdir=${join(out, "dist")}`,
   `--outbase=${join(out, "esm")}`,
   "--chunk-names=chunks/[name]-[hash]",
   "--log-level=warning",
 ], { cwd: root, stdio: "inherit" });
+
+// The bundles in dist/ are what runs: drop the compiled modules they were built from, keeping the
+// declarations (types) and the builtin skills' files (their scripts run as separate programs).
+function pruneCompiled(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) {
+      if (relative(join(out, "esm"), path) !== join("src", "skills", "builtin")) {
+        pruneCompiled(path);
+      }
+    } else if (path.endsWith(".js")) rmSync(path);
+  }
+}
+pruneCompiled(join(out, "esm"));
 
 const exportsMap: Record<string, Record<string, string>> = {};
 for (const [key, source] of Object.entries(denoJson.exports as Record<string, string>)) {

@@ -15,6 +15,8 @@ step "tests on Deno, Node 24 and Bun"
 bash scripts/test_all.sh
 step "publish dry run (JSR, no slow types)"
 deno publish --dry-run --allow-dirty
+step "JSR route (package served over HTTP, npm: specifiers; README example and the CLI)"
+bash scripts/smoke_jsr.sh
 step "npm build"
 deno run -A scripts/build_npm.ts
 step "npm smoke test (Node 22, Node 24, Bun, Deno; tsc consumer; publint)"

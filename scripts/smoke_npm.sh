@@ -75,6 +75,53 @@ cat >tsconfig.json <<'JSON'
   "lib": ["ES2023", "ESNext.Disposable", "DOM"], "types": ["node"], "strict": true, "noEmit": true },
   "files": ["consumer.ts"] }
 JSON
+# A bundled consumer: esbuild (the default CommonJS output, and ES modules) of an app importing
+# @bub/core and @bub/core/testing must build, run a turn and exit on its own.
+cat >app.ts <<'TS'
+import { BubFramework, contentOf, definePlugin } from "@bub/core";
+import { demoResponder, MockLlmServer } from "@bub/core/testing";
+
+const echo = definePlugin({
+  name: "echo",
+  buildPrompt: ({ message }) => `[echo] ${contentOf(message)}`,
+});
+// No top-level await: the default (CommonJS) output of esbuild does not support it.
+async function main(): Promise<void> {
+  const server = await MockLlmServer.start({ script: demoResponder });
+  try {
+    const home = process.env.BUB_HOME!;
+    const bub = new BubFramework({
+      home, workspace: home, configFile: home + "/config.yml",
+      builtin: { env: { BUB_MODEL: "custom:demo", BUB_API_BASE: server.url, BUB_API_KEY: "k" } },
+    });
+    bub.loadBuiltinHooks();
+    bub.register(echo);
+    const scope = await bub.running();
+    try {
+      const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
+      if (!result.modelOutput.includes("[echo] hi")) throw new Error(`unexpected: ${result.modelOutput}`);
+    } finally {
+      await scope[Symbol.asyncDispose]();
+    }
+  } finally {
+    await server.close();
+  }
+  console.log("bundle OK");
+}
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+TS
+esbuild="$root/node_modules/.bin/esbuild"
+"$esbuild" app.ts --bundle --platform=node --outfile=app.cjs --log-level=error
+"$esbuild" app.ts --bundle --platform=node --format=esm --outfile=app.mjs --log-level=error \
+  --banner:js="import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);"
+mkdir -p bundle-home
+for bundle in app.cjs app.mjs; do
+  printf '%s (node24): ' "$bundle"
+  BUB_HOME="$PWD/bundle-home" timeout 60 "$root/.tools/bin/node24" "$bundle"
+done
 tools="$root/.tools/bin"
 for runtime in "$tools/node22" "$tools/node24" "$tools/bun"; do
   printf '%s: ' "$(basename "$runtime")"; "$runtime" smoke.mjs
@@ -83,3 +130,5 @@ printf 'deno: '; "$tools/deno" run -A smoke.mjs
 printf 'bin: '; "$tools/node22" node_modules/@bub/core/dist/src/cli/bin.js hooks | head -n 3 | tr '\n' ' '; echo
 "$root/node_modules/.bin/tsc" -p . && echo "consumer type-check OK"
 "$root/node_modules/.bin/publint" "$root/npm"
+# Consumer type-check against this tarball with TypeScript 5.9 and 7 (strict; bundler, nodenext).
+bash "$root/scripts/check_consumer_types.sh" "$tarball"

@@ -1,13 +1,51 @@
 /**
- * zod, loaded on first use: it costs more import time than the whole kernel, and only tool
- * definitions and settings validation need it.
+ * zod, for tool definitions and settings validation (both synchronous). Named imports only, so
+ * a bundler keeps just these parts of zod (its locales are most of its import time).
  *
  * @module
  */
-import { lazyModule } from "./lazy.ts";
+import {
+  array,
+  boolean,
+  int,
+  number,
+  object,
+  record,
+  string,
+  toJSONSchema,
+  union,
+  unknown,
+} from "zod";
 
-/** Returns the `zod` module, `require`d by the first call (its CommonJS build). */
-export const zod: () => typeof import("zod") = lazyModule<typeof import("zod")>(
-  "zod",
-  () => import("zod"),
-);
+/** The parts of zod that Bub's own schemas use. */
+export type Zod = Pick<
+  typeof import("zod"),
+  | "array"
+  | "boolean"
+  | "int"
+  | "number"
+  | "object"
+  | "record"
+  | "string"
+  | "toJSONSchema"
+  | "union"
+  | "unknown"
+>;
+
+const ZOD: Zod = {
+  array,
+  boolean,
+  int,
+  number,
+  object,
+  record,
+  string,
+  toJSONSchema,
+  union,
+  unknown,
+};
+
+/** Returns the parts of zod that Bub's own schemas use. */
+export function zod(): Zod {
+  return ZOD;
+}

@@ -107,6 +107,12 @@ export type ModelEvent =
 export interface ModelStreamOptions {
   /** Aborts the HTTP request and the iteration; the iteration then throws `signal.reason`. */
   signal?: AbortSignal;
+  /**
+   * Called whenever bytes arrive from the provider (the response, each body chunk), so the caller
+   * can tell a slow stream from a stalled one. Clients that cannot tell may ignore it: then
+   * only events count as activity.
+   */
+  onActivity?: () => void;
 }
 
 /**

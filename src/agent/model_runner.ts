@@ -19,6 +19,12 @@ import type { ChatMessage, ChatUsage, ModelClient, ModelEvent } from "./model_cl
 import { newRunId } from "./run_id.ts";
 import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_tool_calls.ts";
 import { adaptMessagesForProvider } from "./_provider_messages.ts";
+import {
+  CallDeadline,
+  checkLimitSeconds,
+  DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
+  DEFAULT_MODEL_TIMEOUT_SECONDS,
+} from "./_call_deadline.ts";
 
 const logger = getLogger(["bub", "agent"]);
 
@@ -30,8 +36,16 @@ export interface ModelRunnerSettings {
   fallbackModels?: readonly string[] | null;
   /** `max_tokens` of every call. */
   maxTokens?: number | null;
-  /** A deadline over the provider call and the whole stream, in seconds. */
+  /**
+   * A deadline over the provider call and the whole stream, in seconds; null (or 0) for none.
+   * Default 600.
+   */
   modelTimeoutSeconds?: number | null;
+  /**
+   * Fails the call when the provider sends no bytes for this many seconds (waiting for the
+   * response or inside the stream); null (or 0) for none. Default 120.
+   */
+  modelStallTimeoutSeconds?: number | null;
   /** Extra per-call arguments (managed fields win). */
   completionArgs?: Record<string, unknown> | null;
 }
@@ -60,10 +74,6 @@ function elapsed(start: number): number {
   return Math.trunc(performance.now() - start);
 }
 
-function timeoutError(seconds: number): BubError {
-  return new BubError("temporary", `Model call timed out after ${seconds} seconds.`);
-}
-
 /**
  * Runs one model call per {@link ModelRunner.run}. Contract: `afterLlmCall` fires exactly once
  * per call that completes or fails with an error, never on cancellation or an early close; a
@@ -74,6 +84,8 @@ export class ModelRunner {
   #hooks: AgentHooks | null;
   #settings: ModelRunnerSettings;
   #executor: ToolExecutor;
+  #timeoutSeconds: number | null;
+  #stallSeconds: number | null;
 
   /**
    * Creates the object.
@@ -81,8 +93,19 @@ export class ModelRunner {
    * @param client the provider client
    * @param hooks agent-loop hooks
    * @param settings call settings
+   * @throws BubError (config) when a timeout is negative or not a number
    */
   constructor(client: ModelClient, hooks: AgentHooks | null, settings: ModelRunnerSettings) {
+    this.#timeoutSeconds = checkLimitSeconds(
+      "modelTimeoutSeconds",
+      settings.modelTimeoutSeconds,
+      DEFAULT_MODEL_TIMEOUT_SECONDS,
+    );
+    this.#stallSeconds = checkLimitSeconds(
+      "modelStallTimeoutSeconds",
+      settings.modelStallTimeoutSeconds,
+      DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
+    );
     this.#client = client;
     this.#hooks = hooks;
     this.#settings = settings;
@@ -161,9 +184,12 @@ export class ModelRunner {
         error,
         durationMs: elapsed(started),
       });
-    const timeoutSeconds = this.#settings.modelTimeoutSeconds;
-    const timeout = timeoutSeconds ? AbortSignal.timeout(timeoutSeconds * 1000) : null;
-    const callSignal = timeout ? (signal ? AbortSignal.any([signal, timeout]) : timeout) : signal;
+    const deadline = new CallDeadline({
+      timeoutSeconds: this.#timeoutSeconds,
+      stallSeconds: this.#stallSeconds,
+      signal,
+    });
+    const callSignal = deadline.signal;
 
     let text = "";
     const calls: SerializedToolCall[] = [];
@@ -173,7 +199,7 @@ export class ModelRunner {
     let pulling = false;
     let finished = false;
     try {
-      events = await this.#start(request, tools, state, callSignal);
+      events = await this.#start(request, tools, state, deadline);
       provider = events.provider;
       for (;;) {
         // Checked first: a next() dropped by an already-aborted `abortable` would reject unhandled.
@@ -181,6 +207,7 @@ export class ModelRunner {
         pulling = true;
         const next = await abortable(events.iterator.next(), callSignal);
         pulling = false;
+        deadline.touch();
         if (next.done) {
           finished = true;
           break;
@@ -204,14 +231,16 @@ export class ModelRunner {
       }
     } catch (error) {
       if (signal?.aborted) throw error;
-      const failure = timeout?.aborted ? timeoutError(timeoutSeconds!) : error;
+      const failure = deadline.failure ?? error;
       if (failure !== error || !isCancellation(error)) await fire(outcome(failure));
       throw failure;
     } finally {
+      deadline[Symbol.dispose]();
       // An early close or a failure leaves the provider stream open: close it (its HTTP body).
       if (events !== null && !finished) await _closeProvider(events.iterator, pulling);
     }
     await fire(outcome(null));
+    if (usage !== null) yield { kind: "usage", data: { ...usage } };
 
     if (calls.length === 0) {
       await tape.recordChat({
@@ -263,8 +292,10 @@ export class ModelRunner {
     request: LlmCallRequest,
     tools: readonly Tool[],
     state: TurnState,
-    signal: AbortSignal | undefined,
+    deadline: CallDeadline,
   ): Promise<{ iterator: AsyncIterator<ModelEvent>; provider: string | null }> {
+    const signal = deadline.signal;
+    const onActivity = () => deadline.touch();
     const candidates = [request.model];
     if (request.model === this.#settings.model) {
       candidates.push(...(this.#settings.fallbackModels ?? []));
@@ -280,7 +311,7 @@ export class ModelRunner {
         maxTokens: request.maxTokens,
         completionArgs: this.#settings.completionArgs ?? null,
         reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,
-      }, { signal })[Symbol.asyncIterator]();
+      }, { signal, onActivity })[Symbol.asyncIterator]();
       try {
         const first = await abortable(iterator.next(), signal);
         if (first.done) {

@@ -16,6 +16,7 @@ import {
   type ModelStreamOptions,
 } from "./model_client.ts";
 import { buildCall, streamLanguageModel } from "./_model_stream.ts";
+import { withActivity } from "./_activity_fetch.ts";
 import type { FetchLike } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
 
@@ -260,7 +261,7 @@ export class ProviderModelClient implements ModelClient {
     const { fetch, callOptions } = buildCall(
       preset.protocol,
       request,
-      this.#settings.fetch ?? defaultFetch,
+      withActivity(this.#settings.fetch ?? defaultFetch, options.onActivity),
       options.signal,
     );
     // Chat-completions tool calls merge as Bub specifies (missing ids, names in pieces).

@@ -4,11 +4,12 @@
  * @module
  */
 import type { z } from "zod";
-import { lazyModule } from "../_internal/lazy.ts";
+import { zod } from "../_internal/zod.ts";
+import {
+  DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
+  DEFAULT_MODEL_TIMEOUT_SECONDS,
+} from "../agent/_call_deadline.ts";
 import { type FieldSpec, isPlainObject, type SectionSpec } from "./_settings_fields.ts";
-
-/** zod, loaded when a field is first validated (importing the settings does not need it). */
-const zod = lazyModule<typeof import("zod")>("zod", () => import("zod"));
 
 /** The model used when none is configured. */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";
@@ -32,6 +33,10 @@ function object(): z.ZodType {
 }
 function textList(): z.ZodType {
   return zod().string().nullable();
+}
+/** A positive number of seconds, or null (no limit). */
+function seconds(): z.ZodType {
+  return num().gt(0, { error: "must be greater than 0" }).nullable();
 }
 const MAP_OR_STRING = "a string or a map of provider names to strings, or null";
 
@@ -89,10 +94,17 @@ export const AGENT: SectionSpec = {
     ),
     field(
       "model_timeout_seconds",
-      "int",
-      () => int().gt(0, { error: "must be greater than 0" }).nullable(),
-      "an integer or null",
-      null,
+      "float",
+      seconds,
+      "a number greater than 0, or null",
+      DEFAULT_MODEL_TIMEOUT_SECONDS,
+    ),
+    field(
+      "model_stall_timeout_seconds",
+      "float",
+      seconds,
+      "a number greater than 0, or null",
+      DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
     ),
     field("client_args", "json", object, "a mapping (JSON in env)", {}, { nullAsEmpty: true }),
     field("completion_args", "json", object, "a mapping (JSON in env)", {}, {
@@ -107,6 +119,20 @@ export const AGENT: SectionSpec = {
         }),
       "an integer",
       0,
+    ),
+    field(
+      "tool_output_max_bytes",
+      "int",
+      () => int().min(1024, { error: "must be at least 1024" }),
+      "an integer",
+      4 * 1024 * 1024,
+    ),
+    field(
+      "tool_env_passthrough",
+      "list_text",
+      textList,
+      "a comma-separated string of variable names, or null",
+      null,
     ),
   ],
 };

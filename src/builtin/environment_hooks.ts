@@ -12,6 +12,11 @@ import type { ShellScope } from "../environment/shell_scope.ts";
 export interface EnvironmentHooksOptions {
   /** The shell runtime whose lifespan `provideLifespan` returns. */
   shells: ShellManager;
+  /**
+   * The secret-named variables tool processes keep (setting `tool_env_passthrough`); null or
+   * absent reads `BUB_TOOL_ENV_PASSTHROUGH` at spawn time.
+   */
+  envPassthrough?: () => readonly string[] | null;
 }
 
 /** The two hook implementations returned by {@link createEnvironmentHooks}. */
@@ -38,7 +43,7 @@ export function createEnvironmentHooks(options: EnvironmentHooksOptions): Enviro
   const { shells } = options;
   return {
     provideEnvironment({ workspace }): LocalEnvironment {
-      return new LocalEnvironment(workspace);
+      return new LocalEnvironment(workspace, { envPassthrough: options.envPassthrough?.() });
     },
     provideLifespan(): AsyncGenerator<ShellScope, void, unknown> {
       return shells.lifespan();

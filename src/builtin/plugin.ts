@@ -41,7 +41,10 @@ export interface BuiltinPlugin extends Plugin {
  */
 export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
   const runtime = new BuiltinRuntime(framework, framework.builtinOptions);
-  const environment = createEnvironmentHooks({ shells: runtime.shells });
+  const environment = createEnvironmentHooks({
+    shells: runtime.shells,
+    envPassthrough: () => toolEnvPassthrough(runtime),
+  });
   const tape = createTapeHooks({ home: framework.home, spillThreshold: undefined });
   let spill: number | undefined;
   const turn = createTurnHooks(runtime);
@@ -156,6 +159,14 @@ export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
       return new InMemorySteeringInbox();
     },
   };
+}
+
+function toolEnvPassthrough(runtime: BuiltinRuntime): string[] | null {
+  try {
+    return parseAllowList(runtime.settings.tool_env_passthrough) ?? [];
+  } catch {
+    return null;
+  }
 }
 
 function safeModel(runtime: BuiltinRuntime): string {

@@ -13,6 +13,7 @@ import type { KernelFramework } from "../kernel/framework.ts";
 import { discoverSkills } from "../skills/discovery.ts";
 import { skillsPromptFor } from "../skills/prompt.ts";
 import { ToolRegistry } from "../tools/registry.ts";
+import type { Tool } from "../tools/tool.ts";
 import { registerBuiltinTools } from "../tools/builtin/mod.ts";
 import { runCommaCommand } from "./comma_command.ts";
 import {
@@ -38,7 +39,9 @@ export class BuiltinRuntime {
   /** The builtin tools (and any a plugin adds). */
   readonly registry: ToolRegistry = new ToolRegistry();
   /** The shell runtime. */
-  readonly shells: ShellManager = new ShellManager();
+  readonly shells: ShellManager = new ShellManager({
+    outputMaxBytes: () => this.settings.tool_output_max_bytes,
+  });
   #options: BuiltinRuntimeOptions;
   #settings: AgentSettings | null = null;
   #agent: Agent | null = null;
@@ -58,6 +61,7 @@ export class BuiltinRuntime {
       configLookup: (path) => this.configLookup(path),
       quitSession: (sessionId) => framework.quitViaChannelRouter(sessionId),
     });
+    this.registry.addSource(() => framework.pluginManager.tools() as Tool[]);
   }
 
   /** Where settings come from: the environment and the framework's config file. */
@@ -109,6 +113,7 @@ export class BuiltinRuntime {
           maxTokens: settings.max_tokens,
           maxSteps: settings.max_steps,
           modelTimeoutSeconds: settings.model_timeout_seconds,
+          modelStallTimeoutSeconds: settings.model_stall_timeout_seconds,
           completionArgs: settings.completion_args,
         },
         client,

@@ -54,14 +54,28 @@ export interface AgentSettings {
   max_steps: number;
   /** `max_tokens` of every call. @default 16384 */
   max_tokens: number;
-  /** Per model call, including stream consumption. @default null */
+  /** Per model call, including stream consumption; null for none. @default 600 */
   model_timeout_seconds: number | null;
+  /** Fails a model call when the provider sends no bytes this long; null for none. @default 120 */
+  model_stall_timeout_seconds: number | null;
   /** Extra provider-client constructor arguments. @default {} */
   client_args: Record<string, unknown>;
   /** Extra per-call arguments. @default {} */
   completion_args: Record<string, unknown>;
   /** 0–2; validated, unused. @default 0 */
   verbose: number;
+  /**
+   * Bytes of a command's output kept in memory (head and tail); the rest streams to a spill
+   * file under the OS tmpdir named in the result. ≥ 1024. Env `BUB_TOOL_OUTPUT_MAX_BYTES`.
+   * @default 4194304 (4 MiB)
+   */
+  tool_output_max_bytes: number;
+  /**
+   * Comma-separated names of secret-named variables (`BUB_*KEY*`, `BUB_*TOKEN*`,
+   * `BUB_*SECRET*`) that tool processes keep; every other one is removed from their environment.
+   * Env `BUB_TOOL_ENV_PASSTHROUGH`. @default null
+   */
+  tool_env_passthrough: string | null;
 }
 
 /** `ChannelSettings`: YAML root, env prefix `BUB_`. */

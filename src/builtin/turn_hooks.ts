@@ -88,7 +88,8 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       const tape = agent.sessionTape(sessionId, {
         _runtime_workspace: runtime.framework.workspace,
       });
-      const events = await tape.query().kinds("event").all();
+      // Only the latest switch of each kind matters: read it from the end of the tape.
+      const events = await tape.latestEvents(["model_switch", "reasoning_effort_switch"]);
       Object.assign(state, recoverSessionOverrides(events));
       const messageContext = contextOf(message);
       if (messageContext.model) state.model = messageContext.model;

@@ -3,6 +3,8 @@
  * level of `BUB_LOG_LEVEL` (default `warning`; `debug` with `--verbose`). An error in a record is
  * one line (`Name: message`) unless the output is verbose (`--verbose`, or a `debug`/`trace`
  * level), which shows its stack and cause.
+ * Every sink redacts secrets from the formatted line: values of `BUB_*KEY*`, `BUB_*TOKEN*`,
+ * `BUB_*SECRET*` variables and `bot<digits>:<secret>`.
  *
  * @module
  */
@@ -18,6 +20,19 @@ import {
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
+import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
+
+/**
+ * A record formatted as a text line with secrets redacted: `bot<digits>:<secret>` patterns and
+ * the values of the secret-named variables of `env` (read at each call; default the process's).
+ */
+export function redactedLine(
+  record: Parameters<Sink>[0],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  formatter: TextFormatter = defaultTextFormatter,
+): string {
+  return redactSecrets(formatter(record), secretEnvValues(env));
+}
 
 /** `Name: message` of an error on one line (what a user sees without `--verbose`). */
 export function errorLine(error: unknown): string {
@@ -46,7 +61,7 @@ export function stderrSink(
   write: (text: string) => void = (text) => process.stderr.write(text),
   formatter: TextFormatter = defaultTextFormatter,
 ): Sink {
-  return (record) => write(formatter(record));
+  return (record) => write(redactedLine(record, process.env, formatter));
 }
 
 /** A sink appending formatted records to `path` (for the interactive chat, whose screen logs would break). */
@@ -54,9 +69,9 @@ export function fileSink(path: string, formatter: TextFormatter = defaultTextFor
   let ready = false;
   return (record) => {
     try {
-      if (!ready) mkdirSync(dirname(path), { recursive: true });
+      if (!ready) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       ready = true;
-      appendFileSync(path, formatter(record));
+      appendFileSync(path, redactedLine(record, process.env, formatter), { mode: 0o600 });
     } catch {
       // logging must never break the chat
     }

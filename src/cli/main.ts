@@ -17,6 +17,7 @@ import { startDemoModel } from "./demo_model.ts";
 import { failureText } from "./failure.ts";
 import { cliTextFormatter, configureCliLogging, fileSink, isDebugLevel } from "./logging.ts";
 import { type SignalTrap, type TrappedSignal, trapSignals } from "./signals.ts";
+import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
 
 /** Options of {@link main}. */
 export interface MainOptions {
@@ -66,7 +67,7 @@ export async function main(
   const logging = options.configureLogging !== false;
   if (logging) configureCliLogging({ verbose: scanned.verbose });
   const fail = (error: unknown): number => {
-    stderr(failureText(error, verbose));
+    stderr(redactSecrets(failureText(error, verbose), secretEnvValues(process.env)));
     return 1;
   };
   let framework: BubFramework;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ManagedShell } from "./managed_shell.ts";
+import { type ManagedShell, OUTPUT_CUT_NOTE } from "./managed_shell.ts";
 import type { ShellManager, ShellStartOptions } from "./shell_manager.ts";
 
 /** Options of {@link ShellManager.run}: a start plus the foreground timeout. */
@@ -69,14 +69,14 @@ export async function runShellCommand(
 
 /** The `bash.output` text for a slice of `shell`'s output. */
 export function formatOutput(shell: ManagedShell, offset: number, limit: number | null): string {
-  const text = shell.output;
-  const start = Math.min(Math.max(Math.trunc(offset) || 0, 0), text.length);
-  const end = limit === null
-    ? text.length
-    : Math.min(text.length, start + Math.max(0, Math.trunc(limit) || 0));
-  const chunk = text.slice(start, end).trimEnd();
+  const slice = shell.outputSlice(
+    Math.max(Math.trunc(offset) || 0, 0),
+    limit === null ? null : Math.max(0, Math.trunc(limit) || 0),
+  );
+  let chunk = slice.text.trimEnd();
+  if (shell.outputCut && shell.finalized) chunk = `${chunk}\n${OUTPUT_CUT_NOTE}`.trimStart();
   return `id: ${shell.id}\nstatus: ${shell.status}\nexit_code: ${shell.returncode ?? "null"}\n` +
-    `next_offset: ${end}\noutput:\n${chunk || "(no output)"}`;
+    `next_offset: ${slice.next}\noutput:\n${chunk || "(no output)"}`;
 }
 
 /** The `bash.kill` text after `shell` was terminated. */

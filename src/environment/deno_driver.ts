@@ -13,6 +13,7 @@ import type {
   ProcessDriver,
   SignalOutcome,
 } from "./process_driver.ts";
+import { toolEnvironment } from "./tool_env.ts";
 
 /** True when the running runtime offers `Deno.Command`. */
 export function denoCommandAvailable(): boolean {
@@ -51,7 +52,8 @@ function _start(request: DriverSpawnRequest): DriverChild {
   const child = new Deno.Command(request.file, {
     args: request.args,
     ...(request.cwd === null ? {} : { cwd: request.cwd }),
-    ...(request.env === null ? {} : { env: request.env }),
+    env: toolEnvironment(request),
+    clearEnv: true,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

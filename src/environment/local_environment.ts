@@ -20,6 +20,11 @@ export interface LocalEnvironmentOptions {
   driver?: ProcessDriver;
   /** The shell that runs string commands; defaults to `bash` on `PATH`, else `sh`. */
   shell?: string;
+  /**
+   * Secret-named variables (`BUB_*KEY*`, `BUB_*TOKEN*`, `BUB_*SECRET*`) that processes keep;
+   * every other one is removed. Default: the names in `BUB_TOOL_ENV_PASSTHROUGH`.
+   */
+  envPassthrough?: readonly string[] | null;
 }
 
 /**
@@ -39,6 +44,7 @@ export interface LocalEnvironmentOptions {
 export class LocalEnvironment extends Environment {
   #driver: ProcessDriver | null;
   #shell: string | null;
+  #envPassthrough: readonly string[] | null;
 
   /**
    * Creates a host environment.
@@ -55,6 +61,7 @@ export class LocalEnvironment extends Environment {
     super(workspace);
     this.#driver = options.driver ?? null;
     this.#shell = options.shell ?? null;
+    this.#envPassthrough = options.envPassthrough ?? null;
   }
 
   /** The driver processes start through. */
@@ -77,7 +84,13 @@ export class LocalEnvironment extends Environment {
     const [file, ...args] = argv as [string, ...string[]];
     let child;
     try {
-      child = await this.driver.spawn({ file, args, cwd, env });
+      child = await this.driver.spawn({
+        file,
+        args,
+        cwd,
+        env,
+        envPassthrough: this.#envPassthrough,
+      });
     } catch (error) {
       throw _spawnError(error, file, cwd);
     }

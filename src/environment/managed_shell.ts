@@ -4,7 +4,9 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers";
 import type { Process } from "../kernel/environment.ts";
+import type { OutputBuffer } from "./_output_buffer.ts";
 
 /** The timing constants of shell termination (milliseconds); injectable for tests. */
 export interface ShellTimings {
@@ -12,7 +14,12 @@ export interface ShellTimings {
   pollIntervalMs: number;
   /** How long termination waits after TERM before sending KILL. Default 3000. */
   terminateTimeoutMs: number;
-  /** How long to wait for exit and output readers after KILL before cancelling readers. Default 1000. */
+  /**
+   * How long output may stay silent while a process outside the shell's group keeps its pipes
+   * open after the group is gone, before reading stops and the output is marked cut; also how
+   * long background processes left in the group get to close the pipes before they are
+   * terminated. Default 1000.
+   */
   drainTimeoutMs: number;
 }
 
@@ -25,6 +32,12 @@ export const DEFAULT_SHELL_TIMINGS: Readonly<ShellTimings> = Object.freeze({
 
 /** The size of the pieces output is appended in. */
 const CHUNK_SIZE = 4096;
+
+/** Reading output that keeps arriving from outside the group stops after this many drain periods. */
+const DRAIN_CAP_FACTOR = 10;
+
+/** The line added to the output when reading stopped before the pipes closed. */
+export const OUTPUT_CUT_NOTE = "[output cut: a background process kept the pipe open]";
 
 /** How {@link ManagedShell} was started; filled in by the shell manager. */
 export interface ManagedShellInit {
@@ -40,13 +53,15 @@ export interface ManagedShellInit {
   process: Process;
   /** Timing constants. */
   timings: ShellTimings;
+  /** Where the output goes (bounded in memory, spilled to disk past the cap). */
+  output: OutputBuffer;
   /** Called once when the shell is finalized (to drop it from registries). */
   onFinalized: (shell: ManagedShell) => void;
 }
 
 /**
- * A running or finished command: stdout and stderr are read concurrently and appended, decoded as
- * UTF-8 with replacement characters, to one buffer in arrival order.
+ * A running or finished command: stdout and stderr are read concurrently to end of stream and
+ * appended, decoded as UTF-8 with replacement characters, to one bounded buffer in arrival order.
  */
 export class ManagedShell {
   /** The shell id, `bash-<8 hex>`. */
@@ -61,8 +76,9 @@ export class ManagedShell {
   readonly process: Process;
   #timings: ShellTimings;
   #onFinalized: (shell: ManagedShell) => void;
-  #text = "";
-  #pending: string[] = [];
+  #buffer: OutputBuffer;
+  #progress = 0;
+  #cut = false;
   #readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
   #readerDone: Promise<void>;
   #terminating: Promise<void> | null = null;
@@ -81,6 +97,7 @@ export class ManagedShell {
     this.process = init.process;
     this.#timings = init.timings;
     this.#onFinalized = init.onFinalized;
+    this.#buffer = init.output;
     try {
       init.process.closeStdin();
     } catch {
@@ -89,17 +106,32 @@ export class ManagedShell {
     this.#readerDone = Promise.all([
       this.#pump(init.process.stdout),
       this.#pump(init.process.stderr),
-    ]).then(() => {});
+    ]).then(() => {}).finally(() => this.#buffer.close());
     this.#readerDone.catch(() => {});
   }
 
-  /** The combined output so far. */
+  /**
+   * The combined output so far as held in memory (past the cap: head, a line naming the spill
+   * file, tail), followed by {@link OUTPUT_CUT_NOTE} when reading stopped early.
+   */
   get output(): string {
-    if (this.#pending.length > 0) {
-      this.#text += this.#pending.join("");
-      this.#pending = [];
-    }
-    return this.#text;
+    const text = this.#buffer.text();
+    return this.#cut ? `${text.trimEnd()}\n${OUTPUT_CUT_NOTE}` : text;
+  }
+
+  /** A slice of the output by absolute character offsets; see {@link OutputBuffer.slice}. */
+  outputSlice(offset: number, limit: number | null): { text: string; next: number } {
+    return this.#buffer.slice(offset, limit);
+  }
+
+  /** True when reading stopped before the pipes closed (a background process held them). */
+  get outputCut(): boolean {
+    return this.#cut;
+  }
+
+  /** The spill file holding the whole output, once it passed the in-memory cap. */
+  get spillPath(): string | null {
+    return this.#buffer.spillPath;
   }
 
   /** The exit code of the shell process, or null while it runs. */
@@ -120,8 +152,8 @@ export class ManagedShell {
   /**
    * Stops the shell (idempotent; concurrent callers share one termination): TERM to the group,
    * poll until it is gone for at most `terminateTimeoutMs`, then KILL; wait up to `drainTimeoutMs`
-   * for exit and readers; cancel readers still blocked (an escaped descendant may hold a pipe);
-   * finalize.
+   * for exit; read the output to end of stream, cancelling readers only when a process outside
+   * the group (an escaped descendant) holds a pipe silent for `drainTimeoutMs`; finalize.
    */
   terminate(): Promise<void> {
     this.#terminating ??= this.#terminate().finally(() => this.#finalize());
@@ -129,9 +161,10 @@ export class ManagedShell {
   }
 
   /**
-   * Waits for the shell to exit and its output to be read, then finalizes it and returns the
-   * exit code. Descendants left in the group after the shell exits are terminated; a reader
-   * failure terminates the shell and is rethrown.
+   * Waits for the shell to exit and its output to be read to end of stream, then finalizes it
+   * and returns the exit code. Descendants left in the group after the shell exits get
+   * `drainTimeoutMs` to close the pipes and are then terminated (the output is marked cut when
+   * they still held them); a reader failure terminates the shell and is rethrown.
    */
   async waitClosed(): Promise<number | null> {
     if (this.#terminating) {
@@ -146,15 +179,18 @@ export class ManagedShell {
       throw error;
     }
     if (this.process.isRunning()) {
+      const released = await _settledWithin(this.#readerDone, this.#timings.drainTimeoutMs);
+      if (released === "timeout") this.#cut = true;
       await this.terminate();
       return this.returncode;
     }
-    const drained = await _settledWithin(this.#readerDone, this.#timings.drainTimeoutMs);
+    const drained = await this.#drain();
     if (drained === "rejected") {
       await this.terminate();
       await this.#readerDone;
     }
     if (drained === "timeout") await this.#cancelReaders();
+    await this.#buffer.close();
     this.#finalize();
     return this.returncode;
   }
@@ -164,16 +200,33 @@ export class ManagedShell {
     const { pollIntervalMs, terminateTimeoutMs, drainTimeoutMs } = this.#timings;
     if (proc.isRunning()) {
       proc.signal({ kill: false });
-      const deadline = Date.now() + terminateTimeoutMs;
-      while (proc.isRunning()) {
-        const left = deadline - Date.now();
-        if (left <= 0) break;
-        await _sleep(Math.min(pollIntervalMs, left));
+      await _pollGone(proc, pollIntervalMs, terminateTimeoutMs);
+      if (proc.isRunning()) {
+        proc.signal({ kill: true });
+        // KILL is asynchronous: wait (briefly) until the group's members are really gone.
+        await _pollGone(proc, pollIntervalMs, drainTimeoutMs);
       }
-      if (proc.isRunning()) proc.signal({ kill: true });
     }
-    const done = Promise.all([proc.wait(), this.#readerDone]);
-    if (await _settledWithin(done, drainTimeoutMs) === "timeout") await this.#cancelReaders();
+    await _settledWithin(proc.wait(), drainTimeoutMs);
+    if (await this.#drain() === "timeout") await this.#cancelReaders();
+    await this.#buffer.close();
+  }
+
+  /**
+   * Waits for both readers to reach end of stream. Gives up ("timeout") only when no output
+   * arrived for `drainTimeoutMs`, or output kept arriving for `DRAIN_CAP_FACTOR` times that.
+   */
+  async #drain(): Promise<"fulfilled" | "rejected" | "timeout"> {
+    const { drainTimeoutMs } = this.#timings;
+    const deadline = Date.now() + drainTimeoutMs * DRAIN_CAP_FACTOR;
+    for (;;) {
+      const seen = this.#progress;
+      let outcome = await _settledWithin(this.#readerDone, drainTimeoutMs);
+      // A busy event loop may run the timer before pending reads: let I/O run once more.
+      if (outcome === "timeout") outcome = await _settledWithin(this.#readerDone, 0, true);
+      if (outcome !== "timeout") return outcome;
+      if (this.#progress === seen || Date.now() >= deadline) return "timeout";
+    }
   }
 
   async #pump(stream: ReadableStream<Uint8Array>): Promise<void> {
@@ -184,22 +237,24 @@ export class ManagedShell {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
+        this.#progress++;
         for (let at = 0; at < value.byteLength; at += CHUNK_SIZE) {
           const piece = at === 0 && value.byteLength <= CHUNK_SIZE
             ? value
             : value.subarray(at, at + CHUNK_SIZE);
-          const text = decoder.decode(piece, { stream: true });
-          if (text !== "") this.#pending.push(text);
+          this.#buffer.append(decoder.decode(piece, { stream: true }), piece);
         }
+        await this.#buffer.flush();
       }
       const tail = decoder.decode();
-      if (tail !== "") this.#pending.push(tail);
+      if (tail !== "") this.#buffer.append(tail, new Uint8Array(0));
     } finally {
       reader.releaseLock();
     }
   }
 
   async #cancelReaders(): Promise<void> {
+    this.#cut = true;
     await Promise.allSettled(this.#readers.map((reader) => reader.cancel()));
   }
 
@@ -214,14 +269,26 @@ function _sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Waits up to `ms` for `promise` to settle; never rejects. */
+/** Polls until the group of `proc` is gone or `ms` passed. */
+async function _pollGone(proc: Process, pollMs: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (proc.isRunning()) {
+    const left = deadline - Date.now();
+    if (left <= 0) return;
+    await _sleep(Math.min(pollMs, left));
+  }
+}
+
+/** Waits up to `ms` (or, with `afterIo`, one I/O poll) for `promise` to settle; never rejects. */
 async function _settledWithin(
   promise: Promise<unknown>,
   ms: number,
+  afterIo = false,
 ): Promise<"fulfilled" | "rejected" | "timeout"> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms);
+    if (afterIo) setImmediate(() => setImmediate(() => resolve("timeout")));
+    else timer = setTimeout(() => resolve("timeout"), ms);
   });
   try {
     return await Promise.race([

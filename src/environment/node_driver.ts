@@ -16,6 +16,7 @@ import type {
   ProcessDriver,
   SignalOutcome,
 } from "./process_driver.ts";
+import { toolEnvironment } from "./tool_env.ts";
 
 /**
  * Creates the `node:child_process` driver; it works on Node, Bun and Deno.
@@ -34,7 +35,7 @@ export function createNodeDriver(): ProcessDriver {
 function _spawn(request: DriverSpawnRequest): Promise<DriverChild> {
   const child = spawn(request.file, request.args, {
     ...(request.cwd === null ? {} : { cwd: request.cwd }),
-    ...(request.env === null ? {} : { env: { ...process.env, ...request.env } }),
+    env: toolEnvironment(request),
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });

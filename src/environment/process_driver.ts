@@ -23,8 +23,14 @@ export interface DriverSpawnRequest {
   args: string[];
   /** Working directory; null inherits the parent's. */
   cwd: string | null;
-  /** Variables added to the parent's environment; null inherits it unchanged. */
+  /**
+   * Variables added to the parent's environment (null adds none). The child never inherits the
+   * parent's secret-named variables (`BUB_*KEY*`, `BUB_*TOKEN*`, `BUB_*SECRET*`): see
+   * `tool_env.ts`.
+   */
   env: Record<string, string> | null;
+  /** Secret-named variables the child keeps; absent or null reads `BUB_TOOL_ENV_PASSTHROUGH`. */
+  envPassthrough?: readonly string[] | null;
 }
 
 /**

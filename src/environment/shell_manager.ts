@@ -6,7 +6,14 @@
  */
 import type { Environment } from "../kernel/environment.ts";
 import { BubError } from "../kernel/errors.ts";
+import { join } from "node:path";
 import { LocalEnvironment } from "./local_environment.ts";
+import {
+  checkOutputMaxBytes,
+  DEFAULT_OUTPUT_MAX_BYTES,
+  makeSpillDir,
+  OutputBuffer,
+} from "./_output_buffer.ts";
 import { DEFAULT_SHELL_TIMINGS, ManagedShell, type ShellTimings } from "./managed_shell.ts";
 import { SHELL_RUNTIME_CLOSED, ShellScope } from "./shell_scope.ts";
 import {
@@ -22,6 +29,14 @@ export { ShellCommandError, type ShellRunOptions } from "./_shell_tool_text.ts";
 export interface ShellManagerOptions {
   /** Overrides of the termination timings (tests use short ones). */
   timings?: Partial<ShellTimings>;
+  /**
+   * Bytes of each shell's output kept in memory (head and tail; the rest streams to a spill
+   * file), or a function read at each start (the builtin runtime passes the
+   * `tool_output_max_bytes` setting). At least 1024. Default 4 MiB.
+   */
+  outputMaxBytes?: number | (() => number);
+  /** The folder of spill files; default a private `bub-output-*` folder under the OS tmpdir. */
+  spillDir?: string;
 }
 
 /** Options of {@link ShellManager.start}. */
@@ -73,6 +88,8 @@ export class ShellManager {
   #open: ShellScope[] = [];
   #lastScope: ShellScope | null = null;
   #defaultEnvironment: Environment | null = null;
+  #outputMaxBytes: () => number;
+  #spillDir: string | null;
 
   /**
    * Creates a manager with no shells and no scope.
@@ -81,6 +98,10 @@ export class ShellManager {
    */
   constructor(options: ShellManagerOptions = {}) {
     this.#timings = { ...DEFAULT_SHELL_TIMINGS, ...options.timings };
+    const max = options.outputMaxBytes ?? DEFAULT_OUTPUT_MAX_BYTES;
+    if (typeof max === "number") checkOutputMaxBytes(max);
+    this.#outputMaxBytes = typeof max === "number" ? () => max : max;
+    this.#spillDir = options.spillDir ?? null;
   }
 
   /** Opens a new scope and makes it current until it closes. */
@@ -195,17 +216,23 @@ export class ShellManager {
 
   async #start(options: ShellStartOptions, scope: ShellScope | null): Promise<ManagedShell> {
     options.signal?.throwIfAborted();
+    const id = this.#newId();
+    const output = new OutputBuffer(
+      this.#outputMaxBytes(),
+      () => join(this.#spillDir ??= makeSpillDir(), `${id}.log`),
+    );
     const environment = options.environment ??
       (this.#defaultEnvironment ??= new LocalEnvironment());
     const cwd = options.cwd ?? null;
     const process = await environment.spawn(options.command, { cwd, env: options.env ?? null });
     const shell = new ManagedShell({
-      id: this.#newId(),
+      id,
       command: options.command,
       cwd,
       sessionId: options.sessionId ?? null,
       process,
       timings: this.#timings,
+      output,
       onFinalized: (done) => {
         this.#shells.delete(done.id);
         this.#owners.get(done)?.delete(done);

@@ -1,8 +1,9 @@
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { kernelLogger } from "./_log.ts";
+import { BubError } from "./errors.ts";
 import type { KernelFramework, PluginSource } from "./framework.ts";
 
 function expandHome(path: string): string {
@@ -91,14 +92,34 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The first non-empty line of the error text (loader errors may carry code frames). */
+function firstLine(error: unknown): string {
+  return errorText(error).split("\n").map((line) => line.trim()).find((line) => line) ?? "";
+}
+
+/** Where `specifier` resolves to, as a path when it is a file, for error messages. */
+function resolvedLabel(specifier: string, configFile: string, workspace: string): string {
+  try {
+    const target = pluginImportTarget(specifier, configFile, workspace);
+    return target.startsWith("file:") ? fileURLToPath(target) : target;
+  } catch {
+    return specifier;
+  }
+}
+
 /**
  * Loads plugins in two phases: every module is imported first, then each target is
  * instantiated (a class is constructed, a function called, with the framework) and registered.
  * Failures are logged and recorded in `framework.pluginStatus`; the other plugins still load.
+ * With `strict`, the first failure throws instead.
+ *
+ * @throws {BubError} (`config`) when `strict` and a plugin fails to load or initialize: one line
+ *   naming the specifier, the resolved path and the loader's error
  */
 export async function loadPlugins(
   framework: KernelFramework,
   sources: readonly PluginSource[],
+  strict = false,
 ): Promise<void> {
   const loaded: { name: string; target: unknown }[] = [];
   for (const source of sources) {
@@ -109,6 +130,17 @@ export async function loadPlugins(
         : source;
       loaded.push({ name, target });
     } catch (error) {
+      if (strict) {
+        const where = typeof source === "string"
+          ? ` (${resolvedLabel(source, framework.configFile, framework.workspace)})`
+          : "";
+        throw new BubError(
+          "config",
+          `Cannot load plugin "${name}"${where}: ${firstLine(error)}`,
+          { plugin: name, error: errorText(error) },
+          { cause: error },
+        );
+      }
       kernelLogger.warn("Failed to load plugin '{name}': {error}", { name, error });
       framework.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
     }
@@ -125,6 +157,14 @@ export async function loadPlugins(
       framework.pluginManager.register(plugin as object, pluginName);
       framework.pluginStatus.set(pluginName, { isSuccess: true });
     } catch (error) {
+      if (strict) {
+        throw new BubError(
+          "config",
+          `Cannot initialize plugin "${name}": ${firstLine(error)}`,
+          { plugin: name, error: errorText(error) },
+          { cause: error },
+        );
+      }
       kernelLogger.warn("Failed to initialize plugin '{name}': {error}", { name, error });
       framework.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
     }

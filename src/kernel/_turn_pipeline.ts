@@ -16,6 +16,7 @@ import {
 import { BubError, toErrorKind } from "./errors.ts";
 import type { KernelFramework, ProcessInboundOptions } from "./framework.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
+import type { TurnEvent } from "./turn_stream.ts";
 import { deltaOf } from "./hook_runtime.ts";
 
 /** `processInbound`, step by step (kernel spec §6.4). */
@@ -25,7 +26,8 @@ export async function runTurn(
   inbound: Envelope,
   options: ProcessInboundOptions,
 ): Promise<TurnResult> {
-  const { stream = false, signal } = options;
+  const { signal, onEvent } = options;
+  const stream = options.stream === true || onEvent !== undefined;
   const runtime = framework.hookRuntime;
   try {
     signal?.throwIfAborted();
@@ -44,6 +46,7 @@ export async function runTurn(
         state,
         stream,
         signal,
+        onEvent,
       );
     } catch (error) {
       modelError = error;
@@ -90,6 +93,7 @@ async function runModelStage(
   state: TurnState,
   stream: boolean,
   signal: AbortSignal | undefined,
+  onEvent: ProcessInboundOptions["onEvent"],
 ): Promise<string> {
   const runtime = framework.hookRuntime;
   const args = { prompt, sessionId, state, signal };
@@ -112,6 +116,7 @@ async function runModelStage(
   let text = "";
   try {
     for await (const event of abortableIterable(source, signal)) {
+      onEvent?.(event as TurnEvent);
       if (event.kind === "text") text += deltaOf(event);
       else if (event.kind === "error") {
         await runtime.notifyError({

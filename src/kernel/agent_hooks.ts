@@ -8,6 +8,16 @@ import { metaLogger } from "./_log.ts";
 import type { HookRuntime } from "./hook_runtime.ts";
 import { describe, isThenable } from "./hook_runtime.ts";
 import type { TurnState } from "./turn.ts";
+import {
+  isDecisionLike,
+  LlmCallDecision,
+  toLlmCallDecision,
+  ToolCallDecision,
+  toToolCallDecision,
+} from "./decisions.ts";
+import type { HookImplementation } from "./plugin.ts";
+
+export { LlmCallDecision, ToolCallDecision } from "./decisions.ts";
 
 /** Fields of {@link LlmCallRequest}. */
 export interface LlmCallRequestInit {
@@ -103,29 +113,6 @@ export class LlmCallResult {
   }
 }
 
-/** Ends an LLM call without calling the provider. */
-export class LlmCallDecision {
-  /** The only action. */
-  readonly action: "finish" = "finish";
-  /** The text used as the model's answer. */
-  readonly text: string;
-
-  /**
-   * Creates the object.
-   *
-   * @param text the answer
-   */
-  constructor(text: string = "") {
-    this.text = text;
-    Object.freeze(this);
-  }
-
-  /** Finish the call with `text` as the answer. */
-  static finish(text: string): LlmCallDecision {
-    return new LlmCallDecision(text);
-  }
-}
-
 /** Fields of {@link ToolCall}. */
 export interface ToolCallInit {
   /** The run id; `""` without a tool context. */
@@ -160,47 +147,6 @@ export class ToolCall {
   /** A copy with some fields replaced. */
   with(changes: Partial<ToolCallInit>): ToolCall {
     return new ToolCall({ ...this, ...changes });
-  }
-}
-
-/** What to do with a tool call. Frozen. */
-export class ToolCallDecision {
-  /** `proceed`, `replace` or `deny`. */
-  readonly action: "proceed" | "replace" | "deny";
-  /** New arguments (proceed only). */
-  readonly arguments: Record<string, unknown> | null;
-  /** The replacement result (replace only). */
-  readonly result: unknown;
-  /** Why the call is denied (deny only). */
-  readonly message: string | null;
-
-  /** Prefer the static constructors. */
-  constructor(init: {
-    action: "proceed" | "replace" | "deny";
-    arguments?: Record<string, unknown> | null;
-    result?: unknown;
-    message?: string | null;
-  }) {
-    this.action = init.action;
-    this.arguments = init.arguments ?? null;
-    this.result = init.result ?? null;
-    this.message = init.message ?? null;
-    Object.freeze(this);
-  }
-
-  /** Run the tool, optionally with new arguments. */
-  static proceed(args: Record<string, unknown> | null = null): ToolCallDecision {
-    return new ToolCallDecision({ action: "proceed", arguments: args });
-  }
-
-  /** Skip the tool and use `result` instead. */
-  static replace(result: unknown): ToolCallDecision {
-    return new ToolCallDecision({ action: "replace", result });
-  }
-
-  /** Skip the tool and fail the invocation with `message`. */
-  static deny(message: string = ""): ToolCallDecision {
-    return new ToolCallDecision({ action: "deny", message });
   }
 }
 
@@ -255,8 +201,12 @@ export class ToolCallResult {
 
 /**
  * The agent-loop interception facade over a {@link HookRuntime}. Implementations run in
- * priority order; one that throws is logged (`hook.agent_hook_failed`) and skipped, one that
- * returns the wrong type is logged (`hook.agent_hook_bad_return`) and ignored.
+ * priority order. Decisions are recognised by shape (see {@link toToolCallDecision}). An
+ * implementation that throws is logged (`hook.agent_hook_failed`) and skipped, one that returns
+ * the wrong type is logged (`hook.agent_hook_bad_return`) and ignored, unless it is fail-closed
+ * (a `policy: true` plugin or `hookimpl(fn, { failClosed: true })`): then a failing or malformed
+ * `beforeToolCall` denies the call and a failing `beforeLlmCall` finishes the LLM call, each
+ * with the error message.
  */
 export class AgentHooks {
   #runtime: HookRuntime;
@@ -285,15 +235,27 @@ export class AgentHooks {
     let current = request;
     for (const impl of this.#runtime.implementations("beforeLlmCall")) {
       const value = await this.#call(impl, { request: current, state });
-      if (value === FAILED || value === null || value === undefined) continue;
-      if (value instanceof LlmCallDecision) return [current, value];
-      if (value instanceof LlmCallRequest) current = value;
-      else {badReturn(
-          "beforeLlmCall",
-          impl.pluginName,
-          value,
-          "LlmCallRequest | LlmCallDecision | None",
-        );}
+      if (value instanceof Failure) {
+        if (impl.failClosed) return [current, LlmCallDecision.finish(value.message)];
+        continue;
+      }
+      if (value === null || value === undefined) continue;
+      if (value instanceof LlmCallRequest) {
+        current = value;
+        continue;
+      }
+      if (isDecisionLike(value)) {
+        try {
+          return [current, toLlmCallDecision(value as LlmCallDecision)];
+        } catch (error) {
+          const failure = hookFailed(impl, error);
+          if (impl.failClosed) return [current, LlmCallDecision.finish(failure.message)];
+          continue;
+        }
+      }
+      const expected = "LlmCallRequest | LlmCallDecision | None";
+      const failure = badReturn("beforeLlmCall", impl, value, expected);
+      if (impl.failClosed) return [current, LlmCallDecision.finish(failure.message)];
     }
     return [current, null];
   }
@@ -314,16 +276,32 @@ export class AgentHooks {
     let current = call;
     for (const impl of this.#runtime.implementations("beforeToolCall")) {
       const value = await this.#call(impl, { call: current, state });
-      if (value === FAILED || value === null || value === undefined) continue;
-      if (!(value instanceof ToolCallDecision)) {
-        badReturn("beforeToolCall", impl.pluginName, value, "ToolCallDecision | None");
+      if (value instanceof Failure) {
+        if (impl.failClosed) return [current, ToolCallDecision.deny(value.message)];
         continue;
       }
-      if (value.action === "proceed") {
-        if (value.arguments !== null) current = current.with({ arguments: { ...value.arguments } });
+      if (value === null || value === undefined) continue;
+      let decision: ToolCallDecision;
+      if (isDecisionLike(value)) {
+        try {
+          decision = toToolCallDecision(value as ToolCallDecision);
+        } catch (error) {
+          const failure = hookFailed(impl, error);
+          if (impl.failClosed) return [current, ToolCallDecision.deny(failure.message)];
+          continue;
+        }
+      } else {
+        const failure = badReturn("beforeToolCall", impl, value, "ToolCallDecision | None");
+        if (impl.failClosed) return [current, ToolCallDecision.deny(failure.message)];
         continue;
       }
-      return [current, value];
+      if (decision.action === "proceed") {
+        if (decision.arguments !== null) {
+          current = current.with({ arguments: { ...decision.arguments } });
+        }
+        continue;
+      }
+      return [current, decision];
     }
     return [current, ToolCallDecision.proceed()];
   }
@@ -335,42 +313,48 @@ export class AgentHooks {
     }
   }
 
-  async #call(
-    impl: {
-      fn: (args: Record<string, unknown>) => unknown;
-      plugin: object;
-      pluginName: string;
-      hook: string;
-    },
-    args: Record<string, unknown>,
-  ): Promise<unknown> {
+  async #call(impl: HookImplementation, args: Record<string, unknown>): Promise<unknown> {
     try {
       let value = impl.fn.call(impl.plugin, args);
       if (isThenable(value)) value = await value;
       return value;
     } catch (error) {
       if (isCancellation(error)) throw error;
-      metaLogger.warn("hook.agent_hook_failed hook={hook} adapter={adapter}: {error}", {
-        hook: impl.hook,
-        adapter: impl.pluginName,
-        error,
-      });
-      return FAILED;
+      return hookFailed(impl, error);
     }
   }
 }
 
-const FAILED: unique symbol = Symbol("failed");
+/** An implementation that threw (or returned a malformed decision); `message` is the reason. */
+class Failure {
+  readonly message: string;
+  constructor(message: string) {
+    this.message = message;
+  }
+}
 
-function badReturn(hook: string, adapter: string, value: unknown, expected: string): void {
+function hookFailed(impl: HookImplementation, error: unknown): Failure {
+  metaLogger.warn(
+    "hook.agent_hook_failed hook={hook} adapter={adapter} failClosed={failClosed}: {error}",
+    { hook: impl.hook, adapter: impl.pluginName, failClosed: impl.failClosed, error },
+  );
+  const message = error instanceof Error ? error.message : String(error);
+  return new Failure(message || `Hook "${impl.hook}" of plugin "${impl.pluginName}" failed`);
+}
+
+function badReturn(
+  hook: string,
+  impl: HookImplementation,
+  value: unknown,
+  expected: string,
+): Failure {
+  const got = describe(value);
   metaLogger.warn(
     "hook.agent_hook_bad_return hook={hook} adapter={adapter} got={got} expected={expected}",
-    {
-      hook,
-      adapter,
-      got: describe(value),
-      expected,
-    },
+    { hook, adapter: impl.pluginName, got, expected },
+  );
+  return new Failure(
+    `Policy hook "${hook}" of plugin "${impl.pluginName}" returned ${got}, expected ${expected}`,
   );
 }
 

@@ -4,9 +4,8 @@
  *
  * @module
  */
-import { lazyModule } from "../_internal/lazy.ts";
 import { resolve } from "node:path";
-import type { Command } from "commander";
+import { Command } from "commander";
 import type { HookRuntime } from "./hook_runtime.ts";
 
 /** The CLI application type (a `commander` `Command`). */
@@ -20,20 +19,12 @@ export interface CliHost {
   readonly hookRuntime: HookRuntime;
 }
 
-const commander = lazyModule<typeof import("commander")>("commander", () => import("commander"));
-
-/** `commander`, loaded on first use (only the CLI needs it). */
-export function loadCommander(): typeof import("commander") {
-  return commander();
-}
-
 /**
  * Creates the root `bub` program: `--workspace/-w <path>` sets `host.workspace` (resolved, no `~`
  * expansion) before any command runs; every `registerCliCommands` implementation adds commands;
  * with none, a `help` command prints `No CLI command loaded.`.
  */
 export function createCliApp(host: CliHost): CliApp {
-  const { Command } = loadCommander();
   const app = new Command("bub")
     .description("Batteries-included, hook-first AI framework")
     .option("-w, --workspace <path>", "the workspace directory (default: the current directory)")

@@ -4,14 +4,11 @@
  *
  * @module
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { lazyModule } from "../_internal/lazy.ts";
+import { parse, stringify } from "yaml";
 import process from "node:process";
 import { BubError } from "./errors.ts";
-
-/** `yaml`, loaded on first use: it costs more import time than the whole kernel. */
-const loadYaml = lazyModule<typeof import("yaml")>("yaml", () => import("yaml"));
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -108,7 +105,7 @@ export function loadConfigFile(path: string): Record<string, unknown> {
   const text = readFileSync(path, "utf8");
   let data: unknown;
   try {
-    data = loadYaml().parse(text);
+    data = parse(text);
   } catch (error) {
     throw new BubError(
       "config",
@@ -128,8 +125,9 @@ export function loadConfigFile(path: string): Record<string, unknown> {
 /** Validates `data`, creates parent directories and writes it as YAML, keeping key order. */
 export function saveConfigFile(path: string, data: Record<string, unknown>): void {
   validateConfig(data);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, loadYaml().stringify(data), "utf8");
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, stringify(data), { encoding: "utf8", mode: 0o600 });
+  chmodSync(path, 0o600); // an existing file keeps its mode through writeFileSync
 }
 
 /**

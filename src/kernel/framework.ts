@@ -30,8 +30,8 @@ import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import { FrameworkHooks } from "./_framework_hooks.ts";
 import { RuntimeResources } from "./_runtime_resources.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
-import { canRequire, preloadDependencies } from "../_internal/lazy.ts";
 import { runTurn } from "./_turn_pipeline.ts";
+import { type StreamInboundOptions, streamTurn, type TurnEvent } from "./turn_stream.ts";
 
 /** Options of {@link KernelFramework}. */
 export interface FrameworkOptions {
@@ -54,6 +54,8 @@ export interface ProcessInboundOptions {
   stream?: boolean;
   /** Cancels the turn. */
   signal?: AbortSignal;
+  /** Receives every model stream event as it happens (implies `stream: true`). */
+  onEvent?: (event: TurnEvent) => void;
 }
 
 /** A plugin, a plugin factory, or a module specifier for {@link KernelFramework.loadHooks}. */
@@ -63,6 +65,12 @@ export type PluginSource = string | object | ((framework: KernelFramework) => un
 export interface LoadHooksOptions {
   /** Plugins to load after builtin; default: the `plugins:` list of the config file. */
   plugins?: readonly PluginSource[];
+  /**
+   * Throw a `BubError` (`config`) when a plugin fails to load or initialize, instead of logging
+   * it. Default: true for the config file's `plugins:` list (a configured policy must not be
+   * silently missing), false for an explicit `plugins` option.
+   */
+  strict?: boolean;
 }
 
 function expandHome(path: string): string {
@@ -119,9 +127,7 @@ export class KernelFramework {
     this.hookRuntime = new HookRuntime(this.pluginManager);
     this.#agentHooks = new AgentHooks(this.hookRuntime);
     this.#hooks = new FrameworkHooks(this.hookRuntime);
-    // Parsed now where yaml loads synchronously; from a remote URL (JSR) on first use, after
-    // loadHooks()/running() preloaded it.
-    if (canRequire()) this.#config = loadConfigFile(this.configFile);
+    this.#config = loadConfigFile(this.configFile);
   }
 
   /**
@@ -171,12 +177,17 @@ export class KernelFramework {
   /**
    * Registers builtin, then the listed plugins in order: all are loaded (imported) first, then
    * each is instantiated (factories are called with the framework) and registered. A plugin that
-   * fails to load or initialize is logged and recorded in {@link pluginStatus}; the rest still load.
+   * fails to load or initialize is logged and recorded in {@link pluginStatus}, and the rest still
+   * load, unless `strict` (the default for the config file's list): then loading stops with a
+   * `BubError` (`config`) naming the plugin, its resolved path and the error.
    */
   async loadHooks(options: LoadHooksOptions = {}): Promise<this> {
-    await preloadDependencies();
     this.loadBuiltinHooks();
-    await loadPlugins(this, options.plugins ?? configuredPlugins(this.config));
+    await loadPlugins(
+      this,
+      options.plugins ?? configuredPlugins(this.config),
+      options.strict ?? options.plugins === undefined,
+    );
     return this;
   }
 
@@ -188,6 +199,22 @@ export class KernelFramework {
   /** Runs one inbound message through the hook pipeline. */
   processInbound(inbound: Envelope, options: ProcessInboundOptions = {}): Promise<TurnResult> {
     return runTurn(this, this.#hooks, inbound, options);
+  }
+
+  /**
+   * Runs one inbound message and yields its events as they happen: the model stream's events
+   * (`text` deltas, `tool_call`, `tool_result`, `usage`, `error`, `final` per step), then
+   * `{ kind: "done", data: { result } }`. Leaving the loop early cancels the turn.
+   *
+   * @example
+   * ```ts ignore
+   * for await (const event of bub.streamInbound({ channel: "cli", chatId: "local", content: "hi" })) {
+   *   if (event.kind === "text") process.stdout.write(String(event.data.delta));
+   * }
+   * ```
+   */
+  streamInbound(inbound: Envelope, options: StreamInboundOptions = {}): AsyncGenerator<TurnEvent> {
+    return streamTurn(this, inbound, options);
   }
 
   /** The session id: the hook's answer, else the message's `sessionId`, else `channel:chatId`. */
@@ -275,7 +302,6 @@ export class KernelFramework {
    * into the entered generators.
    */
   async running(): Promise<RunningScope> {
-    await preloadDependencies();
     return await this.#resources.open(this.#hooks);
   }
 

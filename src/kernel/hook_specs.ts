@@ -13,6 +13,7 @@ import type {
   ToolCallDecision,
   ToolCallResult,
 } from "./agent_hooks.ts";
+import type { LlmDecision, ToolDecision } from "./decisions.ts";
 import type { Environment } from "./environment.ts";
 import type {
   AdmitDecision,
@@ -158,18 +159,25 @@ export interface HookSignatures {
   ): MaybePromise<AdmitDecision | null | undefined>;
   /** The steering inbox of the running scope, or a generator yielding it (sync only). */
   provideSteeringInbox(args: Record<string, never>): Resource<SteeringInbox> | null | undefined;
-  /** Rewrites an LLM request, or finishes the call without the provider. */
+  /**
+   * Rewrites an LLM request, or finishes the call without the provider (an
+   * {@link LlmCallDecision} or a plain `{ action: "finish", text }`).
+   */
   beforeLlmCall(
     args: { request: LlmCallRequest; state: TurnState },
-  ): MaybePromise<LlmCallRequest | LlmCallDecision | null | undefined | void>;
+  ): MaybePromise<LlmCallRequest | LlmCallDecision | LlmDecision | null | undefined | void>;
   /** Observes the outcome of an LLM call, exactly once per completed call. */
   afterLlmCall(
     args: { request: LlmCallRequest; result: LlmCallResult; state: TurnState },
   ): MaybePromise<unknown>;
-  /** Decides on a tool call: proceed (with new arguments), replace or deny. */
+  /**
+   * Decides on a tool call: proceed (with new arguments), replace or deny — a
+   * {@link ToolCallDecision} or a plain `{ action: "deny", reason }`, `{ action: "replace", result }`
+   * or `{ action: "proceed", args }`.
+   */
   beforeToolCall(
     args: { call: ToolCall; state: TurnState },
-  ): MaybePromise<ToolCallDecision | null | undefined | void>;
+  ): MaybePromise<ToolCallDecision | ToolDecision | null | undefined | void>;
   /** Observes (and may rewrite the model-facing value of) a tool call's outcome. */
   afterToolCall(
     args: { call: ToolCall; result: ToolCallResult; state: TurnState },

@@ -14,13 +14,21 @@ export interface HookImplOptions {
   trylast?: boolean;
   /** Implement this hook instead of the property's own name. */
   specname?: string;
+  /**
+   * Fail closed (a policy): when this `beforeToolCall` throws or returns a malformed decision,
+   * the tool call is denied with the error message; when this `beforeLlmCall` does, the LLM call
+   * finishes with it. Default false: the error is logged and the call proceeds.
+   */
+  failClosed?: boolean;
 }
 
 const IMPL_OPTIONS: unique symbol = Symbol.for("bub.hookimpl");
 
 /**
- * Marks `fn` as a hook implementation with a priority band. Functions under a hook's name are
- * implementations without it; a function under any other name becomes one only when marked.
+ * Marks `fn` as a hook implementation with a priority band (and, with `failClosed`, as a
+ * policy). Functions under a hook's name are implementations without it; a function under any
+ * other name becomes one only when marked. Typed as `(args: A) => R` so that the hook's argument
+ * type flows into the callback inside {@link definePlugin} (TypeScript 5 and 7).
  *
  * @example Run last among `afterToolCall` implementations
  * ```ts
@@ -31,10 +39,10 @@ const IMPL_OPTIONS: unique symbol = Symbol.for("bub.hookimpl");
  * });
  * ```
  */
-export function hookimpl<F extends (...args: never[]) => unknown>(
-  fn: F,
+export function hookimpl<A, R>(
+  fn: (args: A) => R,
   options: HookImplOptions = {},
-): F {
+): (args: A) => R {
   if (typeof fn !== "function") {
     throw new TypeError(`Cannot mark hook implementation: expected a function, got ${typeof fn}`);
   }
@@ -52,10 +60,58 @@ function implOptions(fn: unknown): HookImplOptions | undefined {
 /** The hook implementations a plugin may carry, each optional. */
 export type PluginHooks = { [K in HookName]?: HookSignatures[K] };
 
-/** A plugin: a name plus hook implementations. */
+/**
+ * What the kernel knows of a tool a plugin declares: a `Tool` from `defineTool()`. The builtin
+ * plugin offers every registered plugin's tools to the model and to comma commands.
+ */
+export interface PluginTool {
+  /** The tool's runtime name. */
+  readonly name: string;
+  /** Validates arguments and runs the tool. */
+  readonly run: (...args: never[]) => unknown;
+}
+
+/** A plugin: a name plus hook implementations, and optionally tools. */
 export interface Plugin extends PluginHooks {
   /** The unique plugin name. */
   readonly name: string;
+  /**
+   * A policy plugin fails closed: when its `beforeToolCall` throws (or returns a malformed
+   * decision) the tool call is denied with the error message, and when its `beforeLlmCall` does,
+   * the LLM call finishes with it. Default false: errors are logged and the call proceeds.
+   */
+  readonly policy?: boolean;
+  /**
+   * Tools this plugin adds (built with `defineTool`), offered while the plugin is registered. A
+   * plugin tool replaces a builtin or earlier plugin's tool of the same name (later plugins win).
+   */
+  readonly tools?: readonly PluginTool[];
+}
+
+/** The tools `plugin` declares, checked; `[]` when it declares none. */
+export function pluginTools(plugin: object, pluginName: string): readonly PluginTool[] {
+  const tools = (plugin as { tools?: unknown }).tools;
+  // A class plugin may have a method of that name; only an array is a declaration.
+  if (tools === undefined || tools === null || typeof tools === "function") return [];
+  if (!Array.isArray(tools)) {
+    throw new BubError(
+      "invalid_input",
+      `Cannot register plugin "${pluginName}": tools must be an array of defineTool() results, got ${typeof tools}`,
+    );
+  }
+  tools.forEach((tool: unknown, index) => {
+    const t = tool as Record<string, unknown> | null;
+    const ok = typeof t === "object" && t !== null && typeof t.name === "string" &&
+      typeof t.description === "string" && typeof t.parameters === "object" &&
+      typeof t.run === "function" && typeof t.withName === "function";
+    if (!ok) {
+      throw new BubError(
+        "invalid_input",
+        `Cannot register plugin "${pluginName}": tools[${index}] is not a tool (build it with defineTool())`,
+      );
+    }
+  });
+  return tools as PluginTool[];
 }
 
 /**
@@ -89,6 +145,8 @@ export interface HookImplementation {
   readonly tryfirst: boolean;
   /** In the last band. */
   readonly trylast: boolean;
+  /** Fails closed: `failClosed` on the implementation or `policy: true` on the plugin. */
+  readonly failClosed: boolean;
 }
 
 /** Whether a plugin loaded, for diagnostics. */
@@ -108,7 +166,7 @@ function collectImplementations(plugin: object): Map<string, { fn: unknown; key:
     obj = Object.getPrototypeOf(obj)
   ) {
     for (const key of Object.getOwnPropertyNames(obj)) {
-      if (seen.has(key) || key === "constructor" || key === "name") continue;
+      if (seen.has(key) || key === "constructor" || key === "name" || key === "policy") continue;
       seen.add(key);
       const descriptor = Object.getOwnPropertyDescriptor(obj, key);
       if (!descriptor || !("value" in descriptor) || typeof descriptor.value !== "function") {
@@ -185,7 +243,9 @@ export class PluginManager {
         );
       }
     }
+    pluginTools(plugin, pluginName);
     const impls = collectImplementations(plugin);
+    const policy = (plugin as { policy?: unknown }).policy === true;
     this.#plugins.set(pluginName, plugin);
     for (const [hook, { fn }] of impls) {
       const options = implOptions(fn) ?? {};
@@ -196,6 +256,7 @@ export class PluginManager {
         fn: fn as HookImplementation["fn"],
         tryfirst: options.tryfirst === true,
         trylast: options.trylast === true,
+        failClosed: policy || options.failClosed === true,
       };
       const raw = this.#raw.get(hook) ?? [];
       if (impl.trylast) raw.unshift(impl);
@@ -215,6 +276,11 @@ export class PluginManager {
   /** True when a plugin of that name is registered. */
   has(name: string): boolean {
     return this.#plugins.has(name);
+  }
+
+  /** Every tool the registered plugins declare, in registration order. */
+  tools(): PluginTool[] {
+    return [...this.#plugins].flatMap(([name, plugin]) => [...pluginTools(plugin, name)]);
   }
 
   /** The plugin registered under `name`, or undefined. */

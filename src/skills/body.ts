@@ -6,12 +6,9 @@
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
-import { lazyModule } from "../_internal/lazy.ts";
+import { stringify } from "yaml";
 import { stripFrontmatter } from "./frontmatter.ts";
 import type { Skill } from "./skill.ts";
-
-/** `yaml`, loaded by the first structured config value. */
-const yaml = lazyModule<typeof import("yaml")>("yaml", () => import("yaml"));
 
 const CONFIG_TEMPLATE = /\$\{\s*config\.([A-Za-z0-9_.-]+)\s*\}/g;
 const PLACEHOLDER = /\$(?:(\$)|([_A-Za-z][_A-Za-z0-9]*)|\{([_A-Za-z][_A-Za-z0-9]*)\})/g;
@@ -37,7 +34,7 @@ function formatConfigValue(value: unknown): string {
   if (typeof value === "boolean" || typeof value === "number" || typeof value === "bigint") {
     return String(value);
   }
-  return yaml().stringify(value).trim();
+  return stringify(value).trim();
 }
 
 function shellQuote(word: string): string {

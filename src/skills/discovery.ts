@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getLogger } from "../_internal/log.ts";
 import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
+import { BubError } from "../kernel/errors.ts";
 import { readSkill, type Skill, type SkillSource } from "./skill.ts";
 
 /** The project and user skills folder, relative to the workspace or home directory. */
@@ -30,7 +31,10 @@ export interface SkillRootsOptions {
   workspace: string;
   /** The user's home directory (not `BUB_HOME`). @default os.homedir() */
   home?: string;
-  /** Folders of builtin skills, scanned last. @default [builtinSkillsDir()] */
+  /**
+   * Folders of builtin skills, scanned last. @default [builtinSkillsDir()] (none when the
+   * package was loaded from a remote URL)
+   */
   builtinDirs?: readonly string[];
   /** Receives the legacy-folder deprecation warning. @default a warning on the ["bub", "skills"] logger */
   onWarning?: (message: string) => void;
@@ -49,11 +53,32 @@ function isDirectory(path: string): boolean {
 /** Sorted listings of skill roots, revalidated by the root's stat (entries added or removed). */
 const LISTINGS = new StampCache<readonly string[]>(128);
 
+/** This module's URL; empty where a bundler left `import.meta` empty (CommonJS output). */
+function moduleUrl(): string {
+  return (import.meta as { url?: string }).url ?? "";
+}
+
+/** True when this module was loaded from a file (not from a remote URL or a CommonJS bundle). */
+function onDisk(): boolean {
+  return moduleUrl().startsWith("file:");
+}
+
 /**
  * The folder holding Bub's own skills (`src/skills/builtin/`), resolved from this module's URL so
  * it works from the sources and from the npm build.
+ *
+ * @throws {BubError} (`config`) when the package was loaded from a remote URL (e.g. JSR): its
+ *   skills are not on disk then, and discovery leaves the builtin root out
  */
 export function builtinSkillsDir(): string {
+  if (!onDisk()) {
+    throw new BubError(
+      "config",
+      `Cannot locate the builtin skills: @bub/core was not loaded from disk (${
+        moduleUrl() || "no module URL"
+      })`,
+    );
+  }
   const beside = fileURLToPath(new URL("./builtin/", import.meta.url));
   if (isDirectory(beside)) return beside;
   // The bundled npm build runs from dist/ while the skills ship under esm/src/skills/builtin/:
@@ -95,7 +120,9 @@ export function skillRoots(options: SkillRootsOptions): SkillRoot[] {
     roots.push({ path: legacy, source: "project" });
   }
   roots.push({ path: join(options.home ?? homedir(), PROJECT_SKILLS_DIR), source: "global" });
-  for (const path of options.builtinDirs ?? [builtinSkillsDir()]) {
+  // Loaded from a remote URL (JSR), the builtin skills are not on disk: no builtin root.
+  const builtin = onDisk() ? [builtinSkillsDir()] : [];
+  for (const path of options.builtinDirs ?? builtin) {
     roots.push({ path, source: "builtin" });
   }
   return roots;

@@ -3,10 +3,7 @@
  *
  * @module
  */
-import { lazyModule } from "../_internal/lazy.ts";
-
-/** `yaml`, loaded by the first parse (it costs more import time than the skills code). */
-const yaml = lazyModule<typeof import("yaml")>("yaml", () => import("yaml"));
+import { parse } from "yaml";
 
 const FENCE = "---";
 const LEADING_BLOCK = /^---\s*\n[\s\S]*?\n---\s*\n/;
@@ -36,7 +33,7 @@ export function parseFrontmatter(text: string): Record<string, unknown> | null {
   if (end < 0) return null;
   let parsed: unknown;
   try {
-    parsed = yaml().parse(lines.slice(1, end).join("\n"));
+    parsed = parse(lines.slice(1, end).join("\n"));
   } catch {
     return null;
   }

@@ -1,7 +1,15 @@
 /**
- * A cross-process lock file: created exclusively (`wx`) with `<pid>:<token>` inside, removed on
- * release. A lock whose process is gone is broken under a second "breaker" lock, so two
- * waiters never both break it.
+ * A cross-process lock file: created exclusively (`wx`) with `<pid>:<token>:<start>:<boot>`
+ * inside (the holder's PID, a random token, and on Linux its start time and the boot id), removed
+ * on release. A lock whose holder is gone is broken under a second "breaker" lock, so two
+ * waiters never both break it. The holder is gone when no process has its PID, or when the
+ * process that has it now is another one: it started at another time or under another boot
+ * (a PID reused after a restart, like a container's PID 1). Lock files of the older
+ * `<pid>:<token>` form count as stale when the process with that PID started after the file
+ * was written.
+ *
+ * This protocol, not an OS advisory lock, is used on every runtime: Node and Bun offer no
+ * `flock`, and processes of different runtimes share one tape folder.
  *
  * Creating, reading and removing the small lock file are metadata operations of a few
  * microseconds, done with synchronous calls (each asynchronous one costs a thread-pool round
@@ -14,6 +22,12 @@ import { stat, unlink } from "node:fs/promises";
 import process from "node:process";
 import { BubError } from "../kernel/errors.ts";
 import { delay } from "../_internal/async.ts";
+import {
+  bootTimeSeconds,
+  currentBootId,
+  ownIdentity,
+  processStartTicks,
+} from "./_process_identity.ts";
 
 /** Options of {@link withFileLock}. */
 export interface FileLockOptions {
@@ -26,6 +40,9 @@ export interface FileLockOptions {
 }
 
 const EMPTY_LOCK_GRACE_MS = 2_000;
+// procfs reports start times in USER_HZ ticks, 100 on every mainstream Linux architecture.
+const TICKS_PER_SECOND = 100;
+const LEGACY_START_SLACK_MS = 2_000;
 
 function _code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -43,7 +60,7 @@ function _alive(pid: number): boolean {
 function _tryCreate(path: string, content: string): boolean {
   let fd: number;
   try {
-    fd = openSync(path, "wx");
+    fd = openSync(path, "wx", 0o600);
   } catch (error) {
     if (_code(error) === "EEXIST") return false;
     throw error;
@@ -75,20 +92,45 @@ function _unlinkQuiet(path: string): void {
   }
 }
 
+/** True when the process holding a lock recorded as `content` is gone (or is another one now). */
+function _holderGone(content: string, mtimeMs: number): boolean {
+  const [pidText, , start, boot] = content.split(":");
+  const pid = Number(pidText);
+  if (!_alive(pid)) return true;
+  const bootNow = currentBootId();
+  if (boot && bootNow && boot !== bootNow) return true;
+  const startNow = processStartTicks(pid);
+  if (startNow === null) return false;
+  if (start) return start !== startNow;
+  // An older lock file without a start time: the PID was reused if its process started later.
+  const bootSeconds = bootTimeSeconds();
+  if (bootSeconds === null) return false;
+  const startedMs = (bootSeconds + Number(startNow) / TICKS_PER_SECOND) * 1000;
+  return startedMs > mtimeMs + LEGACY_START_SLACK_MS;
+}
+
 async function _isStale(path: string, content: string): Promise<boolean> {
-  const pid = Number(content.split(":")[0]);
-  if (content !== "" && Number.isInteger(pid) && pid > 0) return !_alive(pid);
-  // Created but not yet written (or written by a process killed in between): stale after a grace.
+  let mtimeMs: number;
   try {
-    return Date.now() - (await stat(path)).mtimeMs > EMPTY_LOCK_GRACE_MS;
+    mtimeMs = (await stat(path)).mtimeMs;
   } catch {
     return false;
   }
+  const pid = Number(content.split(":")[0]);
+  if (content !== "" && Number.isInteger(pid) && pid > 0) return _holderGone(content, mtimeMs);
+  // Created but not yet written (or written by a process killed in between): stale after a grace.
+  return Date.now() - mtimeMs > EMPTY_LOCK_GRACE_MS;
+}
+
+/** The content of a lock file held by this process. */
+function _lockContent(): string {
+  const own = ownIdentity();
+  return `${own.pid}:${crypto.randomUUID()}:${own.startTicks ?? ""}:${own.bootId ?? ""}`;
 }
 
 async function _breakStale(path: string, seen: string): Promise<void> {
   const breaker = `${path}.break`;
-  if (!_tryCreate(breaker, `${process.pid}:break`)) {
+  if (!_tryCreate(breaker, _lockContent())) {
     const other = _read(breaker);
     if (other !== null && await _isStale(breaker, other)) await unlink(breaker).catch(() => {});
     return;
@@ -106,7 +148,7 @@ export async function withFileLock<T>(
   fn: () => Promise<T>,
   options: FileLockOptions,
 ): Promise<T> {
-  const token = `${process.pid}:${crypto.randomUUID()}`;
+  const token = _lockContent();
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let wait = 1;
   while (!_tryCreate(path, token)) {

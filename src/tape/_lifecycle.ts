@@ -27,9 +27,9 @@ export async function writeArchive(tape: Tape, tapeName: string, stamp: string):
     );
   }
   const entries = await new TapeQuery(tapeName, tape.store).all();
-  await mkdir(tape.archivePath, { recursive: true });
+  await mkdir(tape.archivePath, { recursive: true, mode: 0o700 });
   const path = join(tape.archivePath, `${tapeName}.jsonl.${stamp}.bak`);
-  await writeFile(path, entries.map(entryLine).join(""));
+  await writeFile(path, entries.map(entryLine).join(""), { mode: 0o600 });
   return path;
 }
 

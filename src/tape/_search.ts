@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { lazyModule } from "../_internal/lazy.ts";
+import { stringify } from "yaml";
+import { lazyImport } from "../_internal/lazy.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { QuerySpec } from "./_evaluate.ts";
 
@@ -12,13 +13,14 @@ const TOKEN = /[a-z0-9_/-]+/g;
 const MAX_CANDIDATES = 128;
 const DEFAULT_LIMIT = 20;
 
-// Loaded by the first search: neither is needed to import the stores.
-const fuzzball = lazyModule<typeof import("fuzzball")>("fuzzball", () => import("fuzzball"));
-const yaml = lazyModule<typeof import("yaml")>("yaml", () => import("yaml"));
+// Imported by the first search: importing the stores does not need it.
+const fuzzball = lazyImport(() => import("fuzzball"));
+
+type Scorer = typeof import("fuzzball").WRatio;
 
 function _payloadText(entry: TapeEntry): string {
   try {
-    return yaml().stringify(entry.payload).toLowerCase();
+    return stringify(entry.payload).toLowerCase();
   } catch {
     return JSON.stringify(entry.payload).toLowerCase();
   }
@@ -28,8 +30,11 @@ function _tokens(text: string): string[] {
   return text.match(TOKEN) ?? [];
 }
 
-/** True when a candidate of `text` scores >= 80 against `query` (queries of >= 3 chars). */
-export function fuzzyMatches(query: string, text: string): boolean {
+/**
+ * True when a candidate of `text` scores >= 80 against `query` (queries of >= 3 chars) by
+ * `wRatio` (fuzzball's `WRatio`).
+ */
+export function fuzzyMatches(wRatio: Scorer, query: string, text: string): boolean {
   if (query.length < 3) return false;
   const queryTokens = _tokens(query);
   if (queryTokens.length === 0) return false;
@@ -42,7 +47,6 @@ export function fuzzyMatches(query: string, text: string): boolean {
     }
   }
   const needle = queryTokens.join(" ");
-  const wRatio = fuzzball().WRatio;
   return candidates.some((candidate) => wRatio(needle, candidate, { full_process: false }) >= 80);
 }
 
@@ -50,9 +54,13 @@ export function fuzzyMatches(query: string, text: string): boolean {
  * The second search pass over the generically filtered `entries` (oldest first in, newest
  * first out).
  */
-export function searchPass(entries: readonly TapeEntry[], query: QuerySpec): TapeEntry[] {
+export async function searchPass(
+  entries: readonly TapeEntry[],
+  query: QuerySpec,
+): Promise<TapeEntry[]> {
   const needle = query.text.trim().toLowerCase();
   if (!needle) return [];
+  const { WRatio } = await fuzzball();
   const limit = query.limitCount ?? DEFAULT_LIMIT;
   const seen = new Set<string>();
   const out: TapeEntry[] = [];
@@ -61,7 +69,7 @@ export function searchPass(entries: readonly TapeEntry[], query: QuerySpec): Tap
     const text = _payloadText(entry);
     if (seen.has(text)) continue;
     seen.add(text);
-    if (text.includes(needle) || fuzzyMatches(needle, text)) out.push(entry);
+    if (text.includes(needle) || fuzzyMatches(WRatio, needle, text)) out.push(entry);
   }
   return out;
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { closeSync, openSync } from "node:fs";
 
 /** A prepared statement with positional parameters. */
 export interface SqliteStatement {
@@ -58,8 +59,10 @@ export function sqliteBinding(): "bun:sqlite" | "node:sqlite" {
   return "Bun" in globalThis ? "bun:sqlite" : "node:sqlite";
 }
 
-/** Opens (creating) the database file at `path`. */
+/** Opens (creating, mode 0600) the database file at `path`. */
 export async function openSqlite(path: string): Promise<SqliteDatabase> {
+  // SQLite gives its -wal and -shm files the mode of the database file.
+  if (path !== ":memory:" && !path.startsWith("file:")) closeSync(openSync(path, "a", 0o600));
   const binding = sqliteBinding();
   const specifier = [binding.split(":")[0], binding.split(":")[1]].join(":");
   const module = await import(specifier) as Record<

@@ -8,6 +8,7 @@
 import { readFdAt } from "./_fd.ts";
 import type { EntryView, QuerySpec } from "./_evaluate.ts";
 import { parseEntryLine } from "./_jsonl.ts";
+import type { TapeEntry } from "./entry.ts";
 
 /** Bytes read per step when scanning backwards (also the smallest file worth a tail read). */
 export const TAIL_BLOCK: number = 64 * 1024;
@@ -122,4 +123,34 @@ export async function findLastAnchor(
     if (entry?.kind === "anchor" && (name === null || entry.payload.name === name)) return offset;
   }
   return null;
+}
+
+/**
+ * Adds to `found` the last valid `event` entry of each name of `names` not in it yet, among the
+ * complete lines of the first `size` bytes, reading backwards and stopping once every name is
+ * found. Lines that cannot hold one of the names (neither its JSON form nor a `\u` escape
+ * that could spell it) are skipped unparsed.
+ */
+export async function findLastEvents(
+  fd: number,
+  size: number,
+  names: ReadonlySet<string>,
+  found: Map<string, TapeEntry>,
+): Promise<void> {
+  const needles = new Map([...names].map((name) => [name, JSON.stringify(name).slice(1, -1)]));
+  for await (const { offset, bytes } of _linesBackward(fd, size)) {
+    if (found.size >= names.size) return;
+    let text = LINE_DECODER.decode(bytes);
+    if (!text.includes("\\u")) {
+      let candidate = false;
+      for (const [name, needle] of needles) {
+        if (!found.has(name) && text.includes(needle)) candidate = true;
+      }
+      if (!candidate) continue;
+    }
+    if (offset === 0 && text.startsWith("\uFEFF")) text = text.slice(1);
+    const entry = parseEntryLine(text);
+    const name = entry?.kind === "event" ? entry.payload.name : undefined;
+    if (typeof name === "string" && names.has(name) && !found.has(name)) found.set(name, entry!);
+  }
 }

@@ -14,10 +14,12 @@ import { withFileLock } from "./_file_lock.ts";
 import { entryLine } from "./_jsonl.ts";
 import { KeyedMutex } from "./_mutex.ts";
 import { searchPass } from "./_search.ts";
-import { coversQuery } from "./_tail_scan.ts";
+import { coversQuery, findLastEvents } from "./_tail_scan.ts";
+import { isHeadQuery, readHead } from "./_head_scan.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
+import { pickLatestEvents } from "./latest_events.ts";
 
 /** Options of {@link FileTapeStore}. */
 export interface FileTapeStoreOptions {
@@ -140,9 +142,61 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
 
   /** Evaluates a query; a text query uses the newest-first search pass (§5.6). */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+    if (isHeadQuery(query)) {
+      const head = await this.#head(query);
+      if (head !== null) return head;
+    }
     const cache = await this.#mutex.run(query.tape, () => this.#refresh(query.tape, query));
-    if (query.text) return searchPass(evaluateQuery(cache, query, { limit: false }), query);
+    if (query.text) return await searchPass(evaluateQuery(cache, query, { limit: false }), query);
     return evaluateQuery(cache, query);
+  }
+
+  /**
+   * The newest event of each of `names`: from the cache when it holds the end of the file, and
+   * by reading the file backwards before it, so the history before those events is not parsed.
+   */
+  async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
+    const wanted = new Set(names);
+    if (wanted.size === 0) return [];
+    const found = await this.#withFile(tape, async (fd, size, ino) => {
+      const found = new Map<string, TapeEntry>();
+      let end = size;
+      const known = this.#cache.get(tape);
+      if (known && known.ino === ino && known.offset === size) {
+        for (const entry of pickLatestEvents(known.entries, names)) {
+          found.set(entry.payload.name as string, entry);
+        }
+        end = known.base;
+      }
+      if (found.size < wanted.size && end > 0) await findLastEvents(fd, end, wanted, found);
+      return [...found.values()].sort((a, b) => a.id - b.id);
+    });
+    return found ?? [];
+  }
+
+  /** Runs `fn` on the open file of `tape` under the tape's mutex; null when it is missing. */
+  #withFile<T>(
+    tape: string,
+    fn: (fd: number, size: number, ino: number) => Promise<T>,
+  ): Promise<T | null> {
+    const path = this.pathOf(tape);
+    return this.#mutex.run(tape, async () => {
+      let fd: number;
+      try {
+        fd = openSync(path, "r");
+      } catch (error) {
+        if (_code(error) === "ENOENT") return null;
+        this.#fail("read", tape, error);
+      }
+      try {
+        const { size, ino } = fstatSync(fd);
+        return await fn(fd, size, Number(ino ?? 0) || 0);
+      } catch (error) {
+        this.#fail("read", tape, error);
+      } finally {
+        closeSync(fd);
+      }
+    });
   }
 
   /** Appends one entry (committed, and flushed when durable, when this resolves). */
@@ -170,7 +224,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   // Opening, `stat`, the last-byte check and the write are done with synchronous calls (each
   // asynchronous one costs a thread-pool round trip); the flush and catch-up reads stay async.
   async #appendLocked(tape: string, path: string, entries: TapeEntry[]): Promise<void> {
-    const fd = openSync(path, "a+");
+    const fd = openSync(path, "a+", 0o600);
     try {
       const stats = fstatSync(fd);
       let size = stats.size;
@@ -244,6 +298,16 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     }
   }
 
+  /**
+   * Answers a kinds-and-limit query from the start of the file (first entries of those kinds),
+   * leaving the cache alone; null when the cache holds the whole file or the file is missing
+   * (the ordinary path answers then).
+   */
+  #head(query: TapeQuery): Promise<TapeEntry[] | null> {
+    if (this.#cache.get(query.tape)?.base === 0) return Promise.resolve(null);
+    return this.#withFile(query.tape, (fd, size) => readHead(fd, size, query));
+  }
+
   /** True when the directory is one (then a tape file `stat` did not find is missing). */
   #directoryExists(): boolean {
     try {
@@ -254,10 +318,13 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   }
 
   #ensureDirectory(): Promise<void> {
-    this.#ready ??= mkdir(this.directory, { recursive: true }).then(() => {}, (error) => {
-      this.#ready = null;
-      throw error;
-    });
+    this.#ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 }).then(
+      () => {},
+      (error) => {
+        this.#ready = null;
+        throw error;
+      },
+    );
     return this.#ready;
   }
 

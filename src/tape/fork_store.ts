@@ -10,6 +10,7 @@ import { createEntry, isPlainObject, type TapeEntry } from "./entry.ts";
 import { InMemoryTapeStore } from "./memory_store.ts";
 import type { TapeQuery } from "./query.ts";
 import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
+import { latestEvents, pickLatestEvents } from "./latest_events.ts";
 
 const logger = getLogger(["bub", "tape"]);
 
@@ -123,6 +124,16 @@ export class ForkTapeStore implements TapeStore {
       result.push(entry);
     }
     return query.limitCount === null ? result : result.slice(0, query.limitCount);
+  }
+
+  /** The newest event of each of `names`: buffered ones first, then the parent's (§5.9 order). */
+  async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
+    if (!this.#managed(tape)) return await latestEvents(this.parent, tape, names);
+    const local = pickLatestEvents(this.#local.read(tape) ?? [], names);
+    const found = new Set(local.map((entry) => entry.payload.name));
+    const rest = names.filter((name) => !found.has(name));
+    if (rest.length === 0 || this.#reset.has(tape)) return local;
+    return [...await latestEvents(this.parent, tape, rest), ...local];
   }
 
   /** True when nothing is buffered and nothing was reset. */

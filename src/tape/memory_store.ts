@@ -9,6 +9,7 @@ import { type EntryView, evaluateQuery } from "./_evaluate.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
+import { pickLatestEvents } from "./latest_events.ts";
 
 interface _Tape extends EntryView {
   entries: TapeEntry[];
@@ -51,6 +52,11 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
     // A missing tape reads as an empty one (anchor filters still fail).
     return evaluateQuery(this.#tapes.get(query.tape) ?? { entries: [], anchors: [] }, query);
+  }
+
+  /** The newest event of each of `names`, found from the end (see {@link TapeStore}). */
+  async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
+    return pickLatestEvents(this.#tapes.get(tape)?.entries ?? [], names);
   }
 
   /** Stores a copy of `entry` with the next id. */

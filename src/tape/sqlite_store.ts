@@ -187,6 +187,36 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
     return row?.id === null || row?.id === undefined ? null : Number(row.id);
   }
 
+  /**
+   * The newest event of each of `names`: per name, the tape's events whose payload holds the
+   * name's JSON form, newest first on the primary key, checked after parsing (pages of 16).
+   */
+  async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
+    validateTapeName(tape);
+    const db = await this.#open();
+    const page = db.prepare(
+      "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? AND id < ? AND kind = 'event' AND instr(payload, ?) > 0 ORDER BY id DESC LIMIT 16",
+    );
+    const found: TapeEntry[] = [];
+    for (const name of new Set(names)) {
+      const needle = JSON.stringify(name);
+      let before = Number.MAX_SAFE_INTEGER;
+      search: for (;;) {
+        const rows = page.all(tape, before, needle);
+        for (const row of rows) {
+          const entry = _row(row);
+          if (entry.payload.name === name) {
+            found.push(entry);
+            break search;
+          }
+          before = entry.id;
+        }
+        if (rows.length < 16) break;
+      }
+    }
+    return found.sort((a, b) => a.id - b.id);
+  }
+
   /** Evaluates a query; text queries use the newest-first search pass. */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
     const db = await this.#open();
@@ -231,7 +261,7 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
       afterAnchorName: null,
       betweenAnchorNames: null,
     };
-    if (query.text) return searchPass(evaluateQuery(view, rest, { limit: false }), query);
+    if (query.text) return await searchPass(evaluateQuery(view, rest, { limit: false }), query);
     return evaluateQuery(view, rest);
   }
 

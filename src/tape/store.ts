@@ -22,6 +22,13 @@ export interface TapeStore {
   append(tape: string, entry: TapeEntry): Promise<void>;
   /** Optional: appends several entries at once, in order (one commit where possible). */
   appendMany?(tape: string, entries: readonly TapeEntry[]): Promise<void>;
+  /**
+   * Optional: the newest `event` entry of each of `names` (by payload `name`), in tape order, at
+   * most one per name; a missing tape has none. Stores answer it from the end of the tape (or
+   * an index), so its cost does not grow with the history before those events. Without it,
+   * `latestEvents()` reads every event of the tape.
+   */
+  latestEvents?(tape: string, names: readonly string[]): Promise<TapeEntry[]>;
 }
 
 /** The synchronous store contract; wrap it with {@link AsyncTapeStoreAdapter}. */

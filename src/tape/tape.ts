@@ -9,6 +9,7 @@ import { sidecarTapeName, type TapeContext, type TapeSidecar } from "../kernel/t
 import { buildQuery, type ChatMessage, contextVisible, defaultTapeContext } from "./context.ts";
 import { anchorEntry, createEntry, isPlainObject, type TapeEntry, type TapeMeta } from "./entry.ts";
 import { ForkTapeStore } from "./fork_store.ts";
+import { latestEvents } from "./latest_events.ts";
 import { archiveSidecar, resetSidecar, resetTape } from "./_lifecycle.ts";
 import { buildChatEntries, type RecordChatOptions, type TapeInfo, tapeInfo } from "./_tape_info.ts";
 import { sessionTapeName } from "./naming.ts";
@@ -160,6 +161,11 @@ export class Tape implements AsyncDisposable {
   /** Appends one entry to this tape. */
   async append(entry: TapeEntry): Promise<void> {
     await this.store.append(this.name, entry);
+  }
+
+  /** The newest `event` entry of each of `names`, in tape order, read from the tape's end. */
+  async latestEvents(names: readonly string[]): Promise<TapeEntry[]> {
+    return await latestEvents(this.store, this.name, names);
   }
 
   /** Appends entries in order (one commit when the store supports it). */

@@ -55,6 +55,8 @@ export interface FakeTelegramServerOptions {
   botId?: number;
   /** The bot's username. @default "bub_test_bot" */
   botUsername?: string;
+  /** Makes every file download answer with this HTTP status (e.g. 500). @default null */
+  fileDownloadStatus?: number | null;
 }
 
 /** Where a built message comes from, and what it replies to. */

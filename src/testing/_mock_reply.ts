@@ -57,6 +57,13 @@ export interface MockReply {
   delayMs?: number;
   /** Close the connection after this many SSE events (a truncated stream). */
   truncateAfter?: number;
+  /**
+   * Stop sending after this many SSE events and keep the connection open (a stalled stream),
+   * until the client goes away or the server closes. `0` stalls right after the headers.
+   */
+  stallAfter?: number;
+  /** While stalled, send an SSE comment (`: keep-alive`) this often: bytes without events. */
+  stallKeepAliveMs?: number;
   /** Answer with an HTTP error instead. */
   error?: MockErrorReply;
   /** The raw finish reason (default: tool calls → `tool_calls`/`tool_use`, else `stop`/`end_turn`). */
@@ -119,6 +126,8 @@ export const mockReply: {
   contextLengthError(): MockReply;
   /** `reply` cut off after `events` SSE events. */
   truncated(reply: MockReply, events: number): MockReply;
+  /** `reply` stalled (connection kept open, nothing sent) after `events` SSE events. */
+  stalled(reply: MockReply, events: number): MockReply;
 } = {
   text(text, options = {}) {
     const { chunks = 1, ...rest } = options;
@@ -143,6 +152,9 @@ export const mockReply: {
   },
   truncated(reply, events) {
     return { ...reply, truncateAfter: events };
+  },
+  stalled(reply, events) {
+    return { ...reply, stallAfter: events };
   },
 };
 

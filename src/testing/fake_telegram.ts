@@ -55,6 +55,11 @@ export class FakeTelegramServer implements AsyncDisposable {
     last_name: "Lovelace",
     username: "ada",
   };
+  /**
+   * When set, every file download (`/file/bot<token>/...`) answers with this HTTP status (e.g.
+   * 500) instead of the file. Settable at any time.
+   */
+  fileDownloadStatus: number | null;
   /** Every Bot API call received, in order (file downloads excluded). */
   readonly calls: FakeTelegramCall[] = [];
   #http: LoopbackServer;
@@ -70,6 +75,7 @@ export class FakeTelegramServer implements AsyncDisposable {
   private constructor(http: LoopbackServer, options: FakeTelegramServerOptions) {
     this.#http = http;
     this.token = options.token ?? DEFAULT_TOKEN;
+    this.fileDownloadStatus = options.fileDownloadStatus ?? null;
     this.bot = {
       id: options.botId ?? 777000,
       is_bot: true,
@@ -248,6 +254,9 @@ export class FakeTelegramServer implements AsyncDisposable {
     const body = await readBody(req);
     const filePrefix = `/file/bot${this.token}/`;
     if (url.pathname.startsWith(filePrefix)) {
+      if (this.fileDownloadStatus !== null) {
+        return reply(res, this.fileDownloadStatus, { ok: false, description: "download failed" });
+      }
       const path = decodeURIComponent(url.pathname.slice(filePrefix.length));
       const entry = [...this.#files.values()].find((item) => item.file.file_path === path);
       if (!entry) return reply(res, 404, { ok: false, error_code: 404, description: "Not Found" });

@@ -45,6 +45,7 @@ function sleep(ms: number, closed: AbortSignal): Promise<void> {
     if (closed.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
+      closed.removeEventListener("abort", done);
       resolve();
     };
     const timer = setTimeout(done, ms);
@@ -183,6 +184,16 @@ export class MockLlmServer implements AsyncDisposable {
     await this.#stream(res, sseEvents(protocol, reply, json), reply);
   }
 
+  /** Sends nothing (or only keep-alive comments) until the client or the server goes. */
+  async #stall(res: ServerResponse, reply: MockReply, gone: AbortSignal): Promise<void> {
+    const every = reply.stallKeepAliveMs;
+    while (!gone.aborted) {
+      await sleep(every ?? 60_000, gone);
+      if (!gone.aborted && every) res.write(": keep-alive\n\n");
+    }
+    res.destroy();
+  }
+
   async #stream(res: ServerResponse, events: string[], reply: MockReply): Promise<void> {
     const gone = new AbortController();
     const onClose = () => gone.abort();
@@ -203,7 +214,15 @@ export class MockLlmServer implements AsyncDisposable {
           res.destroy();
           return;
         }
+        if (reply.stallAfter !== undefined && i >= reply.stallAfter) {
+          await this.#stall(res, reply, gone.signal);
+          return;
+        }
         res.write(events[i]);
+      }
+      if (reply.stallAfter !== undefined && events.length <= reply.stallAfter) {
+        await this.#stall(res, reply, gone.signal);
+        return;
       }
       res.end();
     } finally {

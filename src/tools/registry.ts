@@ -28,8 +28,10 @@ function casefold(text: string): string {
  * ```
  */
 export class ToolRegistry implements Iterable<Tool> {
-  #tools = new Map<string, Tool>();
+  #own = new Map<string, Tool>();
+  #sources: (() => Iterable<Tool>)[] = [];
   #index: Map<string, string> | null = null;
+  #indexKey = "";
 
   /**
    * Creates a registry.
@@ -50,15 +52,32 @@ export class ToolRegistry implements Iterable<Tool> {
         `Cannot register tool: expected a Tool from defineTool(), got ${typeof tool}`,
       );
     }
-    this.#tools.set(tool.name, tool);
+    this.#own.set(tool.name, tool);
     this.#index = null;
     return tool;
   }
 
-  /** Removes the tool named `name`; true when one was removed. */
+  /**
+   * Adds a live source of tools (e.g. the tools of registered plugins), read on every lookup. A
+   * source's tool replaces a registered tool of the same name; later sources win.
+   */
+  addSource(source: () => Iterable<Tool>): void {
+    this.#sources.push(source);
+    this.#index = null;
+  }
+
+  /** Own tools merged with every source's, by name. */
+  get #tools(): Map<string, Tool> {
+    if (this.#sources.length === 0) return this.#own;
+    const all = new Map(this.#own);
+    for (const source of this.#sources) for (const tool of source()) all.set(tool.name, tool);
+    return all;
+  }
+
+  /** Removes the registered tool named `name`; true when one was removed. */
   delete(name: string): boolean {
     this.#index = null;
-    return this.#tools.delete(name);
+    return this.#own.delete(name);
   }
 
   /** The tool with runtime name `name`, or undefined. */
@@ -92,10 +111,13 @@ export class ToolRegistry implements Iterable<Tool> {
   }
 
   #lookup(): Map<string, string> {
-    if (this.#index) return this.#index;
+    const names = [...this.#tools.keys()];
+    const key = this.#sources.length === 0 ? "" : names.join("\n");
+    if (this.#index && this.#indexKey === key) return this.#index;
     const index = new Map<string, string>();
-    for (const name of this.#tools.keys()) index.set(casefold(modelToolName(name)), name);
-    for (const name of this.#tools.keys()) index.set(casefold(name), name);
+    for (const name of names) index.set(casefold(modelToolName(name)), name);
+    for (const name of names) index.set(casefold(name), name);
+    this.#indexKey = key;
     return this.#index = index;
   }
 

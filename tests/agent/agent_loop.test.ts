@@ -109,12 +109,13 @@ describe("turn entry", () => {
 });
 
 describe("steps", () => {
-  test("a text-only reply yields text then final ok with the text and ends with loop.step ok after one step", async () => {
+  test("a text-only reply yields text, the step's usage, then final ok with the text and ends with loop.step ok after one step", async () => {
     await using fx = await turnFixture({ script: [mockReply.text("hello there", { chunks: 3 })] });
     const result = await fx.turn("say hi");
     assert.equal(result.modelOutput, "hello there");
     const events = fx.turns[0]!.events;
-    assert.deepEqual(events.map((e) => e.kind), ["text", "text", "text", "final"]);
+    assert.deepEqual(events.map((e) => e.kind), ["text", "text", "text", "usage", "final"]);
+    assert.deepEqual(events[3]!.data, fx.turns[0]!.stream.usage);
     assert.deepEqual(events.at(-1)!.data, { ok: true, text: "hello there" });
     const steps = eventData(await fx.entries(), "loop.step");
     assert.equal(steps.length, 1);
@@ -135,7 +136,9 @@ describe("steps", () => {
     });
     const result = await fx.turn("use the tool");
     assert.equal(result.modelOutput, "done");
-    const events = fx.turns[0]!.events;
+    const all = fx.turns[0]!.events;
+    assert.equal(all.filter((e) => e.kind === "usage").length, 2, "one usage event per step");
+    const events = all.filter((e) => e.kind !== "usage");
     assert.deepEqual(events.map((e) => e.kind), [
       "tool_call",
       "tool_result",

@@ -38,10 +38,13 @@ describe("agent settings (§12.3)", () => {
       api_base: null,
       max_steps: Number.MAX_SAFE_INTEGER,
       max_tokens: 16384,
-      model_timeout_seconds: null,
+      model_timeout_seconds: 600,
+      model_stall_timeout_seconds: 120,
       client_args: {},
       completion_args: {},
       verbose: 0,
+      tool_output_max_bytes: 4 * 1024 * 1024,
+      tool_env_passthrough: null,
     });
   });
 
@@ -119,6 +122,15 @@ describe("agent settings (§12.3)", () => {
     assert.equal(settings.model_timeout_seconds, null);
   });
 
+  test("BUB_TOOL_OUTPUT_MAX_BYTES overrides the 4 MiB cap; below 1024 is refused", () => {
+    const env = { BUB_TOOL_OUTPUT_MAX_BYTES: "65536" };
+    assert.equal(loadAgentSettings({ env }).tool_output_max_bytes, 65536);
+    assert.throws(
+      () => loadAgentSettings({ env: { BUB_TOOL_OUTPUT_MAX_BYTES: "100" } }),
+      /tool_output_max_bytes must be at least 1024, got 100 \(from BUB_TOOL_OUTPUT_MAX_BYTES\)/,
+    );
+  });
+
   test("YAML null for client_args yields {}", () => {
     assert.deepEqual(loadAgentSettings({ config: { client_args: null } }).client_args, {});
   });
@@ -184,7 +196,7 @@ describe("agent settings (§12.3)", () => {
       [
         {},
         { model_timeout_seconds: "soon" },
-        'model_timeout_seconds must be an integer or null, got "soon" (from config key model_timeout_seconds)',
+        'model_timeout_seconds must be a number greater than 0, or null, got "soon" (from config key model_timeout_seconds)',
       ],
     ];
     for (const [env, config, message] of cases) {

@@ -121,7 +121,7 @@ describe("bad input", () => {
     assert.match(result.stderr, /mapping/);
   });
 
-  test("a plugin module that throws on import is reported, the other plugins still load and bub hooks still works", async () => {
+  test("a plugin module that throws on import stops bub hooks with exit 1 and one line naming it (issue 10)", async () => {
     const dirs = tempDirs();
     cleanup.defer(() => dirs.remove());
     const pluginDir = dirs.bubHome; // beside the config file
@@ -135,10 +135,10 @@ describe("bad input", () => {
       'export default { name: "good", systemPrompt: (): string => "be good" };\n',
     );
     const result = await runCli(dirs, ["hooks"]);
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^systemPrompt: builtin, good$/m);
-    assert.doesNotMatch(result.stdout, /broken/);
-    assert.match(result.stderr, /broken_plugin\.ts/);
+    assert.equal(result.code, 1, result.stdout);
+    assert.equal(result.stdout, "");
+    assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+    assert.ok(result.stderr.includes(join(pluginDir, "broken_plugin.ts")), result.stderr);
     assert.match(result.stderr, /broken plugin exploded at import/);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import process from "node:process";
 import { parse } from "yaml";
 import { PROVIDER_PRESETS, providerPreset } from "../../src/agent/providers.ts";
 import { cleanupStack, runCli, tempDirs } from "./_spawn.ts";
@@ -24,6 +25,9 @@ describe("bub onboard (builtin §16 146)", () => {
     const result = await runCli(dirs, ["onboard"], { input: answers.join("\n") });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Saved config to .*config\.yml/);
+    if (process.platform !== "win32") {
+      assert.equal(statSync(dirs.configFile).mode & 0o777, 0o600, "config.yml is private");
+    }
     const data = parse(readFileSync(dirs.configFile, "utf8")) as Record<string, unknown>;
     assert.deepEqual(Object.keys(data), [
       "model",

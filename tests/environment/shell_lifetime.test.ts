@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { LocalEnvironment } from "../../src/environment/local_environment.ts";
 import { ShellManager } from "../../src/environment/shell_manager.ts";
-import type { ManagedShell } from "../../src/environment/managed_shell.ts";
+import { type ManagedShell, OUTPUT_CUT_NOTE } from "../../src/environment/managed_shell.ts";
 import { drivers, eventually, FAST, killGroup, liveMembers } from "./_helpers.ts";
 
 /** Asserts that no live process of the shell's group remains. */
@@ -184,7 +184,7 @@ for (const driver of drivers()) {
       const shells = new ShellManager({ timings: FAST });
       await using _scope = shells.openScope();
       const output = await shells.run({ command: "sleep 300 & echo hi", environment });
-      assert.equal(output, "hi");
+      assert.equal(output, `hi\n${OUTPUT_CUT_NOTE}`);
       assert.equal(shells.shells.length, 0);
     });
 

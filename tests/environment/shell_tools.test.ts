@@ -17,7 +17,7 @@ function idOf(text: string): string {
 describe("shell output capture", () => {
   for (const driver of drivers()) {
     test(`a 50 MB output is captured in order without loss (${driver.name} driver)`, async () => {
-      const shells = new ShellManager({ timings: FAST });
+      const shells = new ShellManager({ timings: FAST, outputMaxBytes: 64 * 1024 * 1024 });
       const environment = new LocalEnvironment(null, { driver });
       const count = 6_500_000;
       const shell = await shells.start({ command: `seq 1 ${count}`, environment });

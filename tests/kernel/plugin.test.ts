@@ -60,6 +60,23 @@ describe("registration", () => {
     assert.throws(() => hookimpl(42 as unknown as () => void), /expected a function, got number/);
   });
 
+  test("failClosed comes from hookimpl's option or the plugin's policy: true; default false", () => {
+    const manager = new PluginManager();
+    manager.register({ name: "plain", beforeToolCall: () => null });
+    manager.register({
+      name: "marked",
+      beforeToolCall: hookimpl(() => null, { failClosed: true }),
+      afterToolCall: () => {},
+    });
+    manager.register({ name: "policy", policy: true, beforeLlmCall: () => null });
+    const flags = (hook: string) =>
+      manager.implementations(hook).map((impl) => `${impl.pluginName}=${impl.failClosed}`);
+    assert.deepEqual(flags("beforeToolCall"), ["marked=true", "plain=false"]);
+    assert.deepEqual(flags("afterToolCall"), ["marked=false"]);
+    assert.deepEqual(flags("beforeLlmCall"), ["policy=true"]);
+    assert.deepEqual(manager.hookReport().policy, undefined, "policy is a flag, not a hook");
+  });
+
   test("a specname implementation implements the named hook", () => {
     const manager = new PluginManager();
     manager.register({
@@ -80,7 +97,27 @@ describe("loadHooks", () => {
     assert.deepEqual(fx.framework.pluginStatus.get("mine"), { isSuccess: true });
   });
 
-  test("a plugin whose target fails to load is recorded as failed and the others still load", async () => {
+  test("a config-listed plugin that fails to load rejects loadHooks with a BubError naming spec, path and error", async () => {
+    using tmp = tempDir();
+    writeModule(tmp.path, "broken.mjs", `throw new Error("broken at import");`);
+    writeFileSync(join(tmp.path, "config.yml"), "plugins:\n  - ./broken.mjs\n");
+    const framework = new KernelFramework({
+      loadDotenv: false,
+      configFile: join(tmp.path, "config.yml"),
+      home: tmp.path,
+    });
+    await assert.rejects(framework.loadHooks(), (error: unknown) => {
+      assert.ok(BubError.isInstance(error));
+      assert.equal(error.kind, "config");
+      assert.equal(
+        error.message,
+        `Cannot load plugin "./broken.mjs" (${join(tmp.path, "broken.mjs")}): broken at import`,
+      );
+      return true;
+    });
+  });
+
+  test("with strict: false (the default for an explicit list) a failing plugin is recorded as failed and the others still load", async () => {
     await using logs = await captureLogs();
     using tmp = tempDir();
     writeModule(tmp.path, "ok.mjs", `export default { name: "ok", resolveSession: () => "ok" };`);
@@ -94,7 +131,7 @@ describe("loadHooks", () => {
       configFile: join(tmp.path, "config.yml"),
       home: tmp.path,
     });
-    await framework.loadHooks();
+    await framework.loadHooks({ strict: false });
     assert.deepEqual([...framework.pluginManager.plugins.keys()], ["builtin", "ok"]);
     const broken = framework.pluginStatus.get("./broken.mjs");
     assert.equal(broken?.isSuccess, false);

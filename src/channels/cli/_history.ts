@@ -29,6 +29,6 @@ export async function loadHistory(path: string): Promise<string[]> {
 
 /** Appends one entry (newlines replaced by spaces), creating the folder when needed. */
 export async function appendHistory(path: string, entry: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await appendFile(path, entry.replace(/[\r\n]+/g, " ") + "\n", "utf8");
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await appendFile(path, entry.replace(/[\r\n]+/g, " ") + "\n", { encoding: "utf8", mode: 0o600 });
 }

@@ -5,17 +5,10 @@
  *
  * @module
  */
-import type { Token, Tokens } from "marked";
-import { lazyModule } from "../../_internal/lazy.ts";
-
-/**
- * `marked` (an ES module: `require(esm)`, the same instance as `import`), loaded by the first
- * lex so that importing the CLI channel does not pay for it.
- */
-const marked = lazyModule<typeof import("marked")>("marked", () => import("marked"));
+import { Lexer, type Token, type Tokens } from "marked";
 
 function lex(source: string): MarkdownToken[] {
-  return marked().Lexer.lex(source) as MarkdownToken[];
+  return Lexer.lex(source) as MarkdownToken[];
 }
 
 /** A `marked` lexer token. */

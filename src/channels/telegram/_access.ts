@@ -5,6 +5,7 @@
  * @module
  */
 import type { Message, MessageEntity, UserFromGetMe } from "grammy/types";
+import { BubError } from "../../kernel/errors.ts";
 import { messageType } from "./_parse.ts";
 
 /**
@@ -23,7 +24,14 @@ export function parseAllowList(text: string | null | undefined): string[] | null
   return items.length ? items : null;
 }
 
-/** The allowlists of one channel. An empty set means no restriction. */
+/** The allowlist entry that opts in to everyone (`BUB_TELEGRAM_ALLOW_USERS="*"`). */
+export const ALLOW_EVERYONE = "*";
+
+/**
+ * The allowlists of one channel. An empty set means no restriction on that axis, but a channel
+ * with both sets empty is not {@link AccessPolicy.configured} and must not serve; `*` in a set
+ * allows everyone on that axis.
+ */
 export class AccessPolicy {
   readonly users: ReadonlySet<string>;
   readonly chats: ReadonlySet<string>;
@@ -36,17 +44,46 @@ export class AccessPolicy {
     this.chats = new Set((chats ?? []).map((item) => String(item).trim()).filter(Boolean));
   }
 
-  /** True when no chat allowlist is set or `chatId` is on it. */
-  chatAllowed(chatId: string): boolean {
-    return this.chats.size === 0 || this.chats.has(chatId);
+  /** True when at least one allowlist is set (`*` counts as set). */
+  get configured(): boolean {
+    return this.users.size > 0 || this.chats.size > 0;
   }
 
-  /** True when no user allowlist is set or the sender's numeric id or username is on it. */
+  /** True when the user allowlist holds `*` (everyone may talk). */
+  get everyone(): boolean {
+    return this.users.has(ALLOW_EVERYONE);
+  }
+
+  /** True when no chat allowlist is set, it holds `*`, or `chatId` is on it. */
+  chatAllowed(chatId: string): boolean {
+    return this.chats.size === 0 || this.chats.has(ALLOW_EVERYONE) || this.chats.has(chatId);
+  }
+
+  /** True when no user allowlist is set, it holds `*`, or the sender's id or username is on it. */
   userAllowed(user: { id: number; username?: string }): boolean {
-    if (this.users.size === 0) return true;
+    if (this.users.size === 0 || this.everyone) return true;
+    return this.userListed(user);
+  }
+
+  /**
+   * True only when the sender's numeric id or username is literally on the user allowlist (`*`
+   * and an empty list do not count): the rule for comma commands, which run shell commands.
+   */
+  userListed(user: { id: number; username?: string }): boolean {
     if (this.users.has(String(user.id))) return true;
     return Boolean(user.username) && this.users.has(user.username!);
   }
+}
+
+/** The `config` error of a Telegram channel started with neither allowlist set. */
+export function openGatewayError(): BubError {
+  return new BubError(
+    "config",
+    "Refusing to start the Telegram channel: with no allowlist anyone could talk to the bot " +
+      "and make it run commands. Set BUB_TELEGRAM_ALLOW_USERS (comma-separated user ids or " +
+      'usernames) or BUB_TELEGRAM_ALLOW_CHATS (chat ids), or BUB_TELEGRAM_ALLOW_USERS="*" ' +
+      "to allow everyone",
+  );
 }
 
 const GROUP_TYPES = new Set(["group", "supergroup"]);

@@ -6,13 +6,13 @@
 import { Buffer } from "node:buffer";
 import type { Agent as HttpAgent } from "node:http";
 import { getLogger } from "../../_internal/log.ts";
-import { lazyModule } from "../../_internal/lazy.ts";
+import { lazyImport } from "../../_internal/lazy.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
 
-// Required on first use: an ES import of `node:http` costs Node ~15 ms (it loads undici).
-const nodeHttp = lazyModule<typeof import("node:http")>("node:http", () => import("node:http"));
-const nodeHttps = lazyModule<typeof import("node:https")>("node:https", () => import("node:https"));
+// Imported on first use: an ES import of `node:http` costs Node ~15 ms (it loads undici).
+const nodeHttp = lazyImport(() => import("node:http"));
+const nodeHttps = lazyImport(() => import("node:https"));
 
 /** Client options for grammy routing calls through a proxy. */
 export interface ProxyClientOptions {
@@ -28,7 +28,9 @@ export interface ProxyClientOptions {
  * Deno). Null when `proxy` is empty; SOCKS proxies are not supported (a warning is logged and
  * calls go direct).
  */
-export function proxyClientOptions(proxy: string | null | undefined): ProxyClientOptions | null {
+export async function proxyClientOptions(
+  proxy: string | null | undefined,
+): Promise<ProxyClientOptions | null> {
   if (!proxy) return null;
   if (!/^https?:\/\//i.test(proxy)) {
     logger.warning(
@@ -49,8 +51,8 @@ export function proxyClientOptions(proxy: string | null | undefined): ProxyClien
     };
   }
   const proxyEnv = { HTTP_PROXY: proxy, HTTPS_PROXY: proxy };
-  const http = new (nodeHttp().Agent)({ keepAlive: true, proxyEnv });
-  const https = new (nodeHttps().Agent)({ keepAlive: true, proxyEnv });
+  const http = new (await nodeHttp()).Agent({ keepAlive: true, proxyEnv });
+  const https = new (await nodeHttps()).Agent({ keepAlive: true, proxyEnv });
   return { baseFetchConfig: { agent: (url: URL) => (url.protocol === "http:" ? http : https) } };
 }
 
@@ -63,7 +65,7 @@ export async function downloadBytes(
 ): Promise<Uint8Array> {
   if (proxy?.baseFetchConfig) {
     const agent = proxy.baseFetchConfig.agent(new URL(url));
-    const get = url.startsWith("https:") ? nodeHttps().get : nodeHttp().get;
+    const get = url.startsWith("https:") ? (await nodeHttps()).get : (await nodeHttp()).get;
     return await new Promise<Uint8Array>((resolve, reject) => {
       get(url, { agent }, (response) => {
         const chunks: Uint8Array[] = [];

@@ -7,12 +7,13 @@
 import type { Api, Bot, Context } from "grammy";
 import type { Message, Update, UserFromGetMe } from "grammy/types";
 import { getLogger } from "../../_internal/log.ts";
-import { lazyModule } from "../../_internal/lazy.ts";
+import { lazyImport } from "../../_internal/lazy.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import type { ChannelMessage } from "../../kernel/channel_message.ts";
 import { BubError } from "../../kernel/errors.ts";
+import { redactedErrorText } from "../../_internal/redact.ts";
 import { Channel } from "../channel.ts";
-import { AccessPolicy } from "./_access.ts";
+import { AccessPolicy, openGatewayError } from "./_access.ts";
 import { buildInbound, leadingCommand, malformedReason, outboundText } from "./_inbound.ts";
 import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
 import { splitMessageText } from "./_split.ts";
@@ -23,12 +24,15 @@ export { splitMessageText, TELEGRAM_MESSAGE_LIMIT } from "./_split.ts";
 export type { TypingLifespan } from "./_typing.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
-/** grammy (~70 ms of import time), loaded when the bot is first needed. */
-const grammy = lazyModule<typeof import("grammy")>("grammy", () => import("grammy"));
+/** grammy (~70 ms of import time), imported when the bot is first needed (start, send). */
+const grammy = lazyImport(() => import("grammy"));
 
 /** Reply to `/start` from a chat outside `allowChats`. */
 export const NO_ACCESS_MESSAGE =
   "You are not allowed to chat with me. Please deploy your own instance of Bub.";
+/** Reply to a comma command from a user who is not literally on `allowUsers`. */
+export const COMMAND_DENIED_MESSAGE =
+  "Comma commands are only accepted from users listed in BUB_TELEGRAM_ALLOW_USERS.";
 /** Largest file downloaded for a media item (2 MiB). */
 export const MAX_MEDIA_BYTES: number = 2 * 1024 * 1024;
 
@@ -38,9 +42,12 @@ export interface TelegramChannelOptions {
   handler: MessageHandler;
   /** The bot token; empty disables the channel. */
   token: string;
-  /** User ids or usernames allowed to talk; null or empty = everyone. */
+  /**
+   * User ids or usernames allowed to talk; `["*"]` = everyone. Comma commands are accepted only
+   * from users literally listed here. With neither this nor `allowChats` set, `start` refuses.
+   */
   allowUsers?: readonly string[] | null;
-  /** Chat ids served; null or empty = every chat. Others are ignored silently. */
+  /** Chat ids served; null or empty = every chat (`allowUsers` then decides). Others are ignored. */
   allowChats?: readonly string[] | null;
   /** An `http://` or `https://` proxy for Bot API calls. */
   proxy?: string | null;
@@ -116,7 +123,7 @@ export class TelegramChannel extends Channel {
     this.#apiRoot = (options.apiRoot || "https://api.telegram.org").replace(/\/+$/, "");
     const interval = (options.typingIntervalSeconds ?? 4) * 1000;
     this.#typing = new TypingIndicators(async (chatId, signal) => {
-      await this.#api().api.sendChatAction(
+      await (await this.#api()).api.sendChatAction(
         chatId,
         "typing",
         undefined,
@@ -140,9 +147,21 @@ export class TelegramChannel extends Channel {
     return this.#polling !== null;
   }
 
-  /** Starts long polling in the background and returns at once. */
-  start(_stop: AbortController): Promise<void> {
-    if (this.#polling) return Promise.resolve();
+  /**
+   * Starts long polling in the background and returns at once.
+   *
+   * @throws {BubError} kind `config` (as a rejection) when neither allowlist is set
+   */
+  async start(_stop: AbortController): Promise<void> {
+    if (this.#polling) return;
+    if (!this.#access.configured) throw openGatewayError();
+    const bot = await this.#api();
+    if (this.#polling) return;
+    if (this.#access.everyone) {
+      logger.warning(
+        'telegram.start allow_users="*": every Telegram user may talk to the bot (comma commands stay disabled)',
+      );
+    }
     logger.info(
       "telegram.start allow_users_count={allowUsers} allow_chats_count={allowChats} proxy_enabled={proxy}",
       {
@@ -151,7 +170,6 @@ export class TelegramChannel extends Channel {
         proxy: Boolean(this.#options.proxy),
       },
     );
-    const bot = this.#api();
     this.#stopping = false;
     this.#polling = bot.start({
       drop_pending_updates: true,
@@ -159,12 +177,12 @@ export class TelegramChannel extends Channel {
       timeout: this.#options.pollTimeoutSeconds ?? 30,
       onStart: () => logger.info("telegram.start polling"),
     }).catch((error: unknown) => {
-      if (this.#stopping) logger.debug("telegram.polling ended: {error}", { error });
-      else logger.error("telegram.polling failed: {error}", { error });
+      const text = this.#redact(error);
+      if (this.#stopping) logger.debug("telegram.polling ended: {error}", { error: text });
+      else logger.error("telegram.polling failed: {error}", { error: text });
     }).finally(() => {
       this.#polling = null;
     });
-    return Promise.resolve();
   }
 
   /** Stops polling and every typing loop; errors are logged, never thrown. */
@@ -175,7 +193,7 @@ export class TelegramChannel extends Channel {
     try {
       if (bot?.isRunning()) await bot.stop();
     } catch (error) {
-      logger.debug("telegram.stop error={error}", { error });
+      logger.debug("telegram.stop error={error}", { error: this.#redact(error) });
     }
     await polling;
     await this.#typing.cancelAll();
@@ -189,7 +207,7 @@ export class TelegramChannel extends Channel {
   override async send(message: ChannelMessage): Promise<void> {
     const text = outboundText(String(message.content ?? ""));
     if (text.trim() === "") return;
-    const api = this.#api().api;
+    const { api } = await this.#api();
     for (const piece of splitMessageText(text)) {
       await api.sendMessage(message.chatId, piece);
     }
@@ -200,7 +218,7 @@ export class TelegramChannel extends Channel {
     return this.#typing.lifespan(chatId);
   }
 
-  #api(): Bot {
+  async #api(): Promise<Bot> {
     if (this.#bot) return this.#bot;
     if (!this.enabled) {
       throw new BubError(
@@ -209,9 +227,13 @@ export class TelegramChannel extends Channel {
       );
     }
     const poll = this.#options.pollTimeoutSeconds ?? 30;
-    const proxy = proxyClientOptions(this.#options.proxy);
+    const [{ Bot }, proxy] = await Promise.all([
+      grammy(),
+      proxyClientOptions(this.#options.proxy),
+    ]);
+    if (this.#bot) return this.#bot;
     this.#proxy = proxy;
-    const bot = new (grammy().Bot)(this.#options.token, {
+    const bot = new Bot(this.#options.token, {
       client: {
         apiRoot: this.#apiRoot,
         timeoutSeconds: poll + 30,
@@ -219,7 +241,9 @@ export class TelegramChannel extends Channel {
       },
     });
     bot.use((ctx: Context) => this.#onUpdate(ctx.update, ctx.me));
-    bot.catch((error) => logger.error("telegram.update failed: {error}", { error: error.error }));
+    bot.catch((error) =>
+      logger.error("telegram.update failed: {error}", { error: this.#redact(error.error) })
+    );
     this.#bot = bot;
     return bot;
   }
@@ -248,18 +272,20 @@ export class TelegramChannel extends Channel {
     } catch (error) {
       logger.error("telegram.update failed update_id={updateId}: {error}", {
         updateId: update?.update_id,
-        error,
+        error: this.#redact(error),
       });
     }
   }
 
   #reply(message: Message, text: string): void {
-    this.#api().api.sendMessage(message.chat.id, text).catch((error: unknown) => {
-      logger.error("telegram.reply failed chat_id={chatId}: {error}", {
-        chatId: message.chat.id,
-        error,
-      });
-    });
+    this.#api().then((bot) => bot.api.sendMessage(message.chat.id, text)).catch(
+      (error: unknown) => {
+        logger.error("telegram.reply failed chat_id={chatId}: {error}", {
+          chatId: message.chat.id,
+          error: this.#redact(error),
+        });
+      },
+    );
   }
 
   #onStart(message: Message): void {
@@ -288,8 +314,19 @@ export class TelegramChannel extends Channel {
       return;
     }
     const inbound = this.#buildMessage(message, me);
+    if (inbound.kind === "command" && !this.#access.userListed(user)) {
+      logger.warning(
+        "telegram.command_denied user_id={userId} username={username} chat_id={chatId}",
+        { userId: user.id, username: user.username ?? "-", chatId },
+      );
+      this.#reply(message, COMMAND_DENIED_MESSAGE);
+      return;
+    }
     this.#options.handler(inbound).catch((error: unknown) => {
-      logger.error("telegram.handler failed chat_id={chatId}: {error}", { chatId, error });
+      logger.error("telegram.handler failed chat_id={chatId}: {error}", {
+        chatId,
+        error: this.#redact(error),
+      });
     });
   }
 
@@ -305,14 +342,27 @@ export class TelegramChannel extends Channel {
   async #download(fileId: string, fileSize: number | null): Promise<Uint8Array | null> {
     if (fileSize !== null && fileSize > MAX_MEDIA_BYTES) return null;
     try {
-      const file = await this.#api().api.getFile(fileId);
+      const file = await (await this.#api()).api.getFile(fileId);
       if ((file.file_size ?? 0) > MAX_MEDIA_BYTES || !file.file_path) return null;
       const url = `${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`;
-      const data = await downloadBytes(url, this.#proxy);
+      let data: Uint8Array;
+      try {
+        data = await downloadBytes(url, this.#proxy);
+      } catch (error) {
+        throw new Error(`Cannot download ${url}`, { cause: error });
+      }
       return data.byteLength > MAX_MEDIA_BYTES ? null : data;
     } catch (error) {
-      logger.warning("telegram.download failed file_id={fileId}: {error}", { fileId, error });
+      logger.warning("telegram.download failed file_id={fileId}: {error}", {
+        fileId,
+        error: this.#redact(error),
+      });
       return null;
     }
+  }
+
+  /** An error's text (with its causes) with the bot token and token-like URL parts redacted. */
+  #redact(error: unknown): string {
+    return redactedErrorText(error, [this.#options.token.trim()]);
   }
 }

@@ -21,9 +21,15 @@ export interface BotFixture extends AsyncDisposable {
   received(count: number): Promise<ChannelMessage[]>;
 }
 
-/** Starts a fake server and a Telegram channel polling it; waits until polling runs. */
-export async function startBot(options: Partial<TelegramChannelOptions> = {}): Promise<BotFixture> {
-  const server = await FakeTelegramServer.start();
+/**
+ * Starts a fake server and a Telegram channel polling it (default `allowUsers: ["*"]`); waits
+ * until polling runs. Pass `fake` to use a server started with options; it is closed on disposal.
+ */
+export async function startBot(
+  options: Partial<TelegramChannelOptions> = {},
+  fake?: FakeTelegramServer,
+): Promise<BotFixture> {
+  const server = fake ?? await FakeTelegramServer.start();
   const inbox: ChannelMessage[] = [];
   const waiters = new Set<() => void>();
   const channel = new TelegramChannel({
@@ -34,6 +40,7 @@ export async function startBot(options: Partial<TelegramChannelOptions> = {}): P
     },
     token: server.token,
     apiRoot: server.apiRoot,
+    allowUsers: ["*"],
     ...options,
   });
   const stop = async () => {

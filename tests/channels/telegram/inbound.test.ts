@@ -116,7 +116,7 @@ describe("Telegram channel inbound", () => {
   });
 
   test("a comma command is a command message with outputChannel telegram, trimmed, inactive, without lifespan", async () => {
-    await using bot = await startBot();
+    await using bot = await startBot({ allowUsers: ["ada"] });
     bot.server.pushText("  ,help  ");
     bot.server.pushText("/bub ,tape.info");
     const [help, viaBub] = await bot.received(2);

@@ -47,6 +47,7 @@ describe("Telegram channel with a rejected token", () => {
       handler: () => Promise.resolve(),
       token: "1:REVOKED",
       apiRoot: server.apiRoot,
+      allowUsers: ["*"],
     });
     await channel.start(new AbortController());
     assert.equal(channel.polling, true);

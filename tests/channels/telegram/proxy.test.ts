@@ -59,6 +59,7 @@ describe("Telegram channel proxy", () => {
       token: server.token,
       apiRoot: server.apiRoot,
       proxy: proxy.url,
+      allowUsers: ["*"],
     });
     t.after(() => polling.stop());
     await polling.start(new AbortController());

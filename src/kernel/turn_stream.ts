@@ -1,0 +1,99 @@
+/**
+ * `streamInbound`: one turn as an async iterable of events — the model stream's events as they
+ * happen, then a `done` event carrying the {@link TurnResult}. Leaving the loop early (`break`,
+ * `return`, a thrown error) cancels the turn and waits for it to wind down.
+ *
+ * @module
+ */
+import type { Envelope } from "./envelope.ts";
+import type { StreamEventKind } from "./stream.ts";
+import type { TurnResult } from "./turn.ts";
+
+/** One event of a streamed turn: a model stream event, or the final `done`. */
+export type TurnEvent =
+  | {
+    /** What happened (see `StreamEvent`): `text` carries `{ delta }`, `tool_call` `{ tool_calls }`, ... */
+    readonly kind: StreamEventKind;
+    /** The event payload. */
+    readonly data: Record<string, unknown>;
+  }
+  | {
+    /** The turn finished: saved, rendered and dispatched. Always the last event. */
+    readonly kind: "done";
+    /** The turn's result. */
+    readonly data: { readonly result: TurnResult };
+  };
+
+/** Options of `streamInbound`. */
+export interface StreamInboundOptions {
+  /** Cancels the turn; the iteration then throws the abort reason. */
+  signal?: AbortSignal;
+}
+
+/** The part of the framework a streamed turn needs. */
+export interface TurnStreamHost {
+  /** Runs the turn, reporting every model stream event to `onEvent`. */
+  processInbound(
+    inbound: Envelope,
+    options: { stream: true; signal: AbortSignal; onEvent: (event: TurnEvent) => void },
+  ): Promise<TurnResult>;
+}
+
+/** Runs one turn on `host` and yields its events (see the module doc). */
+export async function* streamTurn(
+  host: TurnStreamHost,
+  inbound: Envelope,
+  options: StreamInboundOptions = {},
+): AsyncGenerator<TurnEvent, void, undefined> {
+  const controller = new AbortController();
+  const signal = options.signal
+    ? AbortSignal.any([options.signal, controller.signal])
+    : controller.signal;
+  const queue: TurnEvent[] = [];
+  let wake: (() => void) | null = null;
+  const notify = (): void => {
+    wake?.();
+    wake = null;
+  };
+  let settled = false;
+  let failed = false;
+  let failure: unknown;
+  const turn = Promise.resolve()
+    .then(() =>
+      host.processInbound(inbound, {
+        stream: true,
+        signal,
+        onEvent: (event) => {
+          queue.push(event);
+          notify();
+        },
+      })
+    )
+    .then(
+      (result) => void queue.push({ kind: "done", data: { result } }),
+      (error) => {
+        failed = true;
+        failure = error;
+      },
+    )
+    .finally(() => {
+      settled = true;
+      notify();
+    });
+  try {
+    while (true) {
+      if (queue.length > 0) {
+        yield queue.shift()!;
+        continue;
+      }
+      if (settled) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+    if (failed) throw failure;
+  } finally {
+    if (!settled) {
+      controller.abort(new DOMException("The turn stream was closed", "AbortError"));
+      await turn;
+    }
+  }
+}
