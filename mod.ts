@@ -26,7 +26,7 @@
  */
 export { BubFramework } from "./src/builtin/framework.ts";
 export { type BuiltinPlugin, createBuiltinPlugin } from "./src/builtin/plugin.ts";
-export { type BubFrameworkOptions } from "./src/builtin/framework.ts";
+export { type BubFrameworkOptions, type DemoModel } from "./src/builtin/framework.ts";
 export { BuiltinRuntime, type BuiltinRuntimeOptions } from "./src/builtin/runtime.ts";
 export { CliExit, type CliOutput } from "./src/builtin/cli_commands.ts";
 export { LinePrompter, PromptAborted, type Prompter } from "./src/builtin/onboard.ts";
