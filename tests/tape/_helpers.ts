@@ -19,3 +19,13 @@ export function entryAt(
 ): TapeEntry {
   return createEntry(kind, payload, meta, date);
 }
+
+/** Runs `fn` with a fresh temporary folder, removed afterwards. */
+export async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const { dir, cleanup } = await tempDir();
+  try {
+    await fn(dir);
+  } finally {
+    await cleanup();
+  }
+}

@@ -11,19 +11,10 @@ import { identityOf } from "../../src/tape/_process_identity.ts";
 import { messageEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
-import { tempDir } from "./_helpers.ts";
+import { withDir } from "./_helpers.ts";
 
 const HOLDER = fileURLToPath(new URL("./_lock_holder.ts", import.meta.url));
 const linux = process.platform === "linux";
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const { dir, cleanup } = await tempDir();
-  try {
-    await fn(dir);
-  } finally {
-    await cleanup();
-  }
-}
 
 /** A live process that is not this one (and holds nothing). */
 async function withSleeper(fn: (child: ChildProcess) => Promise<void>): Promise<void> {

@@ -17,18 +17,9 @@ import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { ForkTapeStore } from "../../src/tape/fork_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
 import { SqliteTapeStore } from "../../src/tape/sqlite_store.ts";
-import { tempDir } from "./_helpers.ts";
+import { withDir } from "./_helpers.ts";
 
 const FIXTURE = new URL("../fixtures/tape/bub_session.jsonl", import.meta.url);
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const { dir, cleanup } = await tempDir();
-  try {
-    await fn(dir);
-  } finally {
-    await cleanup();
-  }
-}
 
 test("FileTapeStore lines have keys id, kind, payload, meta, date in that order, ids starting at 1", () =>
   withDir(async (dir) => {

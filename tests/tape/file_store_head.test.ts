@@ -14,18 +14,9 @@ import { createEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
 import { Tape } from "../../src/tape/tape.ts";
-import { tempDir } from "./_helpers.ts";
+import { withDir } from "./_helpers.ts";
 
 const TAPE = "a__b";
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const { dir, cleanup } = await tempDir();
-  try {
-    await fn(dir);
-  } finally {
-    await cleanup();
-  }
-}
 
 function line(id: number, kind: string, payload: Record<string, unknown>): string {
   return entryLine({ ...createEntry(kind, payload, {}, "2026-03-01T12:00:00+00:00"), id });

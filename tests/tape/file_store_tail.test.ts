@@ -11,19 +11,10 @@ import { entryLine } from "../../src/tape/_jsonl.ts";
 import { anchorEntry, createEntry, messageEntry, type TapeEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
-import { tempDir } from "./_helpers.ts";
+import { withDir } from "./_helpers.ts";
 
 const FIXTURE = new URL("../fixtures/tape/bub_session.jsonl", import.meta.url);
 const TAPE = "a__b";
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const { dir, cleanup } = await tempDir();
-  try {
-    await fn(dir);
-  } finally {
-    await cleanup();
-  }
-}
 
 /** One line of entry `id` (dated by id: ten days apart every 100 ids). */
 function line(id: number, kind: string, payload: Record<string, unknown>): string {

@@ -15,7 +15,7 @@ import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
 import { SqliteTapeStore } from "../../src/tape/sqlite_store.ts";
 import type { TapeStore } from "../../src/tape/store.ts";
-import { tempDir } from "./_helpers.ts";
+import { withDir } from "./_helpers.ts";
 
 const TAPE = "a__b";
 const NAMES = ["model_switch", "reasoning_effort_switch", "loop.step", 'we"ird\\name', "é😀"];
@@ -59,15 +59,6 @@ async function assertSameAnswers(store: TapeStore, reference: TapeStore, label: 
   for (const names of ASKS) {
     const got = await latestEvents(store, TAPE, names);
     assert.deepEqual(got, await fullScan(reference, names), `${label}: ${JSON.stringify(names)}`);
-  }
-}
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const { dir, cleanup } = await tempDir();
-  try {
-    await fn(dir);
-  } finally {
-    await cleanup();
   }
 }
 
