@@ -241,6 +241,10 @@ export class ProviderModelClient implements ModelClient {
   readonly specificationVersion: typeof MODEL_CLIENT_SPECIFICATION_VERSION =
     MODEL_CLIENT_SPECIFICATION_VERSION;
   #settings: ProviderSettings;
+  /** One provider model per model id, built on its first call and reused by later ones. */
+  #models = new Map<string, Promise<LanguageModelV4>>();
+  /** Each call's own `fetch` (its body fields, activity, tool-call merge), by its abort signal. */
+  #calls = new WeakMap<AbortSignal, FetchLike>();
 
   /**
    * Creates a client; nothing is validated or contacted until a call.
@@ -258,19 +262,47 @@ export class ProviderModelClient implements ModelClient {
   ): AsyncGenerator<ModelEvent> {
     const id = parseModelId(request.model);
     const preset = providerPreset(id.provider);
+    // Every call has a signal of its own: the cached model's fetch finds the call's fetch by it.
+    const controller = new AbortController();
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, controller.signal])
+      : controller.signal;
     const { fetch, callOptions } = buildCall(
       preset.protocol,
       request,
       withActivity(this.#settings.fetch ?? defaultFetch, options.onActivity),
-      options.signal,
+      signal,
     );
     // Chat-completions tool calls merge as Bub specifies (missing ids, names in pieces).
     const chat = preset.protocol === "openai-chat" || preset.protocol === "openai-compatible";
-    const model = await createLanguageModel({
-      id,
-      settings: this.#settings,
-      fetch: chat ? withToolCallMerge(fetch) : fetch,
-    });
-    yield* streamLanguageModel(model, callOptions, id, options.signal);
+    this.#calls.set(signal, chat ? withToolCallMerge(fetch) : fetch);
+    try {
+      const model = await this.#model(request.model, id);
+      yield* streamLanguageModel(model, callOptions, id, options.signal);
+    } finally {
+      this.#calls.delete(signal);
+    }
   }
+
+  #model(key: string, id: ModelId): Promise<LanguageModelV4> {
+    let model = this.#models.get(key);
+    if (model === undefined) {
+      model = createLanguageModel({ id, settings: this.#settings, fetch: this.#route });
+      this.#models.set(key, model);
+      // A model that could not be built (bad settings) is not kept: the next call tries again.
+      model.catch(() => this.#models.delete(key));
+    }
+    return model;
+  }
+
+  /** The cached models' `fetch`: hands each request to the `fetch` of the call it belongs to. */
+  #route: FetchLike = (input, init) => {
+    const call = init?.signal ? this.#calls.get(init.signal) : undefined;
+    if (call === undefined) {
+      return Promise.reject(
+        new BubError("unknown", "Model request without its call (no matching abort signal)"),
+      );
+    }
+    return call(input, init);
+  };
 }

@@ -332,3 +332,35 @@ describe("provider failures", () => {
     assert.deepEqual(events.filter((e) => e.type === "text"), [{ type: "text", delta: "after" }]);
   });
 });
+
+describe("one provider model per model id", () => {
+  for (const model of ["openrouter:openrouter/free", "openai:gpt-4o", "anthropic:claude-x"]) {
+    test(`concurrent calls to ${model} on one client each send their own body fields and see their own activity`, async () => {
+      await using server = await MockLlmServer.start({
+        script: () => ({ text: ["one ", "two ", "three"], delayMs: 30 }),
+      });
+      const client = new ProviderModelClient({ apiBase: server.url, apiKey: "sk-test" });
+      const activity = { a: 0, b: 0 };
+      const call = (name: "a" | "b", temperature: number) =>
+        collect(client.stream(
+          { model, messages: [{ role: "user", content: name }], completionArgs: { temperature } },
+          { onActivity: () => activity[name]++ },
+        ));
+      const [a, b] = await Promise.all([call("a", 0.1), call("b", 0.9)]);
+      for (const events of [a, b]) {
+        const text = events.flatMap((e) => e.type === "text" ? [e.delta] : []).join("");
+        assert.equal(text, "one two three");
+      }
+      assert.equal(server.requests.length, 2);
+      for (const request of server.requests) {
+        const sent = request.body as Record<string, unknown>;
+        const asked = JSON.stringify(sent.messages ?? sent.input).includes('"a"') ? 0.1 : 0.9;
+        assert.equal(sent.temperature, asked, JSON.stringify(sent));
+      }
+      assert.ok(activity.a > 0 && activity.b > 0, JSON.stringify(activity));
+      // A third call after both finished still works on the reused model.
+      const again = await collect(client.stream({ model, messages: hi }));
+      assert.ok(again.some((e) => e.type === "text"));
+    });
+  }
+});
