@@ -12,6 +12,7 @@ import { type } from "arktype";
 import * as v from "valibot";
 import { z } from "zod";
 import { z as z3 } from "zod3";
+import { z as z3v4 } from "zod3/v4";
 import { BubError } from "../../src/kernel/errors.ts";
 import { definePlugin } from "../../src/kernel/plugin.ts";
 import { mockReply } from "../../src/testing/mock_llm_server.ts";
@@ -41,6 +42,12 @@ const CASES: Array<{ library: string; parameters: ToolParameters<Forecast>; json
   {
     library: "zod 4",
     parameters: z.object({ city: z.string(), days: z.int().min(1) }),
+    json: FORECAST_JSON,
+  },
+  {
+    // The zod 4 that zod 3.25 ships as "zod/v4": another copy of zod than Bub's own.
+    library: "zod 4 from zod@3.25's zod/v4",
+    parameters: z3v4.object({ city: z3v4.string(), days: z3v4.int().min(1) }),
     json: FORECAST_JSON,
   },
   {
