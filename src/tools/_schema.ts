@@ -5,10 +5,9 @@
  * @module
  */
 import type { StandardSchemaV1 } from "@standard-schema/spec";
-import type { z } from "zod";
-import { zod } from "../_internal/zod.ts";
 import { BubError } from "../kernel/errors.ts";
 import { coerceArguments } from "./_coerce.ts";
+import { standardJsonSchema } from "./_json_schema.ts";
 
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
@@ -97,8 +96,10 @@ function describeValue(value: unknown): string {
 /**
  * Compiles a tool's `parameters` option.
  *
- * @throws {TypeError} when it is neither a JSON Schema object, a zod schema, a Standard Schema
- *   with a JSON Schema converter, nor a `{ schema, jsonSchema }` pair
+ * @throws {BubError} (`invalid_input`) for a Standard Schema whose library has no JSON Schema
+ *   converter (zod 3, bare valibot, ...) or whose converter fails
+ * @throws {TypeError} when it is neither a JSON Schema object, a Standard Schema nor a
+ *   `{ schema, jsonSchema }` pair
  */
 export function compileParameters(toolName: string, parameters: unknown): CompiledParameters {
   if (parameters === undefined || parameters === null) {
@@ -108,22 +109,11 @@ export function compileParameters(toolName: string, parameters: unknown): Compil
     };
   }
   if (isStandardSchema(parameters)) {
-    const props = parameters["~standard"];
-    let json: unknown;
-    if ("_zod" in parameters) {
-      // zod is only loaded here, once a zod schema is given (whose package is loaded anyway).
-      json = zod().toJSONSchema(parameters as unknown as z.ZodType, { io: "input" });
-    } else {
-      const converter = (props as { jsonSchema?: { input?: unknown } }).jsonSchema;
-      if (!converter || typeof converter.input !== "function") {
-        throw new TypeError(
-          `Cannot define tool "${toolName}": a Standard Schema without a JSON Schema converter needs ` +
-            `parameters: { schema, jsonSchema }`,
-        );
-      }
-      json = converter.input({ target: "draft-2020-12" });
-    }
-    return { jsonSchema: cleanSchema(json, true) as JsonSchema, validator: props };
+    const json = standardJsonSchema(toolName, parameters);
+    return {
+      jsonSchema: cleanSchema(json, true) as JsonSchema,
+      validator: parameters["~standard"],
+    };
   }
   if (isObject(parameters) && "schema" in parameters && "jsonSchema" in parameters) {
     if (!isStandardSchema(parameters.schema) || !isObject(parameters.jsonSchema)) {

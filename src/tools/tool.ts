@@ -47,11 +47,16 @@ export interface StandardSchemaLike<Output = unknown> {
 }
 
 /**
- * A tool's parameters: a zod schema (its JSON Schema comes from `z.toJSONSchema`), any Standard
- * Schema that also implements Standard JSON Schema, a Standard Schema paired with its JSON Schema,
- * or a plain JSON Schema object (then arguments are only checked for being an object). String
- * values are coerced toward the declared JSON types before validation (`"3"` → `3`, `"yes"` →
- * `true`).
+ * A tool's parameters, validated through `~standard.validate` when a Standard Schema is given:
+ *
+ * - a Standard Schema whose library converts it to JSON Schema: zod 4 (`z.toJSONSchema`),
+ *   arktype, any schema implementing Standard JSON Schema (`~standard.jsonSchema`), valibot
+ *   through `toStandardJsonSchema(schema)` from `@valibot/to-json-schema`;
+ * - any other Standard Schema (zod 3, ...) paired with its JSON Schema: `{ schema, jsonSchema }`;
+ * - a plain JSON Schema object (then arguments are only checked for being an object).
+ *
+ * String values are coerced toward the declared JSON types before validation (`"3"` → `3`,
+ * `"yes"` → `true`).
  */
 export type ToolParameters<A> =
   | StandardSchemaLike<A>
@@ -234,7 +239,9 @@ export function modelTools(tools: Iterable<Tool>): Tool[] {
 /**
  * Defines a tool.
  *
- * @throws {TypeError} for a missing handler, an empty name, or unusable parameters
+ * @throws {TypeError} for a missing handler, an empty name, or parameters of the wrong shape
+ * @throws {BubError} (`invalid_input`) for a Standard Schema without a JSON Schema converter
+ *   (the message names the library and what to pass instead)
  *
  * @example A tool with zod parameters
  * ```ts

@@ -138,7 +138,10 @@ describe("defineTool", () => {
   test("a Standard Schema without JSON Schema and without a pair is rejected at definition", () => {
     assert.throws(
       () => defineTool({ name: "bad", parameters: numberBox, handler: () => 1 }),
-      { name: "TypeError", message: /needs parameters: \{ schema, jsonSchema \}/ },
+      (error: unknown) =>
+        error instanceof BubError && error.kind === "invalid_input" &&
+        /"test" without a JSON Schema converter .* needs parameters: \{ schema, jsonSchema \}/
+          .test(error.message),
     );
     assert.throws(
       () => defineTool({ name: "bad", parameters: "x" as never, handler: () => 1 }),
