@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { parseDotenv, registerConfigSection } from "../kernel/configure.ts";
+import { hasConfigSection, parseDotenv, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
 import { AGENT, CHANNELS, SPILL, TELEGRAM } from "./_settings_specs.ts";
 import {
@@ -233,8 +233,10 @@ function walk(value: unknown, path: readonly string[]): unknown {
 /**
  * Looks a dotted path up for `${config.<path>}` templates: a first segment naming a builtin
  * section (`telegram`, `spill`) reads that section's settings (environment applied); a root key
- * (`model`, `api_key.openai`, `stream_output`...) reads the agent or channel settings; any other
- * path reads the raw YAML data. Unknown paths give `undefined`.
+ * (`model`, `api_key.openai`, `stream_output`...) reads the agent or channel settings; a first
+ * segment naming another section registered with `registerConfigSection` (e.g. by a plugin) reads
+ * that section's YAML data. Any other path is unknown and gives `undefined` (spec/builtin.md §7.3,
+ * §12.2): an unregistered YAML key is never rendered.
  *
  * @throws {BubError} (`config`) when the settings that hold the path are invalid
  * @example
@@ -255,7 +257,8 @@ export function getConfigValue(path: string, sources: SettingsSources = {}): unk
   if (CHANNELS.fields.some((f) => f.key === first)) {
     return walk(loadChannelSettings(sources), segments);
   }
-  return walk(sources.config ?? {}, segments);
+  if (hasConfigSection(first)) return walk(sources.config?.[first], rest);
+  return undefined;
 }
 
 /**

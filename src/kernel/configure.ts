@@ -62,6 +62,11 @@ export function registerConfigSection(section: string, validate: SectionValidato
   sections.set(section, validate);
 }
 
+/** Whether a validator is registered for `section` (see {@link registerConfigSection}). */
+export function hasConfigSection(section: string): boolean {
+  return sections.has(section);
+}
+
 /**
  * Validates `data` with every registered section validator (using only the given values, never
  * the environment) and returns it unchanged.
