@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { expandHome } from "../_internal/home.ts";
 import { hasConfigSection, parseDotenv, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
 import { AGENT, CHANNELS, SPILL, TELEGRAM } from "./_settings_specs.ts";
@@ -261,20 +262,8 @@ export function getConfigValue(path: string, sources: SettingsSources = {}): unk
   return undefined;
 }
 
-/**
- * Expands a leading `~` (alone or followed by `/`) to `home`.
- *
- * @example
- * ```ts
- * import { expandHome } from "./settings.ts";
- * console.assert(expandHome("~/x", "/home/a") === "/home/a/x");
- * ```
- */
-export function expandHome(path: string, home: string = homedir()): string {
-  if (path === "~") return home;
-  if (path.startsWith("~/")) return join(home, path.slice(2));
-  return path;
-}
+/** Expands a leading `~` (alone or followed by `/`) to `home`; see `_internal/home.ts`. */
+export { expandHome };
 
 /**
  * Bub's home: `BUB_HOME` with `~` expanded, else `<home>/.bub`.
