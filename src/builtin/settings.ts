@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -16,13 +17,7 @@ import { expandHome } from "../_internal/home.ts";
 import { hasConfigSection, parseDotenv, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
 import { AGENT, CHANNELS, SPILL, TELEGRAM } from "./_settings_specs.ts";
-import {
-  type EnvMap,
-  isPlainObject,
-  loadSection,
-  type SectionSpec,
-  type Sourced,
-} from "./_settings_fields.ts";
+import { type EnvMap, loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 
 export type { EnvMap } from "./_settings_fields.ts";
 
@@ -121,7 +116,7 @@ function sectionData(
   if (spec.section === "") return data;
   const value = data[spec.section];
   if (value === undefined || value === null) return {};
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     throw new BubError("config", `${spec.section} must be a mapping, got ${JSON.stringify(value)}`);
   }
   return value;
@@ -225,7 +220,7 @@ export function loadSpillSettings(sources: SettingsSources = {}): SpillSettings 
 function walk(value: unknown, path: readonly string[]): unknown {
   let current = value;
   for (const segment of path) {
-    if (!isPlainObject(current) || !Object.hasOwn(current, segment)) return undefined;
+    if (!isRecord(current) || !Object.hasOwn(current, segment)) return undefined;
     current = current[segment];
   }
   return current;

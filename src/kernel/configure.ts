@@ -4,17 +4,12 @@
  *
  * @module
  */
+import { isPlainObject } from "../_internal/object.ts";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import process from "node:process";
 import { BubError } from "./errors.ts";
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 function deepCopy(value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
