@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 
 /** A `fetch`-compatible function. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -15,10 +16,6 @@ export interface BodyExtras {
   after: Record<string, unknown>;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 /** Returns `{...before, ...body, ...after}` (objects in `after` merged into the body's). */
 export function mergeBody(
   body: Record<string, unknown>,
@@ -27,7 +24,7 @@ export function mergeBody(
   const merged: Record<string, unknown> = { ...extras.before, ...body };
   for (const [key, value] of Object.entries(extras.after)) {
     const current = merged[key];
-    merged[key] = isPlainObject(value) && isPlainObject(current) ? { ...current, ...value } : value;
+    merged[key] = isRecord(value) && isRecord(current) ? { ...current, ...value } : value;
   }
   return merged;
 }
@@ -79,7 +76,7 @@ export function withBodyExtras(fetchFn: FetchLike, extras: BodyExtras): FetchLik
       } catch {
         return fetchFn(input, init);
       }
-      if (isPlainObject(parsed)) {
+      if (isRecord(parsed)) {
         return fetchFn(input, { ...init, body: JSON.stringify(mergeBody(parsed, extras)) });
       }
     }

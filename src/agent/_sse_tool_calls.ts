@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { getLogger } from "../_internal/log.ts";
 import type { FetchLike } from "./_request_body.ts";
 
@@ -28,10 +29,6 @@ interface CallState {
   /** Other delta fields (e.g. Gemini's `extra_content`), sent with the merged delta. */
   extra: Json;
   released: boolean;
-}
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function nonBlank(value: unknown): value is string {
@@ -61,13 +58,13 @@ class ToolCallMerger {
     } catch {
       return lines + blank;
     }
-    if (!isObject(chunk) || !Array.isArray(chunk.choices)) return lines + blank;
+    if (!isRecord(chunk) || !Array.isArray(chunk.choices)) return lines + blank;
     for (const key of ["id", "object", "created", "model"]) {
       if (chunk[key] != null) this.#meta[key] = chunk[key];
     }
     let changed = false;
     chunk.choices.forEach((choice: unknown, position: number) => {
-      if (isObject(choice) && this.#choice(choice, position)) changed = true;
+      if (isRecord(choice) && this.#choice(choice, position)) changed = true;
     });
     if (!changed) return lines + blank;
     const others = fields.filter((line) => !line.startsWith("data:"));
@@ -91,7 +88,7 @@ class ToolCallMerger {
   /** Rewrites one choice's tool-call deltas in place; true when something changed. */
   #choice(choice: Json, position: number): boolean {
     const index = typeof choice.index === "number" ? choice.index : position;
-    const delta = isObject(choice.delta) ? choice.delta : null;
+    const delta = isRecord(choice.delta) ? choice.delta : null;
     const deltas = delta && Array.isArray(delta.tool_calls) ? delta.tool_calls : null;
     if (!deltas && (choice.finish_reason == null || this.#held === 0)) return false;
     let calls = this.#choices.get(index);
@@ -99,7 +96,7 @@ class ToolCallMerger {
     const out: unknown[] = [];
     let changed = false;
     for (const item of deltas ?? []) {
-      if (!isObject(item) || typeof item.index !== "number") {
+      if (!isRecord(item) || typeof item.index !== "number") {
         out.push(item);
         continue;
       }
@@ -167,7 +164,7 @@ class ToolCallMerger {
 
   /** A later delta of a released call without id, type and name (null when nothing is left). */
   #continuation(call: CallState, item: Json): Json | null {
-    const fn = isObject(item.function) ? item.function : {};
+    const fn = isRecord(item.function) ? item.function : {};
     if (!("id" in item) && !("type" in item) && !("name" in fn)) return item;
     const name = fn.name;
     if (typeof name === "string" && name !== "" && name !== call.name) {
@@ -189,7 +186,7 @@ function merge(call: CallState, item: Json): void {
   if (nonBlank(id)) call.id = id;
   if (typeof type === "string") call.type = type;
   Object.assign(call.extra, extra);
-  if (!isObject(fn)) return;
+  if (!isRecord(fn)) return;
   if (typeof fn.name === "string") {
     call.name = call.name === "" || call.name === fn.name ? fn.name : call.name + fn.name;
   }
@@ -277,13 +274,13 @@ function addMissingIds(body: string): string {
   } catch {
     return body;
   }
-  if (!isObject(parsed) || !Array.isArray(parsed.choices)) return body;
+  if (!isRecord(parsed) || !Array.isArray(parsed.choices)) return body;
   let changed = false;
   for (const choice of parsed.choices) {
-    const message = isObject(choice) && isObject(choice.message) ? choice.message : null;
+    const message = isRecord(choice) && isRecord(choice.message) ? choice.message : null;
     if (!message || !Array.isArray(message.tool_calls)) continue;
     message.tool_calls.forEach((call: unknown, position: number) => {
-      if (!isObject(call) || nonBlank(call.id)) return;
+      if (!isRecord(call) || nonBlank(call.id)) return;
       call.id = `call_${typeof call.index === "number" ? call.index : position}`;
       changed = true;
     });

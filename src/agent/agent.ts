@@ -4,13 +4,12 @@
  *
  * @module
  */
-import { homedir } from "node:os";
 import { resolve } from "node:path";
-import process from "node:process";
 import type { Envelope } from "../kernel/envelope.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
+import { workspaceFromState } from "../environment/from_state.ts";
 import { InMemoryTapeStore } from "../tape/memory_store.ts";
 import type { TapeStore } from "../tape/store.ts";
 import { Tape } from "../tape/tape.ts";
@@ -75,15 +74,7 @@ export interface RunStreamOptions {
   signal?: AbortSignal;
 }
 
-/** The workspace of a turn state: `_runtime_workspace` (with `~` expanded), else the process cwd. */
-export function workspaceFromState(state: TurnState): string {
-  const value = state._runtime_workspace;
-  if (typeof value === "string" && value.trim() !== "") {
-    const expanded = value === "~" || value.startsWith("~/") ? homedir() + value.slice(1) : value;
-    return resolve(expanded);
-  }
-  return resolve(process.cwd());
-}
+export { workspaceFromState };
 
 function promptText(prompt: Prompt | null): string {
   if (prompt === null) return "";

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import type { z } from "zod";
 import { BubError } from "../kernel/errors.ts";
 
@@ -50,11 +51,6 @@ export interface Sourced {
 
 const TRUE = new Set(["1", "true", "t", "yes", "y", "on"]);
 const FALSE = new Set(["0", "false", "f", "no", "n", "off"]);
-
-/** True for a non-null, non-array object. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function lookupEnv(env: EnvMap, name: string): string | undefined {
   if (env[name] !== undefined) return env[name];
@@ -106,7 +102,7 @@ function coerce(field: FieldSpec, value: unknown, fromText: boolean): unknown {
 function mergeValues(values: readonly Sourced[]): Sourced {
   let out = values[0]!;
   for (const next of values.slice(1)) {
-    out = isPlainObject(out.value) && isPlainObject(next.value)
+    out = isRecord(out.value) && isRecord(next.value)
       ? { ...next, value: { ...out.value, ...next.value } }
       : next;
   }

@@ -3,13 +3,14 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import type { z } from "zod";
 import { zod } from "../_internal/zod.ts";
 import {
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
 } from "../agent/_call_deadline.ts";
-import { type FieldSpec, isPlainObject, type SectionSpec } from "./_settings_fields.ts";
+import { type FieldSpec, type SectionSpec } from "./_settings_fields.ts";
 
 /** The model used when none is configured. */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";
@@ -49,7 +50,7 @@ function field(
   fallback: unknown,
   extra: Partial<FieldSpec> = {},
 ): FieldSpec {
-  const fresh = (): unknown => (isPlainObject(fallback) ? { ...fallback } : fallback);
+  const fresh = (): unknown => (isRecord(fallback) ? { ...fallback } : fallback);
   let built: z.ZodType | undefined;
   return {
     key,

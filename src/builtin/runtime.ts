@@ -21,6 +21,7 @@ import {
   getConfigValue,
   loadAgentSettings,
   loadSpillSettings,
+  registerBuiltinConfigSections,
   type SettingsSources,
 } from "./settings.ts";
 
@@ -56,6 +57,8 @@ export class BuiltinRuntime {
   constructor(framework: KernelFramework, options: BuiltinRuntimeOptions = {}) {
     this.framework = framework;
     this.#options = options;
+    // Onboarding (`collectOnboardConfig`) and `saveConfigFile` validate the builtin sections.
+    registerBuiltinConfigSections();
     registerBuiltinTools(this.registry, {
       shells: this.shells,
       configLookup: (path) => this.configLookup(path),

@@ -9,19 +9,15 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { parseDotenv, registerConfigSection } from "../kernel/configure.ts";
+import { expandHome } from "../_internal/home.ts";
+import { hasConfigSection, parseDotenv, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
 import { AGENT, CHANNELS, SPILL, TELEGRAM } from "./_settings_specs.ts";
-import {
-  type EnvMap,
-  isPlainObject,
-  loadSection,
-  type SectionSpec,
-  type Sourced,
-} from "./_settings_fields.ts";
+import { type EnvMap, loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 
 export type { EnvMap } from "./_settings_fields.ts";
 
@@ -120,7 +116,7 @@ function sectionData(
   if (spec.section === "") return data;
   const value = data[spec.section];
   if (value === undefined || value === null) return {};
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     throw new BubError("config", `${spec.section} must be a mapping, got ${JSON.stringify(value)}`);
   }
   return value;
@@ -224,7 +220,7 @@ export function loadSpillSettings(sources: SettingsSources = {}): SpillSettings 
 function walk(value: unknown, path: readonly string[]): unknown {
   let current = value;
   for (const segment of path) {
-    if (!isPlainObject(current) || !Object.hasOwn(current, segment)) return undefined;
+    if (!isRecord(current) || !Object.hasOwn(current, segment)) return undefined;
     current = current[segment];
   }
   return current;
@@ -233,8 +229,10 @@ function walk(value: unknown, path: readonly string[]): unknown {
 /**
  * Looks a dotted path up for `${config.<path>}` templates: a first segment naming a builtin
  * section (`telegram`, `spill`) reads that section's settings (environment applied); a root key
- * (`model`, `api_key.openai`, `stream_output`...) reads the agent or channel settings; any other
- * path reads the raw YAML data. Unknown paths give `undefined`.
+ * (`model`, `api_key.openai`, `stream_output`...) reads the agent or channel settings; a first
+ * segment naming another section registered with `registerConfigSection` (e.g. by a plugin) reads
+ * that section's YAML data. Any other path is unknown and gives `undefined` (spec/builtin.md §7.3,
+ * §12.2): an unregistered YAML key is never rendered.
  *
  * @throws {BubError} (`config`) when the settings that hold the path are invalid
  * @example
@@ -255,23 +253,12 @@ export function getConfigValue(path: string, sources: SettingsSources = {}): unk
   if (CHANNELS.fields.some((f) => f.key === first)) {
     return walk(loadChannelSettings(sources), segments);
   }
-  return walk(sources.config ?? {}, segments);
+  if (hasConfigSection(first)) return walk(sources.config?.[first], rest);
+  return undefined;
 }
 
-/**
- * Expands a leading `~` (alone or followed by `/`) to `home`.
- *
- * @example
- * ```ts
- * import { expandHome } from "./settings.ts";
- * console.assert(expandHome("~/x", "/home/a") === "/home/a/x");
- * ```
- */
-export function expandHome(path: string, home: string = homedir()): string {
-  if (path === "~") return home;
-  if (path.startsWith("~/")) return join(home, path.slice(2));
-  return path;
-}
+/** Expands a leading `~` (alone or followed by `/`) to `home`; see `_internal/home.ts`. */
+export { expandHome };
 
 /**
  * Bub's home: `BUB_HOME` with `~` expanded, else `<home>/.bub`.

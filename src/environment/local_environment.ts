@@ -6,9 +6,9 @@
  */
 import { accessSync, constants as fsConstants, realpathSync, statSync } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
+import { expandHome } from "../_internal/home.ts";
 import { Environment, type SpawnOptions } from "../kernel/environment.ts";
 import { BubError } from "../kernel/errors.ts";
 import { LocalProcess } from "./local_process.ts";
@@ -123,12 +123,12 @@ export class LocalEnvironment extends Environment {
    * (symlinks and `..` resolved, missing tails kept).
    */
   override resolvePath(path: string): string {
-    const expanded = _expandUser(path);
+    const expanded = expandHome(path);
     if (isAbsolute(expanded)) return expanded;
     if (this.workspace === null || this.workspace === undefined) {
       throw new Error(`relative path '${path}' is not allowed without a workspace`);
     }
-    return _realpathLoose(resolve(_expandUser(this.workspace), expanded));
+    return _realpathLoose(resolve(expandHome(this.workspace), expanded));
   }
 
   #argv(command: string | string[]): string[] {
@@ -204,12 +204,6 @@ function _findShell(): string {
     }
   }
   return "sh";
-}
-
-function _expandUser(path: string): string {
-  if (path === "~") return homedir();
-  if (path.startsWith("~/")) return join(homedir(), path.slice(2));
-  return path;
 }
 
 /** `realpath` of the longest existing prefix, with the missing rest appended. */

@@ -1,14 +1,10 @@
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { expandHome } from "../_internal/home.ts";
 import { kernelLogger } from "./_log.ts";
 import { BubError } from "./errors.ts";
 import type { KernelFramework, PluginSource } from "./framework.ts";
-
-function expandHome(path: string): string {
-  return path === "~" || path.startsWith("~/") ? homedir() + path.slice(1) : path;
-}
 
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 

@@ -4,17 +4,12 @@
  *
  * @module
  */
+import { isPlainObject } from "../_internal/object.ts";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import process from "node:process";
 import { BubError } from "./errors.ts";
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 function deepCopy(value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -60,6 +55,11 @@ const sections = new Map<string, SectionValidator>();
  */
 export function registerConfigSection(section: string, validate: SectionValidator): void {
   sections.set(section, validate);
+}
+
+/** Whether a validator is registered for `section` (see {@link registerConfigSection}). */
+export function hasConfigSection(section: string): boolean {
+  return sections.has(section);
 }
 
 /**

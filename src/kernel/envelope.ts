@@ -4,15 +4,10 @@
  *
  * @module
  */
+import { isPlainObject } from "../_internal/object.ts";
 
 /** Any message object: a plain object, a `Map`, or an object with fields. */
 export type Envelope = unknown;
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * Reads `key` from a mapping (`Map` or plain object) or an object's property. Returns `fallback`
@@ -70,7 +65,7 @@ export function unpackBatch(batch: unknown): Envelope[] {
 
 /** True for plain objects and `Map`s: the envelopes `processInbound` may write `session_id` into. */
 export function isMappingEnvelope(message: Envelope): boolean {
-  return message instanceof Map || isMapping(message);
+  return message instanceof Map || isPlainObject(message);
 }
 
 const ABSENT: unique symbol = Symbol("absent");

@@ -8,6 +8,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
+import { expandHome } from "../_internal/home.ts";
 import { AgentHooks, isCancellation } from "./agent_hooks.ts";
 import type {
   AdmitDecision,
@@ -71,10 +72,6 @@ export interface LoadHooksOptions {
    * silently missing), false for an explicit `plugins` option.
    */
   strict?: boolean;
-}
-
-function expandHome(path: string): string {
-  return path === "~" || path.startsWith("~/") ? homedir() + path.slice(1) : path;
 }
 
 function resolveReal(path: string): string {

@@ -3,14 +3,11 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { parse } from "yaml";
 
 const FENCE = "---";
 const LEADING_BLOCK = /^---\s*\n[\s\S]*?\n---\s*\n/;
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Parses the frontmatter of a `SKILL.md` text. The trimmed text must start with a line that trims
@@ -37,7 +34,7 @@ export function parseFrontmatter(text: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
-  if (!isMapping(parsed)) return null;
+  if (!isRecord(parsed)) return null;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(parsed)) out[key.toLowerCase()] = value;
   return out;

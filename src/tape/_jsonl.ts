@@ -4,9 +4,10 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { isoFromMicros } from "./_dates.ts";
 import { deepFreeze, pyDumps } from "./_json.ts";
-import { isPlainObject, type TapeEntry } from "./entry.ts";
+import { type TapeEntry } from "./entry.ts";
 
 /** One entry as a line (with the trailing newline). */
 export function entryLine(entry: TapeEntry): string {
@@ -34,11 +35,11 @@ export function parseEntryLine(line: string): TapeEntry | null {
   } catch {
     return null;
   }
-  if (!isPlainObject(raw)) return null;
+  if (!isRecord(raw)) return null;
   const { id, kind, payload } = raw;
   if (typeof id !== "number" || !Number.isInteger(id)) return null;
-  if (typeof kind !== "string" || !isPlainObject(payload)) return null;
-  const meta = isPlainObject(raw.meta) ? raw.meta : {};
+  if (typeof kind !== "string" || !isRecord(payload)) return null;
+  const meta = isRecord(raw.meta) ? raw.meta : {};
   let date: string;
   if (typeof raw.date === "string") date = raw.date;
   else if (typeof raw.timestamp === "number" && Number.isFinite(raw.timestamp)) {

@@ -4,8 +4,9 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { BubError, type BubErrorDict } from "../kernel/errors.ts";
-import { createEntry, errorEntry, isPlainObject, type TapeEntry } from "./entry.ts";
+import { createEntry, errorEntry, type TapeEntry } from "./entry.ts";
 
 /** What `Tape.info()` reports. */
 export interface TapeInfo {
@@ -44,12 +45,12 @@ export function tapeInfo(name: string, entries: readonly TapeEntry[]): TapeInfo 
   let lastTokenCacheHitRate: number | null = null;
   for (let i = entries.length - 1; i >= 0; i--) {
     const { kind, payload } = entries[i]!;
-    if (kind !== "event" || payload.name !== "run" || !isPlainObject(payload.data)) continue;
+    if (kind !== "event" || payload.name !== "run" || !isRecord(payload.data)) continue;
     const usage = payload.data.usage;
-    if (!isPlainObject(usage) || !_int(usage.total_tokens)) continue;
+    if (!isRecord(usage) || !_int(usage.total_tokens)) continue;
     lastTokenUsage = usage.total_tokens;
     const details = usage.prompt_tokens_details;
-    const cached = isPlainObject(details) ? details.cached_tokens : undefined;
+    const cached = isRecord(details) ? details.cached_tokens : undefined;
     if (_int(usage.prompt_tokens) && usage.prompt_tokens > 0 && _int(cached)) {
       lastTokenCacheHitRate = cached / usage.prompt_tokens;
     }
@@ -119,7 +120,7 @@ function _dict(error: BubError | BubErrorDict): BubErrorDict {
 
 function _dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(_dropNulls);
-  if (!isPlainObject(value)) return value;
+  if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     if (item !== null && item !== undefined) out[key] = _dropNulls(item);
@@ -151,8 +152,8 @@ export function buildChatEntries(options: RecordChatOptions): TapeEntry[] {
     out.push(createEntry("message", { role: "assistant", content: options.responseText }, meta));
   }
   const data: Record<string, unknown> = { status: options.error ? "error" : "ok" };
-  const fromResponse = isPlainObject(options.response) ? options.response.usage : undefined;
-  const usage = options.usage ?? (isPlainObject(fromResponse) ? _dropNulls(fromResponse) : null);
+  const fromResponse = isRecord(options.response) ? options.response.usage : undefined;
+  const usage = options.usage ?? (isRecord(fromResponse) ? _dropNulls(fromResponse) : null);
   if (usage) data.usage = usage;
   if (options.provider) data.provider = options.provider;
   if (options.model) data.model = options.model;

@@ -3,9 +3,10 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { LAST_ANCHOR, TapeContext } from "../kernel/tape_context.ts";
 import { dumpsOrString, pyDumps } from "./_json.ts";
-import { isPlainObject, type TapeEntry } from "./entry.ts";
+import { type TapeEntry } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 
 export { LAST_ANCHOR, TapeContext };
@@ -58,11 +59,11 @@ export function selectMessages(
         break;
       }
       case "message":
-        if (isPlainObject(payload)) out.push({ ...payload });
+        if (isRecord(payload)) out.push({ ...payload });
         break;
       case "tool_call": {
         const calls = Array.isArray(payload.calls) ? payload.calls : [];
-        pending = calls.filter(isPlainObject).map((call) => ({ ...call }));
+        pending = calls.filter(isRecord).map((call) => ({ ...call }));
         if (pending.length) out.push({ role: "assistant", content: "", tool_calls: pending });
         break;
       }
@@ -74,7 +75,7 @@ export function selectMessages(
           if (call) {
             if (typeof call.id === "string" && call.id) message.tool_call_id = call.id;
             const fn = call.function;
-            if (isPlainObject(fn) && typeof fn.name === "string" && fn.name) message.name = fn.name;
+            if (isRecord(fn) && typeof fn.name === "string" && fn.name) message.name = fn.name;
           }
           out.push(message);
         });

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import type { BubErrorDict } from "../kernel/errors.ts";
 import { parseIsoMicros } from "./_dates.ts";
 import { isoNow } from "./_dates.ts";
@@ -98,11 +99,6 @@ function _describe(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : typeof value;
 }
 
-/** True for a plain JSON-like object (not null, not an array). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Checks a tape name and an entry before it is stored; throws a `TypeError` naming the tape.
  * Returns the entry with `meta` defaulted to `{}`.
@@ -110,17 +106,17 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function validateEntry(tape: string, entry: unknown): TapeEntry {
   validateTapeName(tape);
   const prefix = `Cannot append entry to tape ${JSON.stringify(tape)}`;
-  if (!isPlainObject(entry)) {
+  if (!isRecord(entry)) {
     throw new TypeError(`${prefix}: entry must be an object, got ${_describe(entry)}`);
   }
   if (typeof entry.kind !== "string" || entry.kind === "") {
     throw new TypeError(`${prefix}: kind must be a non-empty string, got ${_describe(entry.kind)}`);
   }
-  if (!isPlainObject(entry.payload)) {
+  if (!isRecord(entry.payload)) {
     throw new TypeError(`${prefix}: payload must be an object, got ${_describe(entry.payload)}`);
   }
   const meta = entry.meta ?? {};
-  if (!isPlainObject(meta)) {
+  if (!isRecord(meta)) {
     throw new TypeError(`${prefix}: meta must be an object, got ${_describe(meta)}`);
   }
   if (typeof entry.date !== "string" || parseIsoMicros(entry.date) === null) {

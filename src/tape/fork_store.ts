@@ -4,9 +4,10 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { getLogger } from "../_internal/log.ts";
 import { BubError } from "../kernel/errors.ts";
-import { createEntry, isPlainObject, type TapeEntry } from "./entry.ts";
+import { createEntry, type TapeEntry } from "./entry.ts";
 import { InMemoryTapeStore } from "./memory_store.ts";
 import type { TapeQuery } from "./query.ts";
 import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
@@ -23,7 +24,7 @@ export interface ForkTapeStoreOptions {
 }
 
 function _textOnly(parts: unknown[]): unknown[] {
-  return parts.filter((part) => isPlainObject(part) && part.type === "text");
+  return parts.filter((part) => isRecord(part) && part.type === "text");
 }
 
 /** Keeps only the text parts of a list `content` (else of a list `prompt`): media never persists. */
@@ -92,7 +93,7 @@ export class ForkTapeStore implements TapeStore {
 
   /** Appends with media redacted; managed tapes are buffered. */
   async append(tape: string, entry: TapeEntry): Promise<void> {
-    const redacted = isPlainObject(entry?.payload)
+    const redacted = isRecord(entry?.payload)
       ? { ...entry, payload: redactPayload(entry.payload) }
       : entry;
     if (this.#managed(tape)) await this.#local.append(tape, redacted);

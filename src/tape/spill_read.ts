@@ -3,9 +3,10 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { withCommas } from "./_text.ts";
-import { isPlainObject, type TapeEntry } from "./entry.ts";
+import { type TapeEntry } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
 import { SPILL_SIDECAR } from "./spill.ts";
 import type { Tape } from "./tape.ts";
@@ -49,7 +50,7 @@ async function _manifest(tape: Tape, sidecar: string, handle: string): Promise<_
   );
   const payload = found?.[0]?.payload;
   const data = payload?.data;
-  if (payload?.name !== "spill.manifest" || !isPlainObject(data) || data.handle !== handle) {
+  if (payload?.name !== "spill.manifest" || !isRecord(data) || data.handle !== handle) {
     return null;
   }
   if (![data.chunks, data.bytes, data.chars, data.lines].every(_count)) return null;

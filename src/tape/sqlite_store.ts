@@ -4,13 +4,14 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { delay } from "../_internal/async.ts";
 import { BubError } from "../kernel/errors.ts";
 import { deepFreeze, pyDumps } from "./_json.ts";
 import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
 import { searchPass } from "./_search.ts";
 import { openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
-import { isPlainObject, type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 
@@ -38,7 +39,7 @@ function _row(row: Record<string, unknown>): TapeEntry {
     id: Number(row.id),
     kind: String(row.kind),
     payload: JSON.parse(String(row.payload)),
-    meta: isPlainObject(meta) ? meta : {},
+    meta: isRecord(meta) ? meta : {},
     date: String(row.date),
   });
 }

@@ -4,10 +4,11 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { sidecarTapeName, type TapeContext, type TapeSidecar } from "../kernel/tape_context.ts";
 import { buildQuery, type ChatMessage, contextVisible, defaultTapeContext } from "./context.ts";
-import { anchorEntry, createEntry, isPlainObject, type TapeEntry, type TapeMeta } from "./entry.ts";
+import { anchorEntry, createEntry, type TapeEntry, type TapeMeta } from "./entry.ts";
 import { ForkTapeStore } from "./fork_store.ts";
 import { latestEvents } from "./latest_events.ts";
 import { archiveSidecar, resetSidecar, resetTape } from "./_lifecycle.ts";
@@ -191,7 +192,7 @@ export class Tape implements AsyncDisposable {
     const anchors = await this.query().kinds("anchor").all();
     return anchors.slice(Math.max(0, anchors.length - limit)).map((entry) => ({
       name: typeof entry.payload.name === "string" && entry.payload.name ? entry.payload.name : "-",
-      state: isPlainObject(entry.payload.state) ? entry.payload.state : {},
+      state: isRecord(entry.payload.state) ? entry.payload.state : {},
     }));
   }
 
@@ -206,7 +207,7 @@ export class Tape implements AsyncDisposable {
     data: Record<string, unknown>,
     meta: TapeMeta = {},
   ): Promise<void> {
-    if (!isPlainObject(data)) {
+    if (!isRecord(data)) {
       throw new TypeError(
         `Cannot append event ${JSON.stringify(name)} to tape ${
           JSON.stringify(this.#name)

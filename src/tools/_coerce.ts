@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 
 /** A JSON schema object (only the keywords coercion looks at are typed). */
 type Schema = Record<string, unknown>;
@@ -14,10 +15,6 @@ const INTEGER_TEXT = /^[+-]?\d+$/;
 const NUMBER_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const MAX_DEPTH = 32;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function resolveRef(schema: Schema, root: Schema): Schema {
   let current = schema;
   for (let hops = 0; hops < MAX_DEPTH && typeof current.$ref === "string"; hops++) {
@@ -26,9 +23,9 @@ function resolveRef(schema: Schema, root: Schema): Schema {
     let target: unknown = root;
     for (const part of ref.slice(2).split("/")) {
       const key = part.replaceAll("~1", "/").replaceAll("~0", "~");
-      target = isObject(target) ? target[key] : undefined;
+      target = isRecord(target) ? target[key] : undefined;
     }
-    if (!isObject(target)) return current;
+    if (!isRecord(target)) return current;
     current = target;
   }
   return current;
@@ -43,7 +40,7 @@ function alternatives(schema: Schema, root: Schema, depth: number): Schema[] {
     const members = resolved[key];
     if (!Array.isArray(members)) continue;
     for (const member of members) {
-      if (isObject(member)) out.push(...alternatives(member, root, depth + 1));
+      if (isRecord(member)) out.push(...alternatives(member, root, depth + 1));
     }
   }
   return out;
@@ -103,11 +100,11 @@ function coerceValue(value: unknown, schema: Schema, root: Schema, depth: number
   const options = alternatives(schema, root, 0);
   const types = typesOf(options);
   if (Array.isArray(value)) {
-    const items = options.map((option) => option.items).find(isObject);
+    const items = options.map((option) => option.items).find(isRecord);
     return items ? value.map((item) => coerceValue(item, items, root, depth + 1)) : value;
   }
-  if (isObject(value)) {
-    const withProperties = options.filter((option) => isObject(option.properties));
+  if (isRecord(value)) {
+    const withProperties = options.filter((option) => isRecord(option.properties));
     return withProperties.length > 0 ? coerceObject(value, withProperties, root, depth + 1) : value;
   }
   return types.size > 0 ? coerceScalar(value, types) : value;
@@ -123,7 +120,7 @@ function coerceObject(
   for (const [key, item] of Object.entries(value)) {
     const property = options
       .map((option) => (option.properties as Record<string, unknown>)[key])
-      .find(isObject);
+      .find(isRecord);
     if (!property) continue;
     const coerced = coerceValue(item, property, root, depth);
     if (coerced !== item) {
@@ -145,6 +142,6 @@ export function coerceArguments(
   args: Record<string, unknown>,
   schema: Record<string, unknown>,
 ): Record<string, unknown> {
-  const options = alternatives(schema, schema, 0).filter((option) => isObject(option.properties));
+  const options = alternatives(schema, schema, 0).filter((option) => isRecord(option.properties));
   return options.length > 0 ? coerceObject(args, options, schema, 0) : args;
 }

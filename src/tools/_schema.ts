@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isRecord } from "../_internal/object.ts";
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { BubError } from "../kernel/errors.ts";
 import { coerceArguments } from "./_coerce.ts";
@@ -63,21 +64,17 @@ const SAFE_BOUNDS: ReadonlySet<unknown> = new Set([
   Number.MAX_SAFE_INTEGER,
 ]);
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isStandardSchema(value: unknown): value is StandardSchemaV1 {
-  const props = isObject(value) || typeof value === "function"
+  const props = isRecord(value) || typeof value === "function"
     ? (value as Record<string, unknown>)["~standard"]
     : undefined;
-  return isObject(props) && typeof props.validate === "function";
+  return isRecord(props) && typeof props.validate === "function";
 }
 
 /** Drops `$schema` and zod's safe-integer bounds, then deep-clones and freezes. */
 function cleanSchema(value: unknown, top: boolean): unknown {
   if (Array.isArray(value)) return Object.freeze(value.map((item) => cleanSchema(item, false)));
-  if (!isObject(value)) return value;
+  if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     if (top && key === "$schema") continue;
@@ -115,8 +112,8 @@ export function compileParameters(toolName: string, parameters: unknown): Compil
       validator: parameters["~standard"],
     };
   }
-  if (isObject(parameters) && "schema" in parameters && "jsonSchema" in parameters) {
-    if (!isStandardSchema(parameters.schema) || !isObject(parameters.jsonSchema)) {
+  if (isRecord(parameters) && "schema" in parameters && "jsonSchema" in parameters) {
+    if (!isStandardSchema(parameters.schema) || !isRecord(parameters.jsonSchema)) {
       throw new TypeError(
         `Cannot define tool "${toolName}": parameters.schema must be a Standard Schema and ` +
           `parameters.jsonSchema a JSON Schema object`,
@@ -127,7 +124,7 @@ export function compileParameters(toolName: string, parameters: unknown): Compil
       validator: parameters.schema["~standard"],
     };
   }
-  if (isObject(parameters)) {
+  if (isRecord(parameters)) {
     return { jsonSchema: cleanSchema(parameters, true) as JsonSchema, validator: null };
   }
   throw new TypeError(
@@ -191,7 +188,7 @@ export async function validateArguments(
   compiled: CompiledParameters,
   args: unknown,
 ): Promise<unknown> {
-  if (!isObject(args)) {
+  if (!isRecord(args)) {
     throw new ToolArgumentsError(toolName, [
       {
         type: "dict_type",

@@ -321,7 +321,7 @@ describe("config lookup and locations (§12.1, §12.2)", () => {
     assert.equal(getConfigValue("model", sources), "a:b");
     assert.equal(getConfigValue("api_key.openai", sources), "sk-o");
     assert.equal(getConfigValue("stream_output", sources), true);
-    assert.equal(getConfigValue("plugin.x.y", sources), 2);
+    assert.equal(getConfigValue("plugin.x.y", sources), undefined, "an unregistered section");
     assert.equal(getConfigValue("telegram.missing", sources), undefined);
     assert.equal(getConfigValue("nothing.here", sources), undefined);
   });

@@ -1,13 +1,10 @@
 /**
- * Small helpers shared by the builtin tools: the tape and workspace of a tool context, and the
- * keyword-only marker of input-model tools.
+ * Small helpers shared by the builtin tools: the tape of a tool context and the keyword-only
+ * marker of input-model tools. (The workspace is `workspaceFromState` of
+ * `environment/from_state.ts`.)
  *
  * @module
  */
-import { homedir } from "node:os";
-import { resolve } from "node:path";
-import process from "node:process";
-import { environmentFromState } from "../../environment/from_state.ts";
 import { Tape } from "../../tape/tape.ts";
 import type { Tool, ToolContext } from "../tool.ts";
 
@@ -24,19 +21,6 @@ export function tapeOf(context: ToolContext, tool: string): Tape {
 export function sessionIdOf(state: Readonly<Record<string, unknown>>, fallback: string): string {
   const value = state.session_id;
   return value === null || value === undefined ? fallback : String(value);
-}
-
-/**
- * The workspace of a turn state: `_runtime_workspace` (with `~` expanded) resolved to an absolute
- * path, else the environment's workspace, else the process working directory.
- */
-export function workspaceOf(state: Readonly<Record<string, unknown>>): string {
-  const value = state._runtime_workspace;
-  if (typeof value === "string" && value.trim() !== "") {
-    const expanded = value === "~" || value.startsWith("~/") ? homedir() + value.slice(1) : value;
-    return resolve(expanded);
-  }
-  return resolve(environmentFromState(state).workspace ?? process.cwd());
 }
 
 const _keywordOnly = new WeakSet<Tool>();

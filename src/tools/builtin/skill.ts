@@ -9,7 +9,7 @@ import type { ConfigLookup } from "../../skills/body.ts";
 import { renderSkillBody } from "../../skills/body.ts";
 import { discoverSkills } from "../../skills/discovery.ts";
 import { defineTool, type Tool } from "../tool.ts";
-import { workspaceOf } from "./_context.ts";
+import { workspaceFromState } from "../../environment/from_state.ts";
 
 /** Where the `skill` tool looks for skills and how it renders them. */
 export interface SkillToolOptions {
@@ -43,7 +43,7 @@ export function loadSkill(
     return { error: `skill '${name}' is not allowed in this context` };
   }
   const skills = discoverSkills({
-    workspace: workspaceOf(state),
+    workspace: workspaceFromState(state),
     home: options.home,
     builtinDirs: options.builtinSkillDirs,
   });
