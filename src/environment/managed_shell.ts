@@ -35,6 +35,8 @@ const CHUNK_SIZE = 4096;
 
 /** Reading output that keeps arriving from outside the group stops after this many drain periods. */
 const DRAIN_CAP_FACTOR = 10;
+/** How long a group may outlive its leader's exit before it counts as holding background work. */
+const LEADER_GRACE_MS = 200;
 
 /** The line added to the output when reading stopped before the pipes closed. */
 export const OUTPUT_CUT_NOTE = "[output cut: a background process kept the pipe open]";
@@ -178,8 +180,21 @@ export class ManagedShell {
       await this.terminate();
       throw error;
     }
+    const { pollIntervalMs, drainTimeoutMs } = this.#timings;
+    // The leader's exit can be seen just before its group is gone: give that a moment.
     if (this.process.isRunning()) {
-      const released = await _settledWithin(this.#readerDone, this.#timings.drainTimeoutMs);
+      await _pollGone(this.process, pollIntervalMs, Math.min(LEADER_GRACE_MS, drainTimeoutMs));
+    }
+    if (this.process.isRunning()) {
+      const deadline = Date.now() + drainTimeoutMs * DRAIN_CAP_FACTOR;
+      let released: "fulfilled" | "rejected" | "timeout";
+      do {
+        const started = Date.now();
+        released = await _settledWithin(this.#readerDone, drainTimeoutMs);
+        if (released === "timeout") released = await _settledWithin(this.#readerDone, 0, true);
+        // A timer that fired late means a busy event loop, not a pipe held open: wait again.
+        if (released !== "timeout" || !_lagged(started, drainTimeoutMs)) break;
+      } while (Date.now() < deadline);
       if (released === "timeout") this.#cut = true;
       await this.terminate();
       return this.returncode;
@@ -221,11 +236,14 @@ export class ManagedShell {
     const deadline = Date.now() + drainTimeoutMs * DRAIN_CAP_FACTOR;
     for (;;) {
       const seen = this.#progress;
+      const started = Date.now();
       let outcome = await _settledWithin(this.#readerDone, drainTimeoutMs);
       // A busy event loop may run the timer before pending reads: let I/O run once more.
       if (outcome === "timeout") outcome = await _settledWithin(this.#readerDone, 0, true);
       if (outcome !== "timeout") return outcome;
-      if (this.#progress === seen || Date.now() >= deadline) return "timeout";
+      // Silence only counts when the timer fired on time (a late one means a busy event loop).
+      const idle = this.#progress === seen && !_lagged(started, drainTimeoutMs);
+      if (idle || Date.now() >= deadline) return "timeout";
     }
   }
 
@@ -277,6 +295,11 @@ async function _pollGone(proc: Process, pollMs: number, ms: number): Promise<voi
     if (left <= 0) return;
     await _sleep(Math.min(pollMs, left));
   }
+}
+
+/** True when a wait of `ms` begun at `started` ended well after it should have. */
+function _lagged(started: number, ms: number): boolean {
+  return Date.now() - started > ms * 1.5;
 }
 
 /** Waits up to `ms` (or, with `afterIo`, one I/O poll) for `promise` to settle; never rejects. */
