@@ -26,9 +26,10 @@
  */
 export { BubFramework } from "./src/builtin/framework.ts";
 export { type BuiltinPlugin, createBuiltinPlugin } from "./src/builtin/plugin.ts";
+export type { BubHost } from "./src/builtin/host.ts";
 export { type BubFrameworkOptions, type DemoModel } from "./src/builtin/framework.ts";
 export { BuiltinRuntime, type BuiltinRuntimeOptions } from "./src/builtin/runtime.ts";
-export { CliExit, type CliOutput } from "./src/builtin/cli_commands.ts";
+export { CliExit, type CliOutput } from "./src/builtin/cli_io.ts";
 export { LinePrompter, PromptAborted, type Prompter } from "./src/builtin/onboard.ts";
 export { type CliApp, type CliHost, createCliApp } from "./src/kernel/cli_app.ts";
 export type { ConfigLookup } from "./src/skills/body.ts";

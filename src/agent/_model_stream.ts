@@ -13,7 +13,7 @@ import { getLogger } from "../_internal/log.ts";
 import { lazyImport } from "../_internal/lazy.ts";
 import { BubError, type ErrorKind } from "../kernel/errors.ts";
 import type { ModelEvent, ModelFinishReason, ModelRequest } from "./model_client.ts";
-import type { ModelId, ProviderProtocol } from "./providers.ts";
+import type { ModelId, ProviderProtocol } from "./provider_presets.ts";
 import { toV4Prompt, toV4Tools } from "./_prompt.ts";
 import { type BodyExtras, type FetchLike, withBodyExtras } from "./_request_body.ts";
 import { normalizeUsage } from "./_usage.ts";

@@ -7,8 +7,8 @@
 import process from "node:process";
 import { styleText } from "node:util";
 import { ChannelManager } from "../channels/manager.ts";
-import { CliExit, type CliOutput } from "./cli_commands.ts";
-import type { BubFramework } from "./framework.ts";
+import { CliExit, type CliOutput } from "./cli_io.ts";
+import type { BubHost } from "./host.ts";
 import { loadChannelSettings } from "./settings.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 
@@ -39,7 +39,7 @@ export interface ChatOptions {
 
 /** Runs the interactive chat: a manager with only the `cli` channel and streaming output. */
 export async function chatCommand(
-  framework: BubFramework,
+  framework: BubHost,
   runtime: BuiltinRuntime,
   options: ChatOptions,
   output: CliOutput,
@@ -97,7 +97,7 @@ export interface GatewayOptions {
 
 /** Serves every enabled channel until interrupted. */
 export async function gatewayCommand(
-  framework: BubFramework,
+  framework: BubHost,
   runtime: BuiltinRuntime,
   options: GatewayOptions,
   output: CliOutput,

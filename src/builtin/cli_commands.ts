@@ -10,7 +10,8 @@ import { VERSION } from "../version.ts";
 import { saveConfigFile } from "../kernel/configure.ts";
 import { PromptAborted } from "./onboard.ts";
 import { chatCommand, gatewayCommand } from "./cli_channels.ts";
-import type { BubFramework } from "./framework.ts";
+import { CliExit, type CliOutput } from "./cli_io.ts";
+import type { BubHost } from "./host.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import { builtinRunsModel, modelSetupProblem } from "./model_setup.ts";
 import { runCommand, type RunOptions } from "./run_command.ts";
@@ -22,30 +23,7 @@ const BANNER = String.raw`
  |____/ \__,_|_.__/
 `;
 
-/** Ends a command with an exit code and a message for stderr. */
-export class CliExit extends Error {
-  /** The process exit code. */
-  readonly exitCode: number;
-  /**
-   * Creates the object.
-   *
-   * @param exitCode the exit code
-   * @param message printed to stderr when non-empty
-   */
-  constructor(exitCode: number, message: string = "") {
-    super(message);
-    this.name = "CliExit";
-    this.exitCode = exitCode;
-  }
-}
-
-/** Where commands write. */
-export interface CliOutput {
-  /** Standard output. */
-  out(text: string): void;
-  /** Standard error. */
-  err(text: string): void;
-}
+export { CliExit, type CliOutput } from "./cli_io.ts";
 
 export { VERSION } from "../version.ts";
 
@@ -97,7 +75,7 @@ async function prepareModel(
 ): Promise<AsyncDisposable | null> {
   if (!runtime || !builtinRunsModel(framework)) return null;
   if (demo) {
-    const start = (framework as Partial<Pick<BubFramework, "demoModel">>).demoModel;
+    const start = (framework as Partial<Pick<BubHost, "demoModel">>).demoModel;
     if (!start) throw new CliExit(1, "bub: --demo is not available here (no demo model)");
     const server = await start();
     runtime.overrideEnv({
@@ -165,7 +143,7 @@ export function registerBuiltinCommands(
       const demo = await prepareModel(framework, runtime, options.demo);
       try {
         await chatCommand(
-          framework as BubFramework,
+          framework as BubHost,
           runtime,
           { ...options, signal: cliSignal(framework) },
           output,
@@ -188,7 +166,7 @@ export function registerBuiltinCommands(
         "No channels are enabled. Configure at least one channel with 'bub onboard' or '--enable-channel'.",
       );
       await gatewayCommand(
-        framework as BubFramework,
+        framework as BubHost,
         runtime,
         { ...options, hangup: cliSignal(framework) },
         output,

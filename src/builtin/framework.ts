@@ -4,24 +4,25 @@
  * @module
  */
 import process from "node:process";
-import { KernelFramework } from "../kernel/framework.ts";
-import type { CliOutput } from "./cli_commands.ts";
+import { type FrameworkOptions, KernelFramework } from "../kernel/framework.ts";
+import type { CliOutput, DemoModel } from "./cli_io.ts";
+import type { BubHost } from "./host.ts";
 import { LinePrompter, type Prompter } from "./onboard.ts";
+import { createBuiltinPlugin } from "./plugin.ts";
 import type { BuiltinRuntimeOptions } from "./runtime.ts";
-import type { FrameworkOptions } from "../kernel/framework.ts";
 
-/** A running demo model server (`--demo`): an OpenAI-compatible API base at `url`. */
-export interface DemoModel extends AsyncDisposable {
-  /** The API base. */
-  readonly url: string;
-}
+export type { DemoModel } from "./cli_io.ts";
 
 /** Options of {@link BubFramework}. */
 export interface BubFrameworkOptions extends FrameworkOptions {
   /** Overrides for the builtin plugin (e.g. a model client for tests). */
   builtin?: BuiltinRuntimeOptions;
 }
-import { createBuiltinPlugin } from "./plugin.ts";
+
+/** Creates the builtin plugin for a `BubFramework` (the factory it hands the kernel). */
+function builtinPluginOf(framework: KernelFramework): object {
+  return createBuiltinPlugin(framework as BubHost);
+}
 
 /**
  * The framework users construct: the kernel plus the builtin plugin (agent, tools, tape,
@@ -37,7 +38,7 @@ import { createBuiltinPlugin } from "./plugin.ts";
  * console.assert(result.modelOutput === "echo: hi");
  * ```
  */
-export class BubFramework extends KernelFramework {
+export class BubFramework extends KernelFramework implements BubHost {
   /** Where builtin CLI commands write. */
   cliOutput: CliOutput = {
     out: (text) => void process.stdout.write(text),
@@ -58,12 +59,7 @@ export class BubFramework extends KernelFramework {
    * @param options framework options, plus builtin overrides
    */
   constructor(options: BubFrameworkOptions = {}) {
-    super(options);
+    super({ ...options, builtinPlugin: options.builtinPlugin ?? builtinPluginOf });
     this.builtinOptions = options.builtin ?? {};
-  }
-
-  /** The builtin plugin for this framework. */
-  protected override createBuiltinPlugin(): object {
-    return createBuiltinPlugin(this);
   }
 }

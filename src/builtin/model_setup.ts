@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { PROVIDER_PRESETS } from "../agent/providers.ts";
+import { PROVIDER_PRESETS } from "../agent/provider_presets.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 

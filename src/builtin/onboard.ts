@@ -5,7 +5,7 @@
  * @module
  */
 import { readSync, writeSync } from "node:fs";
-import { PROVIDER_PRESETS, providerPreset } from "../agent/providers.ts";
+import { PROVIDER_PRESETS, providerPreset } from "../agent/provider_presets.ts";
 
 /** Thrown when the user interrupts a prompt (end of input). */
 export class PromptAborted extends Error {

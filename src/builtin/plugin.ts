@@ -8,7 +8,7 @@ import { isatty } from "node:tty";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { BubError } from "../kernel/errors.ts";
 import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
-import type { BubFramework } from "./framework.ts";
+import type { BubHost } from "./host.ts";
 import { registerBuiltinCommands } from "./cli_commands.ts";
 import { builtinOnboardConfig } from "./onboard.ts";
 import { BuiltinRuntime } from "./runtime.ts";
@@ -30,7 +30,7 @@ const logger = getLogger(["bub", "builtin"]);
 /** The builtin plugin object. */
 export interface BuiltinPlugin extends Plugin {
   /** The framework it serves. */
-  readonly framework: BubFramework;
+  readonly framework: BubHost;
   /** Settings, agent, tools and shells. */
   readonly runtime: BuiltinRuntime;
 }
@@ -39,7 +39,7 @@ export interface BuiltinPlugin extends Plugin {
  * Creates the builtin plugin for `framework`: session resolution, outbound rendering and
  * dispatch through the channel router, error notices and the in-memory steering inbox.
  */
-export function createBuiltinPlugin(framework: BubFramework): BuiltinPlugin {
+export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
   const runtime = new BuiltinRuntime(framework, framework.builtinOptions);
   const environment = createEnvironmentHooks({
     shells: runtime.shells,

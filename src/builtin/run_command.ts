@@ -11,7 +11,7 @@ import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/enve
 import type { KernelFramework } from "../kernel/framework.ts";
 import { deltaOf } from "../kernel/hook_runtime.ts";
 import type { StreamEvent } from "../kernel/stream.ts";
-import type { CliOutput } from "./cli_commands.ts";
+import type { CliOutput } from "./cli_io.ts";
 
 /** Options of {@link runCommand}. */
 export interface RunOptions {

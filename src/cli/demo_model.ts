@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { DemoModel } from "../builtin/framework.ts";
+import type { DemoModel } from "../builtin/cli_io.ts";
 
 /** Starts the mock model with the demo script; dispose the result to stop it. */
 export async function startDemoModel(): Promise<DemoModel> {

@@ -8,7 +8,7 @@
 import process from "node:process";
 import { join } from "node:path";
 import { BubFramework } from "../builtin/framework.ts";
-import { CliExit } from "../builtin/cli_commands.ts";
+import { CliExit } from "../builtin/cli_io.ts";
 import { loadDotenv } from "../kernel/configure.ts";
 import type { FrameworkOptions } from "../kernel/framework.ts";
 import { VERSION } from "../version.ts";

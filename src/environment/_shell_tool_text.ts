@@ -5,14 +5,12 @@
  * @module
  */
 import { type ManagedShell, OUTPUT_CUT_NOTE } from "./managed_shell.ts";
-import type { ShellManager, ShellStartOptions } from "./shell_manager.ts";
+import type { ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
 
-/** Options of {@link ShellManager.run}: a start plus the foreground timeout. */
-export interface ShellRunOptions extends ShellStartOptions {
-  /** Foreground only: after this many seconds the command continues in the background. Default 30. */
-  timeoutSeconds?: number;
-  /** Return the shell id at once instead of waiting. Default false. */
-  background?: boolean;
+/** What {@link runShellCommand} needs of a shell manager: starting a shell. */
+export interface ShellStarter {
+  /** Starts a shell. */
+  start(options: ShellStartOptions): Promise<ManagedShell>;
 }
 
 /** A foreground command exited with a non-zero code; the message carries the code and output. */
@@ -36,9 +34,9 @@ export class ShellCommandError extends Error {
   }
 }
 
-/** Implements {@link ShellManager.run}. */
+/** Implements `ShellManager.run`. */
 export async function runShellCommand(
-  manager: ShellManager,
+  manager: ShellStarter,
   options: ShellRunOptions,
 ): Promise<string> {
   const timeoutSeconds = options.timeoutSeconds ?? 30;

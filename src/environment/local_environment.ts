@@ -12,7 +12,8 @@ import { expandHome } from "../_internal/home.ts";
 import { Environment, type SpawnOptions } from "../kernel/environment.ts";
 import { BubError } from "../kernel/errors.ts";
 import { LocalProcess } from "./local_process.ts";
-import { type ProcessDriver, processDriver } from "./process_driver.ts";
+import { processDriver } from "./driver_select.ts";
+import type { ProcessDriver } from "./process_driver.ts";
 
 /** Options of {@link LocalEnvironment}. */
 export interface LocalEnvironmentOptions {

@@ -1,13 +1,11 @@
 /**
- * The small, runtime-neutral interface the local environment starts processes through, and the
- * probe that picks the driver of the running runtime once.
+ * The small, runtime-neutral interface the local environment starts processes through (the
+ * driver contract; `driver_select.ts` picks the driver of the running runtime).
  *
  * Drivers use web types only, so no runtime's types leak into public signatures.
  *
  * @module
  */
-import { createDenoDriver, denoCommandAvailable } from "./deno_driver.ts";
-import { createNodeDriver } from "./node_driver.ts";
 
 /** A signal a driver sends to a process group; `0` only probes whether the group exists. */
 export type GroupSignal = "SIGTERM" | "SIGKILL" | 0;
@@ -69,21 +67,4 @@ export interface ProcessDriver {
    * `"denied"` when the caller may not signal it. Never throws for those two cases.
    */
   signalGroup(pgid: number, signal: GroupSignal): SignalOutcome;
-}
-
-let selected: ProcessDriver | null = null;
-
-/**
- * Returns the driver of the running runtime, probed on first use: `Deno.Command` on Deno,
- * `node:child_process` on Node and Bun.
- *
- * @example
- * ```ts
- * import { processDriver } from "./process_driver.ts";
- * console.assert(["deno", "node"].includes(processDriver().name));
- * ```
- */
-export function processDriver(): ProcessDriver {
-  selected ??= denoCommandAvailable() ? createDenoDriver() : createNodeDriver();
-  return selected;
 }

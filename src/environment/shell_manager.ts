@@ -16,14 +16,11 @@ import {
 } from "./_output_buffer.ts";
 import { DEFAULT_SHELL_TIMINGS, ManagedShell, type ShellTimings } from "./managed_shell.ts";
 import { SHELL_RUNTIME_CLOSED, ShellScope } from "./shell_scope.ts";
-import {
-  formatKill,
-  formatOutput,
-  runShellCommand,
-  type ShellRunOptions,
-} from "./_shell_tool_text.ts";
+import { formatKill, formatOutput, runShellCommand } from "./_shell_tool_text.ts";
+import type { ShellOutputOptions, ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
 
-export { ShellCommandError, type ShellRunOptions } from "./_shell_tool_text.ts";
+export { ShellCommandError } from "./_shell_tool_text.ts";
+export type { ShellOutputOptions, ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
 
 /** Options of {@link ShellManager}. */
 export interface ShellManagerOptions {
@@ -37,32 +34,6 @@ export interface ShellManagerOptions {
   outputMaxBytes?: number | (() => number);
   /** The folder of spill files; default a private `bub-output-*` folder under the OS tmpdir. */
   spillDir?: string;
-}
-
-/** Options of {@link ShellManager.start}. */
-export interface ShellStartOptions {
-  /** A string runs through the environment's shell; an array runs directly. */
-  command: string | string[];
-  /** Where to run; defaults to a host {@link LocalEnvironment} without workspace. */
-  environment?: Environment | null;
-  /** Working directory inside the environment; defaults to its workspace. */
-  cwd?: string | null;
-  /** Variables added to the environment's defaults. */
-  env?: Record<string, string> | null;
-  /** The owning session (used by {@link ShellManager.terminateSession}). */
-  sessionId?: string | null;
-  /** The owning scope; defaults to {@link ShellManager.currentScope}. */
-  scope?: ShellScope | null;
-  /** Refuses to start when already aborted. */
-  signal?: AbortSignal;
-}
-
-/** Options of {@link ShellManager.readOutput}. */
-export interface ShellOutputOptions {
-  /** First character to return, clamped to the output. Default 0. */
-  offset?: number;
-  /** At most this many characters; null or absent reads to the end. */
-  limit?: number | null;
 }
 
 /**

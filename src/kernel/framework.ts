@@ -47,6 +47,11 @@ export interface FrameworkOptions {
    * `process.env` alone; the `bub` CLI loads the working directory's `.env` itself.
    */
   loadDotenv?: boolean;
+  /**
+   * Creates the plugin {@link KernelFramework.loadBuiltinHooks} registers as `builtin`, called
+   * with the framework. Default: an empty plugin (`BubFramework` passes the builtin one).
+   */
+  builtinPlugin?: (framework: KernelFramework) => object;
 }
 
 /** Options of {@link KernelFramework.processInbound}. */
@@ -106,6 +111,7 @@ export class KernelFramework {
   #hooks: FrameworkHooks;
   #router: ChannelRouter | null = null;
   #resources = new RuntimeResources();
+  #builtinPlugin: ((framework: KernelFramework) => object) | undefined;
 
   /**
    * Creates the object.
@@ -125,6 +131,7 @@ export class KernelFramework {
     this.#agentHooks = new AgentHooks(this.hookRuntime);
     this.#hooks = new FrameworkHooks(this.hookRuntime);
     this.#config = loadConfigFile(this.configFile);
+    this.#builtinPlugin = options.builtinPlugin;
   }
 
   /**
@@ -154,9 +161,9 @@ export class KernelFramework {
     return this;
   }
 
-  /** The builtin plugin; the kernel's own is empty. Subclasses supply the real one. */
+  /** The builtin plugin: the `builtinPlugin` option's, else an empty one. */
   protected createBuiltinPlugin(): object {
-    return { name: "builtin" };
+    return this.#builtinPlugin?.(this) ?? { name: "builtin" };
   }
 
   /** Registers the builtin plugin under the name `builtin`. */

@@ -5,15 +5,8 @@
  */
 import type { AsyncStreamEvents, StreamState } from "./stream.ts";
 import type { Envelope } from "./envelope.ts";
-import type {
-  LlmCallDecision,
-  LlmCallRequest,
-  LlmCallResult,
-  ToolCall,
-  ToolCallDecision,
-  ToolCallResult,
-} from "./agent_hooks.ts";
-import type { LlmDecision, ToolDecision } from "./decisions.ts";
+import type { LlmCallRequest, LlmCallResult, ToolCall, ToolCallResult } from "./agent_calls.ts";
+import type { LlmCallDecision, LlmDecision, ToolCallDecision, ToolDecision } from "./decisions.ts";
 import type { Environment } from "./environment.ts";
 import type {
   AdmitDecision,

@@ -13,27 +13,8 @@ import {
   type MockUsage,
 } from "./_mock_reply.ts";
 
+import { callId, CREATED, sse, usageOf } from "./_mock_wire_common.ts";
 import { responsesEvents, responsesOutput, responsesUsage } from "./_mock_wire_responses.ts";
-
-/** The `created` timestamp of every mock response. */
-export const CREATED = 1_700_000_000;
-const DEFAULT_USAGE: MockUsage = { promptTokens: 10, completionTokens: 5 };
-
-/** One SSE event. */
-export function sse(data: unknown, event?: string): string {
-  const line = `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
-  return event ? `event: ${event}\n${line}` : line;
-}
-
-/** The usage a reply reports (default 10 + 5 tokens), or null. */
-export function usageOf(reply: MockReply): MockUsage | null {
-  return reply.usage === undefined ? DEFAULT_USAGE : reply.usage;
-}
-
-/** The id of the `index`th tool call. */
-export function callId(protocol: MockProtocol, index: number, id: string | undefined): string {
-  return id ?? (protocol === "anthropic" ? `toolu_${index + 1}` : `call_${index + 1}`);
-}
 
 function chatUsage(usage: MockUsage): Record<string, unknown> {
   const out: Record<string, unknown> = {

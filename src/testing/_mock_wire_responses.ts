@@ -4,7 +4,7 @@
  * @module
  */
 import { argumentChunks, chunksOf, type MockReply, type MockUsage } from "./_mock_reply.ts";
-import { callId, CREATED, sse, usageOf } from "./_mock_wire.ts";
+import { callId, CREATED, sse, usageOf } from "./_mock_wire_common.ts";
 
 /** Responses API usage. */
 export function responsesUsage(usage: MockUsage | null): Record<string, unknown> | null {

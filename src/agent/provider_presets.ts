@@ -1,0 +1,88 @@
+/**
+ * Model ids (`provider:model`), the wire protocols and the provider presets: which protocol and
+ * API base each provider key stands for.
+ *
+ * @module
+ */
+import { BubError } from "../kernel/errors.ts";
+
+/** Which wire protocol a provider speaks. */
+export type ProviderProtocol =
+  | "openai-compatible"
+  | "openai-chat"
+  | "openai-responses"
+  | "anthropic";
+
+/** A known provider: its wire protocol and default base URL (null: the SDK's default). */
+export interface ProviderPreset {
+  /** The wire protocol. */
+  protocol: ProviderProtocol;
+  /** The default API base, or null for the SDK default (or none, for `custom`). */
+  baseURL: string | null;
+}
+
+/** The providers Bub can call, by lowercase provider key. */
+export const PROVIDER_PRESETS: Readonly<Record<string, Readonly<ProviderPreset>>> = Object.freeze({
+  openai: { protocol: "openai-chat", baseURL: null },
+  "openai-responses": { protocol: "openai-responses", baseURL: null },
+  anthropic: { protocol: "anthropic", baseURL: null },
+  openrouter: { protocol: "openai-compatible", baseURL: "https://openrouter.ai/api/v1" },
+  ollama: { protocol: "openai-compatible", baseURL: "http://localhost:11434/v1" },
+  deepseek: { protocol: "openai-compatible", baseURL: "https://api.deepseek.com/v1" },
+  groq: { protocol: "openai-compatible", baseURL: "https://api.groq.com/openai/v1" },
+  mistral: { protocol: "openai-compatible", baseURL: "https://api.mistral.ai/v1" },
+  together: { protocol: "openai-compatible", baseURL: "https://api.together.xyz/v1" },
+  vllm: { protocol: "openai-compatible", baseURL: "http://localhost:8000/v1" },
+  lmstudio: { protocol: "openai-compatible", baseURL: "http://localhost:1234/v1" },
+  custom: { protocol: "openai-compatible", baseURL: null },
+});
+
+/** A parsed model id. */
+export interface ModelId {
+  /** The provider key, e.g. `openrouter`. */
+  provider: string;
+  /** The provider's model id, e.g. `openrouter/free`. */
+  model: string;
+}
+
+/**
+ * Splits `provider:model`: whichever of `:` and `/` comes first is the delimiter (`/` is the
+ * deprecated legacy form). Throws `BubError(invalid_input)` when there is neither.
+ *
+ * @example Parsing ids
+ * ```ts
+ * import { parseModelId } from "@bub/core";
+ * console.assert(parseModelId("ollama:llama3.2:1b").model === "llama3.2:1b");
+ * console.assert(parseModelId("openai/gpt-4o").provider === "openai");
+ * ```
+ */
+export function parseModelId(id: string): ModelId {
+  const colon = id.indexOf(":");
+  const slash = id.indexOf("/");
+  let at: number;
+  if (colon >= 0 && (slash < 0 || colon < slash)) at = colon;
+  else if (slash >= 0) at = slash;
+  else {
+    throw new BubError(
+      "invalid_input",
+      `Invalid model id ${JSON.stringify(id)}: expected "provider:model" (e.g. "openai:gpt-4o")`,
+      { model: id },
+    );
+  }
+  return { provider: id.slice(0, at), model: id.slice(at + 1) };
+}
+
+/** Returns the preset of `provider`, or throws `BubError(config)` for an unsupported one. */
+export function providerPreset(provider: string): ProviderPreset {
+  const preset = Object.hasOwn(PROVIDER_PRESETS, provider) ? PROVIDER_PRESETS[provider] : undefined;
+  if (!preset) {
+    throw new BubError(
+      "config",
+      `Unsupported provider ${JSON.stringify(provider)}: expected one of ${
+        Object.keys(PROVIDER_PRESETS).join(", ")
+      }`,
+      { provider },
+    );
+  }
+  return preset;
+}
