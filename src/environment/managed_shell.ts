@@ -37,6 +37,8 @@ const CHUNK_SIZE = 4096;
 const DRAIN_CAP_FACTOR = 10;
 /** How long a group may outlive its leader's exit before it counts as holding background work. */
 const LEADER_GRACE_MS = 200;
+/** Silence (in `drainTimeoutMs`) after which a pipe held outside the group is cut. */
+const ESCAPED_IDLE_FACTOR = 5;
 
 /** The line added to the output when reading stopped before the pipes closed. */
 export const OUTPUT_CUT_NOTE = "[output cut: a background process kept the pipe open]";
@@ -199,7 +201,7 @@ export class ManagedShell {
       await this.terminate();
       return this.returncode;
     }
-    const drained = await this.#drain();
+    const drained = await this.#drain(ESCAPED_IDLE_FACTOR);
     if (drained === "rejected") {
       await this.terminate();
       await this.#readerDone;
@@ -223,26 +225,31 @@ export class ManagedShell {
       }
     }
     await _settledWithin(proc.wait(), drainTimeoutMs);
-    if (await this.#drain() === "timeout") await this.#cancelReaders();
+    if (await this.#drain(ESCAPED_IDLE_FACTOR) === "timeout") await this.#cancelReaders();
     await this.#buffer.close();
   }
 
   /**
-   * Waits for both readers to reach end of stream. Gives up ("timeout") only when no output
-   * arrived for `drainTimeoutMs`, or output kept arriving for `DRAIN_CAP_FACTOR` times that.
+   * Waits for both readers to reach end of stream, once the group is gone (only a process that
+   * left the group can still hold a pipe). Gives up ("timeout") only when no output arrived for
+   * `idleFactor` × `drainTimeoutMs`, or output kept arriving for `DRAIN_CAP_FACTOR` ×
+   * `drainTimeoutMs` (at least twice the silence).
+   * The silence is long because a runtime under load may deliver a finished pipe's last reads
+   * late (Deno with 1500 concurrent commands: over 1 s).
    */
-  async #drain(): Promise<"fulfilled" | "rejected" | "timeout"> {
-    const { drainTimeoutMs } = this.#timings;
-    const deadline = Date.now() + drainTimeoutMs * DRAIN_CAP_FACTOR;
+  async #drain(idleFactor: number): Promise<"fulfilled" | "rejected" | "timeout"> {
+    const idleMs = this.#timings.drainTimeoutMs * idleFactor;
+    const cap = Math.max(idleMs * 2, this.#timings.drainTimeoutMs * DRAIN_CAP_FACTOR);
+    const deadline = Date.now() + cap;
     for (;;) {
       const seen = this.#progress;
       const started = Date.now();
-      let outcome = await _settledWithin(this.#readerDone, drainTimeoutMs);
+      let outcome = await _settledWithin(this.#readerDone, idleMs);
       // A busy event loop may run the timer before pending reads: let I/O run once more.
       if (outcome === "timeout") outcome = await _settledWithin(this.#readerDone, 0, true);
       if (outcome !== "timeout") return outcome;
       // Silence only counts when the timer fired on time (a late one means a busy event loop).
-      const idle = this.#progress === seen && !_lagged(started, drainTimeoutMs);
+      const idle = this.#progress === seen && !_lagged(started, idleMs);
       if (idle || Date.now() >= deadline) return "timeout";
     }
   }
