@@ -10,7 +10,7 @@ import {
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
 } from "../agent/_call_deadline.ts";
-import { type FieldSpec, type SectionSpec } from "./_settings_fields.ts";
+import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
 
 /** The model used when none is configured. */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";

@@ -6,7 +6,7 @@
 import { isRecord } from "../_internal/object.ts";
 import { LAST_ANCHOR, TapeContext } from "../kernel/tape_context.ts";
 import { dumpsOrString, pyDumps } from "./_json.ts";
-import { type TapeEntry } from "./entry.ts";
+import type { TapeEntry } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 
 export { LAST_ANCHOR, TapeContext };
