@@ -20,7 +20,7 @@ import type {
 } from "./channel.ts";
 import { loadConfigFile, loadDotenv } from "./configure.ts";
 import type { Environment } from "./environment.ts";
-import { contentOf, type Envelope } from "./envelope.ts";
+import type { Envelope } from "./envelope.ts";
 import { HookRuntime } from "./hook_runtime.ts";
 import { PluginManager, type PluginStatus } from "./plugin.ts";
 import type { RunningScope } from "./running_scope.ts";
@@ -32,6 +32,7 @@ import { FrameworkHooks } from "./_framework_hooks.ts";
 import { RuntimeResources } from "./_runtime_resources.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
 import { runTurn } from "./_turn_pipeline.ts";
+import { buildTurnPrompt, buildTurnState, steerInto } from "./_turn_state.ts";
 import { type StreamInboundOptions, streamTurn, type TurnEvent } from "./turn_stream.ts";
 
 /** Options of {@link KernelFramework}. */
@@ -228,27 +229,17 @@ export class KernelFramework {
 
   /** A fresh turn state: runtime keys, the session environment, then merged `loadState` results. */
   async buildState(message: Envelope, sessionId: string): Promise<TurnState> {
-    const state: TurnState = {
-      _runtime_workspace: String(this.workspace),
-      _runtime_steering_inbox: this.#resources.steeringInbox,
+    const base = {
+      workspace: this.workspace,
+      steeringInbox: this.#resources.steeringInbox,
+      environment: await this.getEnvironment(sessionId),
     };
-    const environment = await this.getEnvironment(sessionId);
-    if (environment !== null) state._runtime_environment = environment;
-    const results = await this.hookRuntime.callMany("loadState", { message, sessionId });
-    for (let i = results.length - 1; i >= 0; i--) {
-      const value = results[i];
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-        Object.assign(state, value);
-      }
-    }
-    return state;
+    return await buildTurnState(this.hookRuntime, base, message, sessionId);
   }
 
   /** The prompt: `buildPrompt`'s answer, or the message content when it is empty. */
-  async buildPrompt(message: Envelope, sessionId: string, state: TurnState): Promise<Prompt> {
-    const prompt = await this.hookRuntime.callFirst("buildPrompt", { message, sessionId, state });
-    if (!prompt || (Array.isArray(prompt) && prompt.length === 0)) return contentOf(message);
-    return prompt as Prompt;
+  buildPrompt(message: Envelope, sessionId: string, state: TurnState): Promise<Prompt> {
+    return buildTurnPrompt(this.hookRuntime, message, sessionId, state);
   }
 
   /** The next step's user message from `continuePrompt`, or null. */
@@ -283,20 +274,7 @@ export class KernelFramework {
   ): Promise<boolean> {
     const inbox = this.#resources.steeringInbox;
     if (inbox === null) return false;
-    if (!("session_id" in args.state)) args.state.session_id = args.sessionId;
-    const { message, reason } = args;
-    if (
-      reason !== null && reason !== undefined && typeof message === "object" && message !== null
-    ) {
-      try {
-        const current = (message as { context?: unknown }).context;
-        const context = typeof current === "object" && current !== null ? current : {};
-        (message as { context: unknown }).context = { ...context, steering_reason: reason };
-      } catch {
-        // frozen envelopes keep their context
-      }
-    }
-    await inbox.enqueueMessage(message, args.state);
+    await steerInto(inbox, args);
     return true;
   }
 
