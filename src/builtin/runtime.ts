@@ -64,7 +64,7 @@ export class BuiltinRuntime {
       configLookup: (path) => this.configLookup(path),
       quitSession: (sessionId) => framework.quitViaChannelRouter(sessionId),
     });
-    this.registry.addSource(() => framework.pluginManager.tools() as Tool[]);
+    this.registry.addSource(() => framework.pluginManager.tools() as readonly Tool[]);
   }
 
   /** Where settings come from: the environment and the framework's config file. */

@@ -194,6 +194,8 @@ export class PluginManager {
   #raw = new Map<string, HookImplementation[]>();
   #ordered = new Map<string, readonly HookImplementation[]>();
   #version = 0;
+  #tools: readonly PluginTool[] = [];
+  #toolsVersion = -1;
 
   /** Every plugin, in registration order. */
   get plugins(): ReadonlyMap<string, object> {
@@ -278,9 +280,13 @@ export class PluginManager {
     return this.#plugins.has(name);
   }
 
-  /** Every tool the registered plugins declare, in registration order. */
-  tools(): PluginTool[] {
-    return [...this.#plugins].flatMap(([name, plugin]) => [...pluginTools(plugin, name)]);
+  /** Every tool the registered plugins declare, in registration order (one array per version). */
+  tools(): readonly PluginTool[] {
+    if (this.#toolsVersion !== this.#version) {
+      this.#tools = [...this.#plugins].flatMap(([name, plugin]) => [...pluginTools(plugin, name)]);
+      this.#toolsVersion = this.#version;
+    }
+    return this.#tools;
   }
 
   /** The plugin registered under `name`, or undefined. */

@@ -31,7 +31,9 @@ export class ToolRegistry implements Iterable<Tool> {
   #own = new Map<string, Tool>();
   #sources: (() => Iterable<Tool>)[] = [];
   #index: Map<string, string> | null = null;
-  #indexKey = "";
+  /** Own tools merged with the sources' answers, reused while those answers are the same objects. */
+  #merged: Map<string, Tool> | null = null;
+  #mergedFrom: Iterable<Tool>[] = [];
 
   /**
    * Creates a registry.
@@ -53,7 +55,7 @@ export class ToolRegistry implements Iterable<Tool> {
       );
     }
     this.#own.set(tool.name, tool);
-    this.#index = null;
+    this.#changed();
     return tool;
   }
 
@@ -63,20 +65,34 @@ export class ToolRegistry implements Iterable<Tool> {
    */
   addSource(source: () => Iterable<Tool>): void {
     this.#sources.push(source);
-    this.#index = null;
+    this.#changed();
   }
 
-  /** Own tools merged with every source's, by name. */
+  #changed(): void {
+    this.#index = null;
+    this.#merged = null;
+  }
+
+  /**
+   * Own tools merged with every source's, by name. Rebuilt only when a source answers with a new
+   * object (the plugin manager answers with one array per registration version).
+   */
   get #tools(): Map<string, Tool> {
     if (this.#sources.length === 0) return this.#own;
+    const from = this.#sources.map((source) => source());
+    if (this.#merged && from.every((tools, i) => tools === this.#mergedFrom[i])) {
+      return this.#merged;
+    }
     const all = new Map(this.#own);
-    for (const source of this.#sources) for (const tool of source()) all.set(tool.name, tool);
-    return all;
+    for (const tools of from) for (const tool of tools) all.set(tool.name, tool);
+    this.#mergedFrom = from;
+    this.#index = null;
+    return this.#merged = all;
   }
 
   /** Removes the registered tool named `name`; true when one was removed. */
   delete(name: string): boolean {
-    this.#index = null;
+    this.#changed();
     return this.#own.delete(name);
   }
 
@@ -111,13 +127,12 @@ export class ToolRegistry implements Iterable<Tool> {
   }
 
   #lookup(): Map<string, string> {
-    const names = [...this.#tools.keys()];
-    const key = this.#sources.length === 0 ? "" : names.join("\n");
-    if (this.#index && this.#indexKey === key) return this.#index;
+    const tools = this.#tools; // may drop a stale index
+    if (this.#index) return this.#index;
+    const names = [...tools.keys()];
     const index = new Map<string, string>();
     for (const name of names) index.set(casefold(modelToolName(name)), name);
     for (const name of names) index.set(casefold(name), name);
-    this.#indexKey = key;
     return this.#index = index;
   }
 
