@@ -18,6 +18,7 @@ import type { KernelFramework, ProcessInboundOptions } from "./framework.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import type { TurnEvent } from "./turn_stream.ts";
 import { deltaOf } from "./hook_runtime.ts";
+import { startTurnTrace } from "../tracing/turn_trace.ts";
 
 /** `processInbound`, step by step (kernel spec §6.4). */
 export async function runTurn(
@@ -29,48 +30,70 @@ export async function runTurn(
   const { signal, onEvent } = options;
   const stream = options.stream === true || onEvent !== undefined;
   const runtime = framework.hookRuntime;
+  const trace = await startTurnTrace({ channel: channelOf(inbound), signal });
   try {
     signal?.throwIfAborted();
-    const sessionId = await framework.resolveSession(inbound);
+    const sessionId = await trace.stage("resolveSession", () => framework.resolveSession(inbound));
+    trace.session(sessionId);
     writeSessionId(inbound, sessionId);
-    const state = await framework.buildState(inbound, sessionId);
-    const prompt = await framework.buildPrompt(inbound, sessionId, state);
+    const state = await trace.stage("loadState", () => framework.buildState(inbound, sessionId));
+    const prompt = await trace.stage(
+      "buildPrompt",
+      () => framework.buildPrompt(inbound, sessionId, state),
+    );
     let modelOutput = "";
     let modelError: unknown = undefined;
     try {
-      modelOutput = await runModelStage(
-        framework,
-        inbound,
-        prompt,
-        sessionId,
-        state,
-        stream,
-        signal,
-        onEvent,
-      );
+      modelOutput = await trace.stage(stream ? "runModelStream" : "runModel", () =>
+        runModelStage(
+          framework,
+          inbound,
+          prompt,
+          sessionId,
+          state,
+          stream,
+          signal,
+          onEvent,
+        ));
     } catch (error) {
       modelError = error;
       throw error;
     } finally {
-      await runtime.callMany("saveState", {
-        sessionId,
-        state,
-        message: inbound,
-        modelOutput,
-        error: modelError,
-      });
+      await trace.stage("saveState", () =>
+        runtime.callMany("saveState", {
+          sessionId,
+          state,
+          message: inbound,
+          modelOutput,
+          error: modelError,
+        }));
     }
-    const outbounds = await collectOutbounds(framework, inbound, sessionId, state, modelOutput);
+    const outbounds = await trace.stage(
+      "renderOutbound",
+      () => collectOutbounds(framework, inbound, sessionId, state, modelOutput),
+    );
     for (const outbound of outbounds) {
-      await runtime.callMany("dispatchOutbound", { message: outbound });
+      await trace.stage(
+        "dispatchOutbound",
+        () => runtime.callMany("dispatchOutbound", { message: outbound }),
+      );
     }
+    trace.end();
     return { sessionId, prompt, modelOutput, outbounds, state };
   } catch (error) {
-    if (isCancellation(error) || (signal?.aborted && error === signal.reason)) throw error;
+    const cancelled = isCancellation(error) ||
+      (signal?.aborted === true && error === signal.reason);
+    trace.end(error, cancelled);
+    if (cancelled) throw error;
     kernelLogger.error("Error processing inbound message: {error}", { error });
     await runtime.notifyError({ stage: "turn", error, message: inbound });
     throw error;
   }
+}
+
+function channelOf(inbound: Envelope): string | null {
+  const channel = fieldOf(inbound, "channel", null);
+  return typeof channel === "string" ? channel : null;
 }
 
 function writeSessionId(inbound: Envelope, sessionId: string): void {
