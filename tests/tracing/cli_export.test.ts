@@ -5,13 +5,16 @@
  */
 import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import { existsSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { startCliTracing, tracesProtocol, tracesUrl } from "../../src/cli/tracing.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 import { readBody, startLoopbackServer } from "../../src/testing/_http.ts";
-import { cleanupStack, runCli, tempDirs } from "../cli/_spawn.ts";
+import { BIN, childEnv, cleanupStack, ROOT, runCli, startChild, tempDirs } from "../cli/_spawn.ts";
 
 interface OtlpAttribute {
   key: string;
@@ -44,23 +47,60 @@ function valueOf(attributes: OtlpAttribute[] | undefined, key: string): unknown 
   return found;
 }
 
+interface Received {
+  path: string;
+  type: string;
+  body: Buffer;
+}
+
+/** An OTLP/HTTP receiver on 127.0.0.1 that keeps every request. */
+async function otlpReceiver(): Promise<
+  { port: number; requests: Received[]; close(): Promise<void> }
+> {
+  const requests: Received[] = [];
+  const server = await startLoopbackServer(async (req, res) => {
+    const body = await readBody(req);
+    const type = String(req.headers["content-type"]);
+    requests.push({ path: req.url ?? "", type, body });
+    res.writeHead(200, { "content-type": type });
+    res.end(type.includes("json") ? "{}" : "");
+  }, (res) => res.destroy());
+  return { port: server.port, requests, close: () => server.close() };
+}
+
+function jsonSpans(
+  requests: readonly Received[],
+): { resource: OtlpAttribute[]; spans: OtlpSpan[] } {
+  const resourceSpans = requests.flatMap((request) =>
+    (JSON.parse(request.body.toString("utf8")) as OtlpRequest).resourceSpans
+  );
+  return {
+    resource: resourceSpans[0]?.resource.attributes ?? [],
+    spans: resourceSpans.flatMap((rs) =>
+      rs.scopeSpans.filter((scope) => scope.scope.name === "@bub/core")
+        .flatMap((scope) => scope.spans)
+    ),
+  };
+}
+
+const OTEL_ENV = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
+  OTEL_EXPORTER_OTLP_PROTOCOL: undefined,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: undefined,
+  OTEL_SERVICE_NAME: undefined,
+  OTEL_DENO: undefined,
+  OTEL_SDK_DISABLED: undefined,
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: undefined,
+};
+
 describe("bub run exports OTLP traces", () => {
   const cleanup = cleanupStack();
   afterEach(() => cleanup.run());
 
   test("http/json to OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces, service.name from OTEL_SERVICE_NAME, spans flushed before exit", async () => {
     const dirs = tempDirs();
-    const requests: { path: string; type: string; body: OtlpRequest }[] = [];
-    const receiver = await startLoopbackServer(async (req, res) => {
-      const body = await readBody(req);
-      requests.push({
-        path: req.url ?? "",
-        type: String(req.headers["content-type"]),
-        body: JSON.parse(body.toString("utf8")),
-      });
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end("{}");
-    }, (res) => res.destroy());
+    const receiver = await otlpReceiver();
     const server = await MockLlmServer.start({
       script: [
         mockReply.toolCall("fs_read", { path: "note.txt" }, { id: "call_read_1" }),
@@ -75,28 +115,26 @@ describe("bub run exports OTLP traces", () => {
     writeFileSync(join(dirs.workspace, "note.txt"), "hello\n");
     const result = await runCli(dirs, ["run", "read the note"], {
       env: {
+        ...OTEL_ENV,
         BUB_MODEL: "openai:gpt-test",
         BUB_API_BASE: server.url,
         BUB_API_KEY: "sk-run",
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}/`,
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
         OTEL_SERVICE_NAME: "bub-export-test",
-        OTEL_DENO: undefined,
-        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: undefined,
       },
       timeoutMs: 30_000,
     });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /The note says hello/);
+    const requests = receiver.requests;
     assert.ok(requests.length >= 1, `the receiver got no export${result.stderr}`);
     for (const request of requests) {
       assert.equal(request.path, "/v1/traces");
       assert.match(request.type, /application\/json/);
     }
-    const resourceSpans = requests.flatMap((request) => request.body.resourceSpans);
-    assert.equal(valueOf(resourceSpans[0]!.resource.attributes, "service.name"), "bub-export-test");
-    const spans = resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((scope) => scope.spans));
+    const { resource, spans } = jsonSpans(requests);
+    assert.equal(valueOf(resource, "service.name"), "bub-export-test");
     const named = (name: string) => spans.filter((span) => span.name === name);
 
     const [turn] = named("invoke_agent bub");
@@ -123,6 +161,69 @@ describe("bub run exports OTLP traces", () => {
     assert.equal(tool.parentSpanId, stage.spanId);
     assert.equal(valueOf(tool.attributes, "gen_ai.tool.call.id"), "call_read_1");
     assert.equal(valueOf(tool.attributes, "gen_ai.tool.name"), "fs_read");
+  });
+});
+
+describe("bub run exports OTLP traces (other transports)", () => {
+  const cleanup = cleanupStack();
+  afterEach(() => cleanup.run());
+
+  test("http/protobuf by default, to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is", async () => {
+    const dirs = tempDirs();
+    const receiver = await otlpReceiver();
+    cleanup.defer(async () => {
+      await receiver.close();
+      dirs.remove();
+    });
+    const result = await runCli(dirs, ["run", "--demo", "hello"], {
+      env: {
+        ...OTEL_ENV,
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9/ignored",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${receiver.port}/custom/traces`,
+      },
+      timeoutMs: 30_000,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(receiver.requests.length >= 1, `the receiver got no export${result.stderr}`);
+    for (const request of receiver.requests) {
+      assert.equal(request.path, "/custom/traces");
+      assert.equal(request.type, "application/x-protobuf");
+    }
+    // Protobuf keeps strings as UTF-8 bytes: the span names and the default service name show.
+    const bytes = Buffer.concat(receiver.requests.map((request) => request.body));
+    for (const text of ["invoke_agent bub", "hook runModel", "chat ", "service.name", "bub"]) {
+      assert.ok(bytes.includes(text), `${text} in the protobuf export`);
+    }
+  });
+
+  const deno = join(ROOT, ".tools", "bin", "deno");
+  test("on Deno, OTEL_DENO=true exports without the SDK (Deno's own exporter)", {
+    skip: existsSync(deno) ? false : "no deno binary in .tools/bin",
+  }, async () => {
+    const dirs = tempDirs();
+    const receiver = await otlpReceiver();
+    cleanup.defer(async () => {
+      await receiver.close();
+      dirs.remove();
+    });
+    await using child = startChild([deno, "run", "-A", BIN, "run", "--demo", "hello"], {
+      cwd: dirs.workspace,
+      env: childEnv(dirs, {
+        ...OTEL_ENV,
+        DENO_DIR: process.env.DENO_DIR ?? join(homedir(), ".cache", "deno"),
+        OTEL_DENO: "true",
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      }),
+    });
+    child.end();
+    assert.equal(await child.exited(30_000), 0, child.stderr);
+    const traces = receiver.requests.filter((request) => request.path === "/v1/traces");
+    const names = jsonSpans(traces).spans.map((span) => span.name);
+    for (const name of ["invoke_agent bub", "hook buildPrompt", "hook runModel"]) {
+      assert.ok(names.includes(name), `${name} among ${names}`);
+    }
+    assert.ok(names.some((name) => name.startsWith("chat ")), `a chat span among ${names}`);
   });
 });
 
