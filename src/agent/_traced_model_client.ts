@@ -94,7 +94,9 @@ class ChatSpanIterator implements AsyncIterator<ModelEvent> {
   }
 
   async return(value?: unknown): Promise<IteratorResult<ModelEvent>> {
-    this.#end();
+    // Closed early: after an abort (cancellation, or a timeout's BubError) that is the outcome.
+    const signal = this.#options?.signal;
+    this.#end(signal?.aborted ? signal.reason : undefined);
     const inner = this.#inner;
     if (inner?.return) return await inner.return(value);
     return { done: true, value: undefined };

@@ -104,11 +104,16 @@ export function runInScope<T>(scope: TraceScope, run: () => T): T {
   return scope.tracing.api.context.with(scope.context, () => store.run(scope, run));
 }
 
-/** True for an `AbortError` (a cancelled call), or any error once `signal` is aborted. */
+/**
+ * True when `error` is a cancellation: an `AbortError`, or the reason `signal` was aborted with
+ * (unless that reason is a `BubError`, e.g. a timeout).
+ */
 export function isAbort(error: unknown, signal?: AbortSignal | null): boolean {
-  if (signal?.aborted) return true;
-  return typeof error === "object" && error !== null &&
-    (error as { name?: unknown }).name === "AbortError";
+  if (typeof error === "object" && error !== null) {
+    if ((error as { name?: unknown }).name === "AbortError") return true;
+    if (typeof (error as { kind?: unknown }).kind === "string") return false;
+  }
+  return signal?.aborted === true && error === signal.reason;
 }
 
 /**

@@ -202,6 +202,23 @@ describe("turn spans", () => {
     assert.equal(turn.status.code, SpanStatusCode.ERROR);
     assert.equal(turn.attributes["error.type"], "provider");
   });
+
+  test("a cancelled turn ends its spans with error.type cancelled", async () => {
+    await using fx = await turnFixture({
+      script: [mockReply.text("slow answer", { chunks: 6, delayMs: 300 })],
+    });
+    const controller = new AbortController();
+    const turn = fx.turn("wait", { signal: controller.signal });
+    setTimeout(() => controller.abort(new DOMException("stop", "AbortError")), 400);
+    await assert.rejects(turn);
+    const spans = exporter.getFinishedSpans();
+    const chat = one(spans, "chat gpt-test");
+    assert.equal(chat.attributes["error.type"], "cancelled");
+    assert.equal(chat.status.code, SpanStatusCode.ERROR);
+    const root = one(spans, "invoke_agent bub");
+    assert.equal(root.attributes["error.type"], "cancelled");
+    assert.equal(root.events.length, 0, "a cancellation records no exception");
+  });
 });
 
 function hrMs(time: [number, number]): number {
