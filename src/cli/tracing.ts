@@ -26,8 +26,11 @@ import { VERSION } from "../version.ts";
 
 const logger = getLogger(["bub", "cli"]);
 
-/** How long {@link CliTracing.shutdown} waits for the last export. */
-const SHUTDOWN_WAIT_MS = 5000;
+/**
+ * How long {@link CliTracing.shutdown} waits for the last export (the exporter retries an
+ * unreachable collector for longer: the command does not wait for that).
+ */
+const SHUTDOWN_WAIT_MS = 3000;
 
 /** The OTLP protocols the CLI can export with. */
 export const OTLP_PROTOCOLS: readonly string[] = ["http/protobuf", "http/json"];
@@ -126,6 +129,13 @@ export async function startCliTracing(env: Env = process.env): Promise<CliTracin
     spanProcessors: [new sdk.BatchSpanProcessor({ exporter })],
   });
   if (!api.trace.setGlobalTracerProvider(provider)) return null;
+  // Export failures reach the API's diagnostic logger: show them as one warning each.
+  const warn = (message: string) => logger.warn("Trace export: {message}", { message });
+  const quiet = () => {};
+  api.diag.setLogger(
+    { error: warn, warn, info: quiet, debug: quiet, verbose: quiet },
+    api.DiagLogLevel.WARN,
+  );
   let done: Promise<void> | null = null;
   return {
     url,
@@ -135,7 +145,10 @@ export async function startCliTracing(env: Env = process.env): Promise<CliTracin
         let timer: ReturnType<typeof setTimeout> | undefined;
         const timeout = new Promise<void>((resolve) => {
           timer = setTimeout(() => {
-            logger.warn("Trace export did not finish within {ms} ms", { ms: SHUTDOWN_WAIT_MS });
+            logger.warn(
+              "Trace export to {url} did not finish within {ms} ms (is the collector running?)",
+              { url, ms: SHUTDOWN_WAIT_MS },
+            );
             resolve();
           }, SHUTDOWN_WAIT_MS);
         });
@@ -146,6 +159,7 @@ export async function startCliTracing(env: Env = process.env): Promise<CliTracin
         } finally {
           clearTimeout(timer);
           api.trace.disable();
+          api.diag.disable();
         }
       })();
       return done;

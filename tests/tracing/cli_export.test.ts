@@ -196,6 +196,23 @@ describe("bub run exports OTLP traces (other transports)", () => {
     }
   });
 
+  test("an unreachable collector: the command still succeeds, warns, and waits at most a few seconds", async () => {
+    const dirs = tempDirs();
+    const closed = await otlpReceiver();
+    const port = closed.port;
+    await closed.close();
+    cleanup.defer(() => dirs.remove());
+    const started = performance.now();
+    const result = await runCli(dirs, ["run", "--demo", "hello"], {
+      env: { ...OTEL_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
+      timeoutMs: 30_000,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /\[cli:local\]/);
+    assert.match(result.stderr, /Trace export/);
+    assert.ok(performance.now() - started < 20_000);
+  });
+
   const deno = join(ROOT, ".tools", "bin", "deno");
   test("on Deno, OTEL_DENO=true exports without the SDK (Deno's own exporter)", {
     skip: existsSync(deno) ? false : "no deno binary in .tools/bin",
