@@ -39,8 +39,10 @@ const broken = defineTool({
 const CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
 
 before(() => {
-  assert.equal(tracingEnabled(), false, "no tracer provider before the test registers one");
+  trace.disable();
+  assert.equal(tracingEnabled(), false, "no tracer provider registered");
   trace.setGlobalTracerProvider(provider);
+  assert.equal(tracingEnabled(), true, "the provider is seen once registered");
 });
 after(async () => {
   trace.disable();
