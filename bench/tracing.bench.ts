@@ -3,7 +3,7 @@
  * tape) with no tracer provider registered ("off"), with the OpenTelemetry SDK registered and a
  * batch processor whose exporter drops the spans ("on"), and the same with message contents
  * recorded ("on + contents"). The modes alternate in rounds so drift hits them alike. Also the
- * pure cost of the tracing hooks of a turn when off (a turn's stage wrappers with empty stages).
+ * CPU cost of a turn's trace wrappers alone (start, 7 empty stages, end), off and on (8 spans).
  * The mock server runs in its own Node 24 process (`bench/_mock_server.ts`).
  *
  * Run: `scripts/tool deno run -A bench/tracing.bench.ts` (`BENCH_N` turns per mode, default 300).
@@ -67,11 +67,14 @@ async function bubTurn(url: string): Promise<{ turn: Turn; close(): Promise<void
   };
 }
 
-/** ns per turn of the tracing wrappers alone when off: 7 stages + start + end, minus bare calls. */
-async function offHooksNs(): Promise<number> {
+/**
+ * ns per turn of the turn's tracing wrappers alone (start, 7 empty stages, end) minus the bare
+ * stage calls: with no provider, the cost of tracing off; with one, of 8 spans.
+ */
+async function hooksNs(): Promise<number> {
   const { startTurnTrace } = await import("../src/tracing/turn_trace.ts");
   const stage = () => Promise.resolve(1);
-  const loops = 200_000;
+  const loops = 100_000;
   const run = async (traced: boolean) => {
     const start = performance.now();
     for (let i = 0; i < loops; i++) {
@@ -98,7 +101,11 @@ async function measure(url: string): Promise<void> {
     shutdown: () => Promise.resolve(),
   };
   const provider = new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter })] });
-  const offNs = await offHooksNs();
+  trace.disable();
+  const offNs = await hooksNs();
+  trace.setGlobalTracerProvider(provider);
+  const onNs = await hooksNs();
+  trace.disable();
   const bub = await bubTurn(url);
   const samples: Record<string, number[]> = Object.fromEntries(MODES.map((mode) => [mode, []]));
   const setMode = (mode: string) => {
@@ -130,7 +137,7 @@ async function measure(url: string): Promise<void> {
     const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
     return [mode, { p50: at(0.5), p95: at(0.95) }];
   }));
-  console.log(JSON.stringify({ rows, offNs }));
+  console.log(JSON.stringify({ rows, hooksNs: { off: offNs, on: onNs, "on + contents": onNs } }));
 }
 
 function command(runtime: string, args: string[]): [string, string[]] {
@@ -157,7 +164,7 @@ async function main(): Promise<void> {
   const lines = [
     `Turn = streamed tool call → tool → streamed text, memory tape; N=${N} per mode in ${ROUNDS} alternating rounds.`,
     "",
-    "| runtime | tracing | p50 ms | p95 ms | p50 over off ms | off: tracing hooks ns/turn |",
+    "| runtime | tracing | p50 ms | p95 ms | p50 over off ms | turn trace wrappers alone, ns/turn |",
     "|---|---|---|---|---|---|",
   ];
   try {
@@ -168,12 +175,12 @@ async function main(): Promise<void> {
         const out = execFileSync(bin, argv, { encoding: "utf8", maxBuffer: 1 << 26 });
         const result = JSON.parse(out.trim().split("\n").at(-1)!) as {
           rows: Record<string, { p50: number; p95: number }>;
-          offNs: number;
+          hooksNs: Record<string, number>;
         };
         const off = result.rows.off!.p50;
         for (const [mode, row] of Object.entries(result.rows)) {
           const over = mode === "off" ? "—" : `${row.p50 >= off ? "+" : ""}${f(row.p50 - off)}`;
-          const hooks = mode === "off" ? result.offNs.toFixed(0) : "";
+          const hooks = mode === "on + contents" ? "" : result.hooksNs[mode]!.toFixed(0);
           lines.push(
             `| ${runtime} | ${mode} | ${f(row.p50)} | ${f(row.p95)} | ${over} | ${hooks} |`,
           );
