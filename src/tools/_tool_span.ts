@@ -25,6 +25,7 @@ import {
   parentContext,
   recordFailure,
   runInScope,
+  type Tracing,
   tracingEnabled,
 } from "../tracing/tracer.ts";
 
@@ -53,7 +54,7 @@ export function traceToolCall<T extends { value: unknown; error: unknown }>(
 }
 
 async function traced<T extends { value: unknown; error: unknown }>(
-  tracing: NonNullable<ReturnType<typeof loadedTracing>>,
+  tracing: Tracing,
   invocation: TracedInvocation,
   signal: AbortSignal | undefined,
   run: () => Promise<T>,
