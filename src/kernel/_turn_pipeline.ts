@@ -52,7 +52,7 @@ export async function runTurn(
       modelError = error;
       throw error;
     } finally {
-      await runtime.callMany("saveState", {
+      await runtime.call("saveState", {
         sessionId,
         state,
         message: inbound,
@@ -62,7 +62,7 @@ export async function runTurn(
     }
     const outbounds = await collectOutbounds(framework, inbound, sessionId, state, modelOutput);
     for (const outbound of outbounds) {
-      await runtime.callMany("dispatchOutbound", { message: outbound });
+      await runtime.call("dispatchOutbound", { message: outbound });
     }
     return { sessionId, prompt, modelOutput, outbounds, state };
   } catch (error) {
@@ -154,7 +154,7 @@ async function collectOutbounds(
   state: TurnState,
   modelOutput: string,
 ): Promise<Envelope[]> {
-  const batches = await framework.hookRuntime.callMany("renderOutbound", {
+  const batches = await framework.hookRuntime.call("renderOutbound", {
     message: inbound,
     sessionId,
     state,

@@ -32,7 +32,7 @@ export async function buildTurnState(
     _runtime_steering_inbox: base.steeringInbox,
   };
   if (base.environment !== null) state._runtime_environment = base.environment;
-  const results = await hooks.callMany("loadState", { message, sessionId });
+  const results = await hooks.call("loadState", { message, sessionId });
   for (let i = results.length - 1; i >= 0; i--) {
     const value = results[i];
     if (typeof value === "object" && value !== null && !Array.isArray(value)) {
@@ -49,7 +49,7 @@ export async function buildTurnPrompt(
   sessionId: string,
   state: TurnState,
 ): Promise<Prompt> {
-  const prompt = await hooks.callFirst("buildPrompt", { message, sessionId, state });
+  const prompt = await hooks.call("buildPrompt", { message, sessionId, state });
   if (!prompt || (Array.isArray(prompt) && prompt.length === 0)) return contentOf(message);
   return prompt as Prompt;
 }

@@ -313,8 +313,7 @@ export class KernelFramework {
   getEnvironment(sessionId: string): Promise<Environment | null> {
     return this.#resources.environments.get(
       sessionId,
-      () =>
-        this.hookRuntime.callFirst("provideEnvironment", { sessionId, workspace: this.workspace }),
+      () => this.hookRuntime.call("provideEnvironment", { sessionId, workspace: this.workspace }),
     );
   }
 
