@@ -6,9 +6,41 @@
  */
 import type { SteeringInbox } from "./channel.ts";
 import type { Environment } from "./environment.ts";
-import { contentOf, type Envelope } from "./envelope.ts";
+import { contentOf, defaultSessionId, type Envelope } from "./envelope.ts";
 import type { HookRuntime } from "./hook_runtime.ts";
 import type { Prompt, TurnState } from "./turn.ts";
+import type { TurnHost } from "./_turn_host.ts";
+
+/** The session id: the hook's answer, else the message's `sessionId`, else `channel:chatId`. */
+export async function resolveTurnSession(hooks: HookRuntime, message: Envelope): Promise<string> {
+  const value = await hooks.call("resolveSession", { message });
+  return String(value || defaultSessionId(message));
+}
+
+/**
+ * The session's environment, asked of `provideEnvironment` once per session and cached until
+ * the running scope exits.
+ */
+export function sessionEnvironment(host: TurnHost, sessionId: string): Promise<Environment | null> {
+  return host.resources.environments.get(
+    sessionId,
+    () => host.hooks.call("provideEnvironment", { sessionId, workspace: host.workspace }),
+  );
+}
+
+/** A fresh turn state of `host`: runtime keys, the session environment, then `loadState`. */
+export async function turnState(
+  host: TurnHost,
+  message: Envelope,
+  sessionId: string,
+): Promise<TurnState> {
+  const base = {
+    workspace: host.workspace,
+    steeringInbox: host.resources.steeringInbox,
+    environment: await sessionEnvironment(host, sessionId),
+  };
+  return await buildTurnState(host.hooks, base, message, sessionId);
+}
 
 /** What a fresh turn state starts from. */
 export interface TurnStateBase {

@@ -31,8 +31,15 @@ import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import { FrameworkHooks } from "./_framework_hooks.ts";
 import { RuntimeResources } from "./_runtime_resources.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
-import { runTurn } from "./_turn_pipeline.ts";
-import { buildTurnPrompt, buildTurnState, steerInto } from "./_turn_state.ts";
+import { type ProcessInboundOptions, runTurn } from "./_turn_pipeline.ts";
+import type { TurnHost } from "./_turn_host.ts";
+import {
+  buildTurnPrompt,
+  resolveTurnSession,
+  sessionEnvironment,
+  steerInto,
+  turnState,
+} from "./_turn_state.ts";
 import { type StreamInboundOptions, streamTurn, type TurnEvent } from "./turn_stream.ts";
 
 /** Options of {@link KernelFramework}. */
@@ -55,15 +62,7 @@ export interface FrameworkOptions {
   builtinPlugin?: (framework: KernelFramework) => object;
 }
 
-/** Options of {@link KernelFramework.processInbound}. */
-export interface ProcessInboundOptions {
-  /** Consume the model as a stream of events. Default false. */
-  stream?: boolean;
-  /** Cancels the turn. */
-  signal?: AbortSignal;
-  /** Receives every model stream event as it happens (implies `stream: true`). */
-  onEvent?: (event: TurnEvent) => void;
-}
+export type { ProcessInboundOptions } from "./_turn_pipeline.ts";
 
 /** A plugin, a plugin factory, or a module specifier for {@link KernelFramework.loadHooks}. */
 export type PluginSource = string | object | ((framework: KernelFramework) => unknown);
@@ -110,8 +109,8 @@ export class KernelFramework {
   #config: Record<string, unknown> | null = null;
   #agentHooks: AgentHooks;
   #hooks: FrameworkHooks;
-  #router: ChannelRouter | null = null;
   #resources = new RuntimeResources();
+  #host: TurnHost;
   #builtinPlugin: ((framework: KernelFramework) => object) | undefined;
 
   /**
@@ -131,6 +130,7 @@ export class KernelFramework {
     this.hookRuntime = new HookRuntime(this.pluginManager);
     this.#agentHooks = new AgentHooks(this.hookRuntime);
     this.#hooks = new FrameworkHooks(this.hookRuntime);
+    this.#host = turnHostOf(this, this.#resources);
     this.#config = loadConfigFile(this.configFile);
     this.#builtinPlugin = options.builtinPlugin;
   }
@@ -203,7 +203,7 @@ export class KernelFramework {
 
   /** Runs one inbound message through the hook pipeline. */
   processInbound(inbound: Envelope, options: ProcessInboundOptions = {}): Promise<TurnResult> {
-    return runTurn(this, this.#hooks, inbound, options);
+    return runTurn(this.#host, inbound, options);
   }
 
   /**
@@ -224,17 +224,12 @@ export class KernelFramework {
 
   /** The session id: the hook's answer, else the message's `sessionId`, else `channel:chatId`. */
   resolveSession(message: Envelope): Promise<string> {
-    return this.#hooks.resolveSession(message);
+    return resolveTurnSession(this.hookRuntime, message);
   }
 
   /** A fresh turn state: runtime keys, the session environment, then merged `loadState` results. */
-  async buildState(message: Envelope, sessionId: string): Promise<TurnState> {
-    const base = {
-      workspace: this.workspace,
-      steeringInbox: this.#resources.steeringInbox,
-      environment: await this.getEnvironment(sessionId),
-    };
-    return await buildTurnState(this.hookRuntime, base, message, sessionId);
+  buildState(message: Envelope, sessionId: string): Promise<TurnState> {
+    return turnState(this.#host, message, sessionId);
   }
 
   /** The prompt: `buildPrompt`'s answer, or the message content when it is empty. */
@@ -311,10 +306,7 @@ export class KernelFramework {
    * @throws {TypeError} when a provider returns something other than an Environment
    */
   getEnvironment(sessionId: string): Promise<Environment | null> {
-    return this.#resources.environments.get(
-      sessionId,
-      () => this.hookRuntime.call("provideEnvironment", { sessionId, workspace: this.workspace }),
-    );
+    return sessionEnvironment(this.#host, sessionId);
   }
 
   /** The tape store entered by `running()`; null outside the scope. */
@@ -353,22 +345,23 @@ export class KernelFramework {
 
   /** Attaches (or with null detaches) the channel router. */
   bindChannelRouter(router: ChannelRouter | null): void {
-    this.#router = router;
+    this.#resources.router = router;
   }
 
   /** The bound channel router, or null. */
   get channelRouter(): ChannelRouter | null {
-    return this.#router;
+    return this.#resources.router;
   }
 
   /** Sends `message` through the router; false without one. */
   dispatchViaChannelRouter(message: Envelope): Promise<boolean> {
-    return this.#router ? this.#router.dispatchOutput(message) : Promise.resolve(false);
+    const router = this.#resources.router;
+    return router ? router.dispatchOutput(message) : Promise.resolve(false);
   }
 
   /** Asks the router to quit a session; a no-op without one. */
   async quitViaChannelRouter(sessionId: string): Promise<void> {
-    if (this.#router) await this.#router.quit(sessionId);
+    await this.#resources.router?.quit(sessionId);
   }
 
   /** The root `bub` CLI app with every plugin's commands (see `registerCliCommands`). */
@@ -388,3 +381,14 @@ export class KernelFramework {
 }
 
 export { isCancellation };
+
+/** The narrow host the turn stages run on; `workspace` follows the framework's. */
+function turnHostOf(framework: KernelFramework, resources: RuntimeResources): TurnHost {
+  return {
+    hooks: framework.hookRuntime,
+    resources,
+    get workspace(): string {
+      return framework.workspace;
+    },
+  };
+}
