@@ -313,6 +313,7 @@ export {
   type TapeOptions,
   TapeQuery,
   type TapeQueryFields,
+  type TapeQuerySpec,
   type TapeStore,
   toAsyncTapeStore,
   toolCallEntry,
@@ -372,6 +373,7 @@ export {
 } from "./src/channels/cli/markdown.ts";
 export {
   Agent,
+  type AgentHost,
   type AgentOptions,
   type AgentRunSettings,
   type CommandRunArgs,
