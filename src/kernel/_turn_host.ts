@@ -16,3 +16,18 @@ export interface TurnHost {
   /** The framework's workspace (absolute, resolved). */
   readonly workspace: string;
 }
+
+/** A {@link TurnHost} whose `workspace` follows `workspace()` (the framework's may change). */
+export function turnHost(
+  hooks: HookRuntime,
+  resources: RuntimeResources,
+  workspace: () => string,
+): TurnHost {
+  return {
+    hooks,
+    resources,
+    get workspace(): string {
+      return workspace();
+    },
+  };
+}

@@ -4,9 +4,6 @@
  *
  * @module
  */
-import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
 import process from "node:process";
 import { expandHome } from "../_internal/home.ts";
 import { AgentHooks, isCancellation } from "./agent_hooks.ts";
@@ -32,7 +29,8 @@ import { FrameworkHooks } from "./_framework_hooks.ts";
 import { RuntimeResources } from "./_runtime_resources.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
 import { type ProcessInboundOptions, runTurn } from "./_turn_pipeline.ts";
-import type { TurnHost } from "./_turn_host.ts";
+import { type TurnHost, turnHost } from "./_turn_host.ts";
+import { frameworkPaths, resolveReal } from "./_framework_paths.ts";
 import {
   buildTurnPrompt,
   resolveTurnSession,
@@ -79,15 +77,6 @@ export interface LoadHooksOptions {
   strict?: boolean;
 }
 
-function resolveReal(path: string): string {
-  const absolute = resolve(path);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    return absolute;
-  }
-}
-
 /**
  * The hook-first microkernel: registers plugins, runs turns through the hook pipeline, and owns
  * the runtime-resource scope. It knows no LLM, no tape format and no shell. `BubFramework` adds
@@ -120,17 +109,15 @@ export class KernelFramework {
    */
   constructor(options: FrameworkOptions = {}) {
     if (options.loadDotenv === true) loadDotenv(process.cwd());
-    this.workspace = resolveReal(options.workspace ?? process.cwd());
-    const home = options.home || process.env.BUB_HOME || `${homedir()}/.bub`;
-    this.home = resolve(expandHome(home));
-    const configFile = options.configFile || process.env.BUB_CONFIG ||
-      join(this.home, "config.yml");
-    this.configFile = resolve(expandHome(configFile));
+    const paths = frameworkPaths(options);
+    this.workspace = paths.workspace;
+    this.home = paths.home;
+    this.configFile = paths.configFile;
     this.pluginManager = new PluginManager();
     this.hookRuntime = new HookRuntime(this.pluginManager);
     this.#agentHooks = new AgentHooks(this.hookRuntime);
     this.#hooks = new FrameworkHooks(this.hookRuntime);
-    this.#host = turnHostOf(this, this.#resources);
+    this.#host = turnHost(this.hookRuntime, this.#resources, () => this.workspace);
     this.#config = loadConfigFile(this.configFile);
     this.#builtinPlugin = options.builtinPlugin;
   }
@@ -381,14 +368,3 @@ export class KernelFramework {
 }
 
 export { isCancellation };
-
-/** The narrow host the turn stages run on; `workspace` follows the framework's. */
-function turnHostOf(framework: KernelFramework, resources: RuntimeResources): TurnHost {
-  return {
-    hooks: framework.hookRuntime,
-    resources,
-    get workspace(): string {
-      return framework.workspace;
-    },
-  };
-}
