@@ -91,6 +91,13 @@ describe("HookRuntime.call", () => {
       const one: string | null = runtime.call("systemPrompt", { prompt: "", state: {} });
       return one;
     });
+    typeOnly(() =>
+      definePlugin({
+        name: "async-sync-only",
+        // @ts-expect-error a sync-only hook cannot be implemented with a promise
+        systemPrompt: () => Promise.resolve("late"),
+      })
+    );
     assert.ok(true);
   });
 });
