@@ -5,6 +5,7 @@
  * @module
  */
 import { resolve } from "node:path";
+import type { AgentHost } from "../kernel/agent_host.ts";
 import type { Envelope } from "../kernel/envelope.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
@@ -15,7 +16,6 @@ import { Tape } from "../tape/tape.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { modelTools, type Tool } from "../tools/tool.ts";
 import { renderToolsPrompt } from "../tools/prompt.ts";
-import type { AgentHost } from "./agent_host.ts";
 import { agentLoop } from "./agent_loop.ts";
 import type { ModelClient } from "./model_client.ts";
 import { ModelRunner, type ModelRunnerSettings } from "./model_runner.ts";

@@ -31,6 +31,8 @@ import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
 import { type ProcessInboundOptions, runTurn } from "./_turn_pipeline.ts";
 import { type TurnHost, turnHost } from "./_turn_host.ts";
 import { frameworkPaths, resolveReal } from "./_framework_paths.ts";
+import type { AgentHost } from "./agent_host.ts";
+import { agentHostOf } from "./_agent_host.ts";
 import {
   buildTurnPrompt,
   resolveTurnSession,
@@ -100,6 +102,7 @@ export class KernelFramework {
   #hooks: FrameworkHooks;
   #resources = new RuntimeResources();
   #host: TurnHost;
+  #agentHost: AgentHost;
   #builtinPlugin: ((framework: KernelFramework) => object) | undefined;
 
   /**
@@ -118,6 +121,13 @@ export class KernelFramework {
     this.#agentHooks = new AgentHooks(this.hookRuntime);
     this.#hooks = new FrameworkHooks(this.hookRuntime);
     this.#host = turnHost(this.hookRuntime, this.#resources, () => this.workspace);
+    this.#agentHost = agentHostOf({
+      home: this.home,
+      agentHooks: this.#agentHooks,
+      hooks: this.#hooks,
+      runtime: this.hookRuntime,
+      resources: this.#resources,
+    });
     this.#config = loadConfigFile(this.configFile);
     this.#builtinPlugin = options.builtinPlugin;
   }
@@ -186,6 +196,11 @@ export class KernelFramework {
   /** The agent-loop interception facade. */
   getAgentHooks(): AgentHooks {
     return this.#agentHooks;
+  }
+
+  /** The narrow host an agent runs on: the framework's answers, without calling back into it. */
+  agentHost(): AgentHost {
+    return this.#agentHost;
   }
 
   /** Runs one inbound message through the hook pipeline. */

@@ -1,14 +1,15 @@
 /**
- * `AgentHost`: the part of the framework an {@link Agent} uses — the agent hooks, the running
- * scope's tape store, the tape context and sidecars, and the prompt hooks. A `KernelFramework` is
- * one; tests and embedders may pass any object with these members.
+ * `AgentHost`: the part of the framework an agent (`Agent`) uses — the agent hooks, the running
+ * scope's tape store, the tape context and sidecars, and the prompt hooks. `agentHost()` of the
+ * framework gives one that does not call back into the framework; a `KernelFramework` itself is
+ * one too, and tests and embedders may pass any object with these members.
  *
  * @module
  */
-import type { AgentHooks } from "../kernel/agent_hooks.ts";
-import type { Envelope } from "../kernel/envelope.ts";
-import type { TapeContext, TapeSidecar } from "../kernel/tape_context.ts";
-import type { Prompt, TurnState } from "../kernel/turn.ts";
+import type { AgentHooks } from "./agent_hooks.ts";
+import type { Envelope } from "./envelope.ts";
+import type { TapeContext, TapeSidecar } from "./tape_context.ts";
+import type { Prompt, TurnState } from "./turn.ts";
 
 /** What an agent needs of its framework. */
 export interface AgentHost {
