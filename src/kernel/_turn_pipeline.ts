@@ -3,7 +3,6 @@ import { abortableIterable, delay } from "../_internal/async.ts";
 /** How long a cancelled turn waits for its model stream to close. */
 const CANCEL_CLOSE_WAIT_MS = 2000;
 import { kernelLogger } from "./_log.ts";
-import type { FrameworkHooks } from "./_framework_hooks.ts";
 import { isCancellation } from "./agent_hooks.ts";
 import {
   contentOf,
@@ -14,39 +13,52 @@ import {
   unpackBatch,
 } from "./envelope.ts";
 import { BubError, toErrorKind } from "./errors.ts";
-import type { KernelFramework, ProcessInboundOptions } from "./framework.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import type { TurnEvent } from "./turn_stream.ts";
-import { deltaOf } from "./hook_runtime.ts";
 import { startTurnTrace } from "../tracing/turn_trace.ts";
+import { deltaOf } from "./_model_dispatch.ts";
+import type { TurnHost } from "./_turn_host.ts";
+import { buildTurnPrompt, resolveTurnSession, turnState } from "./_turn_state.ts";
+
+/** Options of `processInbound`. */
+export interface ProcessInboundOptions {
+  /** Consume the model as a stream of events. Default false. */
+  stream?: boolean;
+  /** Cancels the turn. */
+  signal?: AbortSignal;
+  /** Receives every model stream event as it happens (implies `stream: true`). */
+  onEvent?: (event: TurnEvent) => void;
+}
 
 /** `processInbound`, step by step (kernel spec §6.4). */
 export async function runTurn(
-  framework: KernelFramework,
-  _hooks: FrameworkHooks,
+  host: TurnHost,
   inbound: Envelope,
   options: ProcessInboundOptions,
 ): Promise<TurnResult> {
   const { signal, onEvent } = options;
   const stream = options.stream === true || onEvent !== undefined;
-  const runtime = framework.hookRuntime;
+  const runtime = host.hooks;
   const trace = await startTurnTrace({ channel: channelOf(inbound), signal });
   try {
     signal?.throwIfAborted();
-    const sessionId = await trace.stage("resolveSession", () => framework.resolveSession(inbound));
+    const sessionId = await trace.stage(
+      "resolveSession",
+      () => resolveTurnSession(runtime, inbound),
+    );
     trace.session(sessionId);
     writeSessionId(inbound, sessionId);
-    const state = await trace.stage("loadState", () => framework.buildState(inbound, sessionId));
+    const state = await trace.stage("loadState", () => turnState(host, inbound, sessionId));
     const prompt = await trace.stage(
       "buildPrompt",
-      () => framework.buildPrompt(inbound, sessionId, state),
+      () => buildTurnPrompt(runtime, inbound, sessionId, state),
     );
     let modelOutput = "";
     let modelError: unknown = undefined;
     try {
       modelOutput = await trace.stage(stream ? "runModelStream" : "runModel", () =>
         runModelStage(
-          framework,
+          host,
           inbound,
           prompt,
           sessionId,
@@ -60,7 +72,7 @@ export async function runTurn(
       throw error;
     } finally {
       await trace.stage("saveState", () =>
-        runtime.callMany("saveState", {
+        runtime.call("saveState", {
           sessionId,
           state,
           message: inbound,
@@ -70,12 +82,12 @@ export async function runTurn(
     }
     const outbounds = await trace.stage(
       "renderOutbound",
-      () => collectOutbounds(framework, inbound, sessionId, state, modelOutput),
+      () => collectOutbounds(host, inbound, sessionId, state, modelOutput),
     );
     for (const outbound of outbounds) {
       await trace.stage(
         "dispatchOutbound",
-        () => runtime.callMany("dispatchOutbound", { message: outbound }),
+        () => runtime.call("dispatchOutbound", { message: outbound }),
       );
     }
     trace.end();
@@ -109,7 +121,7 @@ function writeSessionId(inbound: Envelope, sessionId: string): void {
 }
 
 async function runModelStage(
-  framework: KernelFramework,
+  host: TurnHost,
   inbound: Envelope,
   prompt: Prompt,
   sessionId: string,
@@ -118,7 +130,7 @@ async function runModelStage(
   signal: AbortSignal | undefined,
   onEvent: ProcessInboundOptions["onEvent"],
 ): Promise<string> {
-  const runtime = framework.hookRuntime;
+  const runtime = host.hooks;
   const args = { prompt, sessionId, state, signal };
   const fallback = async (): Promise<string> => {
     await runtime.notifyError({
@@ -134,7 +146,7 @@ async function runModelStage(
   }
   const events = await runtime.runModelStream(args);
   if (events === null) return fallback();
-  const router = framework.channelRouter;
+  const router = host.resources.router;
   const source = router ? router.wrapStream(inbound, events) : events;
   let text = "";
   try {
@@ -171,13 +183,13 @@ function errorFromEvent(data: Record<string, unknown>): BubError {
 }
 
 async function collectOutbounds(
-  framework: KernelFramework,
+  host: TurnHost,
   inbound: Envelope,
   sessionId: string,
   state: TurnState,
   modelOutput: string,
 ): Promise<Envelope[]> {
-  const batches = await framework.hookRuntime.callMany("renderOutbound", {
+  const batches = await host.hooks.call("renderOutbound", {
     message: inbound,
     sessionId,
     state,
