@@ -13,9 +13,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import process from "node:process";
 import { z } from "zod";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp";
+
+// The SDK's export map gives types to specifiers without `.js` and code to those with it.
+const sdk = {
+  mcp: await import("@modelcontextprotocol/sdk/server/mcp.js") as typeof import(
+    "@modelcontextprotocol/sdk/server/mcp"
+  ),
+  stdio: await import("@modelcontextprotocol/sdk/server/stdio.js") as typeof import(
+    "@modelcontextprotocol/sdk/server/stdio"
+  ),
+  http: await import("@modelcontextprotocol/sdk/server/streamableHttp.js") as typeof import(
+    "@modelcontextprotocol/sdk/server/streamableHttp"
+  ),
+};
 
 /** A tiny PNG (1×1). */
 export const PIXEL_PNG =
@@ -23,7 +35,7 @@ export const PIXEL_PNG =
 
 /** Builds the server. */
 export function createTestServer(): McpServer {
-  const server = new McpServer({ name: "bub-test", version: "1.0.0" });
+  const server = new sdk.mcp.McpServer({ name: "bub-test", version: "1.0.0" });
   server.registerTool("add", {
     description: "Add two numbers",
     inputSchema: { a: z.number(), b: z.number() },
@@ -101,7 +113,7 @@ export async function startHttpMcpServer(): Promise<HttpMcpServer> {
         res.writeHead(404).end();
         return;
       }
-      const created = new StreamableHTTPServerTransport({
+      const created: StreamableHTTPServerTransport = new sdk.http.StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sessionId: string) => void sessions.set(sessionId, created),
       });
@@ -140,6 +152,6 @@ export async function startHttpMcpServer(): Promise<HttpMcpServer> {
 
 if (process.argv.includes("--mcp-stdio")) {
   const server = createTestServer();
-  await server.connect(new StdioServerTransport());
+  await server.connect(new sdk.stdio.StdioServerTransport());
   process.stderr.write(`bub-test MCP server ready pid=${process.pid}\n`);
 }
