@@ -153,9 +153,14 @@ export class McpConnection {
         if (tail) this.#error += `\nstderr:\n${tail}`;
       }
       await this.close("failed");
-      throw new BubError("tool", `MCP server '${this.config.name}' failed to start: ${this.#error}`, {
-        server: this.config.name,
-      }, { cause: error });
+      throw new BubError(
+        "tool",
+        `MCP server '${this.config.name}' failed to start: ${this.#error}`,
+        {
+          server: this.config.name,
+        },
+        { cause: error },
+      );
     }
   }
 
@@ -186,7 +191,9 @@ export class McpConnection {
     return tools;
   }
 
-  #bubTool(tool: { name: string; description?: string; title?: string; inputSchema: unknown }): Tool {
+  #bubTool(
+    tool: { name: string; description?: string; title?: string; inputSchema: unknown },
+  ): Tool {
     const mcpName = tool.name;
     const name = `${this.config.name}.${safeToolName(mcpName)}`;
     const schema = isRecord(tool.inputSchema) ? tool.inputSchema : { type: "object" };
@@ -221,7 +228,9 @@ export class McpConnection {
   #lost(): void {
     if (this.#state !== "ready") return;
     this.#state = "failed";
-    const tail = this.#transport instanceof ProcessStdioTransport ? this.#transport.stderrTail() : "";
+    const tail = this.#transport instanceof ProcessStdioTransport
+      ? this.#transport.stderrTail()
+      : "";
     this.#error = "the server closed the connection" + (tail ? `\nstderr:\n${tail}` : "");
     this.#tools = [];
     logger.error("MCP server {server} went away: {error}", {
@@ -245,7 +254,10 @@ export class McpConnection {
   ): Promise<unknown> {
     const client = this.#client;
     if (!client || this.#state !== "ready") {
-      throw new BubError("tool", `Tool '${name}' is unavailable: MCP server '${this.config.name}' is ${this.#state}`);
+      throw new BubError(
+        "tool",
+        `Tool '${name}' is unavailable: MCP server '${this.config.name}' is ${this.#state}`,
+      );
     }
     signal?.throwIfAborted();
     const timeout = timeoutOf(this.#options.callTimeoutMs);
@@ -263,7 +275,9 @@ export class McpConnection {
           cause: error,
         });
       }
-      throw new BubError("tool", `Tool '${name}' failed: ${messageOf(error)}`, null, { cause: error });
+      throw new BubError("tool", `Tool '${name}' failed: ${messageOf(error)}`, null, {
+        cause: error,
+      });
     }
     return toolResultValue(name, result);
   }

@@ -59,7 +59,13 @@ function convert(block: unknown): { text?: string; media?: McpMedia } {
     case "audio": {
       if (typeof block.data !== "string") return {};
       const mimeType = typeof block.mimeType === "string" ? block.mimeType : `${block.type}/*`;
-      return { media: { type: mediaType(mimeType), mimeType, url: `data:${mimeType};base64,${block.data}` } };
+      return {
+        media: {
+          type: mediaType(mimeType),
+          mimeType,
+          url: `data:${mimeType};base64,${block.data}`,
+        },
+      };
     }
     case "resource_link": {
       const media = resourceMedia(block);

@@ -50,7 +50,9 @@ const NAME = /^[A-Za-z0-9_-]+$/;
 function fail(key: string, problem: string, value: unknown): never {
   throw new BubError(
     "config",
-    `Invalid config: ${MCP_SERVERS_KEY}.${key} ${problem}, got ${JSON.stringify(value) ?? "undefined"}`,
+    `Invalid config: ${MCP_SERVERS_KEY}.${key} ${problem}, got ${
+      JSON.stringify(value) ?? "undefined"
+    }`,
   );
 }
 
@@ -79,7 +81,11 @@ function parseServer(name: string, value: unknown): McpServerConfig {
   const allowed = hasCommand ? STDIO_KEYS : HTTP_KEYS;
   for (const key of Object.keys(value)) {
     if (!allowed.has(key)) {
-      fail(`${name}.${key}`, `is not a ${hasCommand ? "stdio" : "Streamable HTTP"} server key`, value[key]);
+      fail(
+        `${name}.${key}`,
+        `is not a ${hasCommand ? "stdio" : "Streamable HTTP"} server key`,
+        value[key],
+      );
     }
   }
   if (hasUrl) {
@@ -94,7 +100,9 @@ function parseServer(name: string, value: unknown): McpServerConfig {
     fail(`${name}.command`, "must be a non-empty string", command);
   }
   const args = value.args ?? [];
-  if (!Array.isArray(args) || args.some((arg) => typeof arg !== "string" && typeof arg !== "number")) {
+  if (
+    !Array.isArray(args) || args.some((arg) => typeof arg !== "string" && typeof arg !== "number")
+  ) {
     fail(`${name}.args`, "must be a list of strings", args);
   }
   const cwd = value.cwd ?? null;
@@ -124,7 +132,9 @@ function parseServer(name: string, value: unknown): McpServerConfig {
  * console.assert(server?.transport === "stdio" && server.name === "demo");
  * ```
  */
-export function parseMcpServers(config: Readonly<Record<string, unknown>> | undefined): McpServerConfig[] {
+export function parseMcpServers(
+  config: Readonly<Record<string, unknown>> | undefined,
+): McpServerConfig[] {
   const section = config?.[MCP_SERVERS_KEY];
   if (section === undefined || section === null) return [];
   if (!isRecord(section)) {

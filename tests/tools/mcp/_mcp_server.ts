@@ -18,15 +18,15 @@ import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/se
 
 // The SDK's export map gives types to specifiers without `.js` and code to those with it.
 const sdk = {
-  mcp: await import("@modelcontextprotocol/sdk/server/mcp.js") as typeof import(
-    "@modelcontextprotocol/sdk/server/mcp"
-  ),
-  stdio: await import("@modelcontextprotocol/sdk/server/stdio.js") as typeof import(
-    "@modelcontextprotocol/sdk/server/stdio"
-  ),
-  http: await import("@modelcontextprotocol/sdk/server/streamableHttp.js") as typeof import(
-    "@modelcontextprotocol/sdk/server/streamableHttp"
-  ),
+  mcp: await import(
+    "@modelcontextprotocol/sdk/server/mcp.js"
+  ) as typeof import("@modelcontextprotocol/sdk/server/mcp"),
+  stdio: await import(
+    "@modelcontextprotocol/sdk/server/stdio.js"
+  ) as typeof import("@modelcontextprotocol/sdk/server/stdio"),
+  http: await import(
+    "@modelcontextprotocol/sdk/server/streamableHttp.js"
+  ) as typeof import("@modelcontextprotocol/sdk/server/streamableHttp"),
 };
 
 /** A tiny PNG (1×1). */

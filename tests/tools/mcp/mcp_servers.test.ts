@@ -12,7 +12,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { mockReply } from "../../../src/testing/mock_llm_server.ts";
 import { runtimeCommand } from "../../cli/_spawn.ts";
-import { turnFixture, type TurnFixture } from "../../agent/_turn_fixture.ts";
+import { type TurnFixture, turnFixture } from "../../agent/_turn_fixture.ts";
 import { captureLogs, type LogCapture } from "../../_helpers/log_capture.ts";
 import { type HttpMcpServer, PIXEL_PNG, startHttpMcpServer } from "./_mcp_server.ts";
 
@@ -42,7 +42,9 @@ async function until(check: () => boolean, what: string, ms = 10_000): Promise<v
 }
 
 function offered(body: Record<string, unknown>): Map<string, Record<string, unknown>> {
-  const tools = (body.tools ?? []) as { function: { name: string; parameters: Record<string, unknown> } }[];
+  const tools = (body.tools ?? []) as {
+    function: { name: string; parameters: Record<string, unknown> };
+  }[];
   return new Map(tools.map((tool) => [tool.function.name, tool.function.parameters]));
 }
 
@@ -56,7 +58,9 @@ describe("MCP servers", () => {
   });
 
   async function fixture(
-    script: Parameters<typeof turnFixture>[0] extends infer O ? O extends { script?: infer S } ? S : never : never,
+    script: Parameters<typeof turnFixture>[0] extends infer O
+      ? O extends { script?: infer S } ? S : never
+      : never,
     extra: Record<string, unknown> = {},
     env: Record<string, string> = {},
   ): Promise<TurnFixture> {
