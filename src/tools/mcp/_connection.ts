@@ -106,7 +106,10 @@ export class McpConnection {
 
   /** Its status. */
   status(): McpServerStatus {
-    const pid = this.#transport instanceof ProcessStdioTransport ? this.#transport.pid : null;
+    const live = this.#state === "ready" || this.#state === "starting";
+    const pid = live && this.#transport instanceof ProcessStdioTransport
+      ? this.#transport.pid
+      : null;
     return {
       name: this.config.name,
       transport: this.config.transport,

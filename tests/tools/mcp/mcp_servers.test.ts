@@ -7,22 +7,12 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
 import { mockReply } from "../../../src/testing/mock_llm_server.ts";
-import { runtimeCommand } from "../../cli/_spawn.ts";
+import { stdioServer } from "./_stdio_config.ts";
 import { type TurnFixture, turnFixture } from "../../agent/_turn_fixture.ts";
 import { captureLogs, type LogCapture } from "../../_helpers/log_capture.ts";
 import { type HttpMcpServer, PIXEL_PNG, startHttpMcpServer } from "./_mcp_server.ts";
-
-const SERVER_SCRIPT = join(fileURLToPath(new URL(".", import.meta.url)), "_mcp_server.ts");
-
-/** The stdio server's config entry. */
-export function stdioServer(): Record<string, unknown> {
-  const [command, ...args] = runtimeCommand(SERVER_SCRIPT, ["--mcp-stdio"]);
-  return { command, args };
-}
 
 function alive(pid: number): boolean {
   try {
