@@ -12,8 +12,16 @@ import { BubError } from "../../kernel/errors.ts";
 /** The config.yml key of the section. */
 export const MCP_SERVERS_KEY = "mcp_servers";
 
+/** Keys both kinds of server take. */
+export interface McpServerLimits {
+  /** `timeout_seconds`: limit of one tool call; null: none; undefined: the global setting. */
+  readonly timeoutSeconds?: number | null;
+  /** `startup_timeout_seconds`: limit of starting; null: none; undefined: the global setting. */
+  readonly startupTimeoutSeconds?: number | null;
+}
+
 /** A server started as a child process, spoken to over its stdin/stdout. */
-export interface McpStdioServerConfig {
+export interface McpStdioServerConfig extends McpServerLimits {
   /** `"stdio"`. */
   readonly transport: "stdio";
   /** The server's name: the prefix of its tools (`<name>.<tool>`). */
@@ -29,7 +37,7 @@ export interface McpStdioServerConfig {
 }
 
 /** A server reached over MCP Streamable HTTP. */
-export interface McpHttpServerConfig {
+export interface McpHttpServerConfig extends McpServerLimits {
   /** `"http"`. */
   readonly transport: "http";
   /** The server's name: the prefix of its tools (`<name>.<tool>`). */
@@ -43,8 +51,9 @@ export interface McpHttpServerConfig {
 /** One configured MCP server. */
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
-const STDIO_KEYS = new Set(["command", "args", "env", "cwd"]);
-const HTTP_KEYS = new Set(["url", "headers"]);
+const LIMIT_KEYS = ["timeout_seconds", "startup_timeout_seconds"];
+const STDIO_KEYS = new Set(["command", "args", "env", "cwd", ...LIMIT_KEYS]);
+const HTTP_KEYS = new Set(["url", "headers", ...LIMIT_KEYS]);
 const NAME = /^[A-Za-z0-9_-]+$/;
 
 function fail(key: string, problem: string, value: unknown): never {
@@ -64,6 +73,20 @@ function stringMap(key: string, value: unknown): Record<string, string> {
     if (typeof item === "number" || typeof item === "boolean") out[name] = String(item);
     else if (typeof item === "string") out[name] = item;
     else fail(`${key}.${name}`, "must be a string", item);
+  }
+  return out;
+}
+
+function limits(name: string, value: Record<string, unknown>): McpServerLimits {
+  const out: { timeoutSeconds?: number | null; startupTimeoutSeconds?: number | null } = {};
+  for (const key of LIMIT_KEYS) {
+    const item = value[key];
+    if (item === undefined) continue;
+    if (item !== null && (typeof item !== "number" || !(item > 0))) {
+      fail(`${name}.${key}`, "must be a number greater than 0, or null", item);
+    }
+    if (key === "timeout_seconds") out.timeoutSeconds = item as number | null;
+    else out.startupTimeoutSeconds = item as number | null;
   }
   return out;
 }
@@ -93,7 +116,13 @@ function parseServer(name: string, value: unknown): McpServerConfig {
     if (typeof url !== "string" || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
       fail(`${name}.url`, "must be an http:// or https:// URL", url);
     }
-    return { transport: "http", name, url, headers: stringMap(`${name}.headers`, value.headers) };
+    return {
+      transport: "http",
+      name,
+      url,
+      headers: stringMap(`${name}.headers`, value.headers),
+      ...limits(name, value),
+    };
   }
   const command = value.command;
   if (typeof command !== "string" || command.trim() === "") {
@@ -116,6 +145,7 @@ function parseServer(name: string, value: unknown): McpServerConfig {
     args: args.map(String),
     env: stringMap(`${name}.env`, value.env),
     cwd,
+    ...limits(name, value),
   };
 }
 

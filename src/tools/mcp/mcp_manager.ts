@@ -95,7 +95,17 @@ export class McpManager {
       env: this.#options.env?.() ?? {},
     };
     const group: Group = {
-      connections: configs.map((config) => new McpConnection(config, options)),
+      connections: configs.map((config) =>
+        new McpConnection(config, {
+          ...options,
+          callTimeoutMs: config.timeoutSeconds === undefined
+            ? options.callTimeoutMs
+            : seconds(config.timeoutSeconds, 0),
+          startupTimeoutMs: config.startupTimeoutSeconds === undefined
+            ? options.startupTimeoutMs
+            : seconds(config.startupTimeoutSeconds, 0),
+        })
+      ),
     };
     this.#groups.push(group);
     try {

@@ -25,7 +25,7 @@ describe("mcp_servers config", () => {
       mcp_servers: {
         files: { command: "npx", args: ["-y", "server-files", 3], env: { ROOT: "/tmp", N: 1 } },
         api: { url: "https://example.test/mcp", headers: { Authorization: "Bearer x" } },
-        bare: { command: "srv", cwd: "/srv" },
+        bare: { command: "srv", cwd: "/srv", timeout_seconds: null, startup_timeout_seconds: 5 },
       },
     });
     assert.deepEqual(servers, [
@@ -43,7 +43,16 @@ describe("mcp_servers config", () => {
         url: "https://example.test/mcp",
         headers: { Authorization: "Bearer x" },
       },
-      { transport: "stdio", name: "bare", command: "srv", args: [], env: {}, cwd: "/srv" },
+      {
+        transport: "stdio",
+        name: "bare",
+        command: "srv",
+        args: [],
+        env: {},
+        cwd: "/srv",
+        timeoutSeconds: null,
+        startupTimeoutSeconds: 5,
+      },
     ]);
     assert.deepEqual(parseMcpServers({}), []);
     assert.deepEqual(parseMcpServers({ mcp_servers: null }), []);
@@ -71,6 +80,10 @@ describe("mcp_servers config", () => {
       ],
       [{ demo: { url: "http://x", env: {} } }, /mcp_servers\.demo\.env is not a Streamable HTTP/],
       [{ "a.b": { command: "a" } }, /mcp_servers\.a\.b has a bad server name/],
+      [
+        { d: { url: "http://x", timeout_seconds: 0 } },
+        /d\.timeout_seconds must be a number greater than 0, or null, got 0/,
+      ],
     ];
     for (const [section, pattern] of cases) {
       assert.throws(() => parseMcpServers({ mcp_servers: section }), configError(pattern));

@@ -117,12 +117,16 @@ describe("MCP servers", () => {
     await using fx = await fixture([], {
       broken: { command: "sh", args: ["-c", "echo 'fatal: no database' >&2; exit 3"] },
       missing: { command: "/nonexistent/mcp-server" },
+      mute: { command: "sleep", args: ["30"], startup_timeout_seconds: 0.5 },
+      down: { url: "http://127.0.0.1:1/mcp" },
     });
     const status = fx.builtin.runtime.mcp.status();
     const byName = new Map(status.map((server) => [server.name, server]));
     assert.equal(byName.get("broken")!.state, "failed");
     assert.match(byName.get("broken")!.error!, /fatal: no database/);
     assert.equal(byName.get("missing")!.state, "failed");
+    assert.match(byName.get("mute")!.error!, /Request timed out/);
+    assert.equal(byName.get("down")!.state, "failed");
     assert.equal(byName.get("demo")!.state, "ready");
     assert.equal(byName.get("web")!.state, "ready");
     assert.ok(!fx.builtin.runtime.registry.names().some((name) => name.startsWith("broken.")));
