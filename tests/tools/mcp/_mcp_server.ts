@@ -1,7 +1,7 @@
 /**
  * A test MCP server built with the SDK: `add` (a + b), `fail` (always an error result), `picture`
- * (text plus an image), `slow` (waits `ms`), `grandchild` (starts a `sleep` and answers its pid)
- * and `learn` (adds tool `name`, so the server sends `tools/list_changed`). Run as a script it
+ * (text plus an image), `slow` (waits `ms`), `grandchild` (starts a `sleep` and answers its pid),
+ * `exit` (ends the process) and `learn` (adds tool `name`, so the server sends `tools/list_changed`). Run as a script it
  * serves stdio; {@link startHttpMcpServer} serves Streamable HTTP on 127.0.0.1 in-process.
  *
  * @module
@@ -71,6 +71,11 @@ export function createTestServer(): McpServer {
   server.registerTool("grandchild", { description: "Starts a sleep, answers its pid" }, () => {
     const child = spawn("sleep", ["300"], { stdio: "ignore" });
     return { content: [{ type: "text", text: String(child.pid) }] };
+  });
+  server.registerTool("exit", { description: "Says bye on stderr and exits" }, () => {
+    process.stderr.write("bye from the test server\n");
+    setTimeout(() => process.exit(7), 50);
+    return { content: [{ type: "text", text: "exiting" }] };
   });
   server.registerTool("learn", {
     description: "Adds a tool that answers its name",

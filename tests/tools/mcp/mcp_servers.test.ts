@@ -155,6 +155,23 @@ describe("MCP servers", () => {
     assert.ok(!fx.builtin.runtime.registry.names().some((name) => name.startsWith("demo.")));
   });
 
+  test("a server that exits mid-session loses its tools and is logged with its stderr", async () => {
+    await using logs: LogCapture = await captureLogs();
+    await using fx = await fixture([]);
+    const registry = fx.builtin.runtime.registry;
+    assert.ok(registry.has("demo.add"));
+    await fx.turn(",demo.exit").catch(() => {});
+    await until(() => !registry.has("demo.add"), "demo.add to go");
+    const demo = fx.builtin.runtime.mcp.status().find((server) => server.name === "demo")!;
+    assert.equal(demo.state, "failed");
+    assert.match(
+      demo.error!,
+      /the server closed the connection\nstderr:\n(.|\n)*bye from the test server/,
+    );
+    assert.match(logs.warnings().join("\n"), /MCP server demo went away/);
+    assert.ok(registry.has("web.add"), "the other server's tools stay");
+  });
+
   test("tools/list_changed refreshes the tools", async () => {
     await using fx = await fixture([]);
     const registry = fx.builtin.runtime.registry;
