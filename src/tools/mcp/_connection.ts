@@ -16,6 +16,7 @@ import { defineTool, type Tool } from "../tool.ts";
 import { toolResultValue } from "./_result.ts";
 import { ProcessStdioTransport } from "./_stdio_transport.ts";
 import { expandServerConfig, type McpServerConfig } from "./config.ts";
+import type { McpServerState, McpServerStatus } from "./_status.ts";
 
 const logger = getLogger(["bub", "mcp"]);
 // Type-only imports name the SDK's modules without `.js` (its export map gives types only so);
@@ -33,25 +34,6 @@ const httpModule = lazyImport(() =>
 const MAX_TIMEOUT_MS = 2_147_483_647;
 /** The JSON-RPC error code of a timed-out request. */
 const REQUEST_TIMEOUT = -32001;
-
-/** Where a server is in its life. */
-export type McpServerState = "starting" | "ready" | "failed" | "closed";
-
-/** A server's state as `bub mcp` shows it. */
-export interface McpServerStatus {
-  /** The configured name. */
-  name: string;
-  /** `stdio` or `http`. */
-  transport: McpServerConfig["transport"];
-  /** Its state. */
-  state: McpServerState;
-  /** Why it failed (with its stderr tail), or null. */
-  error: string | null;
-  /** The runtime names of its tools. */
-  tools: string[];
-  /** The server process id (stdio), or null. */
-  pid: number | null;
-}
 
 /** Options of {@link McpConnection}. */
 export interface McpConnectionOptions {
@@ -80,6 +62,7 @@ function messageOf(error: unknown): string {
 
 /** A connection to one configured server. */
 export class McpConnection {
+  /** The server as configured (before `${VAR}` expansion). */
   readonly config: McpServerConfig;
   #options: McpConnectionOptions;
   #client: Client | null = null;

@@ -7,10 +7,11 @@
  */
 import { getLogger } from "../../_internal/log.ts";
 import type { Tool } from "../tool.ts";
-import { McpConnection, type McpServerStatus } from "./_connection.ts";
+import { McpConnection } from "./_connection.ts";
+import type { McpServerStatus } from "./_status.ts";
 import type { McpServerConfig } from "./config.ts";
 
-export type { McpServerState, McpServerStatus } from "./_connection.ts";
+export type { McpServerState, McpServerStatus } from "./_status.ts";
 
 const logger = getLogger(["bub", "mcp"]);
 
