@@ -1,6 +1,6 @@
 /**
  * Builtin settings (spec/builtin.md §12): the agent, channel, Telegram and spill settings, read
- * from the environment, `.env` values and `config.yml` data, validated with zod.
+ * from the environment, `.env` values and `config.yml` data, validated with schemas.
  *
  * Precedence, highest first: environment variable → `.env` value → YAML value → (only `api_key` /
  * `api_base`) provider-scoped `BUB_<PROVIDER>_API_KEY` / `_API_BASE` variables → default. Complex
