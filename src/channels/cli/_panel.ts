@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TextStyler } from "./markdown.ts";
+import type { TextStyler } from "./_text_width.ts";
 
 /** The three panel kinds and their border colours. */
 export const PANEL_COLOURS: Readonly<Record<string, string>> = Object.freeze({
