@@ -29,6 +29,6 @@ export {
   registerBuiltinConfigSections,
   resolveBubHome,
   type SettingsSources,
-  type SpillSettings as SpillSettingsSection,
+  type SpillSettingsSection,
   type TelegramSettings,
 } from "./settings.ts";

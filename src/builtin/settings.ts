@@ -103,10 +103,13 @@ export interface TelegramSettings {
 }
 
 /** `SpillSettings`: YAML section `spill`, env prefix `BUB_SPILL_`. */
-export interface SpillSettings {
+export interface SpillSettingsSection {
   /** Tool results longer than this many characters are spilled; ≥ 0. @default 4096 */
   threshold: number;
 }
+
+/** {@link SpillSettingsSection} under its first name. */
+export type SpillSettings = SpillSettingsSection;
 
 function sectionData(
   spec: SectionSpec,
@@ -213,8 +216,8 @@ export function loadTelegramSettings(sources: SettingsSources = {}): TelegramSet
  * console.assert(loadSpillSettings({ env: { BUB_SPILL_THRESHOLD: "100" } }).threshold === 100);
  * ```
  */
-export function loadSpillSettings(sources: SettingsSources = {}): SpillSettings {
-  return load<SpillSettings>(SPILL, sources);
+export function loadSpillSettings(sources: SettingsSources = {}): SpillSettingsSection {
+  return load<SpillSettingsSection>(SPILL, sources);
 }
 
 function walk(value: unknown, path: readonly string[]): unknown {

@@ -32,8 +32,8 @@ export {
 export {
   CliChannel,
   type CliChannelOptions,
+  type CliTapeInfo,
   type CliTurnLifespan,
-  type TapeInfo as CliTapeInfo,
 } from "./cli/cli_channel.ts";
 export {
   type MarkdownProgress,

@@ -106,7 +106,8 @@ export { isModelOptions, type ModelChoice, type ModelOptions } from "./model_opt
 export {
   type AdmitDecision,
   admitDecision,
-  type Channel as ChannelContract,
+  type Channel,
+  type ChannelContract,
   type ChannelRouter,
   isAdmitDecision,
   type MessageHandler,

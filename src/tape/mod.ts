@@ -38,6 +38,7 @@ export {
   defaultTapeContext,
   LAST_ANCHOR,
   selectMessages,
+  type TapeChatMessage,
   TapeContext,
   type TapeContextOptions,
   type TapeSelector,
