@@ -9,6 +9,9 @@
  * @module
  */
 import { isRecord } from "./object.ts";
+import { type Check, type Kind, type SchemaDef, schemaJson } from "./schema_json.ts";
+
+type Def = SchemaDef<Schema<unknown>>;
 
 /** One validation issue, shaped as zod reports it. */
 export interface SchemaIssue {
@@ -31,37 +34,6 @@ export type ParseResult<T> =
 export interface SchemaParams {
   /** Replaces the default message of the issue. */
   error?: string;
-}
-
-type Kind =
-  | "string"
-  | "number"
-  | "int"
-  | "boolean"
-  | "unknown"
-  | "array"
-  | "record"
-  | "union"
-  | "object";
-
-interface Check {
-  kind: "min" | "max" | "gt";
-  value: number;
-  message: string | undefined;
-}
-
-interface Def {
-  kind: Kind;
-  item?: Schema<unknown>;
-  options?: readonly Schema<unknown>[];
-  shape?: Readonly<Record<string, Schema<unknown>>>;
-  checks: readonly Check[];
-  nullable: boolean;
-  optional: boolean;
-  hasDefault: boolean;
-  defaultValue?: unknown;
-  description?: string;
-  typeError?: string;
 }
 
 /** The validated value type of a schema. */
@@ -250,67 +222,12 @@ export class Schema<Out> {
 
   /** The JSON Schema of the accepted input (as zod's `toJSONSchema(schema, { io: "input" })`). */
   toJSONSchema(): Record<string, unknown> {
-    const def = this.#def;
-    let base = this.#baseJson();
-    if (def.nullable) {
-      const keys = Object.keys(base);
-      // zod keeps an integer's (safe-range) bounds beside its type, so it cannot fold "null" in.
-      base = keys.length === 1 && typeof base.type === "string" && def.kind !== "int"
-        ? { type: [base.type, "null"] }
-        : { anyOf: [base, { type: "null" }] };
-    }
-    const meta: Record<string, unknown> = {};
-    if (def.hasDefault) meta.default = def.defaultValue;
-    if (def.description !== undefined) meta.description = def.description;
-    return def.hasDefault || def.nullable ? { ...meta, ...base } : { ...base, ...meta };
+    return schemaJson(this.#def);
   }
 
   /** True when an object property with this schema may be absent from the input. */
   get isOptional(): boolean {
     return this.#def.optional || this.#def.hasDefault;
-  }
-
-  #baseJson(): Record<string, unknown> {
-    const def = this.#def;
-    const type = def.kind === "int" ? "integer" : def.kind;
-    switch (def.kind) {
-      case "unknown":
-        return {};
-      case "array":
-        return { type: "array", items: def.item!.toJSONSchema() };
-      case "record":
-        return {
-          type: "object",
-          propertyNames: { type: "string" },
-          additionalProperties: def.item!.toJSONSchema(),
-        };
-      case "union": {
-        const options = def.options!.map((option) => option.toJSONSchema());
-        const simple = options.every((o) =>
-          Object.keys(o).length === 1 && typeof o.type === "string"
-        );
-        return simple ? { type: options.map((o) => o.type) } : { anyOf: options };
-      }
-      case "object": {
-        const properties: Record<string, unknown> = {};
-        const required: string[] = [];
-        for (const [key, schema] of Object.entries(def.shape!)) {
-          properties[key] = schema.toJSONSchema();
-          if (!schema.isOptional) required.push(key);
-        }
-        return required.length > 0 ? { type, properties, required } : { type, properties };
-      }
-      default: {
-        const out: Record<string, unknown> = { type };
-        const isString = def.kind === "string";
-        for (const check of def.checks) {
-          if (check.kind === "gt") out.exclusiveMinimum = check.value;
-          else if (check.kind === "min") out[isString ? "minLength" : "minimum"] = check.value;
-          else out[isString ? "maxLength" : "maximum"] = check.value;
-        }
-        return out;
-      }
-    }
   }
 }
 
