@@ -33,6 +33,7 @@ export {
 export { isContextLengthError } from "./context_length.ts";
 export {
   Agent,
+  type AgentHost,
   type AgentOptions,
   type AgentRunSettings,
   type CommandRunArgs,

@@ -109,7 +109,7 @@ export class BuiltinRuntime {
         apiBase: settings.api_base,
         clientArgs: settings.client_args,
       });
-      this.#agent = new Agent(this.framework, {
+      this.#agent = new Agent(this.framework.agentHost(), {
         settings: {
           model: settings.model,
           fallbackModels: settings.fallback_models,
