@@ -4,8 +4,7 @@
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
-import type { z } from "zod";
-import { zod } from "../_internal/zod.ts";
+import { s as z, type Schema } from "../_internal/schema.ts";
 import {
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
@@ -15,47 +14,45 @@ import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
 /** The model used when none is configured. */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";
 
-function str(): z.ZodType {
-  return zod().string();
+function str(): Schema<unknown> {
+  return z.string();
 }
-function int(): z.ZodInt {
-  return zod().int({ error: "must be an integer" });
+function int(): Schema<number> {
+  return z.int({ error: "must be an integer" });
 }
-function num(): z.ZodNumber {
-  return zod().number({ error: "must be a number" });
+function num(): Schema<number> {
+  return z.number({ error: "must be a number" });
 }
-function providerValue(): z.ZodType {
-  const z = zod();
+function providerValue(): Schema<unknown> {
   return z.union([z.string(), z.record(z.string(), z.string())]).nullable();
 }
-function object(): z.ZodType {
-  const z = zod();
+function object(): Schema<unknown> {
   return z.record(z.string(), z.unknown());
 }
-function textList(): z.ZodType {
-  return zod().string().nullable();
+function textList(): Schema<unknown> {
+  return z.string().nullable();
 }
 /** A positive number of seconds, or null (no limit). */
-function seconds(): z.ZodType {
+function seconds(): Schema<unknown> {
   return num().gt(0, { error: "must be greater than 0" }).nullable();
 }
 const MAP_OR_STRING = "a string or a map of provider names to strings, or null";
 
-/** A field whose zod schema is built by `schema` on first use. */
+/** A field whose schema is built by `schema` on first use. */
 function field(
   key: string,
   type: FieldSpec["type"],
-  schema: () => z.ZodType,
+  schema: () => Schema<unknown>,
   expected: string,
   fallback: unknown,
   extra: Partial<FieldSpec> = {},
 ): FieldSpec {
   const fresh = (): unknown => (isRecord(fallback) ? { ...fallback } : fallback);
-  let built: z.ZodType | undefined;
+  let built: Schema<unknown> | undefined;
   return {
     key,
     type,
-    get schema(): z.ZodType {
+    get schema(): Schema<unknown> {
       return built ??= schema();
     },
     expected,
@@ -73,7 +70,7 @@ export const AGENT: SectionSpec = {
     field(
       "fallback_models",
       "json",
-      () => zod().array(zod().string()).nullable(),
+      () => z.array(z.string()).nullable(),
       "a list of strings (JSON in env), or null",
       null,
     ),
@@ -138,7 +135,7 @@ export const AGENT: SectionSpec = {
   ],
 };
 
-function nonNegative(): z.ZodType {
+function nonNegative(): Schema<unknown> {
   return num().min(0, { error: "must be at least 0" });
 }
 /** Spec of the channels settings. */
@@ -156,7 +153,7 @@ export const CHANNELS: SectionSpec = {
     field("debounce_seconds", "float", nonNegative, "a number", 1.0),
     field("max_wait_seconds", "float", nonNegative, "a number", 10.0),
     field("active_time_window", "float", nonNegative, "a number", 60.0),
-    field("stream_output", "bool", () => zod().boolean(), "a boolean", false),
+    field("stream_output", "bool", () => z.boolean(), "a boolean", false),
   ],
 };
 

@@ -1,6 +1,6 @@
 /**
  * Builtin settings (spec/builtin.md §12): the agent, channel, Telegram and spill settings, read
- * from the environment, `.env` values and `config.yml` data, validated with zod.
+ * from the environment, `.env` values and `config.yml` data, validated with schemas.
  *
  * Precedence, highest first: environment variable → `.env` value → YAML value → (only `api_key` /
  * `api_base`) provider-scoped `BUB_<PROVIDER>_API_KEY` / `_API_BASE` variables → default. Complex
@@ -104,7 +104,7 @@ export interface TelegramSettings {
 }
 
 /** `SpillSettings`: YAML section `spill`, env prefix `BUB_SPILL_`. */
-export interface SpillSettings {
+export interface SpillSettingsSection {
   /** Tool results longer than this many characters are spilled; ≥ 0. @default 4096 */
   threshold: number;
 }
@@ -119,6 +119,9 @@ export interface McpSettings {
    */
   mcp_startup_timeout_seconds: number | null;
 }
+
+/** {@link SpillSettingsSection} under its first name. */
+export type SpillSettings = SpillSettingsSection;
 
 function sectionData(
   spec: SectionSpec,
@@ -225,8 +228,8 @@ export function loadTelegramSettings(sources: SettingsSources = {}): TelegramSet
  * console.assert(loadSpillSettings({ env: { BUB_SPILL_THRESHOLD: "100" } }).threshold === 100);
  * ```
  */
-export function loadSpillSettings(sources: SettingsSources = {}): SpillSettings {
-  return load<SpillSettings>(SPILL, sources);
+export function loadSpillSettings(sources: SettingsSources = {}): SpillSettingsSection {
+  return load<SpillSettingsSection>(SPILL, sources);
 }
 
 /**

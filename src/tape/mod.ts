@@ -39,6 +39,7 @@ export {
   defaultTapeContext,
   LAST_ANCHOR,
   selectMessages,
+  type TapeChatMessage,
   TapeContext,
   type TapeContextOptions,
   type TapeSelector,

@@ -16,15 +16,18 @@ import { readmeBlocks, shellCommands } from "./_blocks.ts";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const blocks = readmeBlocks(README);
-const packageName = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")).name as string;
+const denoJson = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8"));
+const packageName = denoJson.name as string;
+const packageExports = Object.entries(denoJson.exports as Record<string, string>);
 
-/** Points the README's package imports at this checkout. */
+/** Points the README's package imports (the root and every subpath) at this checkout. */
 function localImports(code: string): string {
   const url = (path: string) => pathToFileURL(join(ROOT, path)).href;
-  return code
-    .replaceAll(`"${packageName}/testing"`, JSON.stringify(url("src/testing/mod.ts")))
-    .replaceAll(`"${packageName}/cli"`, JSON.stringify(url("src/cli/mod.ts")))
-    .replaceAll(`"${packageName}"`, JSON.stringify(url("mod.ts")));
+  return packageExports.reduce(
+    (text, [key, path]) =>
+      text.replaceAll(`"${packageName}${key.slice(1)}"`, JSON.stringify(url(path))),
+    code,
+  );
 }
 
 describe("README.md code blocks", () => {

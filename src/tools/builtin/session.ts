@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { zod } from "../../_internal/zod.ts";
+import { s as z } from "../../_internal/schema.ts";
 import type { ShellManager } from "../../environment/shell_manager.ts";
 import { defineTool, type Tool } from "../tool.ts";
 import { sessionIdOf, tapeOf } from "./_context.ts";
@@ -79,7 +79,6 @@ export function quitTool(shells: ShellManager, quitSession?: QuitSession | null)
 
 /** The `model` tool: sets `state.model` and records `model_switch {model}`. */
 export function modelTool(): Tool {
-  const z = zod();
   return defineTool({
     name: "model",
     description: "Switch the model of this session (applies from the next turn).",
@@ -100,7 +99,6 @@ export function modelTool(): Tool {
 
 /** The `reasoning_effort` tool: sets `state.reasoning_effort` and records the switch. */
 export function reasoningEffortTool(): Tool {
-  const z = zod();
   return defineTool({
     name: "reasoning_effort",
     description: "Set the reasoning effort of this session (applies from the next turn).",
