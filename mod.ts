@@ -133,6 +133,25 @@ export {
   type TurnEvent,
   type TurnStreamHost,
 } from "./src/kernel/turn_stream.ts";
+// Typed events, inbound message and turn state (issue 12, helper "events").
+export {
+  type DeltaPayload,
+  type ErrorPayload,
+  type FinalPayload,
+  type StepEndPayload,
+  type StepStartPayload,
+  type StreamEventInit,
+  type StreamEventMap,
+  type StreamEventOf,
+  type ToolCallPayload,
+  type ToolCallsPayload,
+  type ToolEndPayload,
+  type ToolResultsPayload,
+  type ToolStartPayload,
+  type UsagePayload,
+} from "./src/kernel/stream_events.ts";
+export { type TurnDoneEvent } from "./src/kernel/turn_stream.ts";
+export { type ToolObserver } from "./src/tools/executor.ts";
 export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./src/kernel/errors.ts";
 export { isModelOptions, type ModelChoice, type ModelOptions } from "./src/kernel/model_options.ts";
 export {

@@ -138,7 +138,9 @@ async function runModelStage(
 }
 
 /** A lenient BubError from an `error` event: missing message → "", unknown kind → "unknown". */
-function errorFromEvent(data: Record<string, unknown>): BubError {
+function errorFromEvent(
+  data: { readonly kind?: unknown; readonly message?: unknown; readonly details?: unknown },
+): BubError {
   const details = data.details;
   return new BubError(
     toErrorKind(data.kind),

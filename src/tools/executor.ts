@@ -12,6 +12,7 @@ import {
   ToolCallResult,
 } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
+import type { ToolEndPayload, ToolStartPayload } from "../kernel/stream_events.ts";
 import { TAPE_STATE_KEY, type TurnState } from "../kernel/turn.ts";
 import { errorRepr } from "./_repr.ts";
 import { toIssue, ToolArgumentsError } from "./_schema.ts";
@@ -25,6 +26,8 @@ export interface ToolInvocation {
   arguments: Record<string, unknown>;
   /** The name as invoked (model-facing during agent steps). Default: `tool.name`. */
   name?: string;
+  /** The model's call id, reported to the observer. Default null. */
+  callId?: string | null;
 }
 
 /** Options of {@link ToolExecutor.execute}. */
@@ -33,6 +36,21 @@ export interface ExecuteToolsOptions {
   context?: ToolContext | null;
   /** Cancels every invocation. Default: `context.signal`. */
   signal?: AbortSignal;
+  /** Told when each tool starts and finishes running (see {@link ToolObserver}). */
+  observer?: ToolObserver | null;
+}
+
+/**
+ * Observes the tools an execution runs: `start` right before a tool runs (after
+ * `beforeToolCall` let it through; a denied or replaced call never runs and is not reported) and
+ * `end` when it returned or threw (cancellation excepted). Called synchronously; a throwing
+ * observer is ignored.
+ */
+export interface ToolObserver {
+  /** A tool starts. */
+  start(event: ToolStartPayload): void;
+  /** A tool finished. */
+  end(event: ToolEndPayload): void;
 }
 
 /** The outcome of {@link ToolExecutor.execute}. */
@@ -111,8 +129,9 @@ export class ToolExecutor {
     const context = options.context ?? null;
     const signal = options.signal ?? context?.signal;
     signal?.throwIfAborted();
+    const observer = options.observer ?? null;
     const outcomes = await Promise.all(
-      invocations.map((invocation) => this.#invoke(invocation, context, signal)),
+      invocations.map((invocation) => this.#invoke(invocation, context, signal, observer)),
     );
     let error: BubError | null = null;
     const toolResults = outcomes.map((outcome) => {
@@ -126,15 +145,19 @@ export class ToolExecutor {
     invocation: ToolInvocation,
     context: ToolContext | null,
     signal: AbortSignal | undefined,
+    observer: ToolObserver | null,
   ): Promise<Outcome> {
     const hooks = this.#hooks;
     const name = invocation.name ?? invocation.tool.name;
+    const run = (args: Record<string, unknown>) => {
+      const call = () => runTool(invocation.tool, name, args, context, signal);
+      if (!observer) return call();
+      const base = { call_id: invocation.callId ?? null, name: invocation.tool.runtimeName };
+      return observed(observer, { ...base, arguments: args }, name, signal, call);
+    };
     if (!hooks) {
       try {
-        return {
-          value: await runTool(invocation.tool, name, invocation.arguments, context, signal),
-          error: null,
-        };
+        return { value: await run(invocation.arguments), error: null };
       } catch (error) {
         return failed(
           normalizeToolError(cancelled(error, signal), name, invocation.arguments),
@@ -162,7 +185,7 @@ export class ToolExecutor {
       result.result = decision.result;
     } else {
       try {
-        result.result = await runTool(invocation.tool, name, call.arguments, context, signal);
+        result.result = await run(call.arguments);
       } catch (thrown) {
         error = normalizeToolError(cancelled(thrown, signal), name, call.arguments);
       }
@@ -171,6 +194,47 @@ export class ToolExecutor {
     result.durationMs = Math.trunc(performance.now() - started);
     await hooks.afterToolCall(call, result, state);
     return error ? failed(error, result.result) : { value: result.result, error: null };
+  }
+}
+
+/** Runs `call`, telling `observer` its start and end; a cancelled call has no end. */
+async function observed(
+  observer: ToolObserver,
+  base: ToolStartPayload,
+  callName: string,
+  signal: AbortSignal | undefined,
+  call: () => Promise<unknown>,
+): Promise<unknown> {
+  notify(() => observer.start({ ...base }));
+  const started = performance.now();
+  try {
+    const result = await call();
+    const duration = performance.now() - started;
+    notify(() => observer.end({ ...base, ok: true, result, error: null, duration_ms: duration }));
+    return result;
+  } catch (error) {
+    const duration = performance.now() - started;
+    if (!signal?.aborted && !isCancellation(error)) {
+      const failure = normalizeToolError(error, callName, base.arguments);
+      notify(() =>
+        observer.end({
+          ...base,
+          ok: false,
+          result: undefined,
+          error: failure,
+          duration_ms: duration,
+        })
+      );
+    }
+    throw error;
+  }
+}
+
+function notify(report: () => void): void {
+  try {
+    report();
+  } catch {
+    // an observer must not fail the tool call
   }
 }
 

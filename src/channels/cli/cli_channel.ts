@@ -14,7 +14,6 @@ import { type AdmitDecision, admitDecision } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
 import { contentOf, type Envelope, fieldOf } from "../../kernel/envelope.ts";
 import type { StreamEvent } from "../../kernel/stream.ts";
-import type { ToolCallReporter } from "../../tools/reporter.ts";
 import { type ChannelAdmitArgs, Interface } from "../channel.ts";
 import type { CliChannelOptions } from "./_options.ts";
 import { appendHistory, historyPath, loadHistory } from "./_history.ts";
@@ -23,7 +22,6 @@ import { LineReader } from "./_repl.ts";
 import { StatusLine } from "./_spinner.ts";
 import { renderStream } from "./_stream_render.ts";
 import { Terminal } from "./_terminal.ts";
-import { createToolReporter } from "./_tool_report.ts";
 import { TurnTracker } from "./_turns.ts";
 
 export type { TapeInfo } from "./_panel.ts";
@@ -64,7 +62,6 @@ export class CliChannel extends Interface {
   #output: Writable;
   #terminal: Terminal;
   #status: StatusLine;
-  #reporter: ToolCallReporter;
   #sessionId: string;
   #chatId: string;
   #reader: LineReader | null = null;
@@ -95,7 +92,6 @@ export class CliChannel extends Interface {
         (this.#output as { isTTY?: boolean }).isTTY === true);
     this.#terminal = new Terminal(this.#output, tty);
     this.#status = new StatusLine(this.#terminal, () => this.toolbar());
-    this.#reporter = createToolReporter(this.#terminal);
     this.#sessionId = options.sessionId ?? "cli_session";
     this.#chatId = options.chatId ?? "cli_chat";
     this.#turns = new TurnTracker({
@@ -266,7 +262,6 @@ export class CliChannel extends Interface {
       terminal: this.#terminal,
       title: fieldOf(message, "kind") === "command" ? "Command" : "Assistant",
       thinkingExpanded: () => this.#thinking,
-      reporter: this.#reporter,
     });
   }
 
