@@ -151,6 +151,11 @@ export {
   type UsagePayload,
 } from "./src/kernel/stream_events.ts";
 export { type TurnDoneEvent } from "./src/kernel/turn_stream.ts";
+export {
+  type StatefulHook,
+  type StatefulHooks,
+  type WithTurnState,
+} from "./src/kernel/plugin_state.ts";
 export { type ToolObserver } from "./src/tools/executor.ts";
 export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./src/kernel/errors.ts";
 export { isModelOptions, type ModelChoice, type ModelOptions } from "./src/kernel/model_options.ts";

@@ -39,10 +39,10 @@ export function recoverSessionOverrides(entries: readonly TapeEntry[]): TurnStat
   for (let i = entries.length - 1; i >= 0; i--) {
     const payload = entries[i]!.payload as { name?: unknown; data?: Record<string, unknown> };
     if (!("model" in out) && payload.name === "model_switch") {
-      out.model = payload.data?.model || null;
+      out.model = (payload.data?.model || null) as string | null;
     }
     if (!("reasoning_effort" in out) && payload.name === "reasoning_effort_switch") {
-      out.reasoning_effort = payload.data?.reasoning_effort || null;
+      out.reasoning_effort = (payload.data?.reasoning_effort || null) as string | null;
     }
     if ("model" in out && "reasoning_effort" in out) break;
   }
@@ -92,7 +92,7 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       const events = await tape.latestEvents(["model_switch", "reasoning_effort_switch"]);
       Object.assign(state, recoverSessionOverrides(events));
       const messageContext = contextOf(message);
-      if (messageContext.model) state.model = messageContext.model;
+      if (messageContext.model) state.model = messageContext.model as string;
       if (messageContext.thread_id) state._runtime_thread_id = messageContext.thread_id;
       // Entered last: once entered, the turn reaches saveState (or onError) to exit it.
       const lifespan = fieldOf(message, "lifespan", null) as MessageLifespan | null;
