@@ -151,6 +151,8 @@ export {
   type UsagePayload,
 } from "./src/kernel/stream_events.ts";
 export { type TurnDoneEvent } from "./src/kernel/turn_stream.ts";
+export { type InboundMessage, inboundOf } from "./src/kernel/inbound.ts";
+export { sessionKey, writeSessionId, type WriteSessionIdMode } from "./src/kernel/envelope.ts";
 export {
   type StatefulHook,
   type StatefulHooks,

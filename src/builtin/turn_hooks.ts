@@ -5,7 +5,8 @@
  * @module
  */
 import type { ToolCall, ToolCallDecision } from "../kernel/agent_hooks.ts";
-import { type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import { type Envelope, fieldOf } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 import { contextStrOf } from "../kernel/channel_message.ts";
 import type { ModelOptions } from "../kernel/model_options.ts";
 import type { AsyncStreamEvents } from "../kernel/stream.ts";
@@ -28,9 +29,8 @@ export interface MessageLifespan {
 
 const entered = new WeakMap<object, MessageLifespan>();
 
-function contextOf(message: Envelope): Record<string, unknown> {
-  const context = fieldOf(message, "context", null);
-  return typeof context === "object" && context !== null ? context as Record<string, unknown> : {};
+function contextOf(message: Envelope): Readonly<Record<string, unknown>> {
+  return inboundOf(message).context;
 }
 
 /** Recovers the latest `model_switch` and `reasoning_effort_switch` of a session tape. */
@@ -131,6 +131,5 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
 
 /** Reads a session id from an envelope (camelCase or snake_case). */
 export function sessionIdOf(message: Envelope): string | null {
-  const value = envelopeField(message, "sessionId", "session_id");
-  return value === null || value === undefined ? null : String(value);
+  return inboundOf(message).sessionId;
 }

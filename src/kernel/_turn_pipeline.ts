@@ -5,14 +5,8 @@ const CANCEL_CLOSE_WAIT_MS = 2000;
 import { kernelLogger } from "./_log.ts";
 import type { FrameworkHooks } from "./_framework_hooks.ts";
 import { isCancellation } from "./agent_hooks.ts";
-import {
-  contentOf,
-  type Envelope,
-  envelopeField,
-  fieldOf,
-  isMappingEnvelope,
-  unpackBatch,
-} from "./envelope.ts";
+import { type Envelope, unpackBatch, writeSessionId } from "./envelope.ts";
+import { type InboundMessage, inboundOf } from "./inbound.ts";
 import { BubError, toErrorKind } from "./errors.ts";
 import type { KernelFramework, ProcessInboundOptions } from "./framework.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
@@ -32,7 +26,8 @@ export async function runTurn(
   try {
     signal?.throwIfAborted();
     const sessionId = await framework.resolveSession(inbound);
-    writeSessionId(inbound, sessionId);
+    writeSessionId(inbound, sessionId, "if_absent");
+    const message = inboundOf(inbound);
     const state = await framework.buildState(inbound, sessionId);
     const prompt = await framework.buildPrompt(inbound, sessionId, state);
     let modelOutput = "";
@@ -40,7 +35,7 @@ export async function runTurn(
     try {
       modelOutput = await runModelStage(
         framework,
-        inbound,
+        message,
         prompt,
         sessionId,
         state,
@@ -60,7 +55,7 @@ export async function runTurn(
         error: modelError,
       });
     }
-    const outbounds = await collectOutbounds(framework, inbound, sessionId, state, modelOutput);
+    const outbounds = await collectOutbounds(framework, message, sessionId, state, modelOutput);
     for (const outbound of outbounds) {
       await runtime.callMany("dispatchOutbound", { message: outbound });
     }
@@ -73,21 +68,9 @@ export async function runTurn(
   }
 }
 
-function writeSessionId(inbound: Envelope, sessionId: string): void {
-  if (!isMappingEnvelope(inbound)) return;
-  if (inbound instanceof Map) {
-    if (!inbound.has("sessionId") && !inbound.has("session_id")) {
-      inbound.set("sessionId", sessionId);
-    }
-    return;
-  }
-  const record = inbound as Record<string, unknown>;
-  if (!("sessionId" in record) && !("session_id" in record)) record.sessionId = sessionId;
-}
-
 async function runModelStage(
   framework: KernelFramework,
-  inbound: Envelope,
+  message: InboundMessage,
   prompt: Prompt,
   sessionId: string,
   state: TurnState,
@@ -101,9 +84,9 @@ async function runModelStage(
     await runtime.notifyError({
       stage: "run_model",
       error: new Error("no model skill returned output"),
-      message: inbound,
+      message: message.raw,
     });
-    return typeof prompt === "string" ? prompt : contentOf(inbound);
+    return typeof prompt === "string" ? prompt : message.content;
   };
   if (!stream) {
     const output = await runtime.runModel(args);
@@ -112,7 +95,7 @@ async function runModelStage(
   const events = await runtime.runModelStream(args);
   if (events === null) return fallback();
   const router = framework.channelRouter;
-  const source = router ? router.wrapStream(inbound, events) : events;
+  const source = router ? router.wrapStream(message.raw, events) : events;
   let text = "";
   try {
     for await (const event of abortableIterable(source, signal)) {
@@ -122,7 +105,7 @@ async function runModelStage(
         await runtime.notifyError({
           stage: "run_model",
           error: errorFromEvent(event.data),
-          message: inbound,
+          message: message.raw,
         });
       }
     }
@@ -151,13 +134,13 @@ function errorFromEvent(
 
 async function collectOutbounds(
   framework: KernelFramework,
-  inbound: Envelope,
+  message: InboundMessage,
   sessionId: string,
   state: TurnState,
   modelOutput: string,
 ): Promise<Envelope[]> {
   const batches = await framework.hookRuntime.callMany("renderOutbound", {
-    message: inbound,
+    message: message.raw,
     sessionId,
     state,
     modelOutput,
@@ -165,9 +148,7 @@ async function collectOutbounds(
   const outbounds = batches.flatMap(unpackBatch);
   if (outbounds.length > 0) return outbounds;
   const fallback: Record<string, unknown> = { content: modelOutput, sessionId };
-  const channel = fieldOf(inbound, "channel", null);
-  const chatId = envelopeField(inbound, "chatId", "chat_id");
-  if (channel !== null) fallback.channel = channel;
-  if (chatId !== null) fallback.chatId = chatId;
+  if (message.channel !== null) fallback.channel = message.channel;
+  if (message.chatId !== null) fallback.chatId = message.chatId;
   return [fallback];
 }

@@ -12,7 +12,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { getLogger } from "../../_internal/log.ts";
 import { type AdmitDecision, admitDecision } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
-import { contentOf, type Envelope, fieldOf } from "../../kernel/envelope.ts";
+import { contentOf, type Envelope } from "../../kernel/envelope.ts";
+import { inboundOf } from "../../kernel/inbound.ts";
 import type { StreamEvent } from "../../kernel/stream.ts";
 import { type ChannelAdmitArgs, Interface } from "../channel.ts";
 import type { CliChannelOptions } from "./_options.ts";
@@ -246,7 +247,7 @@ export class CliChannel extends Interface {
 
   /** Shows error messages in a red `Error` panel; other messages are shown by streaming. */
   override send(message: ChannelMessage): Promise<void> {
-    if (fieldOf(message, "kind") === "error") {
+    if (message.kind === "error") {
       const { style, columns } = this.#terminal;
       this.#terminal.print(panel("Error", contentOf(message), style, columns));
     }
@@ -260,7 +261,7 @@ export class CliChannel extends Interface {
   ): AsyncIterable<StreamEvent> {
     return renderStream(stream, {
       terminal: this.#terminal,
-      title: fieldOf(message, "kind") === "command" ? "Command" : "Assistant",
+      title: inboundOf(message).kind === "command" ? "Command" : "Assistant",
       thinkingExpanded: () => this.#thinking,
     });
   }
