@@ -12,11 +12,13 @@ import {
   ToolCallResult,
 } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
-import type { ToolEndPayload, ToolStartPayload } from "../kernel/stream_events.ts";
+import type { ToolStartPayload } from "../kernel/stream_events.ts";
 import { TAPE_STATE_KEY, type TurnState } from "../kernel/turn.ts";
 import { errorRepr } from "./_repr.ts";
 import { toIssue, ToolArgumentsError } from "./_schema.ts";
-import type { Tool, ToolContext } from "./tool.ts";
+import type { Tool, ToolContext, ToolObserver } from "./tool.ts";
+
+export type { ToolObserver } from "./tool.ts";
 
 /** One tool invocation. */
 export interface ToolInvocation {
@@ -38,19 +40,6 @@ export interface ExecuteToolsOptions {
   signal?: AbortSignal;
   /** Told when each tool starts and finishes running (see {@link ToolObserver}). */
   observer?: ToolObserver | null;
-}
-
-/**
- * Observes the tools an execution runs: `start` right before a tool runs (after
- * `beforeToolCall` let it through; a denied or replaced call never runs and is not reported) and
- * `end` when it returned or threw (cancellation excepted). Called synchronously; a throwing
- * observer is ignored.
- */
-export interface ToolObserver {
-  /** A tool starts. */
-  start(event: ToolStartPayload): void;
-  /** A tool finished. */
-  end(event: ToolEndPayload): void;
 }
 
 /** The outcome of {@link ToolExecutor.execute}. */
@@ -150,8 +139,10 @@ export class ToolExecutor {
     const hooks = this.#hooks;
     const name = invocation.name ?? invocation.tool.name;
     const run = (args: Record<string, unknown>) => {
-      const call = () => runTool(invocation.tool, name, args, context, signal);
-      if (!observer) return call();
+      if (!observer) return runTool(invocation.tool, name, args, context, signal);
+      // A tool that runs tools itself (subagent) reports them to the same observer.
+      const toolContext = context ? { ...context, observer } : context;
+      const call = () => runTool(invocation.tool, name, args, toolContext, signal);
       const base = { call_id: invocation.callId ?? null, name: invocation.tool.runtimeName };
       return observed(observer, { ...base, arguments: args }, name, signal, call);
     };
