@@ -146,6 +146,7 @@ export {
   type ToolCallPayload,
   type ToolCallsPayload,
   type ToolEndPayload,
+  type ToolObserver,
   type ToolResultsPayload,
   type ToolStartPayload,
   type UsagePayload,
@@ -158,7 +159,6 @@ export {
   type StatefulHooks,
   type WithTurnState,
 } from "./src/kernel/plugin_state.ts";
-export { type ToolObserver } from "./src/tools/executor.ts";
 export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./src/kernel/errors.ts";
 export { isModelOptions, type ModelChoice, type ModelOptions } from "./src/kernel/model_options.ts";
 export {

@@ -89,6 +89,19 @@ export interface ToolEndPayload extends ToolStartPayload {
   duration_ms: number;
 }
 
+/**
+ * Observes the tools an execution runs: `start` right before a tool runs (after
+ * `beforeToolCall` let it through; a denied or replaced call never runs and is not reported) and
+ * `end` when it returned or threw (cancellation excepted). Called synchronously; a throwing
+ * observer is ignored.
+ */
+export interface ToolObserver {
+  /** A tool starts. */
+  start(event: ToolStartPayload): void;
+  /** A tool finished. */
+  end(event: ToolEndPayload): void;
+}
+
 /** `step_start`: the agent loop starts a model step (1-based). */
 export interface StepStartPayload {
   /** The step number. */

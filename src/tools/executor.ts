@@ -12,13 +12,11 @@ import {
   ToolCallResult,
 } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
-import type { ToolStartPayload } from "../kernel/stream_events.ts";
+import type { ToolObserver, ToolStartPayload } from "../kernel/stream_events.ts";
 import { TAPE_STATE_KEY, type TurnState } from "../kernel/turn.ts";
 import { errorRepr } from "./_repr.ts";
 import { toIssue, ToolArgumentsError } from "./_schema.ts";
-import type { Tool, ToolContext, ToolObserver } from "./tool.ts";
-
-export type { ToolObserver } from "./tool.ts";
+import type { Tool, ToolContext } from "./tool.ts";
 
 /** One tool invocation. */
 export interface ToolInvocation {

@@ -6,7 +6,9 @@
  */
 import { BubError } from "../kernel/errors.ts";
 import type { TurnState } from "../kernel/turn.ts";
-import type { ToolEndPayload, ToolStartPayload } from "../kernel/stream_events.ts";
+import type { ToolObserver } from "../kernel/stream_events.ts";
+
+export type { ToolObserver } from "../kernel/stream_events.ts";
 import {
   type CompiledParameters,
   compileParameters,
@@ -32,19 +34,6 @@ export interface ToolContext {
    * shows them too; set by the executor when the turn streams.
    */
   readonly observer?: ToolObserver;
-}
-
-/**
- * Observes the tools an execution runs: `start` right before a tool runs (after
- * `beforeToolCall` let it through; a denied or replaced call never runs and is not reported) and
- * `end` when it returned or threw (cancellation excepted). Called synchronously; a throwing
- * observer is ignored.
- */
-export interface ToolObserver {
-  /** A tool starts. */
-  start(event: ToolStartPayload): void;
-  /** A tool finished. */
-  end(event: ToolEndPayload): void;
 }
 
 /**
