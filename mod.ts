@@ -54,11 +54,22 @@ export {
   type PluginTool,
 } from "./src/kernel/plugin.ts";
 export {
+  type BroadcastHook,
+  type BroadcastSyncHook,
+  type DispatchHook,
+  type FirstResultHook,
+  type FirstResultSyncHook,
   HOOK_SPECS,
+  type HookArgs,
+  type HookDispatch,
   type HookKind,
+  type HookKinds,
   type HookName,
+  type HookResult,
   type HookSignatures,
   type HookSpec,
+  type HooksWhere,
+  type HookValue,
   isHookName,
   type MaybePromise,
   type Resource,
@@ -339,6 +350,7 @@ export {
   type TapeOptions,
   TapeQuery,
   type TapeQueryFields,
+  type TapeQuerySpec,
   type TapeStore,
   toAsyncTapeStore,
   toolCallEntry,
@@ -398,6 +410,7 @@ export {
 } from "./src/channels/cli/markdown.ts";
 export {
   Agent,
+  type AgentHost,
   type AgentOptions,
   type AgentRunSettings,
   type CommandRunArgs,

@@ -20,6 +20,7 @@ import { newRunId } from "./run_id.ts";
 import { executeWithEvents } from "./_tool_events.ts";
 import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_tool_calls.ts";
 import { adaptMessagesForProvider } from "./_provider_messages.ts";
+import { tracedModelClient } from "./_traced_model_client.ts";
 import {
   CallDeadline,
   checkLimitSeconds,
@@ -107,7 +108,7 @@ export class ModelRunner {
       settings.modelStallTimeoutSeconds,
       DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
     );
-    this.#client = client;
+    this.#client = tracedModelClient(client);
     this.#hooks = hooks;
     this.#settings = settings;
     this.#executor = new ToolExecutor(hooks);
@@ -260,7 +261,7 @@ export class ModelRunner {
       const args = parseToolArguments(call.function.arguments);
       const tool = tools.find((candidate) => candidate.name === call.function.name) ??
         unknownTool(call.function.name);
-      return { tool, arguments: args, name: call.function.name, callId: call.id };
+      return { tool, arguments: args, name: call.function.name, id: call.id };
     });
     yield { kind: "tool_call", data: { tool_calls: calls } };
     const execution = yield* executeWithEvents(this.#executor, invocations, {

@@ -187,3 +187,13 @@ export const SPILL: SectionSpec = {
     ),
   ],
 };
+
+/** Spec of the MCP settings (the servers themselves are `mcp_servers:`, see `tools/mcp/config.ts`). */
+export const MCP: SectionSpec = {
+  section: "",
+  prefix: "BUB_",
+  fields: [
+    field("mcp_timeout_seconds", "float", seconds, "a number greater than 0, or null", 60),
+    field("mcp_startup_timeout_seconds", "float", seconds, "a number greater than 0, or null", 30),
+  ],
+};

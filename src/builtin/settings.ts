@@ -16,7 +16,8 @@ import { join } from "node:path";
 import { expandHome } from "../_internal/home.ts";
 import { hasConfigSection, parseDotenv, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
-import { AGENT, CHANNELS, SPILL, TELEGRAM } from "./_settings_specs.ts";
+import { AGENT, CHANNELS, MCP, SPILL, TELEGRAM } from "./_settings_specs.ts";
+import { parseMcpServers } from "../tools/mcp/config.ts";
 import { type EnvMap, loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 
 export type { EnvMap } from "./_settings_fields.ts";
@@ -106,6 +107,17 @@ export interface TelegramSettings {
 export interface SpillSettings {
   /** Tool results longer than this many characters are spilled; ≥ 0. @default 4096 */
   threshold: number;
+}
+
+/** `McpSettings`: YAML root, env prefix `BUB_`. */
+export interface McpSettings {
+  /** Limit of one MCP tool call; null for none. Env `BUB_MCP_TIMEOUT_SECONDS`. @default 60 */
+  mcp_timeout_seconds: number | null;
+  /**
+   * Limit of starting one MCP server (connect and list its tools); null for none.
+   * Env `BUB_MCP_STARTUP_TIMEOUT_SECONDS`. @default 30
+   */
+  mcp_startup_timeout_seconds: number | null;
 }
 
 function sectionData(
@@ -217,6 +229,20 @@ export function loadSpillSettings(sources: SettingsSources = {}): SpillSettings 
   return load<SpillSettings>(SPILL, sources);
 }
 
+/**
+ * Loads the MCP settings (YAML root, `BUB_*`).
+ *
+ * @throws {BubError} (`config`) naming each bad key, its value and its source
+ * @example
+ * ```ts
+ * import { loadMcpSettings } from "./settings.ts";
+ * console.assert(loadMcpSettings({ env: { BUB_MCP_TIMEOUT_SECONDS: "5" } }).mcp_timeout_seconds === 5);
+ * ```
+ */
+export function loadMcpSettings(sources: SettingsSources = {}): McpSettings {
+  return load<McpSettings>(MCP, sources);
+}
+
 function walk(value: unknown, path: readonly string[]): unknown {
   let current = value;
   for (const segment of path) {
@@ -253,6 +279,7 @@ export function getConfigValue(path: string, sources: SettingsSources = {}): unk
   if (CHANNELS.fields.some((f) => f.key === first)) {
     return walk(loadChannelSettings(sources), segments);
   }
+  if (MCP.fields.some((f) => f.key === first)) return walk(loadMcpSettings(sources), segments);
   if (hasConfigSection(first)) return walk(sources.config?.[first], rest);
   return undefined;
 }
@@ -311,6 +338,8 @@ export function registerBuiltinConfigSections(): void {
   registerConfigSection("", (data) => {
     loadAgentSettings({ config: data });
     loadChannelSettings({ config: data });
+    loadMcpSettings({ config: data });
+    parseMcpServers(data);
   });
   registerConfigSection(
     TELEGRAM.section,

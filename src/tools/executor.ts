@@ -15,6 +15,7 @@ import { BubError } from "../kernel/errors.ts";
 import type { ToolObserver, ToolStartPayload } from "../kernel/stream_events.ts";
 import { TAPE_STATE_KEY, type TurnState } from "../kernel/turn.ts";
 import { errorRepr } from "./_repr.ts";
+import { traceToolCall } from "./_tool_span.ts";
 import { toIssue, ToolArgumentsError } from "./_schema.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 
@@ -26,8 +27,8 @@ export interface ToolInvocation {
   arguments: Record<string, unknown>;
   /** The name as invoked (model-facing during agent steps). Default: `tool.name`. */
   name?: string;
-  /** The model's call id, reported to the observer. Default null. */
-  callId?: string | null;
+  /** The model's tool call id, when the model made the call (recorded on its trace span). */
+  id?: string;
 }
 
 /** Options of {@link ToolExecutor.execute}. */
@@ -118,7 +119,9 @@ export class ToolExecutor {
     signal?.throwIfAborted();
     const observer = options.observer ?? null;
     const outcomes = await Promise.all(
-      invocations.map((invocation) => this.#invoke(invocation, context, signal, observer)),
+      invocations.map((invocation) =>
+        traceToolCall(invocation, signal, () => this.#invoke(invocation, context, signal, observer))
+      ),
     );
     let error: BubError | null = null;
     const toolResults = outcomes.map((outcome) => {
@@ -141,7 +144,7 @@ export class ToolExecutor {
       // A tool that runs tools itself (subagent) reports them to the same observer.
       const toolContext = context ? { ...context, observer } : context;
       const call = () => runTool(invocation.tool, name, args, toolContext, signal);
-      const base = { call_id: invocation.callId ?? null, name: invocation.tool.runtimeName };
+      const base = { call_id: invocation.id ?? null, name: invocation.tool.runtimeName };
       return observed(observer, { ...base, arguments: args }, name, signal, call);
     };
     if (!hooks) {

@@ -34,13 +34,26 @@ export const HELP_TEXT: string = [
 /** Ends a session's other work (the builtin plugin asks the channel router to quit it). */
 export type QuitSession = (sessionId: string) => void | Promise<void>;
 
-/** The `help` tool: {@link HELP_TEXT}. */
-export function helpTool(): Tool {
+/**
+ * The `help` tool: {@link HELP_TEXT}, then a `Tools of MCP servers:` list of `extra()` (one
+ * `  ,<name>(<params>): <description>` line each) when it has any.
+ */
+export function helpTool(extra?: () => Iterable<Tool>): Tool {
   return defineTool({
     name: "help",
     description: "Show the comma-command help.",
     agentUse: false,
-    handler: () => HELP_TEXT,
+    handler: () => {
+      const lines = [...(extra?.() ?? [])].map((tool) => {
+        const properties = tool.parameters.properties;
+        const params = typeof properties === "object" && properties !== null
+          ? Object.keys(properties).join(", ")
+          : "";
+        const head = `  ,${tool.name}(${params})`;
+        return tool.description ? `${head}: ${tool.description.split("\n")[0]}` : head;
+      });
+      return lines.length ? `${HELP_TEXT}\nTools of MCP servers:\n${lines.join("\n")}` : HELP_TEXT;
+    },
   });
 }
 
