@@ -68,6 +68,7 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
       model: args.model,
     });
     await tape.appendEvent("loop.step.start", { step, prompt: nextPrompt });
+    yield { kind: "step_start", data: { step } };
     let shouldContinue = false;
     let output: AsyncStreamEvents | null = null;
     try {
@@ -106,6 +107,7 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
           error: message,
           date: utcNow(),
         });
+        yield { kind: "step_end", data: { step, status: "auto_handoff", elapsed_ms: elapsedMs() } };
         nextPrompt = args.prompt;
         continue;
       }
@@ -129,6 +131,7 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
         status: "ok",
         date: utcNow(),
       });
+      yield { kind: "step_end", data: { step, status: "ok", elapsed_ms: elapsedMs() } };
       return;
     }
     nextPrompt = await args.continuePrompt({ prompt: nextPrompt, tape, state: streamState });
@@ -138,6 +141,7 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
       status: "continue",
       date: utcNow(),
     });
+    yield { kind: "step_end", data: { step, status: "continue", elapsed_ms: elapsedMs() } };
   }
   throw new Error(`max_steps_reached=${maxSteps}`);
 }

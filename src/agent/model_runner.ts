@@ -17,6 +17,7 @@ import { ToolExecutor } from "../tools/executor.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { ChatMessage, ChatUsage, ModelClient, ModelEvent } from "./model_client.ts";
 import { newRunId } from "./run_id.ts";
+import { executeWithEvents } from "./_tool_events.ts";
 import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_tool_calls.ts";
 import { adaptMessagesForProvider } from "./_provider_messages.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
@@ -263,7 +264,7 @@ export class ModelRunner {
       return { tool, arguments: args, name: call.function.name, id: call.id };
     });
     yield { kind: "tool_call", data: { tool_calls: calls } };
-    const execution = await this.#executor.execute(invocations, {
+    const execution = yield* executeWithEvents(this.#executor, invocations, {
       context: { tape, runId, state, signal },
       signal,
     });

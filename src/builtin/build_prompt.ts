@@ -5,7 +5,8 @@
  * @module
  */
 import type { ContentPart, Prompt } from "../kernel/turn.ts";
-import { contentOf, type Envelope, fieldOf } from "../kernel/envelope.ts";
+import { contentOf, type Envelope } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 import { contextStrOf } from "../kernel/channel_message.ts";
 import { audioFormatOf } from "../agent/_audio_mime.ts";
 
@@ -73,7 +74,7 @@ export async function buildBuiltinPrompt(
   }
   const context = contextStrOf(message);
   const text = context ? `${context}\n---Date: ${localIsoTime(now)}---\n${content}` : content;
-  const media = fieldOf(message, "media", null);
-  const parts = Array.isArray(media) ? await mediaParts(media) : [];
+  const media = inboundOf(message).media;
+  const parts = media.length > 0 ? await mediaParts(media) : [];
   return parts.length > 0 ? [{ type: "text", text }, ...parts] : text;
 }

@@ -7,7 +7,8 @@ import { getLogger } from "../_internal/log.ts";
 import { isatty } from "node:tty";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { BubError } from "../kernel/errors.ts";
-import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import { type Envelope, sessionKey } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 import type { BubHost } from "./host.ts";
 import { registerBuiltinCommands } from "./cli_commands.ts";
 import { builtinOnboardConfig } from "./onboard.ts";
@@ -72,11 +73,10 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
       registerBuiltinCommands(app as Command, framework, framework.cliOutput);
     },
     resolveSession({ message }: { message: Envelope }): string {
-      const own = envelopeField(message, "sessionId", "session_id");
-      if (own !== null && own !== undefined && String(own).trim() !== "") return String(own);
-      const channel = fieldOf(message, "channel", null) ?? "default";
-      const chatId = envelopeField(message, "chatId", "chat_id") ?? "default";
-      return `${String(channel)}:${String(chatId)}`;
+      const { sessionId, channel, chatId } = inboundOf(message);
+      return sessionId !== null && sessionId.trim() !== ""
+        ? sessionId
+        : sessionKey(channel, chatId);
     },
     renderOutbound(
       { message, sessionId, modelOutput }: {
@@ -86,23 +86,22 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
         modelOutput: string;
       },
     ): ChannelMessage {
+      const inbound = inboundOf(message);
       return new ChannelMessage({
         sessionId,
-        channel: String(fieldOf(message, "channel", null) ?? "default"),
-        chatId: String(envelopeField(message, "chatId", "chat_id") ?? "default"),
+        channel: inbound.channel ?? "default",
+        chatId: inbound.chatId ?? "default",
         content: modelOutput,
-        outputChannel: String(
-          envelopeField(message, "outputChannel", "output_channel") ?? "default",
-        ),
-        kind: (fieldOf(message, "kind", null) ?? "normal") as ChannelMessage["kind"],
+        outputChannel: inbound.outputChannel ?? "default",
+        kind: inbound.kind as ChannelMessage["kind"],
       });
     },
     async dispatchOutbound({ message }: { message: Envelope }): Promise<boolean> {
-      const target = envelopeField(message, "outputChannel", "output_channel");
-      if (target !== "cli") {
+      const outbound = inboundOf(message);
+      if (outbound.outputChannel !== "cli") {
         logger.info("session.run.outbound session_id={sessionId} content={content}", {
-          sessionId: envelopeField(message, "sessionId", "session_id"),
-          content: contentOf(message),
+          sessionId: outbound.sessionId,
+          content: outbound.content,
         });
       }
       return await framework.dispatchViaChannelRouter(message);
@@ -112,10 +111,11 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     ): Promise<void> {
       if (message === null || message === undefined) return;
       if (stage === "turn") await exitMessageLifespan(message, error);
+      const inbound = inboundOf(message);
       const notice = new ChannelMessage({
-        sessionId: String(envelopeField(message, "sessionId", "session_id") ?? "unknown"),
-        channel: String(fieldOf(message, "channel", null) ?? "default"),
-        chatId: String(envelopeField(message, "chatId", "chat_id") ?? "default"),
+        sessionId: inbound.sessionId ?? "unknown",
+        channel: inbound.channel ?? "default",
+        chatId: inbound.chatId ?? "default",
         content: `An error occurred at stage '${stage}': ${errorText(error)}`,
         kind: "error",
       });

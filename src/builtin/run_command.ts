@@ -7,7 +7,8 @@
  */
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import type { ChannelRouter } from "../kernel/channel.ts";
-import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import { contentOf, type Envelope, sessionKey } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { deltaOf } from "../kernel/hook_runtime.ts";
 import type { StreamEvent } from "../kernel/stream.ts";
@@ -30,9 +31,8 @@ export interface RunOptions {
 }
 
 function target(message: Envelope): string {
-  const channel = fieldOf(message, "channel", null) ?? "stdout";
-  const chatId = envelopeField(message, "chatId", "chat_id") ?? "local";
-  return `[${String(channel)}:${String(chatId)}]`;
+  const { channel, chatId } = inboundOf(message);
+  return `[${channel ?? "stdout"}:${chatId ?? "local"}]`;
 }
 
 /** A router that writes the turn's text deltas to `output` as they arrive. */
@@ -76,7 +76,7 @@ export async function runCommand(
   output: CliOutput,
 ): Promise<void> {
   const inbound = new ChannelMessage({
-    sessionId: options.sessionId ?? `${options.channel}:${options.chatId}`,
+    sessionId: options.sessionId ?? sessionKey(options.channel, options.chatId),
     channel: options.channel,
     chatId: options.chatId,
     content: message,

@@ -5,7 +5,8 @@
  * @module
  */
 import type { ToolCall, ToolCallDecision } from "../kernel/agent_hooks.ts";
-import { type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import { type Envelope, fieldOf } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 import { contextStrOf } from "../kernel/channel_message.ts";
 import type { ModelOptions } from "../kernel/model_options.ts";
 import type { AsyncStreamEvents } from "../kernel/stream.ts";
@@ -28,9 +29,8 @@ export interface MessageLifespan {
 
 const entered = new WeakMap<object, MessageLifespan>();
 
-function contextOf(message: Envelope): Record<string, unknown> {
-  const context = fieldOf(message, "context", null);
-  return typeof context === "object" && context !== null ? context as Record<string, unknown> : {};
+function contextOf(message: Envelope): Readonly<Record<string, unknown>> {
+  return inboundOf(message).context;
 }
 
 /** Recovers the latest `model_switch` and `reasoning_effort_switch` of a session tape. */
@@ -39,10 +39,10 @@ export function recoverSessionOverrides(entries: readonly TapeEntry[]): TurnStat
   for (let i = entries.length - 1; i >= 0; i--) {
     const payload = entries[i]!.payload as { name?: unknown; data?: Record<string, unknown> };
     if (!("model" in out) && payload.name === "model_switch") {
-      out.model = payload.data?.model || null;
+      out.model = (payload.data?.model || null) as string | null;
     }
     if (!("reasoning_effort" in out) && payload.name === "reasoning_effort_switch") {
-      out.reasoning_effort = payload.data?.reasoning_effort || null;
+      out.reasoning_effort = (payload.data?.reasoning_effort || null) as string | null;
     }
     if ("model" in out && "reasoning_effort" in out) break;
   }
@@ -92,7 +92,7 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       const events = await tape.latestEvents(["model_switch", "reasoning_effort_switch"]);
       Object.assign(state, recoverSessionOverrides(events));
       const messageContext = contextOf(message);
-      if (messageContext.model) state.model = messageContext.model;
+      if (messageContext.model) state.model = messageContext.model as string;
       if (messageContext.thread_id) state._runtime_thread_id = messageContext.thread_id;
       // Entered last: once entered, the turn reaches saveState (or onError) to exit it.
       const lifespan = fieldOf(message, "lifespan", null) as MessageLifespan | null;
@@ -131,6 +131,5 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
 
 /** Reads a session id from an envelope (camelCase or snake_case). */
 export function sessionIdOf(message: Envelope): string | null {
-  const value = envelopeField(message, "sessionId", "session_id");
-  return value === null || value === undefined ? null : String(value);
+  return inboundOf(message).sessionId;
 }

@@ -6,7 +6,8 @@
  */
 import { getLogger } from "../_internal/log.ts";
 import type { AdmitDecision } from "../kernel/channel.ts";
-import { type Envelope, fieldOf } from "../kernel/envelope.ts";
+import { type Envelope, writeSessionId } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import type { SessionTurnController } from "./_session_controller.ts";
@@ -29,31 +30,10 @@ export interface AdmissionHost {
   dropIfEmpty(controller: SessionTurnController): void;
 }
 
-/**
- * Writes the resolved session id onto the message: `sessionId` (and `session_id` when the
- * message carries that key); Maps get the `sessionId` key. Frozen messages are left alone.
- */
-export function writeSessionId(message: Envelope, sessionId: string): void {
-  try {
-    if (message instanceof Map) {
-      message.set("sessionId", sessionId);
-      if (message.has("session_id")) message.set("session_id", sessionId);
-      return;
-    }
-    if (typeof message !== "object" || message === null) return;
-    const record = message as Record<string, unknown>;
-    record.sessionId = sessionId;
-    if ("session_id" in record) record.session_id = sessionId;
-  } catch (error) {
-    logger.debug("Cannot write the session id onto a frozen message: {error}", { error });
-  }
-}
-
 /** The admission state: `session_id`, plus `_runtime_thread_id` from a truthy `context.thread_id`. */
 export function admissionState(message: Envelope, sessionId: string): TurnState {
   const state: TurnState = { session_id: sessionId };
-  const context = fieldOf(message, "context", null);
-  const thread = context === null ? null : fieldOf(context, "thread_id", null);
+  const thread = inboundOf(message).context.thread_id;
   if (thread) state._runtime_thread_id = thread;
   return state;
 }
@@ -73,7 +53,7 @@ export async function admitInbound(host: AdmissionHost, message: Envelope): Prom
     await framework.hookRuntime.notifyError({ stage: "resolve_session", error, message });
     return false;
   }
-  writeSessionId(message, sessionId);
+  writeSessionId(message, sessionId, "overwrite");
   const controller = host.controllerFor(sessionId);
   const state = admissionState(message, sessionId);
   let decision: AdmitDecision | null;

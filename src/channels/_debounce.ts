@@ -6,7 +6,8 @@
  */
 import { getLogger } from "../_internal/log.ts";
 import { ChannelMessage } from "../kernel/channel_message.ts";
-import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import { contentOf, type Envelope } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 
 const logger = getLogger(["bub", "channels"]);
 
@@ -70,13 +71,14 @@ export class DebounceBuffer {
   /** Handles one inbound message of the session. */
   async handle(message: Envelope): Promise<void> {
     const now = this.#clock.now();
-    const sessionId = envelopeField(message, "sessionId", "session_id");
-    if (contentOf(message).startsWith(",")) {
+    const inbound = inboundOf(message);
+    const sessionId = inbound.sessionId;
+    if (inbound.content.startsWith(",")) {
       logger.info("session.receive command session_id={sessionId}", { sessionId });
       await this.#forward(message);
       return;
     }
-    const active = envelopeField(message, "isActive", "is_active") === true;
+    const active = inbound.isActive;
     const windowMs = this.#timings.activeTimeWindow * 1000;
     if (!active && (this.#lastActive === null || now - this.#lastActive > windowMs)) {
       this.#lastActive = null;
@@ -131,9 +133,6 @@ function merge(batch: Envelope[]): Envelope {
     return ChannelMessage.fromBatch(batch as ChannelMessage[]);
   }
   const last = batch.at(-1) as Record<string, unknown>;
-  const media = batch.flatMap((message) => {
-    const items = fieldOf(message, "media", []);
-    return Array.isArray(items) ? items : [];
-  });
+  const media = batch.flatMap((message) => inboundOf(message).media);
   return { ...last, content: batch.map(contentOf).join("\n"), media };
 }

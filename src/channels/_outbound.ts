@@ -3,8 +3,9 @@
  *
  * @module
  */
-import { ChannelMessage, type MessageKind } from "../kernel/channel_message.ts";
-import { contentOf, type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import { ChannelMessage, type MediaItem, type MessageKind } from "../kernel/channel_message.ts";
+import { type Envelope, fieldOf, sessionKey } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 
 /** `outputChannel` (or `output_channel`) when present, else `channel`; null when neither. */
 export function targetOf(message: Envelope): string | null {
@@ -25,17 +26,15 @@ function hasField(message: Envelope, key: string): boolean {
  * `chat_id` keys), kind (default `normal`) and media.
  */
 export function outboundFor(message: Envelope, target: string): ChannelMessage {
-  const context = fieldOf(message, "context", null);
-  const media = fieldOf(message, "media", null);
+  const outbound = inboundOf(message);
   return new ChannelMessage({
-    sessionId: String(envelopeField(message, "sessionId", "session_id") ?? `${target}:default`),
+    sessionId: outbound.sessionId ?? sessionKey(target, null),
     channel: target,
-    chatId: String(envelopeField(message, "chatId", "chat_id") ?? "default"),
-    content: contentOf(message),
-    context: typeof context === "object" && context !== null
-      ? context as Record<string, unknown>
-      : {},
-    kind: String(fieldOf(message, "kind", null) ?? "normal") as MessageKind,
-    ...(Array.isArray(media) ? { media } : {}),
+    chatId: outbound.chatId ?? "default",
+    content: outbound.content,
+    // The message's own context object (not a copy): ChannelMessage writes channel/chat_id in.
+    context: outbound.context as Record<string, unknown>,
+    kind: outbound.kind as MessageKind,
+    media: outbound.media as MediaItem[],
   });
 }

@@ -9,7 +9,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { abortable } from "../_internal/async.ts";
 import { getLogger } from "../_internal/log.ts";
 import type { TurnSnapshot } from "../kernel/channel.ts";
-import { type Envelope, envelopeField } from "../kernel/envelope.ts";
+import type { Envelope } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { SessionTurnController, TurnTask } from "./_session_controller.ts";
 
@@ -62,7 +63,7 @@ export class TurnScheduler {
 
   /** Runs `message` as a task of its session (by its `sessionId`); resolves when it ends. */
   schedule(message: Envelope): Promise<void> {
-    const sessionId = String(envelopeField(message, "sessionId", "session_id"));
+    const sessionId = String(inboundOf(message).sessionId);
     return this.#scheduleIn(this.controllerFor(sessionId), message);
   }
 

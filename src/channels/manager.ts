@@ -12,7 +12,8 @@ import type {
   MessageHandler,
   TurnSnapshot,
 } from "../kernel/channel.ts";
-import { type Envelope, envelopeField, fieldOf } from "../kernel/envelope.ts";
+import type { Envelope } from "../kernel/envelope.ts";
+import { inboundOf } from "../kernel/inbound.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import type { StreamEvent } from "../kernel/stream.ts";
 import { admitInbound } from "./_admission.ts";
@@ -144,8 +145,9 @@ export class ChannelManager implements ChannelRouter {
   }
 
   async #receive(message: Envelope): Promise<void> {
-    const name = fieldOf(message, "channel", null);
-    const channel = typeof name === "string" ? this.#channels.get(name) : undefined;
+    const inbound = inboundOf(message);
+    const name = inbound.channel;
+    const channel = name !== null ? this.#channels.get(name) : undefined;
     if (!channel) {
       logger.warn("Received a message from unknown channel {name}; ignoring it", { name });
       return;
@@ -154,7 +156,7 @@ export class ChannelManager implements ChannelRouter {
       logger.info("Received a message from channel {name} after shutdown; ignoring it", { name });
       return;
     }
-    const key = String(envelopeField(message, "sessionId", "session_id"));
+    const key = String(inbound.sessionId);
     let handler = this.#handlers.get(key);
     if (!handler) {
       const enqueue = (item: Envelope): void => this.#queue.put(item);
@@ -301,8 +303,8 @@ export class ChannelManager implements ChannelRouter {
   async admitChannelMessage(
     args: { sessionId: string; message: Envelope; turn: TurnSnapshot },
   ): Promise<AdmitDecision | null> {
-    const name = fieldOf(args.message, "channel", null);
-    const channel = typeof name === "string" ? this.#channels.get(name) : undefined;
+    const name = inboundOf(args.message).channel;
+    const channel = name !== null ? this.#channels.get(name) : undefined;
     if (!channel?.admitMessage) return null;
     return (await channel.admitMessage(args)) ?? null;
   }

@@ -6,7 +6,7 @@
  */
 import type { AdmitDecision, MessageHandler } from "../kernel/channel.ts";
 import { ChannelMessage, type ChannelMessageInit } from "../kernel/channel_message.ts";
-import type { Envelope } from "../kernel/envelope.ts";
+import { type Envelope, sessionKey } from "../kernel/envelope.ts";
 import type { StreamEvent } from "../kernel/stream.ts";
 import { Channel, type ChannelAdmitArgs } from "./channel.ts";
 
@@ -142,7 +142,7 @@ export class MemoryChannel extends Channel {
       isActive: true,
       ...inbound,
       channel: this.name,
-      sessionId: inbound.sessionId ?? `${this.name}:${inbound.chatId ?? "default"}`,
+      sessionId: inbound.sessionId ?? sessionKey(this.name, inbound.chatId),
     });
     await this.#handler(message);
     return message;

@@ -108,6 +108,6 @@ function asStream(value: unknown): AsyncIterable<StreamEvent> & { close(): Promi
 
 /** `String(event.data.delta ?? "")`. */
 export function deltaOf(event: StreamEvent): string {
-  const delta = event.data?.delta;
+  const delta = (event.data as { delta?: unknown } | undefined)?.delta;
   return delta === null || delta === undefined ? "" : String(delta);
 }

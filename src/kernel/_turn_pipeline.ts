@@ -4,14 +4,8 @@ import { abortableIterable, delay } from "../_internal/async.ts";
 const CANCEL_CLOSE_WAIT_MS = 2000;
 import { kernelLogger } from "./_log.ts";
 import { isCancellation } from "./agent_hooks.ts";
-import {
-  contentOf,
-  type Envelope,
-  envelopeField,
-  fieldOf,
-  isMappingEnvelope,
-  unpackBatch,
-} from "./envelope.ts";
+import { type Envelope, unpackBatch, writeSessionId } from "./envelope.ts";
+import { type InboundMessage, inboundOf } from "./inbound.ts";
 import { BubError, toErrorKind } from "./errors.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import type { TurnEvent } from "./turn_stream.ts";
@@ -39,7 +33,9 @@ export async function runTurn(
   const { signal, onEvent } = options;
   const stream = options.stream === true || onEvent !== undefined;
   const runtime = host.hooks;
-  const trace = await startTurnTrace({ channel: channelOf(inbound), signal });
+  // Normalised once: the stages below read typed fields; hooks still get the envelope itself.
+  const message = inboundOf(inbound);
+  const trace = await startTurnTrace({ channel: message.channel, signal });
   try {
     signal?.throwIfAborted();
     const sessionId = await trace.stage(
@@ -47,7 +43,7 @@ export async function runTurn(
       () => resolveTurnSession(runtime, inbound),
     );
     trace.session(sessionId);
-    writeSessionId(inbound, sessionId);
+    writeSessionId(inbound, sessionId, "if_absent");
     const state = await trace.stage("loadState", () => turnState(host, inbound, sessionId));
     const prompt = await trace.stage(
       "buildPrompt",
@@ -59,7 +55,7 @@ export async function runTurn(
       modelOutput = await trace.stage(stream ? "runModelStream" : "runModel", () =>
         runModelStage(
           host,
-          inbound,
+          message,
           prompt,
           sessionId,
           state,
@@ -82,7 +78,7 @@ export async function runTurn(
     }
     const outbounds = await trace.stage(
       "renderOutbound",
-      () => collectOutbounds(host, inbound, sessionId, state, modelOutput),
+      () => collectOutbounds(host, message, sessionId, state, modelOutput),
     );
     for (const outbound of outbounds) {
       await trace.stage(
@@ -103,26 +99,9 @@ export async function runTurn(
   }
 }
 
-function channelOf(inbound: Envelope): string | null {
-  const channel = fieldOf(inbound, "channel", null);
-  return typeof channel === "string" ? channel : null;
-}
-
-function writeSessionId(inbound: Envelope, sessionId: string): void {
-  if (!isMappingEnvelope(inbound)) return;
-  if (inbound instanceof Map) {
-    if (!inbound.has("sessionId") && !inbound.has("session_id")) {
-      inbound.set("sessionId", sessionId);
-    }
-    return;
-  }
-  const record = inbound as Record<string, unknown>;
-  if (!("sessionId" in record) && !("session_id" in record)) record.sessionId = sessionId;
-}
-
 async function runModelStage(
   host: TurnHost,
-  inbound: Envelope,
+  message: InboundMessage,
   prompt: Prompt,
   sessionId: string,
   state: TurnState,
@@ -136,9 +115,9 @@ async function runModelStage(
     await runtime.notifyError({
       stage: "run_model",
       error: new Error("no model skill returned output"),
-      message: inbound,
+      message: message.raw,
     });
-    return typeof prompt === "string" ? prompt : contentOf(inbound);
+    return typeof prompt === "string" ? prompt : message.content;
   };
   if (!stream) {
     const output = await runtime.runModel(args);
@@ -147,7 +126,7 @@ async function runModelStage(
   const events = await runtime.runModelStream(args);
   if (events === null) return fallback();
   const router = host.resources.router;
-  const source = router ? router.wrapStream(inbound, events) : events;
+  const source = router ? router.wrapStream(message.raw, events) : events;
   let text = "";
   try {
     for await (const event of abortableIterable(source, signal)) {
@@ -157,7 +136,7 @@ async function runModelStage(
         await runtime.notifyError({
           stage: "run_model",
           error: errorFromEvent(event.data),
-          message: inbound,
+          message: message.raw,
         });
       }
     }
@@ -173,7 +152,9 @@ async function runModelStage(
 }
 
 /** A lenient BubError from an `error` event: missing message → "", unknown kind → "unknown". */
-function errorFromEvent(data: Record<string, unknown>): BubError {
+function errorFromEvent(
+  data: { readonly kind?: unknown; readonly message?: unknown; readonly details?: unknown },
+): BubError {
   const details = data.details;
   return new BubError(
     toErrorKind(data.kind),
@@ -184,13 +165,13 @@ function errorFromEvent(data: Record<string, unknown>): BubError {
 
 async function collectOutbounds(
   host: TurnHost,
-  inbound: Envelope,
+  message: InboundMessage,
   sessionId: string,
   state: TurnState,
   modelOutput: string,
 ): Promise<Envelope[]> {
   const batches = await host.hooks.call("renderOutbound", {
-    message: inbound,
+    message: message.raw,
     sessionId,
     state,
     modelOutput,
@@ -198,9 +179,7 @@ async function collectOutbounds(
   const outbounds = batches.flatMap(unpackBatch);
   if (outbounds.length > 0) return outbounds;
   const fallback: Record<string, unknown> = { content: modelOutput, sessionId };
-  const channel = fieldOf(inbound, "channel", null);
-  const chatId = envelopeField(inbound, "chatId", "chat_id");
-  if (channel !== null) fallback.channel = channel;
-  if (chatId !== null) fallback.chatId = chatId;
+  if (message.channel !== null) fallback.channel = message.channel;
+  if (message.chatId !== null) fallback.chatId = message.chatId;
   return [fallback];
 }

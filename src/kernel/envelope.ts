@@ -76,14 +76,51 @@ export function envelopeField(message: Envelope, camel: string, snake: string): 
   return value === ABSENT ? fieldOf(message, snake, null) : value;
 }
 
+/** `"<channel>:<chatId>"`, each part `"default"` when null or undefined: Bub's session key. */
+export function sessionKey(channel: unknown, chatId: unknown): string {
+  return `${String(channel ?? "default")}:${String(chatId ?? "default")}`;
+}
+
 /**
- * The default session id: the message's own non-null `sessionId` (or `session_id`) as a string,
- * else `"<channel>:<chatId>"` with `"default"` for missing parts.
+ * The default session id (kernel spec §4.2): the message's own non-null `sessionId` (or
+ * `session_id`) as a string, else {@link sessionKey} of its `channel` and `chatId`.
  */
 export function defaultSessionId(message: Envelope): string {
   const own = envelopeField(message, "sessionId", "session_id");
   if (own !== null && own !== undefined) return String(own);
-  const channel = fieldOf(message, "channel", null) ?? "default";
-  const chat = envelopeField(message, "chatId", "chat_id") ?? "default";
-  return `${String(channel)}:${String(chat)}`;
+  return sessionKey(fieldOf(message, "channel", null), envelopeField(message, "chatId", "chat_id"));
+}
+
+/**
+ * How {@link writeSessionId} treats a message that already names a session: `"if_absent"`
+ * (`processInbound`, kernel spec §6.4 step 2: only plain objects and `Map`s without a
+ * `sessionId`/`session_id` key get one) or `"overwrite"` (channel admission, §8.5 step 1: the
+ * resolved id is written back onto any object, `session_id` too when it has that key).
+ */
+export type WriteSessionIdMode = "if_absent" | "overwrite";
+
+/**
+ * Writes the resolved session id onto `message` under `sessionId` (see
+ * {@link WriteSessionIdMode}). Frozen or read-only messages are left as they are.
+ */
+export function writeSessionId(
+  message: Envelope,
+  sessionId: string,
+  mode: WriteSessionIdMode,
+): void {
+  if (typeof message !== "object" || message === null) return;
+  const map = message instanceof Map ? message : null;
+  const record = message as Record<string, unknown>;
+  const has = (key: string) => map ? map.has(key) : key in record;
+  const set = (key: string) => map ? map.set(key, sessionId) : (record[key] = sessionId);
+  try {
+    if (mode === "if_absent") {
+      if (isMappingEnvelope(message) && !has("sessionId") && !has("session_id")) set("sessionId");
+      return;
+    }
+    set("sessionId");
+    if (has("session_id")) set("session_id");
+  } catch {
+    // a frozen or read-only message keeps its own fields
+  }
 }

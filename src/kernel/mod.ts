@@ -77,7 +77,10 @@ export {
   type Envelope,
   fieldOf,
   normalizeEnvelope,
+  sessionKey,
   unpackBatch,
+  writeSessionId,
+  type WriteSessionIdMode,
 } from "./envelope.ts";
 export {
   ChannelMessage,
@@ -111,7 +114,31 @@ export {
   streamOf,
   StreamState,
 } from "./stream.ts";
-export { type StreamInboundOptions, type TurnEvent, type TurnStreamHost } from "./turn_stream.ts";
+export {
+  type StreamInboundOptions,
+  type TurnDoneEvent,
+  type TurnEvent,
+  type TurnStreamHost,
+} from "./turn_stream.ts";
+export type {
+  DeltaPayload,
+  ErrorPayload,
+  FinalPayload,
+  StepEndPayload,
+  StepStartPayload,
+  StreamEventInit,
+  StreamEventMap,
+  StreamEventOf,
+  ToolCallPayload,
+  ToolCallsPayload,
+  ToolEndPayload,
+  ToolObserver,
+  ToolResultsPayload,
+  ToolStartPayload,
+  UsagePayload,
+} from "./stream_events.ts";
+export { type InboundMessage, inboundOf } from "./inbound.ts";
+export type { StatefulHook, StatefulHooks, WithTurnState } from "./plugin_state.ts";
 export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./errors.ts";
 export { isModelOptions, type ModelChoice, type ModelOptions } from "./model_options.ts";
 export {

@@ -5,6 +5,8 @@
  */
 import { BubError } from "./errors.ts";
 import { type HookName, type HookSignatures, isHookName } from "./hook_specs.ts";
+import type { StatefulHooks } from "./plugin_state.ts";
+import type { TurnState } from "./turn.ts";
 
 /** Priority options of {@link hookimpl}. */
 export interface HookImplOptions {
@@ -127,7 +129,30 @@ export function pluginTools(plugin: object, pluginName: string): readonly Plugin
  * });
  * ```
  */
-export function definePlugin<P extends Plugin>(plugin: P): P {
+export function definePlugin<P extends Plugin>(plugin: P): P;
+/**
+ * `definePlugin<S>(plugin)` types the `state` argument of every hook as `S` (an interface
+ * extending `TurnState` with the plugin's own keys): the way for a plugin published on JSR,
+ * where `declare module` is rejected. A lens the author vouches for, not a runtime check;
+ * returns the plugin unchanged.
+ *
+ * @example A plugin with its own state keys
+ * ```ts
+ * import { definePlugin, type TurnState } from "@bub/core";
+ * interface BudgetState extends TurnState {
+ *   "acme.budget"?: number;
+ * }
+ * const budget = definePlugin<BudgetState>({
+ *   name: "acme-budget",
+ *   loadState: () => ({ "acme.budget": 3 }),
+ *   systemPrompt: ({ state }) => `Budget: ${(state["acme.budget"] ?? 0).toFixed(0)}`,
+ * });
+ * ```
+ */
+export function definePlugin<S extends TurnState>(
+  plugin: Omit<Plugin, HookName> & StatefulHooks<S>,
+): Plugin;
+export function definePlugin(plugin: Plugin): Plugin {
   return plugin;
 }
 

@@ -6,26 +6,14 @@
  */
 import type { BubError } from "./errors.ts";
 
-/** The kinds of {@link StreamEvent}. */
-export type StreamEventKind =
-  | "text"
-  | "reasoning"
-  | "tool_call"
-  | "tool_result"
-  | "usage"
-  | "error"
-  | "final";
-
-/**
- * One event of a model stream. `text` and `reasoning` carry `{ delta }`; `error` carries the
- * fields of a `BubError`; `final` carries `{ ok, text? }` or `{ ok, tool_calls, tool_results }`.
- */
-export interface StreamEvent {
-  /** What happened. */
-  readonly kind: StreamEventKind | (string & Record<never, never>);
-  /** The event payload. */
-  readonly data: Record<string, unknown>;
-}
+export type {
+  StreamEvent,
+  StreamEventInit,
+  StreamEventKind,
+  StreamEventMap,
+  StreamEventOf,
+} from "./stream_events.ts";
+import type { StreamEvent, StreamEventInit } from "./stream_events.ts";
 
 /** The terminal state of a stream, filled by its producer. */
 export class StreamState {
@@ -71,10 +59,12 @@ export class AsyncStreamEvents implements AsyncIterableIterator<StreamEvent>, As
    * @param options shared state and a close callback
    */
   constructor(
-    iterator: AsyncIterator<StreamEvent> | AsyncIterable<StreamEvent>,
+    iterator: AsyncIterator<StreamEventInit> | AsyncIterable<StreamEventInit>,
     options: AsyncStreamEventsOptions = {},
   ) {
-    this.#inner = isAsyncIterable(iterator) ? iterator[Symbol.asyncIterator]() : iterator;
+    // Producers may be loose (see StreamEventInit); consumers are told to skip unknown kinds.
+    const inner = isAsyncIterable(iterator) ? iterator[Symbol.asyncIterator]() : iterator;
+    this.#inner = inner as AsyncIterator<StreamEvent>;
     this.state = options.state ?? new StreamState();
     this.#onClose = options.onClose;
   }
@@ -152,7 +142,7 @@ export class AsyncStreamEvents implements AsyncIterableIterator<StreamEvent>, As
   }
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<StreamEvent> {
+function isAsyncIterable(value: unknown): value is AsyncIterable<StreamEventInit> {
   return typeof value === "object" && value !== null &&
     typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === "function" &&
     typeof (value as { next?: unknown }).next !== "function";
@@ -160,10 +150,10 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<StreamEvent> {
 
 /** A stream over the given events, e.g. for a plugin that answers in one piece. */
 export function streamOf(
-  events: Iterable<StreamEvent>,
+  events: Iterable<StreamEventInit>,
   options: AsyncStreamEventsOptions = {},
 ): AsyncStreamEvents {
-  async function* generate(): AsyncGenerator<StreamEvent> {
+  async function* generate(): AsyncGenerator<StreamEventInit> {
     yield* events;
   }
   return new AsyncStreamEvents(generate(), options);

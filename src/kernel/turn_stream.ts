@@ -6,23 +6,23 @@
  * @module
  */
 import type { Envelope } from "./envelope.ts";
-import type { StreamEventKind } from "./stream.ts";
+import type { StreamEvent } from "./stream_events.ts";
 import type { TurnResult } from "./turn.ts";
 
-/** One event of a streamed turn: a model stream event, or the final `done`. */
-export type TurnEvent =
-  | {
-    /** What happened (see `StreamEvent`): `text` carries `{ delta }`, `tool_call` `{ tool_calls }`, ... */
-    readonly kind: StreamEventKind;
-    /** The event payload. */
-    readonly data: Record<string, unknown>;
-  }
-  | {
-    /** The turn finished: saved, rendered and dispatched. Always the last event. */
-    readonly kind: "done";
-    /** The turn's result. */
-    readonly data: { readonly result: TurnResult };
-  };
+/** The last event of a streamed turn: saved, rendered and dispatched. */
+export interface TurnDoneEvent {
+  /** The turn finished. Always the last event. */
+  readonly kind: "done";
+  /** The turn's result. */
+  readonly data: { readonly result: TurnResult };
+}
+
+/**
+ * One event of a streamed turn: a model {@link StreamEvent} (narrow on `kind`: `text` carries
+ * `{ delta }`, `tool_start`/`tool_end` a tool call's arguments, result and duration, …), or the
+ * final {@link TurnDoneEvent}.
+ */
+export type TurnEvent = StreamEvent | TurnDoneEvent;
 
 /** Options of `streamInbound`. */
 export interface StreamInboundOptions {

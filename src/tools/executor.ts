@@ -12,6 +12,7 @@ import {
   ToolCallResult,
 } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
+import type { ToolObserver, ToolStartPayload } from "../kernel/stream_events.ts";
 import { TAPE_STATE_KEY, type TurnState } from "../kernel/turn.ts";
 import { errorRepr } from "./_repr.ts";
 import { traceToolCall } from "./_tool_span.ts";
@@ -36,6 +37,8 @@ export interface ExecuteToolsOptions {
   context?: ToolContext | null;
   /** Cancels every invocation. Default: `context.signal`. */
   signal?: AbortSignal;
+  /** Told when each tool starts and finishes running (see {@link ToolObserver}). */
+  observer?: ToolObserver | null;
 }
 
 /** The outcome of {@link ToolExecutor.execute}. */
@@ -114,9 +117,10 @@ export class ToolExecutor {
     const context = options.context ?? null;
     const signal = options.signal ?? context?.signal;
     signal?.throwIfAborted();
+    const observer = options.observer ?? null;
     const outcomes = await Promise.all(
       invocations.map((invocation) =>
-        traceToolCall(invocation, signal, () => this.#invoke(invocation, context, signal))
+        traceToolCall(invocation, signal, () => this.#invoke(invocation, context, signal, observer))
       ),
     );
     let error: BubError | null = null;
@@ -131,15 +135,21 @@ export class ToolExecutor {
     invocation: ToolInvocation,
     context: ToolContext | null,
     signal: AbortSignal | undefined,
+    observer: ToolObserver | null,
   ): Promise<Outcome> {
     const hooks = this.#hooks;
     const name = invocation.name ?? invocation.tool.name;
+    const run = (args: Record<string, unknown>) => {
+      if (!observer) return runTool(invocation.tool, name, args, context, signal);
+      // A tool that runs tools itself (subagent) reports them to the same observer.
+      const toolContext = context ? { ...context, observer } : context;
+      const call = () => runTool(invocation.tool, name, args, toolContext, signal);
+      const base = { call_id: invocation.id ?? null, name: invocation.tool.runtimeName };
+      return observed(observer, { ...base, arguments: args }, name, signal, call);
+    };
     if (!hooks) {
       try {
-        return {
-          value: await runTool(invocation.tool, name, invocation.arguments, context, signal),
-          error: null,
-        };
+        return { value: await run(invocation.arguments), error: null };
       } catch (error) {
         return failed(
           normalizeToolError(cancelled(error, signal), name, invocation.arguments),
@@ -167,7 +177,7 @@ export class ToolExecutor {
       result.result = decision.result;
     } else {
       try {
-        result.result = await runTool(invocation.tool, name, call.arguments, context, signal);
+        result.result = await run(call.arguments);
       } catch (thrown) {
         error = normalizeToolError(cancelled(thrown, signal), name, call.arguments);
       }
@@ -176,6 +186,47 @@ export class ToolExecutor {
     result.durationMs = Math.trunc(performance.now() - started);
     await hooks.afterToolCall(call, result, state);
     return error ? failed(error, result.result) : { value: result.result, error: null };
+  }
+}
+
+/** Runs `call`, telling `observer` its start and end; a cancelled call has no end. */
+async function observed(
+  observer: ToolObserver,
+  base: ToolStartPayload,
+  callName: string,
+  signal: AbortSignal | undefined,
+  call: () => Promise<unknown>,
+): Promise<unknown> {
+  notify(() => observer.start({ ...base }));
+  const started = performance.now();
+  try {
+    const result = await call();
+    const duration = performance.now() - started;
+    notify(() => observer.end({ ...base, ok: true, result, error: null, duration_ms: duration }));
+    return result;
+  } catch (error) {
+    const duration = performance.now() - started;
+    if (!signal?.aborted && !isCancellation(error)) {
+      const failure = normalizeToolError(error, callName, base.arguments);
+      notify(() =>
+        observer.end({
+          ...base,
+          ok: false,
+          result: undefined,
+          error: failure,
+          duration_ms: duration,
+        })
+      );
+    }
+    throw error;
+  }
+}
+
+function notify(report: () => void): void {
+  try {
+    report();
+  } catch {
+    // an observer must not fail the tool call
   }
 }
 

@@ -6,6 +6,9 @@
  */
 import { BubError } from "../kernel/errors.ts";
 import type { TurnState } from "../kernel/turn.ts";
+import type { ToolObserver } from "../kernel/stream_events.ts";
+
+export type { ToolObserver } from "../kernel/stream_events.ts";
 import {
   type CompiledParameters,
   compileParameters,
@@ -26,6 +29,11 @@ export interface ToolContext {
   readonly state: TurnState;
   /** Aborted when the invocation is cancelled. */
   readonly signal?: AbortSignal;
+  /**
+   * Told about tools this tool runs itself (e.g. a subagent's tool calls), so a streamed turn
+   * shows them too; set by the executor when the turn streams.
+   */
+  readonly observer?: ToolObserver;
 }
 
 /**

@@ -55,11 +55,21 @@ export interface TurnFixture extends AsyncDisposable {
 
 /** The events one turn's stream yielded and the stream itself (for its final state). */
 export interface RecordedTurn {
-  /** Every event, in order. */
+  /** The events of Bub's kinds (kernel spec §7.5: no tool_start/end, no step_start/end), in order. */
   events: StreamEvent[];
+  /** Every event, in order. */
+  allEvents: StreamEvent[];
   /** The builtin's stream (its `state` holds the loop's final usage). */
   stream: AsyncStreamEvents;
 }
+
+/** Event kinds this port adds to Bub's (kept out of `RecordedTurn.events`). */
+const PORT_KINDS: ReadonlySet<string> = new Set([
+  "tool_start",
+  "tool_end",
+  "step_start",
+  "step_end",
+]);
 
 /** The API key every fixture configures (must never reach the tape or the logs). */
 export const TEST_API_KEY = "sk-test-SECRET-9f3c1a";
@@ -95,11 +105,12 @@ export async function turnFixture(options: TurnFixtureOptions = {}): Promise<Tur
         const inner = await (builtin.runModelStream as (a: unknown) => Promise<AsyncStreamEvents>)(
           args,
         );
-        const recorded: RecordedTurn = { events: [], stream: inner };
+        const recorded: RecordedTurn = { events: [], allEvents: [], stream: inner };
         turns.push(recorded);
         async function* tap(): AsyncGenerator<StreamEvent> {
           for await (const event of inner) {
-            recorded.events.push(event);
+            recorded.allEvents.push(event);
+            if (!PORT_KINDS.has(event.kind)) recorded.events.push(event);
             yield event;
           }
         }

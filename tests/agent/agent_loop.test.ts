@@ -50,7 +50,8 @@ describe("turn entry", () => {
       await agent.runStream({ sessionId: "cli:local", prompt: [], state }),
     );
     assert.deepEqual(events.map((e) => e.kind), ["text", "final"]);
-    assert.equal(events[1]!.data.ok, false);
+    const final = events[1]!;
+    assert.ok(final.kind === "final" && final.data.ok === false);
     assert.deepEqual(await fx.entries(), []);
     assert.equal(fx.server.requests.length, 0);
   });

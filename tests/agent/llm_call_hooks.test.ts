@@ -196,7 +196,7 @@ describe("afterLlmCall", () => {
       seen.push(event);
       if (event.kind === "text") break;
     }
-    assert.equal(seen.length, 1);
+    assert.deepEqual(seen.map((event) => event.kind), ["step_start", "text"]);
     assert.equal(stream.closed, true);
     assert.deepEqual(results, []);
     // The fork closed on early close: what the turn wrote before the call is merged back.

@@ -1,13 +1,14 @@
 /**
  * Live rendering of one turn's stream: reasoning (collapsed to a count, or dimmed), text as one
- * Markdown document per segment inside a panel, tool calls through the reporter. Every event
+ * Markdown document per segment inside a panel, tool calls from their `tool_start`/`tool_end`
+ * events. Every event
  * is re-yielded unchanged, except leading whitespace-only text deltas of the turn.
  *
  * @module
  */
 import type { StreamEvent } from "../../kernel/stream.ts";
-import { type ToolCallReporter, withToolCallReporter } from "../../tools/reporter.ts";
 import type { Terminal } from "./_terminal.ts";
+import { printToolEvent } from "./_tool_report.ts";
 import type { MarkdownStream, MarkdownToken } from "./markdown.ts";
 import { panelBottom, panelHead } from "./_panel.ts";
 
@@ -19,8 +20,6 @@ export interface StreamRenderOptions {
   title: string;
   /** Read on every reasoning delta: true shows reasoning dimmed, false counts it. */
   thinkingExpanded: () => boolean;
-  /** Installed around each step of the stream, so tool calls are printed. */
-  reporter: ToolCallReporter;
 }
 
 /** The Markdown renderer, loaded with the first rendered stream (it brings `marked`). */
@@ -150,7 +149,7 @@ class Reasoning {
 }
 
 function deltaOf(event: StreamEvent): string {
-  const delta = event.data?.delta;
+  const delta = (event.data as { delta?: unknown } | undefined)?.delta;
   return delta === undefined || delta === null ? "" : String(delta);
 }
 
@@ -159,7 +158,7 @@ export async function* renderStream(
   stream: AsyncIterable<StreamEvent>,
   options: StreamRenderOptions,
 ): AsyncGenerator<StreamEvent, void, undefined> {
-  const { terminal, reporter } = options;
+  const { terminal } = options;
   const iterator = stream[Symbol.asyncIterator]();
   const md = await loadMarkdown();
   let segment = new Segment(terminal, options.title, md);
@@ -168,7 +167,7 @@ export async function* renderStream(
   let finished = false;
   try {
     while (true) {
-      const step = await withToolCallReporter(reporter, () => iterator.next());
+      const step = await iterator.next();
       if (step.done) {
         finished = true;
         return;
@@ -190,6 +189,13 @@ export async function* renderStream(
           reasoning.flush();
           if (segment.finish()) terminal.print("");
           segment = new Segment(terminal, options.title, md);
+          break;
+        case "tool_start":
+        case "tool_end":
+          reasoning.flush();
+          if (segment.finish()) terminal.print("");
+          segment = new Segment(terminal, options.title, md);
+          printToolEvent(terminal, event);
           break;
         case "final":
           reasoning.flush();

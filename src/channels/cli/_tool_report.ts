@@ -1,10 +1,11 @@
 /**
- * How the CLI shows tool calls while a turn streams: `● name(key: value, …)`, then
- * `  ⎿ completed in <ms> ms` or `  ⎿ failed in <ms> ms` with the error as indented JSON.
+ * How the CLI shows tool calls while a turn streams: `● name(key: value, …)` on `tool_start`,
+ * then `  ⎿ completed in <ms> ms` or `  ⎿ failed in <ms> ms` with the error as indented JSON on
+ * `tool_end`.
  *
  * @module
  */
-import type { ToolCallReporter } from "../../tools/reporter.ts";
+import type { StreamEventOf } from "../../kernel/stream_events.ts";
 import type { TextStyler } from "./_text_width.ts";
 
 /** Display limits (characters). */
@@ -71,19 +72,29 @@ export interface ToolReportSink {
   readonly style: TextStyler;
 }
 
-/** A {@link ToolCallReporter} printing to `sink` (magenta calls, green success, red failure). */
-export function createToolReporter(sink: ToolReportSink): ToolCallReporter {
+/** What a tool failure shows: what the tool threw (the `cause` of the normalized error). */
+function thrown(error: Error | null): unknown {
+  return error !== null && error.cause !== undefined ? error.cause : error;
+}
+
+/**
+ * Prints a `tool_start` or `tool_end` event to `sink` (magenta call, green success, red
+ * failure).
+ */
+export function printToolEvent(
+  sink: ToolReportSink,
+  event: StreamEventOf<"tool_start"> | StreamEventOf<"tool_end">,
+): void {
   const { style } = sink;
-  return {
-    start(name, args) {
-      sink.print(style("magenta", formatToolCall(name, args)));
-    },
-    success(_name, _result, elapsedMs) {
-      sink.print(style("green", formatToolSuccess(elapsedMs)));
-    },
-    error(_name, error, elapsedMs) {
-      const [head, ...body] = formatToolError(error, elapsedMs);
-      sink.print([style("red", head!), ...body.map((line) => style("dim", line))].join("\n"));
-    },
-  };
+  if (event.kind === "tool_start") {
+    sink.print(style("magenta", formatToolCall(event.data.name, event.data.arguments)));
+    return;
+  }
+  const { ok, error, duration_ms: elapsedMs } = event.data;
+  if (ok) {
+    sink.print(style("green", formatToolSuccess(elapsedMs)));
+    return;
+  }
+  const [head, ...body] = formatToolError(thrown(error), elapsedMs);
+  sink.print([style("red", head!), ...body.map((line) => style("dim", line))].join("\n"));
 }

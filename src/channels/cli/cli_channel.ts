@@ -12,9 +12,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { getLogger } from "../../_internal/log.ts";
 import { type AdmitDecision, admitDecision } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
-import { contentOf, type Envelope, fieldOf } from "../../kernel/envelope.ts";
+import { contentOf, type Envelope } from "../../kernel/envelope.ts";
+import { inboundOf } from "../../kernel/inbound.ts";
 import type { StreamEvent } from "../../kernel/stream.ts";
-import type { ToolCallReporter } from "../../tools/reporter.ts";
 import { type ChannelAdmitArgs, Interface } from "../channel.ts";
 import type { CliChannelOptions } from "./_options.ts";
 import { appendHistory, historyPath, loadHistory } from "./_history.ts";
@@ -23,7 +23,6 @@ import { LineReader } from "./_repl.ts";
 import { StatusLine } from "./_spinner.ts";
 import { renderStream } from "./_stream_render.ts";
 import { Terminal } from "./_terminal.ts";
-import { createToolReporter } from "./_tool_report.ts";
 import { TurnTracker } from "./_turns.ts";
 
 export type { CliTapeInfo, TapeInfo } from "./_panel.ts";
@@ -64,7 +63,6 @@ export class CliChannel extends Interface {
   #output: Writable;
   #terminal: Terminal;
   #status: StatusLine;
-  #reporter: ToolCallReporter;
   #sessionId: string;
   #chatId: string;
   #reader: LineReader | null = null;
@@ -95,7 +93,6 @@ export class CliChannel extends Interface {
         (this.#output as { isTTY?: boolean }).isTTY === true);
     this.#terminal = new Terminal(this.#output, tty);
     this.#status = new StatusLine(this.#terminal, () => this.toolbar());
-    this.#reporter = createToolReporter(this.#terminal);
     this.#sessionId = options.sessionId ?? "cli_session";
     this.#chatId = options.chatId ?? "cli_chat";
     this.#turns = new TurnTracker({
@@ -250,7 +247,7 @@ export class CliChannel extends Interface {
 
   /** Shows error messages in a red `Error` panel; other messages are shown by streaming. */
   override send(message: ChannelMessage): Promise<void> {
-    if (fieldOf(message, "kind") === "error") {
+    if (message.kind === "error") {
       const { style, columns } = this.#terminal;
       this.#terminal.print(panel("Error", contentOf(message), style, columns));
     }
@@ -264,9 +261,8 @@ export class CliChannel extends Interface {
   ): AsyncIterable<StreamEvent> {
     return renderStream(stream, {
       terminal: this.#terminal,
-      title: fieldOf(message, "kind") === "command" ? "Command" : "Assistant",
+      title: inboundOf(message).kind === "command" ? "Command" : "Assistant",
       thinkingExpanded: () => this.#thinking,
-      reporter: this.#reporter,
     });
   }
 

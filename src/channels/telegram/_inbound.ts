@@ -6,6 +6,7 @@
  */
 import type { Message, UserFromGetMe } from "grammy/types";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
+import { sessionKey } from "../../kernel/envelope.ts";
 import { isActiveMessage } from "./_access.ts";
 import { type FileDownloader, parseMessage, parseReply } from "./_parse.ts";
 
@@ -68,7 +69,7 @@ export function buildInbound(
   deps: InboundDeps,
 ): ChannelMessage {
   const chatId = String(message.chat.id);
-  const sessionId = `${deps.channel}:${chatId}`;
+  const sessionId = sessionKey(deps.channel, chatId);
   const parsed = parseMessage(message, deps.download);
   let content = parsed.content;
   if (content.startsWith("/bub ")) content = content.slice(5);

@@ -18,6 +18,10 @@ import { buildInbound, leadingCommand, malformedReason, outboundText } from "./_
 import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
 import { splitMessageText } from "./_split.ts";
 import { TypingIndicators, type TypingLifespan } from "./_typing.ts";
+import { typingWhileStreaming } from "./_stream.ts";
+import type { Envelope } from "../../kernel/envelope.ts";
+import { inboundOf } from "../../kernel/inbound.ts";
+import type { StreamEvent } from "../../kernel/stream_events.ts";
 
 export { parseAllowList } from "./_access.ts";
 export { splitMessageText, TELEGRAM_MESSAGE_LIMIT } from "./_split.ts";
@@ -211,6 +215,17 @@ export class TelegramChannel extends Channel {
     for (const piece of splitMessageText(text)) {
       await api.sendMessage(message.chatId, piece);
     }
+  }
+
+  /**
+   * Re-yields a streamed turn's events while the chat shows "typing", logging each tool call
+   * from its `tool_start`/`tool_end` events (used when `stream_output` is on).
+   */
+  override streamEvents(
+    message: Envelope,
+    stream: AsyncIterable<StreamEvent>,
+  ): AsyncIterable<StreamEvent> {
+    return typingWhileStreaming(this.#typing, inboundOf(message).chatId, stream);
   }
 
   /** The typing lifespan for `chatId` (enter starts it, disposal stops it; nested use is a no-op). */

@@ -5,9 +5,10 @@
  * @module
  */
 import { s as z } from "../../_internal/schema.ts";
+import type { StreamEvent, StreamEventInit } from "../../kernel/stream_events.ts";
 import type { Prompt, TurnState } from "../../kernel/turn.ts";
 import type { ToolRegistry } from "../registry.ts";
-import { defineTool, type Tool } from "../tool.ts";
+import { defineTool, type Tool, type ToolObserver } from "../tool.ts";
 import { markKeywordOnly, sessionIdOf } from "./_context.ts";
 
 /** The part of the runtime agent (`state._runtime_agent`) the subagent tool uses. */
@@ -23,7 +24,7 @@ export interface SubagentRunner {
     allowedTools?: Iterable<string> | null;
     allowedSkills?: Iterable<string> | null;
     signal?: AbortSignal;
-  }): Promise<AsyncIterable<{ kind: string; data: Record<string, unknown> }>>;
+  }): Promise<AsyncIterable<StreamEventInit>>;
 }
 
 function subagentParams() {
@@ -91,6 +92,7 @@ export async function runSubagent(
   args: SubagentArgs,
   state: TurnState,
   signal?: AbortSignal,
+  observer?: ToolObserver,
 ): Promise<SubagentResult> {
   const agent = state._runtime_agent;
   if (!_isRunner(agent)) throw new Error("no runtime agent found in tool context");
@@ -113,8 +115,12 @@ export async function runSubagent(
     signal,
   });
   const result: SubagentResult = { session_id: session, output: "", errors: [] };
-  for await (const event of events) {
+  for await (const raw of events) {
+    // Producers may be loose (StreamEventInit); unknown kinds fall through.
+    const event = raw as StreamEvent;
     if (event.kind === "text") result.output += String(event.data?.delta ?? "");
+    else if (event.kind === "tool_start") observer?.start(event.data);
+    else if (event.kind === "tool_end") observer?.end(event.data);
     else if (event.kind === "error") {
       const message = event.data?.message;
       result.errors.push(message ? String(message) : "unknown error");
@@ -137,6 +143,6 @@ export function subagentTool(): Tool {
     parameters: subagentParams(),
     context: true,
     handler: async (args, ctx) =>
-      renderSubagentResult(await runSubagent(args, ctx.state, ctx.signal)),
+      renderSubagentResult(await runSubagent(args, ctx.state, ctx.signal, ctx.observer)),
   }));
 }

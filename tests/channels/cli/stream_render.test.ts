@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ChannelMessage } from "../../../src/kernel/channel_message.ts";
 import type { StreamEvent } from "../../../src/kernel/stream.ts";
-import { reportToolCall } from "../../../src/tools/reporter.ts";
+import { BubError } from "../../../src/kernel/errors.ts";
 import { openCli } from "./_fixtures.ts";
 
 function text(delta: string): StreamEvent {
@@ -45,7 +45,10 @@ function deltas(answer: string, size: number): StreamEvent[] {
 describe("CLI stream rendering (builtin §10.4)", () => {
   test("streamEvents renders a Markdown answer in an Assistant panel and re-yields every event unchanged", async () => {
     await using fx = await openCli({ started: false });
-    const events = [...deltas(ANSWER, 7), { kind: "final", data: { ok: true, text: ANSWER } }];
+    const events: StreamEvent[] = [
+      ...deltas(ANSWER, 7),
+      { kind: "final", data: { ok: true, text: ANSWER } },
+    ];
     const seen = await collect(fx.cli.streamEvents(message(), source(events)));
     assert.equal(seen.length, events.length);
     seen.forEach((event, i) => assert.equal(event, events[i]));
@@ -78,7 +81,11 @@ describe("CLI stream rendering (builtin §10.4)", () => {
     await using fx = await openCli({ started: false });
     const events = [text("\n"), text("  "), text("Hi"), text(" "), text("there")];
     const seen = await collect(fx.cli.streamEvents(message(), source(events)));
-    assert.deepEqual(seen.map((e) => e.data.delta), ["Hi", " ", "there"]);
+    assert.deepEqual(seen.map((e) => e.kind === "text" ? e.data.delta : e.kind), [
+      "Hi",
+      " ",
+      "there",
+    ]);
     assert.ok(fx.text().includes("\nHi there\n"), fx.text());
   });
 
@@ -105,34 +112,40 @@ describe("CLI stream rendering (builtin §10.4)", () => {
     assert.ok(fx.text().slice(before).startsWith("[-] Thinking\nstep one\nstep two\n"), fx.text());
   });
 
-  test("a tool_call flushes the segment; tool calls made while streaming are reported", async () => {
+  test("a tool_call flushes the segment; tool_start/tool_end events print the tool calls", async () => {
     await using fx = await openCli({ started: false });
-    async function* turn(): AsyncGenerator<StreamEvent> {
-      yield text("Reading the file.");
-      yield { kind: "tool_call", data: { tool_calls: [{ id: "1" }] } };
-      await reportToolCall(
-        "fs.read",
-        { path: "README.md", limit: 5 },
-        () => Promise.resolve("text"),
-      );
-      await reportToolCall("bash", { cmd: "false" }, () => Promise.reject(new TypeError("exit 1")))
-        .catch(() => {});
-      yield { kind: "tool_result", data: { tool_results: ["text"] } };
-      yield text("All done.");
-      yield { kind: "final", data: { ok: true } };
-    }
-    const seen = await collect(fx.cli.streamEvents(message(), turn()));
-    assert.deepEqual(seen.map((e) => e.kind), [
-      "text",
-      "tool_call",
-      "tool_result",
-      "text",
-      "final",
-    ]);
+    const call = (id: string, name: string, args: Record<string, unknown>) =>
+      ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } }) as const;
+    const read = { call_id: "1", name: "fs.read", arguments: { path: "README.md", limit: 5 } };
+    const bash = { call_id: "2", name: "bash", arguments: { cmd: "false" } };
+    const failure = new BubError("tool", "Tool 'bash' execution failed.", null, {
+      cause: new TypeError("exit 1"),
+    });
+    const events: StreamEvent[] = [
+      text("Reading the file."),
+      {
+        kind: "tool_call",
+        data: {
+          tool_calls: [call("1", "fs_read", read.arguments), call("2", "bash", bash.arguments)],
+        },
+      },
+      { kind: "tool_start", data: read },
+      {
+        kind: "tool_end",
+        data: { ...read, ok: true, result: "text", error: null, duration_ms: 3 },
+      },
+      { kind: "tool_start", data: bash },
+      { kind: "tool_end", data: { ...bash, ok: false, error: failure, duration_ms: 4.4 } },
+      { kind: "tool_result", data: { tool_results: ["text", failure.asDict()] } },
+      text("All done."),
+      { kind: "final", data: { ok: true } },
+    ];
+    const seen = await collect(fx.cli.streamEvents(message(), source(events)));
+    assert.deepEqual(seen, events, "every event is re-yielded unchanged");
     const out = fx.text();
     assert.match(
       out,
-      /^── Assistant ─+\nReading the file\.\n─+\n\n● fs\.read\(path: "README\.md", limit: 5\)\n {2}⎿ completed in \d+ ms\n● bash\(cmd: "false"\)\n {2}⎿ failed in \d+ ms\n {4}\{\n {6}"type": "TypeError",\n {6}"message": "exit 1"\n {4}\}\n── Assistant ─+\nAll done\.\n─+\n$/,
+      /^── Assistant ─+\nReading the file\.\n─+\n\n● fs\.read\(path: "README\.md", limit: 5\)\n {2}⎿ completed in 3 ms\n● bash\(cmd: "false"\)\n {2}⎿ failed in 4 ms\n {4}\{\n {6}"type": "TypeError",\n {6}"message": "exit 1"\n {4}\}\n── Assistant ─+\nAll done\.\n─+\n$/,
     );
   });
 

@@ -5,6 +5,7 @@ import { mockReply, type MockRequest } from "../../../src/testing/mock_llm_serve
 import { sessionTapeName } from "../../../src/tape/naming.ts";
 import { TapeQuery } from "../../../src/tape/query.ts";
 import type { TapeStore } from "../../../src/tape/store.ts";
+import { defineTool } from "../../../src/tools/tool.ts";
 import { turnFixture } from "../../agent/_turn_fixture.ts";
 
 const CHILD_PROMPT = "Count the moons of Mars and answer with the number only.";
@@ -66,5 +67,37 @@ describe("subagent end to end (issue 6)", () => {
       const entries = await new TapeQuery(tape, store).all();
       assert.deepEqual(entries, [], `tape ${tape} should be empty`);
     }
+  });
+
+  test("a tool the sub-agent calls shows in the parent's stream as tool_start/tool_end inside the subagent call", async () => {
+    const echo = defineTool({
+      name: "tests.echo",
+      parameters: { type: "object", properties: { text: { type: "string" } } },
+      handler: (args: Record<string, unknown>) => `echo:${String(args.text)}`,
+    });
+    await using fx = await turnFixture({
+      script: [
+        mockReply.toolCall("subagent", { prompt: CHILD_PROMPT, session: "temp" }, { id: "p1" }),
+        mockReply.toolCall("tests_echo", { text: "moons" }, { id: "c1" }),
+        mockReply.text(CHILD_ANSWER),
+        mockReply.text("done"),
+      ],
+      tools: [echo],
+    });
+    const result = await fx.turn("Ask a sub-agent.");
+    assert.equal(result.modelOutput, "done");
+    const tools = fx.turns[0]!.allEvents.flatMap((event) =>
+      event.kind === "tool_start"
+        ? [`start ${event.data.name} ${event.data.call_id}`]
+        : event.kind === "tool_end"
+        ? [`end ${event.data.name} ${event.data.ok}`]
+        : []
+    );
+    assert.deepEqual(tools, [
+      "start subagent p1",
+      "start tests.echo c1",
+      "end tests.echo true",
+      "end subagent true",
+    ]);
   });
 });
