@@ -44,3 +44,19 @@ export {
   isKeywordOnlyTool,
   registerBuiltinTools,
 } from "./builtin/mod.ts";
+export {
+  McpManager,
+  type McpManagerOptions,
+  type McpServerState,
+  type McpServerStatus,
+} from "./mcp/mcp_manager.ts";
+export {
+  expandServerConfig,
+  MCP_SERVERS_KEY,
+  type McpHttpServerConfig,
+  type McpServerConfig,
+  type McpServerLimits,
+  type McpStdioServerConfig,
+  parseMcpServers,
+} from "./mcp/config.ts";
+export type { McpMedia, McpToolOutput } from "./mcp/_result.ts";
