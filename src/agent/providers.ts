@@ -19,6 +19,8 @@ import { buildCall, streamLanguageModel } from "./_model_stream.ts";
 import { withActivity } from "./_activity_fetch.ts";
 import type { FetchLike } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
+import { type ChatCompletionsTarget, streamChatCompletions } from "./chat_completions_client.ts";
+import { chatBodyCovers, chatRequestBody } from "./_chat_body.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
 
 export type { FetchLike } from "./_request_body.ts";
@@ -144,6 +146,61 @@ async function createLanguageModel(init: LanguageModelInit): Promise<LanguageMod
   }
 }
 
+function envSetting(name: string): string | undefined {
+  try {
+    const value = (globalThis as { process?: { env?: Record<string, string | undefined> } })
+      .process?.env?.[name];
+    return value === "" ? undefined : value;
+  } catch {
+    return undefined; // No permission to read the environment.
+  }
+}
+
+/**
+ * The direct chat-completions target of a model, or null when the AI SDK provider must build the
+ * request (another protocol, constructor settings only the SDK knows, a setting it reads from
+ * the environment, or a missing key or base that the SDK reports as its own error).
+ */
+function chatTarget(
+  id: ModelId,
+  settings: ProviderSettings,
+  fetch: FetchLike,
+): ChatCompletionsTarget | null {
+  const preset = providerPreset(id.provider);
+  const protocol = preset.protocol;
+  if (protocol !== "openai-chat" && protocol !== "openai-compatible") return null;
+  const { headers, rest } = clientOptions(settings);
+  if (Object.keys(rest).length > 0) return null;
+  let apiKey = lookupProviderSetting(settings.apiKey, id.provider);
+  let base = lookupProviderSetting(settings.apiBase, id.provider) ?? preset.baseURL;
+  if (protocol === "openai-chat") {
+    apiKey ??= envSetting("OPENAI_API_KEY") ?? null;
+    if (apiKey === null) return null;
+    if (base === null) {
+      if (envSetting("OPENAI_BASE_URL") !== undefined) return null;
+      base = "https://api.openai.com/v1";
+    }
+  }
+  if (!base) return null;
+  const root = base.replace(/\/$/, "");
+  let url = `${root}/chat/completions`;
+  if (protocol === "openai-compatible") {
+    if (!URL.canParse(url)) return null;
+    url = new URL(url).toString();
+  }
+  return {
+    protocol,
+    id,
+    url,
+    headers: {
+      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      ...headers,
+      "content-type": "application/json",
+    },
+    fetch,
+  };
+}
+
 function defaultFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   return globalThis.fetch(input, init);
 }
@@ -172,6 +229,8 @@ export class ProviderModelClient implements ModelClient {
   #settings: ProviderSettings;
   /** One provider model per model id, built on its first call and reused by later ones. */
   #models = new Map<string, Promise<LanguageModelV4>>();
+  /** The direct chat-completions target per model id (null: through the AI SDK). */
+  #targets = new Map<string, ChatCompletionsTarget | null>();
   /** Each call's own `fetch` (its body fields, activity, tool-call merge), by its abort signal. */
   #calls = new WeakMap<AbortSignal, FetchLike>();
 
@@ -191,6 +250,14 @@ export class ProviderModelClient implements ModelClient {
   ): AsyncGenerator<ModelEvent> {
     const id = parseModelId(request.model);
     const preset = providerPreset(id.provider);
+    const target = this.#target(request.model, id);
+    if (target !== null && chatBodyCovers(target.protocol, id, request)) {
+      const body = chatRequestBody(target.protocol, id, request);
+      if (body !== null) {
+        yield* streamChatCompletions(target, body, options);
+        return;
+      }
+    }
     // Every call has a signal of its own: the cached model's fetch finds the call's fetch by it.
     const controller = new AbortController();
     const signal = options.signal
@@ -211,6 +278,16 @@ export class ProviderModelClient implements ModelClient {
     } finally {
       this.#calls.delete(signal);
     }
+  }
+
+  /** The direct chat-completions target of a model id (null: the SDK path), built once. */
+  #target(key: string, id: ModelId): ChatCompletionsTarget | null {
+    let target = this.#targets.get(key);
+    if (target === undefined) {
+      target = chatTarget(id, this.#settings, this.#settings.fetch ?? defaultFetch);
+      this.#targets.set(key, target);
+    }
+    return target;
   }
 
   #model(key: string, id: ModelId): Promise<LanguageModelV4> {
