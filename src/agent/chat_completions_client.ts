@@ -8,7 +8,7 @@
  */
 import { BubError, type ErrorKind } from "../kernel/errors.ts";
 import type { ModelEvent, ModelStreamOptions } from "./model_client.ts";
-import type { ModelId } from "./provider_presets.ts";
+import type { ModelId, ProviderPreset } from "./provider_presets.ts";
 import type { FetchLike } from "./_request_body.ts";
 import type { ChatProtocol } from "./_chat_body.ts";
 import { ChatStream } from "./_chat_stream.ts";
@@ -27,6 +27,73 @@ export interface ChatCompletionsTarget {
   headers: Record<string, string>;
   /** The `fetch` to call. */
   fetch: FetchLike;
+}
+
+function envSetting(name: string): string | undefined {
+  try {
+    const value = (globalThis as { process?: { env?: Record<string, string | undefined> } })
+      .process?.env?.[name];
+    return value === "" ? undefined : value;
+  } catch {
+    return undefined; // No permission to read the environment.
+  }
+}
+
+/** What {@link resolveChatTarget} needs: the model, its preset and the provider settings. */
+export interface ChatTargetInit {
+  /** The model. */
+  id: ModelId;
+  /** The provider's preset. */
+  preset: ProviderPreset;
+  /** The API key setting for this provider, or null. */
+  apiKey: string | null;
+  /** The API base setting for this provider, or null. */
+  apiBase: string | null;
+  /** Client headers. */
+  headers: Record<string, string>;
+  /** Whether `client_args` holds constructor settings only the SDK understands. */
+  sdkOnlyArgs: boolean;
+  /** The `fetch` to call. */
+  fetch: FetchLike;
+}
+
+/**
+ * The direct target of a model, or null when the AI SDK provider must handle it: another
+ * protocol, constructor settings only the SDK knows, `OPENAI_BASE_URL` (read by the SDK), or a
+ * missing key or base that the SDK reports with its own error.
+ */
+export function resolveChatTarget(init: ChatTargetInit): ChatCompletionsTarget | null {
+  const { id, preset } = init;
+  const protocol = preset.protocol;
+  if (protocol !== "openai-chat" && protocol !== "openai-compatible") return null;
+  if (init.sdkOnlyArgs) return null;
+  let apiKey = init.apiKey;
+  let base = init.apiBase ?? preset.baseURL;
+  if (protocol === "openai-chat") {
+    apiKey ??= envSetting("OPENAI_API_KEY") ?? null;
+    if (apiKey === null) return null;
+    if (base === null) {
+      if (envSetting("OPENAI_BASE_URL") !== undefined) return null;
+      base = "https://api.openai.com/v1";
+    }
+  }
+  if (!base) return null;
+  let url = `${base.replace(/\/$/, "")}/chat/completions`;
+  if (protocol === "openai-compatible") {
+    if (!URL.canParse(url)) return null;
+    url = new URL(url).toString();
+  }
+  return {
+    protocol,
+    id,
+    url,
+    headers: {
+      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      ...init.headers,
+      "content-type": "application/json",
+    },
+    fetch: init.fetch,
+  };
 }
 
 function errorMessage(text: string, fallback: string): string {

@@ -1,7 +1,9 @@
 /**
  * API key / base lookup and the {@link ProviderModelClient} that calls OpenAI-compatible, OpenAI
- * (chat and Responses) and Anthropic endpoints through the AI SDK providers at the
- * `LanguageModelV4` level (model ids and provider presets: `provider_presets.ts`).
+ * (chat and Responses) and Anthropic endpoints. Chat-completions requests go through the direct
+ * client (`chat_completions_client.ts`) when it reproduces the SDK's request exactly; the rest
+ * go through the AI SDK providers at the `LanguageModelV4` level, one provider model per model
+ * id (model ids and provider presets: `provider_presets.ts`).
  *
  * @module
  */
@@ -19,7 +21,11 @@ import { buildCall, streamLanguageModel } from "./_model_stream.ts";
 import { withActivity } from "./_activity_fetch.ts";
 import type { FetchLike } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
-import { type ChatCompletionsTarget, streamChatCompletions } from "./chat_completions_client.ts";
+import {
+  type ChatCompletionsTarget,
+  resolveChatTarget,
+  streamChatCompletions,
+} from "./chat_completions_client.ts";
 import { chatBodyCovers, chatRequestBody } from "./_chat_body.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
 
@@ -146,59 +152,22 @@ async function createLanguageModel(init: LanguageModelInit): Promise<LanguageMod
   }
 }
 
-function envSetting(name: string): string | undefined {
-  try {
-    const value = (globalThis as { process?: { env?: Record<string, string | undefined> } })
-      .process?.env?.[name];
-    return value === "" ? undefined : value;
-  } catch {
-    return undefined; // No permission to read the environment.
-  }
-}
-
-/**
- * The direct chat-completions target of a model, or null when the AI SDK provider must build the
- * request (another protocol, constructor settings only the SDK knows, a setting it reads from
- * the environment, or a missing key or base that the SDK reports as its own error).
- */
+/** The direct chat-completions target of a model (null: the AI SDK builds its requests). */
 function chatTarget(
   id: ModelId,
   settings: ProviderSettings,
   fetch: FetchLike,
 ): ChatCompletionsTarget | null {
-  const preset = providerPreset(id.provider);
-  const protocol = preset.protocol;
-  if (protocol !== "openai-chat" && protocol !== "openai-compatible") return null;
   const { headers, rest } = clientOptions(settings);
-  if (Object.keys(rest).length > 0) return null;
-  let apiKey = lookupProviderSetting(settings.apiKey, id.provider);
-  let base = lookupProviderSetting(settings.apiBase, id.provider) ?? preset.baseURL;
-  if (protocol === "openai-chat") {
-    apiKey ??= envSetting("OPENAI_API_KEY") ?? null;
-    if (apiKey === null) return null;
-    if (base === null) {
-      if (envSetting("OPENAI_BASE_URL") !== undefined) return null;
-      base = "https://api.openai.com/v1";
-    }
-  }
-  if (!base) return null;
-  const root = base.replace(/\/$/, "");
-  let url = `${root}/chat/completions`;
-  if (protocol === "openai-compatible") {
-    if (!URL.canParse(url)) return null;
-    url = new URL(url).toString();
-  }
-  return {
-    protocol,
+  return resolveChatTarget({
     id,
-    url,
-    headers: {
-      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-      ...headers,
-      "content-type": "application/json",
-    },
+    preset: providerPreset(id.provider),
+    apiKey: lookupProviderSetting(settings.apiKey, id.provider),
+    apiBase: lookupProviderSetting(settings.apiBase, id.provider),
+    headers,
+    sdkOnlyArgs: Object.keys(rest).length > 0,
     fetch,
-  };
+  });
 }
 
 function defaultFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
