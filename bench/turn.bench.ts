@@ -53,18 +53,21 @@ interface Row {
 
 async function serve(): Promise<void> {
   const { MockLlmServer } = await import("../src/testing/mock_llm_server.ts");
-  const server = await MockLlmServer.start({
-    script: (request) => {
-      const body = request.body as { messages?: Array<{ role?: string }> };
-      if (body.messages?.at(-1)?.role !== "tool") {
-        return {
-          toolCalls: [{ name: "bench_noop", arguments: { value: 1 } }],
-          usage: { promptTokens: 10, completionTokens: 2 },
-        };
-      }
-      return { text: [...TEXT], usage: { promptTokens: 12, completionTokens: 4 } };
-    },
-  });
+  const server: { requests: unknown[]; url: string; close(): Promise<void> } = await MockLlmServer
+    .start({
+      script: (request) => {
+        // Long same-session runs send megabytes: keep no history of requests.
+        server.requests.length = 0;
+        const body = request.body as { messages?: Array<{ role?: string }> };
+        if (body.messages?.at(-1)?.role !== "tool") {
+          return {
+            toolCalls: [{ name: "bench_noop", arguments: { value: 1 } }],
+            usage: { promptTokens: 10, completionTokens: 2 },
+          };
+        }
+        return { text: [...TEXT], usage: { promptTokens: 12, completionTokens: 4 } };
+      },
+    });
   console.log(server.url);
   process.stdin.resume();
   process.stdin.on("end", () => void server.close().then(() => process.exit(0)));
@@ -400,6 +403,8 @@ async function main(): Promise<void> {
         lines.push(`| ${runtime} | (failed: ${String(error).slice(0, 80)}) | | | | | |`);
         continue;
       }
+      // Each runtime's raw result as it arrives, so a cut-short run still shows what it measured.
+      console.error(`${runtime}: ${JSON.stringify(result)}`);
       lines.push(...rowLines(runtime, result));
       heap.push(`| ${runtime} | ${kb(result.retained)} | ${kb(result.sessionRetained)} |`);
       for (const row of result.growth) {
