@@ -15,22 +15,23 @@ import type { ModelId } from "./provider_presets.ts";
 import { contentText } from "./_prompt.ts";
 import { bodyExtras } from "./_model_stream.ts";
 import { mergeBody } from "./_request_body.ts";
+import { openaiToolSchema } from "./_openai_schema.ts";
 
 /** The two chat-completions protocols. */
 export type ChatProtocol = "openai-chat" | "openai-compatible";
 
-/** One tool's serialised schema and whether the OpenAI provider would rewrite it. */
+/** One tool's serialised forms: as sent by OpenAI-compatible providers and by OpenAI chat. */
 interface ToolJson {
   name: string;
   description: string | undefined;
   json: string;
-  rewritten: boolean;
+  /** The OpenAI provider's form (normalised schema); null: only the SDK reproduces it. */
+  openai: string | null;
 }
 
 const DEFAULT_PARAMETERS = Object.freeze({ type: "object", properties: {} });
 const toolCache = new WeakMap<object, ToolJson>();
-// The OpenAI provider drops `propertyNames` and lookaround patterns and rewrites singleton
-// `allOf` references: schemas naming these keywords go through the SDK.
+// Keywords the OpenAI provider may rewrite: schemas naming none are sent as they are.
 const OPENAI_REWRITES = /"(?:propertyNames|pattern|allOf|\$ref)":/;
 const TOOLS_MARKER = "\u0000bub-tools\u0000";
 const TOOLS_MARKER_JSON = `"tools":${JSON.stringify(TOOLS_MARKER)}`;
@@ -43,14 +44,16 @@ function toolJson(tool: ChatTool): ToolJson {
   const cached = toolCache.get(parameters);
   if (cached && cached.name === fn.name && cached.description === fn.description) return cached;
   const schema = JSON.stringify(parameters);
-  const entry: ToolJson = {
-    name: fn.name,
-    description: fn.description,
-    json: `{"type":"function","function":${
-      JSON.stringify({ name: fn.name, description: fn.description }).slice(0, -1)
-    },"parameters":${schema}}}`,
-    rewritten: OPENAI_REWRITES.test(schema),
-  };
+  const head = `{"type":"function","function":${
+    JSON.stringify({ name: fn.name, description: fn.description }).slice(0, -1)
+  },"parameters":`;
+  const json = `${head}${schema}}}`;
+  let openai: string | null = json;
+  if (OPENAI_REWRITES.test(schema)) {
+    const normalized = openaiToolSchema(parameters as Record<string, unknown>);
+    openai = normalized === null ? null : `${head}${JSON.stringify(normalized)}}}`;
+  }
+  const entry: ToolJson = { name: fn.name, description: fn.description, json, openai };
   toolCache.set(parameters, entry);
   return entry;
 }
@@ -60,8 +63,9 @@ function toolsJson(tools: readonly ChatTool[], protocol: ChatProtocol): string |
   let out = "[";
   for (let i = 0; i < tools.length; i++) {
     const entry = toolJson(tools[i]!);
-    if (entry.rewritten && protocol === "openai-chat") return null;
-    out += i === 0 ? entry.json : `,${entry.json}`;
+    const json = protocol === "openai-chat" ? entry.openai : entry.json;
+    if (json === null) return null;
+    out += i === 0 ? json : `,${json}`;
   }
   return out + "]";
 }

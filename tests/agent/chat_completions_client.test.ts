@@ -97,6 +97,30 @@ const fullRequest: Omit<ModelRequest, "model"> = {
   tools: [
     { type: "function", function: { name: "bash", description: "Run.", parameters: schema } },
     { type: "function", function: { name: "noop" } },
+    // zod records carry `propertyNames`, which the OpenAI provider drops.
+    {
+      type: "function",
+      function: {
+        name: "fetch",
+        description: "Fetch.",
+        parameters: {
+          type: "object",
+          propertyNames: { type: "string" },
+          properties: {
+            propertyNames: { type: "string" },
+            headers: {
+              anyOf: [{
+                type: "object",
+                propertyNames: { type: "string" },
+                additionalProperties: { type: ["string", "number"] },
+              }, { type: "null" }],
+            },
+            parts: { type: "array", items: { type: "object", propertyNames: { type: "string" } } },
+          },
+          required: ["headers"],
+        },
+      },
+    },
   ],
   maxTokens: 512,
   completionArgs: {
@@ -127,6 +151,9 @@ describe("request bytes", () => {
         await collect(direct.stream({ ...request, model }));
         const [viaSdk, viaDirect] = srv.seen.splice(0, 2) as [Seen, Seen];
         assert.equal(viaDirect.body, viaSdk.body);
+        // The direct client really answered (the SDK names itself in the user agent).
+        assert.match(String(viaSdk.headers["user-agent"]), /ai-sdk/);
+        assert.doesNotMatch(String(viaDirect.headers["user-agent"]), /ai-sdk/);
         assert.equal(viaDirect.path, viaSdk.path);
         for (const name of ["authorization", "content-type", "x-title"]) {
           assert.equal(viaDirect.headers[name], viaSdk.headers[name], name);
