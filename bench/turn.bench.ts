@@ -20,6 +20,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
+import { rawBytesTurn, rawTurn, recordBodies, TEXT, type Turn } from "./_turn_raw.ts";
+import { type GrowthRow, measureGrowth } from "./_turn_growth.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const PEERS = join(ROOT, "bench/.peers");
@@ -39,31 +41,33 @@ const STAGES = [
   "beforeToolCall",
   "afterToolCall",
 ];
-const TEXT = ["Hello ", "from ", "the ", "bench."];
 
-type Turn = (i: number) => Promise<void>;
 interface Row {
   p50: number;
   p95: number;
-  note?: string;
+  /** Mean CPU time of this process per turn, ms (less sensitive to a loaded machine). */
+  cpu: number;
 }
 
 // ---------------------------------------------------------------- server process
 
 async function serve(): Promise<void> {
   const { MockLlmServer } = await import("../src/testing/mock_llm_server.ts");
-  const server = await MockLlmServer.start({
-    script: (request) => {
-      const body = request.body as { messages?: Array<{ role?: string }> };
-      if (body.messages?.at(-1)?.role !== "tool") {
-        return {
-          toolCalls: [{ name: "bench_noop", arguments: { value: 1 } }],
-          usage: { promptTokens: 10, completionTokens: 2 },
-        };
-      }
-      return { text: TEXT, usage: { promptTokens: 12, completionTokens: 4 } };
-    },
-  });
+  const server: { requests: unknown[]; url: string; close(): Promise<void> } = await MockLlmServer
+    .start({
+      script: (request) => {
+        // Long same-session runs send megabytes: keep no history of requests.
+        server.requests.length = 0;
+        const body = request.body as { messages?: Array<{ role?: string }> };
+        if (body.messages?.at(-1)?.role !== "tool") {
+          return {
+            toolCalls: [{ name: "bench_noop", arguments: { value: 1 } }],
+            usage: { promptTokens: 10, completionTokens: 2 },
+          };
+        }
+        return { text: [...TEXT], usage: { promptTokens: 12, completionTokens: 4 } };
+      },
+    });
   console.log(server.url);
   process.stdin.resume();
   process.stdin.on("end", () => void server.close().then(() => process.exit(0)));
@@ -72,85 +76,17 @@ async function serve(): Promise<void> {
 
 // ---------------------------------------------------------------- variants
 
-async function* sseData(response: Response): AsyncGenerator<string> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      for (const line of event.split("\n")) {
-        if (line.startsWith("data: ")) yield line.slice(6);
-      }
-    }
-  }
-}
-
-function rawTurn(url: string): Turn {
-  const tools = [{
-    type: "function",
-    function: {
-      name: "bench_noop",
-      description: "Does nothing",
-      parameters: { type: "object", properties: { value: { type: "number" } } },
-    },
-  }];
-  const call = async (messages: unknown[]) => {
-    const response = await fetch(`${url}/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer sk-bench" },
-      body: JSON.stringify({ model: "bench", messages, tools, stream: true, max_tokens: 1024 }),
-    });
-    let text = "";
-    const calls: Array<
-      { id: string; type: string; function: { name: string; arguments: string } }
-    > = [];
-    for await (const data of sseData(response)) {
-      if (data === "[DONE]") break;
-      const delta = JSON.parse(data).choices?.[0]?.delta ?? {};
-      if (delta.content) text += delta.content;
-      for (const piece of delta.tool_calls ?? []) {
-        const target = calls[piece.index] ??= {
-          id: "",
-          type: "function",
-          function: { name: "", arguments: "" },
-        };
-        if (piece.id) target.id = piece.id;
-        if (piece.function?.name) target.function.name += piece.function.name;
-        if (piece.function?.arguments) target.function.arguments += piece.function.arguments;
-      }
-    }
-    return { text, calls };
-  };
-  return async (i) => {
-    const messages: unknown[] = [{ role: "system", content: "You are a bench." }, {
-      role: "user",
-      content: `turn ${i}`,
-    }];
-    const first = await call(messages);
-    const results = first.calls.map((c) => {
-      JSON.parse(c.function.arguments);
-      return "ok";
-    });
-    messages.push({ role: "assistant", content: null, tool_calls: first.calls });
-    first.calls.forEach((c, k) =>
-      messages.push({ role: "tool", tool_call_id: c.id, content: results[k] })
-    );
-    const second = await call(messages);
-    if (second.text !== TEXT.join("")) throw new Error(`raw: unexpected text ${second.text}`);
-  };
-}
-
 interface BubHandle {
   turn: Turn;
   close: () => Promise<void>;
 }
 
-async function bubTurn(url: string, noopPlugins: number, memoryTape = false): Promise<BubHandle> {
+async function bubTurn(
+  url: string,
+  noopPlugins: number,
+  memoryTape = false,
+  session: string | null = null,
+): Promise<BubHandle> {
   const { BubFramework } = await import("../src/builtin/framework.ts");
   const { defineTool } = await import("../src/tools/tool.ts");
   const { z } = await import("zod");
@@ -192,7 +128,7 @@ async function bubTurn(url: string, noopPlugins: number, memoryTape = false): Pr
   return {
     turn: async (i) => {
       const result = await bub.processInbound(
-        { channel: "bench", chatId: `c${noopPlugins}-${i}`, content: `turn ${i}` },
+        { channel: "bench", chatId: session ?? `c${noopPlugins}-${i}`, content: `turn ${i}` },
         { stream: true },
       );
       if (result.modelOutput !== TEXT.join("")) {
@@ -283,16 +219,33 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
-async function time(turn: Turn, offset: number): Promise<Row> {
-  for (let i = 0; i < WARMUP; i++) await turn(offset + i);
-  const samples: number[] = [];
+/** Times the variants turn by turn in rotation, so a change in machine load hits all alike. */
+async function timeInterleaved(variants: Record<string, Turn>): Promise<Record<string, Row>> {
+  const names = Object.keys(variants);
+  for (const name of names) for (let i = 0; i < WARMUP; i++) await variants[name]!(i);
+  const samples: Record<string, number[]> = {};
+  const cpu: Record<string, number> = {};
+  for (const name of names) [samples[name], cpu[name]] = [[], 0];
   for (let i = 0; i < N; i++) {
-    const start = performance.now();
-    await turn(offset + WARMUP + i);
-    samples.push(performance.now() - start);
+    for (const name of names) {
+      const cpuStart = process.cpuUsage();
+      const start = performance.now();
+      await variants[name]!(WARMUP + i);
+      samples[name]!.push(performance.now() - start);
+      const used = process.cpuUsage(cpuStart);
+      cpu[name]! += (used.user + used.system) / 1000;
+    }
   }
-  samples.sort((a, b) => a - b);
-  return { p50: percentile(samples, 0.5), p95: percentile(samples, 0.95) };
+  const rows: Record<string, Row> = {};
+  for (const name of names) {
+    const sorted = samples[name]!.sort((a, b) => a - b);
+    rows[name] = {
+      p50: percentile(sorted, 0.5),
+      p95: percentile(sorted, 0.95),
+      cpu: cpu[name]! / N,
+    };
+  }
+  return rows;
 }
 
 function collectGarbage(): boolean {
@@ -316,33 +269,56 @@ async function retainedPerTurn(turn: Turn): Promise<number | null> {
   return (process.memoryUsage().heapUsed - before) / HEAP_TURNS;
 }
 
+const GROWTH = (process.env.BENCH_GROWTH ?? "10,100,300,1000").split(",").map(Number)
+  .filter((level) => level > 0);
+const GROWTH_SAMPLES = Number(process.env.BENCH_GROWTH_SAMPLES ?? 30);
+
 async function measure(url: string): Promise<void> {
   const rows: Record<string, Row | { error: string }> = {};
-  const attempt = async (name: string, make: () => Promise<Turn>, offset: number) => {
+  const variants: Record<string, Turn> = {};
+  const closers: Array<() => Promise<void>> = [];
+  const attempt = async (name: string, make: () => Promise<Turn>) => {
     try {
-      rows[name] = await time(await make(), offset);
+      variants[name] = await make();
+      await variants[name]!(-1);
     } catch (error) {
+      delete variants[name];
       rows[name] = { error: String(error instanceof Error ? error.message : error).slice(0, 120) };
     }
   };
-  await attempt("raw fetch+SSE", () => Promise.resolve(rawTurn(url)), 0);
   const bub = await bubTurn(url, 0);
-  rows["bub"] = await time(bub.turn, 0);
-  const retained = await retainedPerTurn(bub.turn);
-  await bub.close();
+  closers.push(bub.close);
+  // Bub's exact request bytes of a fresh-session turn (both calls), for the raw client.
+  const bodies = await recordBodies(() => bub.turn(-2));
+  await attempt("raw fetch+SSE", () => Promise.resolve(rawTurn(url)));
+  await attempt("raw, Bub's request bytes", () => Promise.resolve(rawBytesTurn(url, bodies)));
+  variants["bub"] = bub.turn;
   const hooked = await bubTurn(url, 10);
-  rows["bub + 10 no-op hooks/stage"] = await time(hooked.turn, 0);
-  await hooked.close();
+  closers.push(hooked.close);
+  variants["bub + 10 no-op hooks/stage"] = hooked.turn;
   const memory = await bubTurn(url, 0, true);
-  rows["bub, in-memory tape store"] = await time(memory.turn, 0);
-  await memory.close();
+  closers.push(memory.close);
+  variants["bub, in-memory tape store"] = memory.turn;
   if (existsSync(join(PEERS, "node_modules/ai"))) {
-    await attempt("ai ToolLoopAgent", () => aiSdkTurn(url), 0);
+    await attempt("ai ToolLoopAgent", () => aiSdkTurn(url));
   } else rows["ai ToolLoopAgent"] = { error: "not installed in bench/.peers" };
   if (existsSync(join(PEERS, "node_modules/@mariozechner/pi-agent-core"))) {
-    await attempt("pi-agent-core Agent", () => piTurn(url), 0);
+    await attempt("pi-agent-core Agent", () => piTurn(url));
   } else rows["pi-agent-core Agent"] = { error: "not installed in bench/.peers" };
-  console.log(JSON.stringify({ rows, retained }));
+  Object.assign(rows, await timeInterleaved(variants));
+  const retained = await retainedPerTurn(bub.turn);
+  for (const close of closers) await close();
+  let growth: GrowthRow[] = [];
+  let sessionRetained: number | null = null;
+  if (GROWTH.length > 0) {
+    const same = await bubTurn(url, 0, false, "same-session");
+    const gc = collectGarbage() ? () => void collectGarbage() : null;
+    const result = await measureGrowth(url, same.turn, GROWTH, GROWTH_SAMPLES, gc);
+    [growth, sessionRetained] = [result.rows, result.retainedPerTurn];
+    await same.close();
+  }
+  const requestBytes = bodies.map((body) => new TextEncoder().encode(body).length);
+  console.log(JSON.stringify({ rows, retained, growth, sessionRetained, requestBytes }));
 }
 
 // ---------------------------------------------------------------- driver
@@ -370,46 +346,75 @@ async function startServer(script: string): Promise<{ url: string; child: ChildP
   return { url, child };
 }
 
+interface Measured {
+  rows: Record<string, Row & { error?: string }>;
+  retained: number | null;
+  growth: GrowthRow[];
+  sessionRetained: number | null;
+  requestBytes: number[];
+}
+
+const f = (n: number | undefined) => (n === undefined ? "n/a" : n.toFixed(2));
+const kb = (n: number | null) => (n === null ? "n/a" : (n / 1024).toFixed(2));
+
+function rowLines(runtime: string, result: Measured): string[] {
+  const lines: string[] = [];
+  const raw = result.rows["raw fetch+SSE"]?.p50;
+  const rawBytes = result.rows["raw, Bub's request bytes"]?.p50;
+  for (const [name, row] of Object.entries(result.rows)) {
+    if (row.error) {
+      lines.push(`| ${runtime} | ${name} | n/a (${row.error}) | | | | |`);
+      continue;
+    }
+    const over = (base: number | undefined) => {
+      if (base === undefined || name.startsWith("raw")) return "—";
+      const d = row.p50 - base;
+      return (d >= 0 ? "+" : "") + f(d);
+    };
+    lines.push(
+      `| ${runtime} | ${name} | ${f(row.p50)} | ${f(row.p95)} | ${f(row.cpu)} | ${over(raw)} | ${
+        over(rawBytes)
+      } |`,
+    );
+  }
+  return lines;
+}
+
 async function main(): Promise<void> {
   const script = new URL(import.meta.url).pathname;
   const server = await startServer(script);
-  const f = (n: number | undefined) => (n === undefined ? "n/a" : n.toFixed(2));
   const lines = [
-    `Turn = streamed tool call → tool → streamed text; ${WARMUP} warm-up, N=${N}; mock server in a separate Node 24 process.`,
+    `Turn = streamed tool call → tool → streamed text; ${WARMUP} warm-up, N=${N}, variants timed in rotation; mock server in a separate Node 24 process. cpu = this process's CPU time per turn.`,
     "",
-    "| runtime | variant | p50 ms | p95 ms | p50 over raw ms |",
-    "|---|---|---|---|---|",
+    "| runtime | variant | p50 ms | p95 ms | cpu ms | p50 over raw | p50 over raw (Bub's bytes) |",
+    "|---|---|---|---|---|---|---|",
   ];
   const heap: string[] = [];
+  const growth: string[] = [];
+  const sizes: string[] = [];
   try {
     for (const runtime of ["node24", "deno", "bun"]) {
       const [exe, args] = runtimeCommand(runtime, script, ["--measure", server.url]);
-      let result: { rows: Record<string, Row & { error?: string }>; retained: number | null };
+      let result: Measured;
       try {
         const out = execFileSync(exe, args, { encoding: "utf8", maxBuffer: 1 << 26 });
         result = JSON.parse(out.trim().split("\n").at(-1)!);
       } catch (error) {
-        lines.push(`| ${runtime} | (failed: ${String(error).slice(0, 80)}) | | | |`);
+        lines.push(`| ${runtime} | (failed: ${String(error).slice(0, 80)}) | | | | | |`);
         continue;
       }
-      const raw = result.rows["raw fetch+SSE"]?.p50;
-      for (const [name, row] of Object.entries(result.rows)) {
-        if (row.error) {
-          lines.push(`| ${runtime} | ${name} | n/a (${row.error}) | | |`);
-          continue;
-        }
-        const over = raw === undefined ? undefined : row.p50 - raw;
-        lines.push(
-          `| ${runtime} | ${name} | ${f(row.p50)} | ${f(row.p95)} | ${
-            name.startsWith("raw") ? "—" : (over! >= 0 ? "+" : "") + f(over)
-          } |`,
+      // Each runtime's raw result as it arrives, so a cut-short run still shows what it measured.
+      console.error(`${runtime}: ${JSON.stringify(result)}`);
+      lines.push(...rowLines(runtime, result));
+      heap.push(`| ${runtime} | ${kb(result.retained)} | ${kb(result.sessionRetained)} |`);
+      for (const row of result.growth) {
+        growth.push(
+          `| ${runtime} | ${row.prior} | ${f(row.bub)} | ${f(row.raw)} | ${
+            (row.bub / row.raw).toFixed(2)
+          }× | ${row.bytes} |`,
         );
       }
-      heap.push(
-        `| ${runtime} | ${
-          result.retained === null ? "n/a (no gc)" : (result.retained / 1024).toFixed(2)
-        } |`,
-      );
+      sizes.push(`| ${runtime} | ${result.requestBytes.join(" + ")} |`);
     }
   } finally {
     server.child.stdin!.end();
@@ -417,10 +422,22 @@ async function main(): Promise<void> {
   }
   lines.push(
     "",
-    `Heap retained per Bub turn after GC (${HEAP_TURNS} turns, file tape store):`,
+    `Same session (one chat, prior turns), p50 ms, Bub beside the raw client sending Bub's bytes of that turn:`,
     "",
-    "| runtime | KB/turn |",
+    "| runtime | prior turns | bub | raw, same bytes | ratio | request bytes (2 calls) |",
+    "|---|---|---|---|---|---|",
+    ...growth,
+    "",
+    "Request size of a fresh-session turn (bytes per call, the raw row sends exactly these):",
+    "",
+    "| runtime | bytes |",
     "|---|---|",
+    ...sizes,
+    "",
+    `Heap retained per Bub turn after GC: fresh sessions (${HEAP_TURNS} turns, file tape) and one long session (from 100 prior turns on):`,
+    "",
+    "| runtime | KB/turn, fresh sessions | KB/turn, one session |",
+    "|---|---|---|",
     ...heap,
   );
   console.log(lines.join("\n"));

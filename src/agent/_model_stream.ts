@@ -28,7 +28,12 @@ let apiCallError: typeof APICallError | null = null;
 const MANAGED = ["model", "messages", "tools", "max_tokens", "stream", "input"];
 const V4_REASONING = new Set(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
 
-function bodyExtras(protocol: ProviderProtocol, request: ModelRequest): {
+/**
+ * Bub's body fields of one request around the provider's own: completion args (managed keys
+ * dropped) first, the protocol's usage / cache fields, and the reasoning effort last (or as the
+ * SDK's `reasoning` option, returned separately).
+ */
+export function bodyExtras(protocol: ProviderProtocol, request: ModelRequest): {
   extras: BodyExtras;
   reasoning: string | null;
 } {

@@ -32,7 +32,8 @@ export function audioMimeType(format: string): string {
   return AUDIO_MIME[format.toLowerCase()] ?? `audio/${format.toLowerCase()}`;
 }
 
-function contentText(content: string | ChatContentPart[] | null | undefined): string {
+/** The text of a message content: a string, or the `text` parts joined with newlines. */
+export function contentText(content: string | ChatContentPart[] | null | undefined): string {
   if (content == null) return "";
   if (typeof content === "string") return content;
   return content

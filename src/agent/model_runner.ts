@@ -88,6 +88,8 @@ export class ModelRunner {
   #executor: ToolExecutor;
   #timeoutSeconds: number | null;
   #stallSeconds: number | null;
+  /** The system prompt last recorded on each turn's tape (a fork per turn). */
+  #recordedSystem = new WeakMap<Tape, string>();
 
   /**
    * Creates the object.
@@ -119,6 +121,16 @@ export class ModelRunner {
     return this.#settings;
   }
 
+  /**
+   * The system prompt to record with a call: written once per turn (the turn's tape fork), and
+   * again only when a later call's prompt differs from the last one recorded.
+   */
+  #systemEntry(tape: Tape, systemPrompt: string): string | null {
+    if (this.#recordedSystem.get(tape) === systemPrompt) return null;
+    this.#recordedSystem.set(tape, systemPrompt);
+    return systemPrompt;
+  }
+
   /** Streams one step's events; iterate it to run the call. */
   run(args: ModelRunArgs): AsyncStreamEvents {
     const state = new StreamState();
@@ -137,7 +149,13 @@ export class ModelRunner {
       history = await tape.readMessages();
     } catch (error) {
       if (BubError.isInstance(error)) {
-        await tape.recordChat({ runId, systemPrompt, contextError: error, newMessages: [], error });
+        await tape.recordChat({
+          runId,
+          systemPrompt: this.#systemEntry(tape, systemPrompt),
+          contextError: error,
+          newMessages: [],
+          error,
+        });
       }
       throw error;
     }
@@ -159,7 +177,7 @@ export class ModelRunner {
       if (decision) {
         await tape.recordChat({
           runId,
-          systemPrompt,
+          systemPrompt: this.#systemEntry(tape, systemPrompt),
           newMessages,
           responseText: decision.text,
           model: request.model,
@@ -247,7 +265,7 @@ export class ModelRunner {
     if (calls.length === 0) {
       await tape.recordChat({
         runId,
-        systemPrompt,
+        systemPrompt: this.#systemEntry(tape, systemPrompt),
         newMessages,
         responseText: text,
         usage: usage as Record<string, unknown> | null,
@@ -270,7 +288,7 @@ export class ModelRunner {
     });
     await tape.recordChat({
       runId,
-      systemPrompt,
+      systemPrompt: this.#systemEntry(tape, systemPrompt),
       newMessages,
       toolCalls: calls,
       toolResults: execution.toolResults,

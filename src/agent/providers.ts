@@ -1,7 +1,9 @@
 /**
  * API key / base lookup and the {@link ProviderModelClient} that calls OpenAI-compatible, OpenAI
- * (chat and Responses) and Anthropic endpoints through the AI SDK providers at the
- * `LanguageModelV4` level (model ids and provider presets: `provider_presets.ts`).
+ * (chat and Responses) and Anthropic endpoints. Chat-completions requests go through the direct
+ * client (`chat_completions_client.ts`) when it reproduces the SDK's request exactly; the rest
+ * go through the AI SDK providers at the `LanguageModelV4` level, one provider model per model
+ * id (model ids and provider presets: `provider_presets.ts`).
  *
  * @module
  */
@@ -19,6 +21,12 @@ import { buildCall, streamLanguageModel } from "./_model_stream.ts";
 import { withActivity } from "./_activity_fetch.ts";
 import type { FetchLike } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
+import {
+  type ChatCompletionsTarget,
+  resolveChatTarget,
+  streamChatCompletions,
+} from "./chat_completions_client.ts";
+import { chatBodyCovers, chatRequestBody } from "./_chat_body.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
 
 export type { FetchLike } from "./_request_body.ts";
@@ -144,6 +152,24 @@ async function createLanguageModel(init: LanguageModelInit): Promise<LanguageMod
   }
 }
 
+/** The direct chat-completions target of a model (null: the AI SDK builds its requests). */
+function chatTarget(
+  id: ModelId,
+  settings: ProviderSettings,
+  fetch: FetchLike,
+): ChatCompletionsTarget | null {
+  const { headers, rest } = clientOptions(settings);
+  return resolveChatTarget({
+    id,
+    preset: providerPreset(id.provider),
+    apiKey: lookupProviderSetting(settings.apiKey, id.provider),
+    apiBase: lookupProviderSetting(settings.apiBase, id.provider),
+    headers,
+    sdkOnlyArgs: Object.keys(rest).length > 0,
+    fetch,
+  });
+}
+
 function defaultFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   return globalThis.fetch(input, init);
 }
@@ -172,6 +198,8 @@ export class ProviderModelClient implements ModelClient {
   #settings: ProviderSettings;
   /** One provider model per model id, built on its first call and reused by later ones. */
   #models = new Map<string, Promise<LanguageModelV4>>();
+  /** The direct chat-completions target per model id (null: through the AI SDK). */
+  #targets = new Map<string, ChatCompletionsTarget | null>();
   /** Each call's own `fetch` (its body fields, activity, tool-call merge), by its abort signal. */
   #calls = new WeakMap<AbortSignal, FetchLike>();
 
@@ -191,6 +219,14 @@ export class ProviderModelClient implements ModelClient {
   ): AsyncGenerator<ModelEvent> {
     const id = parseModelId(request.model);
     const preset = providerPreset(id.provider);
+    const target = this.#target(request.model, id);
+    if (target !== null && chatBodyCovers(target.protocol, id, request)) {
+      const body = chatRequestBody(target.protocol, id, request);
+      if (body !== null) {
+        yield* streamChatCompletions(target, body, options);
+        return;
+      }
+    }
     // Every call has a signal of its own: the cached model's fetch finds the call's fetch by it.
     const controller = new AbortController();
     const signal = options.signal
@@ -211,6 +247,16 @@ export class ProviderModelClient implements ModelClient {
     } finally {
       this.#calls.delete(signal);
     }
+  }
+
+  /** The direct chat-completions target of a model id (null: the SDK path), built once. */
+  #target(key: string, id: ModelId): ChatCompletionsTarget | null {
+    let target = this.#targets.get(key);
+    if (target === undefined) {
+      target = chatTarget(id, this.#settings, this.#settings.fetch ?? defaultFetch);
+      this.#targets.set(key, target);
+    }
+    return target;
   }
 
   #model(key: string, id: ModelId): Promise<LanguageModelV4> {

@@ -11,6 +11,8 @@ import { ProviderModelClient } from "../agent/providers.ts";
 import { ShellManager } from "../environment/shell_manager.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { discoverSkills } from "../skills/discovery.ts";
+import type { Skill } from "../skills/skill.ts";
+import type { TurnState } from "../kernel/turn.ts";
 import { skillsPromptFor } from "../skills/prompt.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -113,6 +115,17 @@ export class BuiltinRuntime {
   /** A `${config.*}` lookup for skill bodies. */
   configLookup = (path: string): unknown => getConfigValue(path, this.sources);
 
+  /** Skills discovered once per turn: later steps of the turn (same state) reuse them. */
+  #turnSkills = new WeakMap<TurnState, { workspace: string; skills: Skill[] }>();
+
+  #skillsOfTurn(state: TurnState, workspace: string): Skill[] {
+    const cached = this.#turnSkills.get(state);
+    if (cached !== undefined && cached.workspace === workspace) return cached.skills;
+    const skills = discoverSkills({ workspace });
+    this.#turnSkills.set(state, { workspace, skills });
+    return skills;
+  }
+
   /** The agent, created on first use. */
   get agent(): Agent {
     if (this.#agent === null) {
@@ -139,7 +152,7 @@ export class BuiltinRuntime {
           const workspace = typeof state._runtime_workspace === "string"
             ? state._runtime_workspace
             : this.framework.workspace;
-          const skills = discoverSkills({ workspace });
+          const skills = this.#skillsOfTurn(state, workspace);
           return skillsPromptFor(skills, promptText, { allowedSkills, config: this.configLookup });
         },
       });

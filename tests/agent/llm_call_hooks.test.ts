@@ -241,7 +241,8 @@ describe("run ids", () => {
       "tool_result",
       "event:run",
     ]);
-    assert.deepEqual(byRun(ids.before![1]!), ["system", "message", "event:run"]);
+    // The second step sends the same system prompt: it is not recorded again (once per turn).
+    assert.deepEqual(byRun(ids.before![1]!), ["message", "event:run"]);
   });
 });
 

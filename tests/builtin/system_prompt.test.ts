@@ -1,6 +1,7 @@
 /**
  * The system prompt (builtin spec §9, §16 item 140): the builtin fragment with `AGENTS.md`,
- * plugin fragments, the tools and skills blocks, recorded on the tape every step.
+ * plugin fragments, the tools and skills blocks, recorded on the tape once per turn and again only
+ * on a step whose system prompt changed.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -65,10 +66,28 @@ describe("assembly", () => {
     assert.ok(system.endsWith("</available_skills>"));
   });
 
-  test("the full system prompt is recorded as a system entry on every step", async () => {
+  test("the full system prompt is recorded once per turn when every step sends the same one", async () => {
+    await using fx = await turnFixture({
+      script: [mockReply.toolCall("tests_one", {}), mockReply.text("ok"), mockReply.text("ok")],
+      tools: [defineTool({ name: "tests.one", handler: () => 1 })],
+    });
+    await fx.turn("hi");
+    const systems = (await fx.entries()).filter((e) => e.kind === "system").map((e) =>
+      (e.payload as { content: string }).content
+    );
+    assert.equal(systemOf(fx.bodies()[1]!), systemOf(fx.bodies()[0]!));
+    assert.deepEqual(systems, [systemOf(fx.bodies()[0]!)]);
+    await fx.turn("again");
+    const next = (await fx.entries()).filter((e) => e.kind === "system");
+    assert.equal(next.length, 2, "the next turn records it again");
+  });
+
+  test("a step whose system prompt changed records the new one", async () => {
+    let step = 0;
     await using fx = await turnFixture({
       script: [mockReply.toolCall("tests_one", {}), mockReply.text("ok")],
       tools: [defineTool({ name: "tests.one", handler: () => 1 })],
+      plugins: [{ name: "counter", systemPrompt: () => `STEP ${++step}` }],
     });
     await fx.turn("hi");
     const systems = (await fx.entries()).filter((e) => e.kind === "system").map((e) =>
@@ -77,5 +96,6 @@ describe("assembly", () => {
     assert.equal(systems.length, 2);
     assert.equal(systems[0], systemOf(fx.bodies()[0]!));
     assert.equal(systems[1], systemOf(fx.bodies()[1]!));
+    assert.notEqual(systems[0], systems[1]);
   });
 });
