@@ -285,6 +285,8 @@ export {
   isAsyncTapeStore,
   latestEvents,
   messageEntry,
+  PostgresTapeStore,
+  type PostgresTapeStoreOptions,
   readSpill,
   type ReadSpillOptions,
   type RecordChatOptions,

@@ -1,5 +1,5 @@
 /**
- * The tape: entries, queries, stores (memory, JSONL file, SQLite), forks, context selection,
+ * The tape: entries, queries, stores (memory, JSONL file, SQLite, PostgreSQL), forks, context selection,
  * sidecars and spill.
  *
  * @module
@@ -30,6 +30,7 @@ export {
 export { InMemoryTapeStore } from "./memory_store.ts";
 export { FileTapeStore, type FileTapeStoreOptions } from "./file_store.ts";
 export { SqliteTapeStore, type SqliteTapeStoreOptions } from "./sqlite_store.ts";
+export { PostgresTapeStore, type PostgresTapeStoreOptions } from "./postgres_store.ts";
 export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
 export {
   buildQuery,
