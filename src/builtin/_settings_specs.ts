@@ -1,5 +1,6 @@
 /**
- * Private: the field specs of the builtin settings classes (agent, channels, Telegram, spill).
+ * Private: the field specs of the builtin settings classes (agent, channels, Telegram, spill,
+ * tape store).
  *
  * @module
  */
@@ -11,6 +12,7 @@ import {
   DEFAULT_MODEL_TIMEOUT_SECONDS,
 } from "../agent/_call_deadline.ts";
 import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
+import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 
 /** The model used when none is configured. */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";
@@ -184,6 +186,24 @@ export const SPILL: SectionSpec = {
       () => int().min(0, { error: "must be at least 0" }),
       "an integer",
       4096,
+    ),
+  ],
+};
+
+/** Spec of the tape store setting (YAML root, `BUB_TAPE_STORE`). */
+export const TAPE: SectionSpec = {
+  section: "",
+  prefix: "BUB_",
+  fields: [
+    field(
+      "tape_store",
+      "string",
+      () =>
+        str().refine((value) => parseTapeStoreChoice(value) !== null, {
+          error: `must be ${TAPE_STORE_EXPECTED}`,
+        }),
+      "a string",
+      "file",
     ),
   ],
 };

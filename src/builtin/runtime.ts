@@ -21,6 +21,7 @@ import {
   getConfigValue,
   loadAgentSettings,
   loadSpillSettings,
+  loadTapeStoreSettings,
   registerBuiltinConfigSections,
   type SettingsSources,
 } from "./settings.ts";
@@ -95,6 +96,11 @@ export class BuiltinRuntime {
   /** The spill threshold setting. */
   spillThreshold(): number {
     return loadSpillSettings(this.sources).threshold;
+  }
+
+  /** The `tape_store` setting (`BUB_TAPE_STORE`). */
+  tapeStoreSetting(): string {
+    return loadTapeStoreSettings(this.sources).tape_store;
   }
 
   /** A `${config.*}` lookup for skill bodies. */

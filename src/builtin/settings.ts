@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { expandHome } from "../_internal/home.ts";
 import { hasConfigSection, parseDotenv, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
-import { AGENT, CHANNELS, SPILL, TELEGRAM } from "./_settings_specs.ts";
+import { AGENT, CHANNELS, SPILL, TAPE, TELEGRAM } from "./_settings_specs.ts";
 import { type EnvMap, loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 
 export type { EnvMap } from "./_settings_fields.ts";
@@ -106,6 +106,15 @@ export interface TelegramSettings {
 export interface SpillSettings {
   /** Tool results longer than this many characters are spilled; ≥ 0. @default 4096 */
   threshold: number;
+}
+
+/** `TapeStoreSettings`: YAML root, env `BUB_TAPE_STORE`. */
+export interface TapeStoreSettings {
+  /**
+   * `file` (`<home>/tapes`), `memory`, `sqlite:<path>` (relative to the home) or a
+   * `postgres://` / `postgresql://` URL. @default "file"
+   */
+  tape_store: string;
 }
 
 function sectionData(
@@ -217,6 +226,21 @@ export function loadSpillSettings(sources: SettingsSources = {}): SpillSettings 
   return load<SpillSettings>(SPILL, sources);
 }
 
+/**
+ * Loads the tape store setting (YAML `tape_store`, `BUB_TAPE_STORE`).
+ *
+ * @throws {BubError} (`config`) naming the setting, its value and its source
+ * @example
+ * ```ts
+ * import { loadTapeStoreSettings } from "./settings.ts";
+ * const settings = loadTapeStoreSettings({ env: { BUB_TAPE_STORE: "sqlite:tapes.db" } });
+ * console.assert(settings.tape_store === "sqlite:tapes.db");
+ * ```
+ */
+export function loadTapeStoreSettings(sources: SettingsSources = {}): TapeStoreSettings {
+  return load<TapeStoreSettings>(TAPE, sources);
+}
+
 function walk(value: unknown, path: readonly string[]): unknown {
   let current = value;
   for (const segment of path) {
@@ -311,6 +335,7 @@ export function registerBuiltinConfigSections(): void {
   registerConfigSection("", (data) => {
     loadAgentSettings({ config: data });
     loadChannelSettings({ config: data });
+    loadTapeStoreSettings({ config: data });
   });
   registerConfigSection(
     TELEGRAM.section,
