@@ -311,6 +311,7 @@ export {
   Tape,
   type TapeEntry,
   type TapeInfo,
+  type TapeLease,
   type TapeMeta,
   type TapeOptions,
   TapeQuery,

@@ -8,7 +8,7 @@ import { BubError } from "../kernel/errors.ts";
 import type { PgSql } from "./_pg_client.ts";
 
 /** The schema version this code writes and understands. */
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 
 /** Fully qualified table names of one schema. */
 export interface PgTables {
@@ -18,6 +18,8 @@ export interface PgTables {
   readonly tapes: string;
   /** `<schema>.bub_tape_entries`: the entries, primary key `(tape, id)`. */
   readonly entries: string;
+  /** `<schema>.bub_leases`: one row per leased key (owner, epoch, expiry). */
+  readonly leases: string;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -36,6 +38,7 @@ export function pgTables(schema: string): PgTables {
     version: `${q}.bub_schema_version`,
     tapes: `${q}.bub_tapes`,
     entries: `${q}.bub_tape_entries`,
+    leases: `${q}.bub_leases`,
   };
 }
 
@@ -54,6 +57,10 @@ function _migrations(t: PgTables): string[][] {
       `CREATE INDEX bub_tape_entries_anchor_id ON ${t.entries} (tape, id) WHERE anchor IS NOT NULL`,
       // The newest event of a name (latestEvents).
       `CREATE INDEX bub_tape_entries_event ON ${t.entries} (tape, event, id) WHERE event IS NOT NULL`,
+    ],
+    [
+      `CREATE TABLE ${t.leases} (
+        key text PRIMARY KEY, owner text, epoch bigint NOT NULL, lease_until timestamptz NOT NULL)`,
     ],
   ];
 }

@@ -30,7 +30,11 @@ export {
 export { InMemoryTapeStore } from "./memory_store.ts";
 export { FileTapeStore, type FileTapeStoreOptions } from "./file_store.ts";
 export { SqliteTapeStore, type SqliteTapeStoreOptions } from "./sqlite_store.ts";
-export { PostgresTapeStore, type PostgresTapeStoreOptions } from "./postgres_store.ts";
+export {
+  PostgresTapeStore,
+  type PostgresTapeStoreOptions,
+  type TapeLease,
+} from "./postgres_store.ts";
 export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
 export {
   buildQuery,

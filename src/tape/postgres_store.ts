@@ -1,20 +1,22 @@
 /**
  * `PostgresTapeStore`: tapes in PostgreSQL (postgres.js), same semantics and ids as the file and
- * SQLite stores; several processes may share one database.
+ * SQLite stores; several processes may share one database, coordinating through leases whose
+ * epochs fence appends.
  *
  * @module
  */
-import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
-import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import { deepFreeze, pyDumps } from "./_json.ts";
 import { KeyedMutex } from "./_mutex.ts";
-import { connectPg, type PgRow, type PgSql, redactPgUrl } from "./_pg_client.ts";
+import { appendColumns, pgAppend } from "./_pg_append.ts";
+import { connectPg, type PgSql, redactPgUrl } from "./_pg_client.ts";
+import { pgAcquireLease, pgReleaseLease, pgRenewLease, type TapeLease } from "./_pg_leases.ts";
+import { pgFetchAll, pgLatestEvents } from "./_pg_query.ts";
 import { migratePg, type PgTables, pgTables } from "./_pg_schema.ts";
-import { searchPass } from "./_search.ts";
-import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
+
+export type { TapeLease } from "./_pg_leases.ts";
 
 /** Options of {@link PostgresTapeStore}. */
 export interface PostgresTapeStoreOptions {
@@ -24,24 +26,6 @@ export interface PostgresTapeStoreOptions {
   max?: number;
   /** Seconds to wait for a connection (default 10). */
   connectTimeoutSeconds?: number;
-}
-
-const COLUMNS = "id, kind, payload::text AS payload, meta::text AS meta, date";
-
-function _row(row: PgRow): TapeEntry {
-  const meta = JSON.parse(String(row.meta));
-  return deepFreeze({
-    id: Number(row.id),
-    kind: String(row.kind),
-    payload: JSON.parse(String(row.payload)),
-    meta: isRecord(meta) ? meta : {},
-    date: String(row.date),
-  });
-}
-
-function _id(rows: PgRow[]): number | null {
-  const id = rows[0]?.id;
-  return id === null || id === undefined ? null : Number(id);
 }
 
 /**
@@ -155,128 +139,79 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
 
   /**
    * Appends entries in one statement: the tape's head moves by the batch size (taking its row
-   * lock until commit) and the rows are inserted from arrays with the ids below the new head.
+   * lock until commit) and the rows are inserted with the ids below the new head. With `fence`,
+   * nothing is stored unless the lease still has that owner and epoch: a `temporary` BubError
+   * with `details.reason === "lease_lost"`.
    */
-  async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
-    const columns: (string | null)[][] = [[], [], [], [], [], []];
-    for (const entry of entries) {
-      const checked = validateEntry(tape, entry);
-      let row: (string | null)[];
-      try {
-        const name = checked.payload.name;
-        row = [
-          checked.kind,
-          checked.kind === "anchor" ? (typeof name === "string" ? name : "") : null,
-          checked.kind === "event" && typeof name === "string" ? name : null,
-          pyDumps(checked.payload),
-          pyDumps(checked.meta),
-          checked.date,
-        ];
-      } catch (error) {
-        throw new TypeError(
-          `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
-        );
-      }
-      row.forEach((value, i) => columns[i]!.push(value));
-    }
+  async appendMany(
+    tape: string,
+    entries: readonly TapeEntry[],
+    options: { fence?: TapeLease } = {},
+  ): Promise<void> {
+    const columns = appendColumns(tape, entries);
     if (entries.length === 0) return;
     const sql = await this.#open();
-    const { tapes, entries: table } = this.#tables;
-    await this.#appends.run(tape, () =>
-      sql.unsafe(
-        `WITH h AS (
-          INSERT INTO ${tapes} AS t (name, head) VALUES ($1, $2) ON CONFLICT (name)
-          DO UPDATE SET head = t.head + $2 RETURNING head
-        )
-        INSERT INTO ${table} (tape, id, kind, anchor, event, payload, meta, date)
-        SELECT $1, h.head - $2 + r.n, r.kind, r.anchor, r.event, r.payload::json, r.meta::json, r.date
-        FROM h, unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-          WITH ORDINALITY AS r(kind, anchor, event, payload, meta, date, n)`,
-        [tape, entries.length, ...columns],
-      ));
-  }
-
-  async #anchorId(sql: PgSql, tape: string, name: string | null): Promise<number | null> {
-    const { entries } = this.#tables;
-    return _id(
-      name === null
-        ? await sql.unsafe(
-          `SELECT id FROM ${entries} WHERE tape = $1 AND anchor IS NOT NULL ORDER BY id DESC LIMIT 1`,
-          [tape],
-        )
-        : await sql.unsafe(
-          `SELECT id FROM ${entries} WHERE tape = $1 AND anchor = $2 ORDER BY id DESC LIMIT 1`,
-          [tape, name],
-        ),
+    const fence = options.fence ?? null;
+    const inserted = await this.#appends.run(
+      tape,
+      () => pgAppend(sql, this.#tables, tape, columns, fence),
     );
+    if (fence && inserted === 0) {
+      throw new BubError(
+        "temporary",
+        `Cannot append to tape ${
+          JSON.stringify(tape)
+        }: the lease ${fence.key} (epoch ${fence.epoch}) of ${fence.owner} was lost`,
+        { tape, reason: "lease_lost", key: fence.key, owner: fence.owner, epoch: fence.epoch },
+      );
+    }
   }
 
   /** The newest event of each of `names` (one indexed lookup per name), in tape order. */
   async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
     validateTapeName(tape);
-    const wanted = [...new Set(names)].filter((name) => typeof name === "string");
-    if (wanted.length === 0) return [];
-    const sql = await this.#open();
-    const rows = await sql.unsafe(
-      `SELECT e.* FROM unnest($2::text[]) AS w(name), LATERAL (
-        SELECT ${COLUMNS} FROM ${this.#tables.entries}
-        WHERE tape = $1 AND event = w.name ORDER BY id DESC LIMIT 1
-      ) AS e ORDER BY e.id`,
-      [tape, wanted],
-    );
-    return rows.map(_row);
+    return await pgLatestEvents(await this.#open(), this.#tables, tape, names);
   }
 
   /** Evaluates a query: the anchor slice, kinds and a plain limit in SQL, the rest in memory. */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
-    const sql = await this.#open();
-    const tape = query.tape;
-    let low = 0;
-    let high = Number.MAX_SAFE_INTEGER;
-    const notFound = (name: string) =>
-      new BubError("not_found", `Anchor '${name}' was not found.`, { tape, anchor: name });
-    if (query.betweenAnchorNames) {
-      const [s, e] = query.betweenAnchorNames;
-      const start = await this.#anchorId(sql, tape, s);
-      if (start === null) throw notFound(s);
-      const end = _id(
-        await sql.unsafe(
-          `SELECT id FROM ${this.#tables.entries} WHERE tape = $1 AND anchor = $2 AND id > $3 ORDER BY id LIMIT 1`,
-          [tape, e, start],
-        ),
-      );
-      if (end === null) throw notFound(e);
-      [low, high] = [start, end];
-    } else if (query.afterLast) {
-      const last = await this.#anchorId(sql, tape, null);
-      if (last === null) throw new BubError("not_found", "No anchors found in tape.", { tape });
-      low = last;
-    } else if (query.afterAnchorName !== null) {
-      const found = await this.#anchorId(sql, tape, query.afterAnchorName);
-      if (found === null) throw notFound(query.afterAnchorName);
-      low = found;
-    }
-    const kinds = query.kindList;
-    const plain = !query.text && !query.betweenDateRange && query.limitCount !== null;
-    const params: unknown[] = [tape, low, high];
-    if (kinds.length) params.push([...kinds]);
-    if (plain) params.push(query.limitCount);
-    const rows = await sql.unsafe(
-      `SELECT ${COLUMNS} FROM ${this.#tables.entries} WHERE tape = $1 AND id > $2 AND id < $3${
-        kinds.length ? " AND kind = ANY($4::text[])" : ""
-      } ORDER BY id${plain ? ` LIMIT $${params.length}` : ""}`,
-      params,
-    );
-    const view: EntryView = { entries: rows.map(_row), anchors: [] };
-    const rest: QuerySpec = {
-      ...query,
-      tape,
-      afterLast: false,
-      afterAnchorName: null,
-      betweenAnchorNames: null,
+    return await pgFetchAll(await this.#open(), this.#tables, query);
+  }
+
+  /**
+   * Takes the lease of `key` (e.g. a session id) for `owner` when it is free, released or
+   * expired (the epoch grows by one); null while another owner holds it. Times are on the
+   * database clock.
+   */
+  async acquireLease(key: string, owner: string, ttlMs: number): Promise<TapeLease | null> {
+    _checkLease(key, owner, ttlMs);
+    return await pgAcquireLease(await this.#open(), this.#tables, key, owner, ttlMs);
+  }
+
+  /** Extends a lease for `ttlMs`; null when it was lost (another owner took over). */
+  async renewLease(lease: TapeLease, ttlMs: number): Promise<TapeLease | null> {
+    _checkLease(lease?.key, lease?.owner, ttlMs);
+    return await pgRenewLease(await this.#open(), this.#tables, lease, ttlMs);
+  }
+
+  /** Releases a lease at once; false when it had already been lost. */
+  async releaseLease(lease: TapeLease): Promise<boolean> {
+    return await pgReleaseLease(await this.#open(), this.#tables, lease);
+  }
+
+  /**
+   * A view of this store whose appends are fenced by `lease`: after a takeover they throw
+   * (`details.reason === "lease_lost"`) and store nothing. Reads and resets are not fenced.
+   */
+  fenced(lease: TapeLease): TapeStore {
+    return {
+      listTapes: async () => await this.listTapes(),
+      reset: async (tape) => await this.reset(tape),
+      fetchAll: async (query) => await this.fetchAll(query),
+      append: async (tape, entry) => await this.appendMany(tape, [entry], { fence: lease }),
+      appendMany: async (tape, entries) => await this.appendMany(tape, entries, { fence: lease }),
+      latestEvents: async (tape, names) => await this.latestEvents(tape, names),
     };
-    if (query.text) return await searchPass(evaluateQuery(view, rest, { limit: false }), query);
-    return evaluateQuery(view, rest);
   }
 
   /** Closes the pool (running queries get 5 s). */
@@ -290,5 +225,14 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
   /** Same as {@link close}. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+}
+
+function _checkLease(key: unknown, owner: unknown, ttlMs: unknown): void {
+  if (typeof key !== "string" || key === "" || typeof owner !== "string" || owner === "") {
+    throw new TypeError("Cannot use a lease: key and owner must be non-empty strings");
+  }
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new TypeError(`Cannot use a lease: ttlMs must be a number > 0, got ${String(ttlMs)}`);
   }
 }
