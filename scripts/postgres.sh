@@ -11,6 +11,7 @@
 #   scripts/postgres.sh stop <dir>                stop the server started in <dir>, remove <dir>
 #
 # Example: eval "$(scripts/postgres.sh start)"; ...; scripts/postgres.sh stop "$BUB_POSTGRES_DIR"
+# BUB_POSTGRES_DURABLE=1 keeps fsync on (benches comparing durable stores).
 set -euo pipefail
 
 log() { echo "postgres.sh: $*" >&2; }
@@ -85,11 +86,13 @@ start() {
     log "initdb failed"
     return 1
   fi
+  local sync="-c fsync=off -c full_page_writes=off"
+  [ "${BUB_POSTGRES_DURABLE:-0}" = "1" ] && sync=""
   for attempt in 1 2 3 4 5 6 7 8; do
     port=$((20000 + RANDOM % 40000))
     port_free "$port" || continue
     if as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200" \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 $sync -c max_connections=200" \
       start >/dev/null 2>&1; then
       url="postgres://postgres@127.0.0.1:$port/postgres"
       echo "$bindir" >"$dir/bindir"
@@ -135,7 +138,7 @@ case "${1:-}" in
     exit "$status"
     ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
