@@ -15,6 +15,13 @@ export interface PgSql {
   unsafe(query: string, params?: unknown[]): Promise<PgRow[]>;
   /** Runs `fn` in a transaction on one connection; commits when it resolves. */
   begin<T>(fn: (tx: PgSql) => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to `channel` on a dedicated connection (re-subscribed after a reconnect);
+   * resolves once listening.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<{
+    unlisten(): Promise<void>;
+  }>;
   /** Closes every connection (waiting at most `timeout` seconds for running queries). */
   end(options?: { timeout?: number }): Promise<void>;
 }

@@ -20,6 +20,8 @@ export interface PgTables {
   readonly entries: string;
   /** `<schema>.bub_leases`: one row per leased key (owner, epoch, expiry). */
   readonly leases: string;
+  /** `<schema>.bub_inbox`: inbound messages per session, deduplicated by key. */
+  readonly inbox: string;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -39,6 +41,7 @@ export function pgTables(schema: string): PgTables {
     tapes: `${q}.bub_tapes`,
     entries: `${q}.bub_tape_entries`,
     leases: `${q}.bub_leases`,
+    inbox: `${q}.bub_inbox`,
   };
 }
 
@@ -61,6 +64,11 @@ function _migrations(t: PgTables): string[][] {
     [
       `CREATE TABLE ${t.leases} (
         key text PRIMARY KEY, owner text, epoch bigint NOT NULL, lease_until timestamptz NOT NULL)`,
+      `CREATE TABLE ${t.inbox} (
+        id bigserial PRIMARY KEY, session text NOT NULL, dedupe_key text UNIQUE,
+        body json NOT NULL, state text NOT NULL DEFAULT 'pending',
+        created timestamptz NOT NULL DEFAULT clock_timestamp(), done_at timestamptz)`,
+      `CREATE INDEX bub_inbox_pending ON ${t.inbox} (session, id) WHERE state = 'pending'`,
     ],
   ];
 }

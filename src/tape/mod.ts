@@ -35,6 +35,12 @@ export {
   type PostgresTapeStoreOptions,
   type TapeLease,
 } from "./postgres_store.ts";
+export {
+  type EnqueueResult,
+  inboxChannel,
+  type InboxMessage,
+  PostgresInbox,
+} from "./postgres_inbox.ts";
 export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
 export {
   buildQuery,

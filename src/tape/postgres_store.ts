@@ -28,6 +28,23 @@ export interface PostgresTapeStoreOptions {
   connectTimeoutSeconds?: number;
 }
 
+const INTERNALS = new WeakMap<PostgresTapeStore, PgStoreInternals>();
+
+/** What the PostgreSQL inbox shares with its store: the pool (schema ready) and table names. */
+export interface PgStoreInternals {
+  /** The pool, connected and migrated. */
+  open(): Promise<PgSql>;
+  /** The qualified table names. */
+  readonly tables: PgTables;
+}
+
+/** The pool and tables of `store` (for the modules built on it, not for users). */
+export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
+  const found = INTERNALS.get(store);
+  if (!found) throw new TypeError("Expected a PostgresTapeStore");
+  return found;
+}
+
 /**
  * Tapes in PostgreSQL. Appends take the tape's row lock (`bub_tapes.head`), so ids stay gapless
  * across processes; a batch is one statement. Anchor slices, `latestEvents` and kind filters run
@@ -77,6 +94,7 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
     this.url = redactPgUrl(url);
     this.schema = options.schema ?? "public";
     this.#options = options;
+    INTERNALS.set(this, { open: () => this.#open(), tables: this.#tables });
   }
 
   #open(): Promise<PgSql> {

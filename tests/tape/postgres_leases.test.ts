@@ -128,11 +128,11 @@ if (url) {
         assert.equal(owners.length, stored + 2);
       }));
 
-    test("a version 1 database is migrated on first use (leases table added)", () =>
+    test("a version 1 database is migrated on first use (leases and inbox tables added)", () =>
       withInstances(async (a, _b, schema) => {
         await a.append("a__b", said("A", 1));
         await withAdmin(url, async (sql) => {
-          await sql.unsafe(`DROP TABLE "${schema}".bub_leases`);
+          await sql.unsafe(`DROP TABLE "${schema}".bub_leases, "${schema}".bub_inbox`);
           await sql.unsafe(`UPDATE "${schema}".bub_schema_version SET version = 1`);
         });
         const fresh = new PostgresTapeStore(url, { schema });
