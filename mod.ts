@@ -289,6 +289,7 @@ export {
   latestEvents,
   messageEntry,
   PostgresInbox,
+  PostgresLeader,
   PostgresTapeStore,
   type PostgresTapeStoreOptions,
   readSpill,

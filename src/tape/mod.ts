@@ -41,6 +41,7 @@ export {
   type InboxMessage,
   PostgresInbox,
 } from "./postgres_inbox.ts";
+export { PostgresLeader } from "./postgres_leader.ts";
 export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
 export {
   buildQuery,

@@ -36,6 +36,8 @@ export interface PgStoreInternals {
   open(): Promise<PgSql>;
   /** The qualified table names. */
   readonly tables: PgTables;
+  /** A new client of one connection to the store's database (closed by its user). */
+  connectOne(): Promise<PgSql>;
 }
 
 /** The pool and tables of `store` (for the modules built on it, not for users). */
@@ -94,7 +96,11 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
     this.url = redactPgUrl(url);
     this.schema = options.schema ?? "public";
     this.#options = options;
-    INTERNALS.set(this, { open: () => this.#open(), tables: this.#tables });
+    INTERNALS.set(this, {
+      open: () => this.#open(),
+      tables: this.#tables,
+      connectOne: () => connectPg(this.#url, { max: 1 }),
+    });
   }
 
   #open(): Promise<PgSql> {
