@@ -9,7 +9,7 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { appendColumns, pgAppend } from "./_pg_append.ts";
-import { pgAcquireLease, type TapeLease } from "./_pg_leases.ts";
+import type { TapeLease } from "./_pg_leases.ts";
 import type { TapeEntry } from "./entry.ts";
 import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
 
