@@ -68,11 +68,14 @@ as_pg() {
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-start() {
+new_dir() { mktemp -d "${TMPDIR:-/tmp}/bub-postgres.XXXXXX"; }
+
+start() { # start [dir]
   local bindir dir port url attempt
   bindir="$(ensure_bindir)"
-  dir="$(mktemp -d "${TMPDIR:-/tmp}/bub-postgres.XXXXXX")"
+  dir="${1:-$(new_dir)}"
   chmod 755 "$dir"
+  echo "$bindir" >"$dir/bindir"
   if [ "$(id -u)" = "0" ]; then
     if ! id postgres >/dev/null 2>&1; then
       useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
@@ -95,7 +98,6 @@ start() {
       -o "-p $port -k $dir -c listen_addresses=127.0.0.1 $sync -c max_connections=200" \
       start >/dev/null 2>&1; then
       url="postgres://postgres@127.0.0.1:$port/postgres"
-      echo "$bindir" >"$dir/bindir"
       echo "BUB_TEST_POSTGRES_URL=$url"
       echo "BUB_POSTGRES_DIR=$dir"
       return 0
@@ -111,12 +113,29 @@ start() {
 stop() {
   local dir="${1:?usage: scripts/postgres.sh stop <dir>}" bindir
   case "$dir" in */bub-postgres.*) ;; *) log "refusing to remove $dir (not made by start)"; return 1 ;; esac
-  if [ -f "$dir/bindir" ]; then
+  if [ -f "$dir/bindir" ] && [ -f "$dir/data/postmaster.pid" ]; then
     bindir="$(cat "$dir/bindir")"
     as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 ||
       as_pg "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
   fi
   rm -rf "$dir"
+}
+
+# watchdog <pid> <dir>: once <pid> is gone (killed outright, so no EXIT trap ran), stops the
+# server in <dir>, waiting for a start still under way.
+watchdog() {
+  trap '' INT TERM HUP
+  while kill -0 "$1" 2>/dev/null; do sleep 1; done
+  local _
+  for _ in $(seq 20); do
+    [ -d "$2" ] || return 0
+    if [ -f "$2/data/postmaster.pid" ]; then
+      stop "$2"
+      return 0
+    fi
+    sleep 1
+  done
+  stop "$2"
 }
 
 case "${1:-}" in
@@ -125,11 +144,13 @@ case "${1:-}" in
   --)
     shift
     [ "$#" -gt 0 ] || { log "usage: scripts/postgres.sh -- <command> [args...]"; exit 2; }
-    lines="$(start)"
-    BUB_TEST_POSTGRES_URL="$(echo "$lines" | sed -n 's/^BUB_TEST_POSTGRES_URL=//p')"
-    BUB_POSTGRES_DIR="$(echo "$lines" | sed -n 's/^BUB_POSTGRES_DIR=//p')"
-    export BUB_TEST_POSTGRES_URL BUB_POSTGRES_DIR
+    BUB_POSTGRES_DIR="$(new_dir)"
     trap 'stop "$BUB_POSTGRES_DIR"' EXIT
+    # Should this wrapper be killed outright (no EXIT trap), the watchdog stops the server.
+    watchdog "$$" "$BUB_POSTGRES_DIR" </dev/null >/dev/null 2>&1 &
+    lines="$(start "$BUB_POSTGRES_DIR")"
+    BUB_TEST_POSTGRES_URL="$(echo "$lines" | sed -n 's/^BUB_TEST_POSTGRES_URL=//p')"
+    export BUB_TEST_POSTGRES_URL BUB_POSTGRES_DIR
     trap 'exit 130' INT
     trap 'exit 143' TERM
     log "server at $BUB_TEST_POSTGRES_URL"
