@@ -37,32 +37,36 @@ test(
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout!.on("data", (chunk) => {
-        out += chunk;
-        if (out.includes("\n")) resolve(out.trim());
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout!.on("data", (chunk) => {
+          out += chunk;
+          if (out.includes("\n")) resolve(out.trim());
+        });
+        void exited.then(() => reject(new Error(`postgres.sh exited early: ${stderr}`)));
       });
-      void exited.then(() => reject(new Error(`postgres.sh exited early: ${stderr}`)));
-    });
-    const [url, dir] = line.split(" ");
-    assert.match(url!, /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
-    assert.ok(existsSync(dir!), dir);
-    const sql = await connectPg(url!, { max: 1, connectTimeoutSeconds: 5 });
-    try {
-      const rows = await sql.unsafe("SELECT current_setting('listen_addresses') AS a");
-      assert.equal(rows[0]?.a, "127.0.0.1");
+      const [url, dir] = line.split(" ");
+      assert.match(url!, /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
+      assert.ok(existsSync(dir!), dir);
+      const sql = await connectPg(url!, { max: 1, connectTimeoutSeconds: 5 });
+      try {
+        const rows = await sql.unsafe("SELECT current_setting('listen_addresses') AS a");
+        assert.equal(rows[0]?.a, "127.0.0.1");
+      } finally {
+        await sql.end({ timeout: 5 });
+      }
+      child.stdin!.end("\n");
+      assert.equal(await exited, 7, stderr);
+      assert.equal(existsSync(dir!), false, "the data directory is removed");
+      const after = await connectPg(url!, { max: 1, connectTimeoutSeconds: 2 });
+      try {
+        await assert.rejects(after.unsafe("SELECT 1"), "the server is stopped");
+      } finally {
+        await after.end({ timeout: 0 });
+      }
     } finally {
-      await sql.end({ timeout: 5 });
-    }
-    child.stdin!.end("\n");
-    assert.equal(await exited, 7, stderr);
-    assert.equal(existsSync(dir!), false, "the data directory is removed");
-    const after = await connectPg(url!, { max: 1, connectTimeoutSeconds: 2 });
-    try {
-      await assert.rejects(after.unsafe("SELECT 1"), "the server is stopped");
-    } finally {
-      await after.end({ timeout: 0 });
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     }
   },
 );
