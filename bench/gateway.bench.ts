@@ -11,13 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline";
-import {
-  BubFramework,
-  ChannelManager,
-  type ChannelMessage,
-  MemoryChannel,
-  type MessageHandler,
-} from "../mod.ts";
+import { BubFramework, ChannelManager, type ChannelMessage, type MessageHandler } from "../mod.ts";
+import { MemoryChannel } from "../src/channels/mod.ts";
 
 class ReplyChannel extends MemoryChannel {
   #waiting = new Map<string, (message: ChannelMessage) => void>();

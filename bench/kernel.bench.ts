@@ -20,7 +20,7 @@ const STAGES = [
 ] as const;
 
 async function measureTurns(k: number): Promise<{ usPerTurn: number; usPerHook: number }> {
-  const { KernelFramework } = await import("../mod.ts");
+  const { KernelFramework } = await import("../src/kernel/mod.ts");
   const home = mkdtempSync(join(tmpdir(), "bub-bench-"));
   const bub = new KernelFramework({
     home,

@@ -63,9 +63,14 @@ copyAssets(join(root, "src"));
 // yaml's Node build is ~40 CommonJS files (its ES module build is bundled instead). The others
 // stay external: they are loaded with `await import()` when needed, or are small.
 const INLINED = new Set(["zod", "yaml", "marked"]);
-const externals = Object.keys(packageJson.dependencies as Record<string, string>)
-  .filter((name) => !INLINED.has(name))
-  .flatMap((name) => [`--external:${name}`, `--external:${name}/*`]);
+// Optional dependencies (the OpenTelemetry SDK the CLI imports only to export traces) stay
+// external and optional in the manifest.
+const optionalDependencies = (packageJson.optionalDependencies ?? {}) as Record<string, string>;
+const externals = [
+  ...Object.keys(packageJson.dependencies as Record<string, string>)
+    .filter((name) => !INLINED.has(name)),
+  ...Object.keys(optionalDependencies),
+].flatMap((name) => [`--external:${name}`, `--external:${name}/*`]);
 const entries = [...Object.values(denoJson.exports as Record<string, string>), "./src/cli/bin.ts"];
 execFileSync(join(root, "node_modules/.bin/esbuild"), [
   ...entries.map((entry) => join(out, "esm", entry.replace(/\.ts$/, ".js"))),
@@ -124,6 +129,7 @@ const manifest = {
   files: ["dist/", "esm/", "README.md", "LICENSE"],
   sideEffects: false,
   dependencies: packageJson.dependencies,
+  optionalDependencies,
 };
 writeFileSync(join(out, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
 for (const file of ["README.md", "LICENSE"]) cpSync(join(root, file), join(out, file));

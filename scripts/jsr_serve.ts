@@ -18,7 +18,12 @@ const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
 
 /** Bare package name → the specifier JSR writes in its place. */
 const unfurl = new Map<string, string>();
-for (const [name, version] of Object.entries(packageJson.dependencies as Record<string, string>)) {
+for (
+  const [name, version] of Object.entries({
+    ...packageJson.optionalDependencies,
+    ...packageJson.dependencies,
+  } as Record<string, string>)
+) {
   unfurl.set(name, `npm:${name}@${version}`);
 }
 for (const [name, target] of Object.entries((denoJson.imports ?? {}) as Record<string, string>)) {

@@ -35,14 +35,9 @@ mkdir -p "$tmp/project" "$tmp/home"
 cd "$tmp/project"
 cat >example.ts <<TS
 import assert from "node:assert/strict";
-import {
-  BubFramework,
-  contentOf,
-  definePlugin,
-  discoverSkills,
-  parseFrontmatter,
-  renderMarkdown,
-} from "${base}mod.ts";
+import { BubFramework, contentOf, definePlugin } from "${base}mod.ts";
+import { discoverSkills, parseFrontmatter } from "${base}src/skills/mod.ts";
+import { renderMarkdown } from "${base}src/channels/mod.ts";
 import { demoResponder, MockLlmServer } from "${base}src/testing/mod.ts";
 
 const home = Deno.makeTempDirSync();

@@ -21,6 +21,12 @@ import { tmpdir } from "node:os";
 import * as core from "@bub/core";
 import * as testing from "@bub/core/testing";
 import * as cli from "@bub/core/cli";
+import * as skillsModule from "@bub/core/skills";
+// Every subpath imports and exports something.
+for (const sub of ["kernel", "tape", "agent", "tools", "channels", "environment", "skills", "builtin"]) {
+  const module = await import(`@bub/core/${sub}`);
+  assert.ok(Object.keys(module).length > 0, `@bub/core/${sub} exports nothing`);
+}
 assert.equal(typeof core.BubFramework, "function");
 assert.equal(typeof testing.ScriptedModel, "function");
 assert.equal(typeof cli.main, "function");
@@ -58,7 +64,7 @@ try {
 } finally {
   await server.close();
 }
-const skills = core.discoverSkills({ workspace: home }).map((skill) => skill.name);
+const skills = skillsModule.discoverSkills({ workspace: home }).map((skill) => skill.name);
 assert.deepEqual(skills.filter((name) => ["gh", "skill-creator", "telegram"].includes(name)).sort(), ["gh", "skill-creator", "telegram"]);
 console.log("SMOKE OK");
 JS

@@ -5,8 +5,8 @@
  * @module
  */
 import { resolve } from "node:path";
+import type { AgentHost } from "../kernel/agent_host.ts";
 import type { Envelope } from "../kernel/envelope.ts";
-import type { KernelFramework } from "../kernel/framework.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
 import { workspaceFromState } from "../environment/from_state.ts";
@@ -46,7 +46,7 @@ export interface AgentOptions {
   client: ModelClient;
   /** The tools. */
   registry: ToolRegistry;
-  /** Where `tape.reset` archives go. Default `<framework.home>/tapes`. */
+  /** Where `tape.reset` archives go. Default `<host.home>/tapes`. */
   archivePath?: string;
   /** The `<available_skills>` block of a step. */
   skillsPrompt?: (
@@ -75,6 +75,7 @@ export interface RunStreamOptions {
 }
 
 export { workspaceFromState };
+export type { AgentHost };
 
 function promptText(prompt: Prompt | null): string {
   if (prompt === null) return "";
@@ -94,11 +95,12 @@ function twoEvents(text: string, ok: boolean): AsyncStreamEvents {
 
 /**
  * Runs turns for the builtin plugin. One agent per framework; its root tape is created on first
- * use from the tape store of the running scope (an in-memory store outside one).
+ * use from the tape store of the running scope (an in-memory store outside one). It sees the
+ * framework only through the narrow {@link AgentHost}.
  */
 export class Agent {
-  /** The framework it serves. */
-  readonly framework: KernelFramework;
+  /** The host it serves (the framework). */
+  readonly host: AgentHost;
   /** The model runner. */
   readonly modelRunner: ModelRunner;
   #options: AgentOptions;
@@ -107,13 +109,22 @@ export class Agent {
   /**
    * Creates the object.
    *
-   * @param framework the framework
+   * @param host the framework (or any {@link AgentHost})
    * @param options settings, client, tools
    */
-  constructor(framework: KernelFramework, options: AgentOptions) {
-    this.framework = framework;
+  constructor(host: AgentHost, options: AgentOptions) {
+    this.host = host;
     this.#options = options;
-    this.modelRunner = new ModelRunner(options.client, framework.getAgentHooks(), options.settings);
+    this.modelRunner = new ModelRunner(options.client, host.getAgentHooks(), options.settings);
+  }
+
+  /**
+   * The host it serves.
+   *
+   * @deprecated use {@link host}
+   */
+  get framework(): AgentHost {
+    return this.host;
   }
 
   /** The agent settings. */
@@ -129,12 +140,12 @@ export class Agent {
   /** The root tape (unscoped), created once. */
   get tape(): Tape {
     if (this.#tape === null) {
-      const store = this.framework.getTapeStore<TapeStore>() ?? new InMemoryTapeStore();
+      const store = this.host.getTapeStore<TapeStore>() ?? new InMemoryTapeStore();
       this.#tape = new Tape({
         store,
-        context: this.framework.buildTapeContext(),
-        sidecars: this.framework.getTapeSidecars(),
-        archivePath: this.#options.archivePath ?? resolve(this.framework.home, "tapes"),
+        context: this.host.buildTapeContext(),
+        sidecars: this.host.getTapeSidecars(),
+        archivePath: this.#options.archivePath ?? resolve(this.host.home, "tapes"),
       });
     }
     return this.#tape;
@@ -208,7 +219,7 @@ export class Agent {
       maxSteps: this.settings.maxSteps ?? Number.MAX_SAFE_INTEGER,
       runStep: (stepPrompt) =>
         this.#runStep(fork, stepPrompt, state, model, allowedTools, allowedSkills, options.signal),
-      continuePrompt: (args) => this.framework.continuePrompt(args),
+      continuePrompt: (args) => this.host.continuePrompt(args),
       signal: options.signal,
     });
     return new AsyncStreamEvents(loop, {
@@ -231,7 +242,7 @@ export class Agent {
     if (skills !== null) state.allowed_skills = skills;
     const text = promptText(prompt);
     const blocks = [
-      this.framework.getSystemPrompt({ prompt: text, state }),
+      this.host.getSystemPrompt({ prompt: text, state }),
       renderToolsPrompt(tools),
       this.#options.skillsPrompt?.({ promptText: text, state, allowedSkills: skills }) ?? "",
     ];
@@ -259,7 +270,7 @@ export class Agent {
     return await Promise.all(messages.map((message) => {
       const sessionId = (message as { sessionId?: unknown; session_id?: unknown }).sessionId ??
         (message as { session_id?: unknown }).session_id;
-      return this.framework.buildPrompt(
+      return this.host.buildPrompt(
         message,
         String(sessionId ?? state.session_id ?? ""),
         state,

@@ -19,6 +19,7 @@ import type { ChatMessage, ChatUsage, ModelClient, ModelEvent } from "./model_cl
 import { newRunId } from "./run_id.ts";
 import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_tool_calls.ts";
 import { adaptMessagesForProvider } from "./_provider_messages.ts";
+import { tracedModelClient } from "./_traced_model_client.ts";
 import {
   CallDeadline,
   checkLimitSeconds,
@@ -106,7 +107,7 @@ export class ModelRunner {
       settings.modelStallTimeoutSeconds,
       DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
     );
-    this.#client = client;
+    this.#client = tracedModelClient(client);
     this.#hooks = hooks;
     this.#settings = settings;
     this.#executor = new ToolExecutor(hooks);
@@ -259,7 +260,7 @@ export class ModelRunner {
       const args = parseToolArguments(call.function.arguments);
       const tool = tools.find((candidate) => candidate.name === call.function.name) ??
         unknownTool(call.function.name);
-      return { tool, arguments: args, name: call.function.name };
+      return { tool, arguments: args, name: call.function.name, id: call.id };
     });
     yield { kind: "tool_call", data: { tool_calls: calls } };
     const execution = await this.#executor.execute(invocations, {

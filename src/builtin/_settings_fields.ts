@@ -1,11 +1,11 @@
 /**
  * Private machinery of the settings loaders: field specs, source lookup (env, `.env`, YAML),
- * coercion of text values and zod validation with messages that name the key, value and source.
+ * coercion of text values and schema validation with messages that name the key, value and source.
  *
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
-import type { z } from "zod";
+import type { Schema } from "../_internal/schema.ts";
 import { BubError } from "../kernel/errors.ts";
 
 /** An environment-like map. */
@@ -21,7 +21,7 @@ export interface FieldSpec {
   /** Coercion applied to incoming values. */
   type: FieldType;
   /** Validates the coerced value. */
-  schema: z.ZodType;
+  schema: Schema<unknown>;
   /** Noun phrase used when the value has the wrong type, e.g. "an integer". */
   expected: string;
   /** The default value (a fresh one per call). */

@@ -5,8 +5,7 @@
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
-import type { z } from "zod";
-import { zod } from "../_internal/zod.ts";
+import { type ParseResult, s as z, type Schema } from "../_internal/schema.ts";
 import {
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
@@ -17,47 +16,45 @@ import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.
 /** The model used when none is configured. */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";
 
-function str(): z.ZodType {
-  return zod().string();
+function str(): Schema<unknown> {
+  return z.string();
 }
-function int(): z.ZodInt {
-  return zod().int({ error: "must be an integer" });
+function int(): Schema<number> {
+  return z.int({ error: "must be an integer" });
 }
-function num(): z.ZodNumber {
-  return zod().number({ error: "must be a number" });
+function num(): Schema<number> {
+  return z.number({ error: "must be a number" });
 }
-function providerValue(): z.ZodType {
-  const z = zod();
+function providerValue(): Schema<unknown> {
   return z.union([z.string(), z.record(z.string(), z.string())]).nullable();
 }
-function object(): z.ZodType {
-  const z = zod();
+function object(): Schema<unknown> {
   return z.record(z.string(), z.unknown());
 }
-function textList(): z.ZodType {
-  return zod().string().nullable();
+function textList(): Schema<unknown> {
+  return z.string().nullable();
 }
 /** A positive number of seconds, or null (no limit). */
-function seconds(): z.ZodType {
+function seconds(): Schema<unknown> {
   return num().gt(0, { error: "must be greater than 0" }).nullable();
 }
 const MAP_OR_STRING = "a string or a map of provider names to strings, or null";
 
-/** A field whose zod schema is built by `schema` on first use. */
+/** A field whose schema is built by `schema` on first use. */
 function field(
   key: string,
   type: FieldSpec["type"],
-  schema: () => z.ZodType,
+  schema: () => Schema<unknown>,
   expected: string,
   fallback: unknown,
   extra: Partial<FieldSpec> = {},
 ): FieldSpec {
   const fresh = (): unknown => (isRecord(fallback) ? { ...fallback } : fallback);
-  let built: z.ZodType | undefined;
+  let built: Schema<unknown> | undefined;
   return {
     key,
     type,
-    get schema(): z.ZodType {
+    get schema(): Schema<unknown> {
       return built ??= schema();
     },
     expected,
@@ -75,7 +72,7 @@ export const AGENT: SectionSpec = {
     field(
       "fallback_models",
       "json",
-      () => zod().array(zod().string()).nullable(),
+      () => z.array(z.string()).nullable(),
       "a list of strings (JSON in env), or null",
       null,
     ),
@@ -140,7 +137,7 @@ export const AGENT: SectionSpec = {
   ],
 };
 
-function nonNegative(): z.ZodType {
+function nonNegative(): Schema<unknown> {
   return num().min(0, { error: "must be at least 0" });
 }
 /** Spec of the channels settings. */
@@ -158,7 +155,7 @@ export const CHANNELS: SectionSpec = {
     field("debounce_seconds", "float", nonNegative, "a number", 1.0),
     field("max_wait_seconds", "float", nonNegative, "a number", 10.0),
     field("active_time_window", "float", nonNegative, "a number", 60.0),
-    field("stream_output", "bool", () => zod().boolean(), "a boolean", false),
+    field("stream_output", "bool", () => z.boolean(), "a boolean", false),
   ],
 };
 
@@ -190,6 +187,19 @@ export const SPILL: SectionSpec = {
   ],
 };
 
+/** A string naming a tape store (see `tape_store_setting.ts`). */
+function tapeStoreSchema(): Schema<unknown> {
+  const base = z.string();
+  const schema = Object.create(base) as Schema<unknown>;
+  schema.safeParse = (value: unknown): ParseResult<unknown> => {
+    const result = base.safeParse(value);
+    if (!result.success || parseTapeStoreChoice(result.data) !== null) return result;
+    const message = `must be ${TAPE_STORE_EXPECTED}`;
+    return { success: false, error: { issues: [{ code: "custom", message, path: [] }] } };
+  };
+  return schema;
+}
+
 /** Spec of the tape store setting (YAML root, `BUB_TAPE_STORE`). */
 export const TAPE: SectionSpec = {
   section: "",
@@ -198,12 +208,19 @@ export const TAPE: SectionSpec = {
     field(
       "tape_store",
       "string",
-      () =>
-        str().refine((value) => parseTapeStoreChoice(value) !== null, {
-          error: `must be ${TAPE_STORE_EXPECTED}`,
-        }),
+      tapeStoreSchema,
       "a string",
       "file",
     ),
+  ],
+};
+
+/** Spec of the MCP settings (the servers themselves are `mcp_servers:`, see `tools/mcp/config.ts`). */
+export const MCP: SectionSpec = {
+  section: "",
+  prefix: "BUB_",
+  fields: [
+    field("mcp_timeout_seconds", "float", seconds, "a number greater than 0, or null", 60),
+    field("mcp_startup_timeout_seconds", "float", seconds, "a number greater than 0, or null", 30),
   ],
 };

@@ -1,5 +1,5 @@
 /**
- * The builtin `bub` commands: `run`, `chat`, `gateway`, `onboard` and `hooks`.
+ * The builtin `bub` commands: `run`, `chat`, `gateway`, `onboard`, `mcp` and `hooks`.
  *
  * @module
  */
@@ -15,6 +15,7 @@ import type { BubHost } from "./host.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import { builtinRunsModel, modelSetupProblem } from "./model_setup.ts";
 import { runCommand, type RunOptions } from "./run_command.ts";
+import { mcpCommand } from "./mcp_command.ts";
 
 const BANNER = String.raw`
   ____        _
@@ -171,6 +172,13 @@ export function registerBuiltinCommands(
         { ...options, hangup: cliSignal(framework) },
         output,
       );
+    });
+  app.command("mcp")
+    .description("Start the configured MCP servers and list their state and tools")
+    .option("--json", "print JSON")
+    .action(async (options: { json?: boolean }) => {
+      const runtime = builtinRuntime(framework, "MCP servers need the builtin plugin.");
+      await mcpCommand(framework, runtime, output, options);
     });
   app.command("hooks")
     .description("List the hook implementations of each hook")

@@ -58,7 +58,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     runtime,
     ...turn,
     provideEnvironment: environment.provideEnvironment,
-    provideLifespan: environment.provideLifespan,
+    provideLifespan: () => withMcp(environment.provideLifespan(), runtime),
     provideTapeStore: tape.provideTapeStore,
     buildTapeContext: tape.buildTapeContext,
     provideTapeSidecar() {
@@ -163,6 +163,23 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
       return new InMemorySteeringInbox();
     },
   };
+}
+
+/**
+ * The shell lifespan with the MCP servers around it: they start (in parallel) before the shell
+ * scope opens and end after it closes; the shell scope stays the yielded value.
+ */
+async function* withMcp<T>(
+  shells: AsyncGenerator<T, void, unknown>,
+  runtime: BuiltinRuntime,
+): AsyncGenerator<T, void, unknown> {
+  const mcp = runtime.mcp.lifespan();
+  await mcp.next();
+  try {
+    yield* shells;
+  } finally {
+    await mcp.return(undefined);
+  }
 }
 
 function toolEnvPassthrough(runtime: BuiltinRuntime): string[] | null {

@@ -15,11 +15,14 @@ import { skillsPromptFor } from "../skills/prompt.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { Tool } from "../tools/tool.ts";
 import { registerBuiltinTools } from "../tools/builtin/mod.ts";
+import { parseMcpServers } from "../tools/mcp/config.ts";
+import { McpManager } from "../tools/mcp/mcp_manager.ts";
 import { runCommaCommand } from "./comma_command.ts";
 import {
   type AgentSettings,
   getConfigValue,
   loadAgentSettings,
+  loadMcpSettings,
   loadSpillSettings,
   loadTapeStoreSettings,
   registerBuiltinConfigSections,
@@ -44,6 +47,13 @@ export class BuiltinRuntime {
   readonly shells: ShellManager = new ShellManager({
     outputMaxBytes: () => this.settings.tool_output_max_bytes,
   });
+  /** The MCP servers of `mcp_servers:` (started by the builtin lifespan). */
+  readonly mcp: McpManager = new McpManager({
+    servers: () => parseMcpServers(this.framework.config),
+    env: () => this.sources.env ?? {},
+    callTimeoutSeconds: () => loadMcpSettings(this.sources).mcp_timeout_seconds,
+    startupTimeoutSeconds: () => loadMcpSettings(this.sources).mcp_startup_timeout_seconds,
+  });
   #options: BuiltinRuntimeOptions;
   #settings: AgentSettings | null = null;
   #agent: Agent | null = null;
@@ -64,7 +74,10 @@ export class BuiltinRuntime {
       shells: this.shells,
       configLookup: (path) => this.configLookup(path),
       quitSession: (sessionId) => framework.quitViaChannelRouter(sessionId),
+      helpTools: () => this.mcp.tools(),
     });
+    // Later sources win: a plugin's tool replaces an MCP tool of the same name.
+    this.registry.addSource(() => this.mcp.tools());
     this.registry.addSource(() => framework.pluginManager.tools() as readonly Tool[]);
   }
 
@@ -115,7 +128,7 @@ export class BuiltinRuntime {
         apiBase: settings.api_base,
         clientArgs: settings.client_args,
       });
-      this.#agent = new Agent(this.framework, {
+      this.#agent = new Agent(this.framework.agentHost(), {
         settings: {
           model: settings.model,
           fallbackModels: settings.fallback_models,

@@ -1,6 +1,6 @@
 /**
  * Builtin settings (spec/builtin.md §12): the agent, channel, Telegram and spill settings, read
- * from the environment, `.env` values and `config.yml` data, validated with zod.
+ * from the environment, `.env` values and `config.yml` data, validated with schemas.
  *
  * Precedence, highest first: environment variable → `.env` value → YAML value → (only `api_key` /
  * `api_base`) provider-scoped `BUB_<PROVIDER>_API_KEY` / `_API_BASE` variables → default. Complex
@@ -16,7 +16,8 @@ import { join } from "node:path";
 import { expandHome } from "../_internal/home.ts";
 import { hasConfigSection, parseDotenv, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
-import { AGENT, CHANNELS, SPILL, TAPE, TELEGRAM } from "./_settings_specs.ts";
+import { AGENT, CHANNELS, MCP, SPILL, TAPE, TELEGRAM } from "./_settings_specs.ts";
+import { parseMcpServers } from "../tools/mcp/config.ts";
 import { type EnvMap, loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 
 export type { EnvMap } from "./_settings_fields.ts";
@@ -103,7 +104,7 @@ export interface TelegramSettings {
 }
 
 /** `SpillSettings`: YAML section `spill`, env prefix `BUB_SPILL_`. */
-export interface SpillSettings {
+export interface SpillSettingsSection {
   /** Tool results longer than this many characters are spilled; ≥ 0. @default 4096 */
   threshold: number;
 }
@@ -116,6 +117,20 @@ export interface TapeStoreSettings {
    */
   tape_store: string;
 }
+
+/** `McpSettings`: YAML root, env prefix `BUB_`. */
+export interface McpSettings {
+  /** Limit of one MCP tool call; null for none. Env `BUB_MCP_TIMEOUT_SECONDS`. @default 60 */
+  mcp_timeout_seconds: number | null;
+  /**
+   * Limit of starting one MCP server (connect and list its tools); null for none.
+   * Env `BUB_MCP_STARTUP_TIMEOUT_SECONDS`. @default 30
+   */
+  mcp_startup_timeout_seconds: number | null;
+}
+
+/** {@link SpillSettingsSection} under its first name. */
+export type SpillSettings = SpillSettingsSection;
 
 function sectionData(
   spec: SectionSpec,
@@ -222,8 +237,22 @@ export function loadTelegramSettings(sources: SettingsSources = {}): TelegramSet
  * console.assert(loadSpillSettings({ env: { BUB_SPILL_THRESHOLD: "100" } }).threshold === 100);
  * ```
  */
-export function loadSpillSettings(sources: SettingsSources = {}): SpillSettings {
-  return load<SpillSettings>(SPILL, sources);
+export function loadSpillSettings(sources: SettingsSources = {}): SpillSettingsSection {
+  return load<SpillSettingsSection>(SPILL, sources);
+}
+
+/**
+ * Loads the MCP settings (YAML root, `BUB_*`).
+ *
+ * @throws {BubError} (`config`) naming each bad key, its value and its source
+ * @example
+ * ```ts
+ * import { loadMcpSettings } from "./settings.ts";
+ * console.assert(loadMcpSettings({ env: { BUB_MCP_TIMEOUT_SECONDS: "5" } }).mcp_timeout_seconds === 5);
+ * ```
+ */
+export function loadMcpSettings(sources: SettingsSources = {}): McpSettings {
+  return load<McpSettings>(MCP, sources);
 }
 
 /**
@@ -277,6 +306,7 @@ export function getConfigValue(path: string, sources: SettingsSources = {}): unk
   if (CHANNELS.fields.some((f) => f.key === first)) {
     return walk(loadChannelSettings(sources), segments);
   }
+  if (MCP.fields.some((f) => f.key === first)) return walk(loadMcpSettings(sources), segments);
   if (hasConfigSection(first)) return walk(sources.config?.[first], rest);
   return undefined;
 }
@@ -336,6 +366,8 @@ export function registerBuiltinConfigSections(): void {
     loadAgentSettings({ config: data });
     loadChannelSettings({ config: data });
     loadTapeStoreSettings({ config: data });
+    loadMcpSettings({ config: data });
+    parseMcpServers(data);
   });
   registerConfigSection(
     TELEGRAM.section,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AdmitDecision, Channel as ChannelContract, TurnSnapshot } from "../kernel/channel.ts";
+import type { AdmitDecision, ChannelContract, TurnSnapshot } from "../kernel/channel.ts";
 import type { ChannelMessage } from "../kernel/channel_message.ts";
 import type { Envelope } from "../kernel/envelope.ts";
 import type { StreamEvent } from "../kernel/stream.ts";

@@ -17,6 +17,7 @@ import { startDemoModel } from "./demo_model.ts";
 import { failureText } from "./failure.ts";
 import { cliTextFormatter, configureCliLogging, fileSink, isDebugLevel } from "./logging.ts";
 import { type SignalTrap, type TrappedSignal, trapSignals } from "./signals.ts";
+import { type CliTracing, startCliTracing } from "./tracing.ts";
 import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
 
 /** Options of {@link main}. */
@@ -106,7 +107,9 @@ export async function main(
     trap = trapSignals(signals);
     framework.cliSignal = trap.signal;
   }
+  let tracing: CliTracing | null = null;
   try {
+    tracing = await startCliTracing();
     await app.parseAsync(argv, { from: "user" });
     return trap?.exitCode ?? 0;
   } catch (error) {
@@ -124,5 +127,6 @@ export async function main(
   } finally {
     trap?.dispose();
     framework.cliSignal = null;
+    await tracing?.shutdown();
   }
 }

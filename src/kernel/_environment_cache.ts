@@ -1,5 +1,6 @@
 import { kernelLogger } from "./_log.ts";
-import { Environment } from "./environment.ts";
+import type { Environment } from "./environment.ts";
+import { checkHookResult } from "./hook_results.ts";
 
 /**
  * One environment (or null) per session id, asked of a provider once; a concurrent loser is
@@ -11,10 +12,7 @@ export class EnvironmentCache {
   /** The cached environment of `sessionId`, or the provider's answer (validated, then cached). */
   async get(sessionId: string, provide: () => Promise<unknown>): Promise<Environment | null> {
     if (this.#entries.has(sessionId)) return this.#entries.get(sessionId)!;
-    const value = await provide();
-    if (value !== null && !(value instanceof Environment)) {
-      throw new TypeError("hook.provide_environment must return Environment or None");
-    }
+    const value = checkHookResult("provideEnvironment", await provide());
     if (this.#entries.has(sessionId)) {
       const winner = this.#entries.get(sessionId)!;
       if (value !== null && value !== winner) await value.close();

@@ -4,7 +4,25 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { expandHome } from "../_internal/home.ts";
 import { kernelLogger } from "./_log.ts";
 import { BubError } from "./errors.ts";
-import type { KernelFramework, PluginSource } from "./framework.ts";
+import type { PluginManager, PluginStatus } from "./plugin.ts";
+
+/**
+ * What plugin loading needs of the framework (a `KernelFramework` is one). Factories and
+ * classes are called with the host itself, i.e. with the framework.
+ */
+export interface PluginLoadHost {
+  /** The config file (relative specifiers resolve against its folder). */
+  readonly configFile: string;
+  /** The workspace (bare specifiers resolve from it first). */
+  readonly workspace: string;
+  /** The registry plugins are registered in. */
+  readonly pluginManager: PluginManager;
+  /** Load status per plugin name. */
+  readonly pluginStatus: Map<string, PluginStatus>;
+}
+
+/** A plugin, a plugin factory or class, or a module specifier. */
+type LoadSource = string | object;
 
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 
@@ -72,14 +90,14 @@ export function configuredPlugins(config: Record<string, unknown>): string[] {
   return list as string[];
 }
 
-function label(source: PluginSource): string {
+function label(source: LoadSource): string {
   if (typeof source === "string") return source;
   const name = (source as { name?: unknown }).name;
   return typeof name === "string" && name !== "" ? name : "<anonymous>";
 }
 
 /** True for a `class` (which must be called with `new`). */
-function isClass(value: unknown): value is new (framework: KernelFramework) => unknown {
+function isClass(value: unknown): value is new (host: PluginLoadHost) => unknown {
   return typeof value === "function" &&
     /^class\b/.test(Function.prototype.toString.call(value));
 }
@@ -113,8 +131,8 @@ function resolvedLabel(specifier: string, configFile: string, workspace: string)
  *   naming the specifier, the resolved path and the loader's error
  */
 export async function loadPlugins(
-  framework: KernelFramework,
-  sources: readonly PluginSource[],
+  framework: PluginLoadHost,
+  sources: readonly LoadSource[],
   strict = false,
 ): Promise<void> {
   const loaded: { name: string; target: unknown }[] = [];

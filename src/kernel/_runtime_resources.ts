@@ -1,17 +1,19 @@
 import type { FrameworkHooks } from "./_framework_hooks.ts";
 import { EnvironmentCache } from "./_environment_cache.ts";
-import type { SteeringInbox } from "./channel.ts";
+import type { ChannelRouter, SteeringInbox } from "./channel.ts";
 import { RunningScope } from "./running_scope.ts";
 
 /**
  * What a `running()` scope holds: the tape store, the steering inbox and the session
- * environments (kernel spec §6.8–§6.9).
+ * environments (kernel spec §6.8–§6.9); also the channel router bound while channels run.
  */
 export class RuntimeResources {
   /** The entered tape store, or null outside a scope. */
   tapeStore: object | null = null;
   /** The entered steering inbox, or null outside a scope. */
   steeringInbox: SteeringInbox | null = null;
+  /** The bound channel router, or null (`bindChannelRouter`). */
+  router: ChannelRouter | null = null;
   /** One environment per session, closed when the scope exits. */
   readonly environments: EnvironmentCache = new EnvironmentCache();
 

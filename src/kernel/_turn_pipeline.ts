@@ -3,7 +3,6 @@ import { abortableIterable, delay } from "../_internal/async.ts";
 /** How long a cancelled turn waits for its model stream to close. */
 const CANCEL_CLOSE_WAIT_MS = 2000;
 import { kernelLogger } from "./_log.ts";
-import type { FrameworkHooks } from "./_framework_hooks.ts";
 import { isCancellation } from "./agent_hooks.ts";
 import {
   contentOf,
@@ -14,63 +13,99 @@ import {
   unpackBatch,
 } from "./envelope.ts";
 import { BubError, toErrorKind } from "./errors.ts";
-import type { KernelFramework, ProcessInboundOptions } from "./framework.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import type { TurnEvent } from "./turn_stream.ts";
-import { deltaOf } from "./hook_runtime.ts";
+import { startTurnTrace } from "../tracing/turn_trace.ts";
+import { deltaOf } from "./_model_dispatch.ts";
+import type { TurnHost } from "./_turn_host.ts";
+import { buildTurnPrompt, resolveTurnSession, turnState } from "./_turn_state.ts";
+
+/** Options of `processInbound`. */
+export interface ProcessInboundOptions {
+  /** Consume the model as a stream of events. Default false. */
+  stream?: boolean;
+  /** Cancels the turn. */
+  signal?: AbortSignal;
+  /** Receives every model stream event as it happens (implies `stream: true`). */
+  onEvent?: (event: TurnEvent) => void;
+}
 
 /** `processInbound`, step by step (kernel spec §6.4). */
 export async function runTurn(
-  framework: KernelFramework,
-  _hooks: FrameworkHooks,
+  host: TurnHost,
   inbound: Envelope,
   options: ProcessInboundOptions,
 ): Promise<TurnResult> {
   const { signal, onEvent } = options;
   const stream = options.stream === true || onEvent !== undefined;
-  const runtime = framework.hookRuntime;
+  const runtime = host.hooks;
+  const trace = await startTurnTrace({ channel: channelOf(inbound), signal });
   try {
     signal?.throwIfAborted();
-    const sessionId = await framework.resolveSession(inbound);
+    const sessionId = await trace.stage(
+      "resolveSession",
+      () => resolveTurnSession(runtime, inbound),
+    );
+    trace.session(sessionId);
     writeSessionId(inbound, sessionId);
-    const state = await framework.buildState(inbound, sessionId);
-    const prompt = await framework.buildPrompt(inbound, sessionId, state);
+    const state = await trace.stage("loadState", () => turnState(host, inbound, sessionId));
+    const prompt = await trace.stage(
+      "buildPrompt",
+      () => buildTurnPrompt(runtime, inbound, sessionId, state),
+    );
     let modelOutput = "";
     let modelError: unknown = undefined;
     try {
-      modelOutput = await runModelStage(
-        framework,
-        inbound,
-        prompt,
-        sessionId,
-        state,
-        stream,
-        signal,
-        onEvent,
-      );
+      modelOutput = await trace.stage(stream ? "runModelStream" : "runModel", () =>
+        runModelStage(
+          host,
+          inbound,
+          prompt,
+          sessionId,
+          state,
+          stream,
+          signal,
+          onEvent,
+        ));
     } catch (error) {
       modelError = error;
       throw error;
     } finally {
-      await runtime.callMany("saveState", {
-        sessionId,
-        state,
-        message: inbound,
-        modelOutput,
-        error: modelError,
-      });
+      await trace.stage("saveState", () =>
+        runtime.call("saveState", {
+          sessionId,
+          state,
+          message: inbound,
+          modelOutput,
+          error: modelError,
+        }));
     }
-    const outbounds = await collectOutbounds(framework, inbound, sessionId, state, modelOutput);
+    const outbounds = await trace.stage(
+      "renderOutbound",
+      () => collectOutbounds(host, inbound, sessionId, state, modelOutput),
+    );
     for (const outbound of outbounds) {
-      await runtime.callMany("dispatchOutbound", { message: outbound });
+      await trace.stage(
+        "dispatchOutbound",
+        () => runtime.call("dispatchOutbound", { message: outbound }),
+      );
     }
+    trace.end();
     return { sessionId, prompt, modelOutput, outbounds, state };
   } catch (error) {
-    if (isCancellation(error) || (signal?.aborted && error === signal.reason)) throw error;
+    const cancelled = isCancellation(error) ||
+      (signal?.aborted === true && error === signal.reason);
+    trace.end(error, cancelled);
+    if (cancelled) throw error;
     kernelLogger.error("Error processing inbound message: {error}", { error });
     await runtime.notifyError({ stage: "turn", error, message: inbound });
     throw error;
   }
+}
+
+function channelOf(inbound: Envelope): string | null {
+  const channel = fieldOf(inbound, "channel", null);
+  return typeof channel === "string" ? channel : null;
 }
 
 function writeSessionId(inbound: Envelope, sessionId: string): void {
@@ -86,7 +121,7 @@ function writeSessionId(inbound: Envelope, sessionId: string): void {
 }
 
 async function runModelStage(
-  framework: KernelFramework,
+  host: TurnHost,
   inbound: Envelope,
   prompt: Prompt,
   sessionId: string,
@@ -95,7 +130,7 @@ async function runModelStage(
   signal: AbortSignal | undefined,
   onEvent: ProcessInboundOptions["onEvent"],
 ): Promise<string> {
-  const runtime = framework.hookRuntime;
+  const runtime = host.hooks;
   const args = { prompt, sessionId, state, signal };
   const fallback = async (): Promise<string> => {
     await runtime.notifyError({
@@ -111,7 +146,7 @@ async function runModelStage(
   }
   const events = await runtime.runModelStream(args);
   if (events === null) return fallback();
-  const router = framework.channelRouter;
+  const router = host.resources.router;
   const source = router ? router.wrapStream(inbound, events) : events;
   let text = "";
   try {
@@ -148,13 +183,13 @@ function errorFromEvent(data: Record<string, unknown>): BubError {
 }
 
 async function collectOutbounds(
-  framework: KernelFramework,
+  host: TurnHost,
   inbound: Envelope,
   sessionId: string,
   state: TurnState,
   modelOutput: string,
 ): Promise<Envelope[]> {
-  const batches = await framework.hookRuntime.callMany("renderOutbound", {
+  const batches = await host.hooks.call("renderOutbound", {
     message: inbound,
     sessionId,
     state,

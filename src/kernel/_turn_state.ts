@@ -6,9 +6,41 @@
  */
 import type { SteeringInbox } from "./channel.ts";
 import type { Environment } from "./environment.ts";
-import { contentOf, type Envelope } from "./envelope.ts";
+import { contentOf, defaultSessionId, type Envelope } from "./envelope.ts";
 import type { HookRuntime } from "./hook_runtime.ts";
 import type { Prompt, TurnState } from "./turn.ts";
+import type { TurnHost } from "./_turn_host.ts";
+
+/** The session id: the hook's answer, else the message's `sessionId`, else `channel:chatId`. */
+export async function resolveTurnSession(hooks: HookRuntime, message: Envelope): Promise<string> {
+  const value = await hooks.call("resolveSession", { message });
+  return String(value || defaultSessionId(message));
+}
+
+/**
+ * The session's environment, asked of `provideEnvironment` once per session and cached until
+ * the running scope exits.
+ */
+export function sessionEnvironment(host: TurnHost, sessionId: string): Promise<Environment | null> {
+  return host.resources.environments.get(
+    sessionId,
+    () => host.hooks.call("provideEnvironment", { sessionId, workspace: host.workspace }),
+  );
+}
+
+/** A fresh turn state of `host`: runtime keys, the session environment, then `loadState`. */
+export async function turnState(
+  host: TurnHost,
+  message: Envelope,
+  sessionId: string,
+): Promise<TurnState> {
+  const base = {
+    workspace: host.workspace,
+    steeringInbox: host.resources.steeringInbox,
+    environment: await sessionEnvironment(host, sessionId),
+  };
+  return await buildTurnState(host.hooks, base, message, sessionId);
+}
 
 /** What a fresh turn state starts from. */
 export interface TurnStateBase {
@@ -32,7 +64,7 @@ export async function buildTurnState(
     _runtime_steering_inbox: base.steeringInbox,
   };
   if (base.environment !== null) state._runtime_environment = base.environment;
-  const results = await hooks.callMany("loadState", { message, sessionId });
+  const results = await hooks.call("loadState", { message, sessionId });
   for (let i = results.length - 1; i >= 0; i--) {
     const value = results[i];
     if (typeof value === "object" && value !== null && !Array.isArray(value)) {
@@ -49,7 +81,7 @@ export async function buildTurnPrompt(
   sessionId: string,
   state: TurnState,
 ): Promise<Prompt> {
-  const prompt = await hooks.callFirst("buildPrompt", { message, sessionId, state });
+  const prompt = await hooks.call("buildPrompt", { message, sessionId, state });
   if (!prompt || (Array.isArray(prompt) && prompt.length === 0)) return contentOf(message);
   return prompt as Prompt;
 }

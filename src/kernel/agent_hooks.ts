@@ -5,8 +5,9 @@
  * @module
  */
 import { metaLogger } from "./_log.ts";
+import { type HookVisit, type WalkArgs, walkHook } from "./_hook_walk.ts";
 import type { HookRuntime } from "./hook_runtime.ts";
-import { describe, isThenable } from "./hook_runtime.ts";
+import { describe } from "./hook_results.ts";
 import type { TurnState } from "./turn.ts";
 import {
   isDecisionLike,
@@ -70,31 +71,30 @@ export class AgentHooks {
     state: TurnState,
   ): Promise<[LlmCallRequest, LlmCallDecision | null]> {
     let current = request;
-    for (const impl of this.#runtime.implementations("beforeLlmCall")) {
-      const value = await this.#call(impl, { request: current, state });
-      if (value instanceof Failure) {
-        if (impl.failClosed) return [current, LlmCallDecision.finish(value.message)];
-        continue;
-      }
-      if (value === null || value === undefined) continue;
+    let decision: LlmCallDecision | null = null;
+    const finish = (impl: HookImplementation, failure: Failure): boolean => {
+      if (impl.failClosed) decision = LlmCallDecision.finish(failure.message);
+      return impl.failClosed;
+    };
+    await this.#walk("beforeLlmCall", () => ({ request: current, state }), (value, impl) => {
+      if (value instanceof Failure) return finish(impl, value);
+      if (value === null || value === undefined) return false;
       if (value instanceof LlmCallRequest) {
         current = value;
-        continue;
+        return false;
       }
       if (isDecisionLike(value)) {
         try {
-          return [current, toLlmCallDecision(value as LlmCallDecision)];
+          decision = toLlmCallDecision(value as LlmCallDecision);
+          return true;
         } catch (error) {
-          const failure = hookFailed(impl, error);
-          if (impl.failClosed) return [current, LlmCallDecision.finish(failure.message)];
-          continue;
+          return finish(impl, hookFailed(impl, error));
         }
       }
       const expected = "LlmCallRequest | LlmCallDecision | None";
-      const failure = badReturn("beforeLlmCall", impl, value, expected);
-      if (impl.failClosed) return [current, LlmCallDecision.finish(failure.message)];
-    }
-    return [current, null];
+      return finish(impl, badReturn("beforeLlmCall", impl, value, expected));
+    });
+    return [current, decision];
   }
 
   /** Calls every `afterLlmCall` implementation. */
@@ -103,63 +103,55 @@ export class AgentHooks {
     result: LlmCallResult,
     state: TurnState,
   ): Promise<void> {
-    for (const impl of this.#runtime.implementations("afterLlmCall")) {
-      await this.#call(impl, { request, result, state });
-    }
+    await this.#walk("afterLlmCall", { request, result, state }, () => {});
   }
 
   /** Chains `beforeToolCall`; returns the final call and the decision (a fresh proceed at the end). */
   async beforeToolCall(call: ToolCall, state: TurnState): Promise<[ToolCall, ToolCallDecision]> {
     let current = call;
-    for (const impl of this.#runtime.implementations("beforeToolCall")) {
-      const value = await this.#call(impl, { call: current, state });
-      if (value instanceof Failure) {
-        if (impl.failClosed) return [current, ToolCallDecision.deny(value.message)];
-        continue;
+    let outcome: ToolCallDecision | null = null;
+    const deny = (impl: HookImplementation, failure: Failure): boolean => {
+      if (impl.failClosed) outcome = ToolCallDecision.deny(failure.message);
+      return impl.failClosed;
+    };
+    await this.#walk("beforeToolCall", () => ({ call: current, state }), (value, impl) => {
+      if (value instanceof Failure) return deny(impl, value);
+      if (value === null || value === undefined) return false;
+      if (!isDecisionLike(value)) {
+        return deny(impl, badReturn("beforeToolCall", impl, value, "ToolCallDecision | None"));
       }
-      if (value === null || value === undefined) continue;
       let decision: ToolCallDecision;
-      if (isDecisionLike(value)) {
-        try {
-          decision = toToolCallDecision(value as ToolCallDecision);
-        } catch (error) {
-          const failure = hookFailed(impl, error);
-          if (impl.failClosed) return [current, ToolCallDecision.deny(failure.message)];
-          continue;
-        }
-      } else {
-        const failure = badReturn("beforeToolCall", impl, value, "ToolCallDecision | None");
-        if (impl.failClosed) return [current, ToolCallDecision.deny(failure.message)];
-        continue;
+      try {
+        decision = toToolCallDecision(value as ToolCallDecision);
+      } catch (error) {
+        return deny(impl, hookFailed(impl, error));
       }
-      if (decision.action === "proceed") {
-        if (decision.arguments !== null) {
-          current = current.with({ arguments: { ...decision.arguments } });
-        }
-        continue;
+      if (decision.action !== "proceed") {
+        outcome = decision;
+        return true;
       }
-      return [current, decision];
-    }
-    return [current, ToolCallDecision.proceed()];
+      if (decision.arguments !== null) {
+        current = current.with({ arguments: { ...decision.arguments } });
+      }
+      return false;
+    });
+    return [current, outcome ?? ToolCallDecision.proceed()];
   }
 
   /** Calls every `afterToolCall` implementation with the same mutable result. */
   async afterToolCall(call: ToolCall, result: ToolCallResult, state: TurnState): Promise<void> {
-    for (const impl of this.#runtime.implementations("afterToolCall")) {
-      await this.#call(impl, { call, result, state });
-    }
+    await this.#walk("afterToolCall", { call, result, state }, () => {});
   }
 
-  async #call(impl: HookImplementation, args: Record<string, unknown>): Promise<unknown> {
-    try {
-      let value = impl.fn.call(impl.plugin, args);
-      if (isThenable(value)) value = await value;
-      return value;
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-      return hookFailed(impl, error);
-    }
+  /** The shared walk, isolated: a throwing implementation becomes a {@link Failure} (cancellation propagates). */
+  #walk(hook: string, args: WalkArgs, visit: HookVisit): Promise<void> {
+    return walkHook(this.#runtime.implementations(hook), args, visit, { isolate });
   }
+}
+
+function isolate(error: unknown, impl: HookImplementation): Failure {
+  if (isCancellation(error)) throw error;
+  return hookFailed(impl, error);
 }
 
 /** An implementation that threw (or returned a malformed decision); `message` is the reason. */

@@ -15,7 +15,7 @@ export type MessageHandler = (message: Envelope) => Promise<void>;
  * A source and sink of messages. Only `name`, `start` and `stop` are required; the channels
  * module offers a base class with the defaults.
  */
-export interface Channel {
+export interface ChannelContract {
   /** The routing and dedupe key. */
   readonly name: string;
   /**
@@ -38,6 +38,9 @@ export interface Channel {
     args: { sessionId: string; message: Envelope; turn: TurnSnapshot },
   ): Promise<AdmitDecision | null>;
 }
+
+/** The channel contract under its first name (the channels module's base class is `Channel`). */
+export type Channel = ChannelContract;
 
 /** Routes outbound messages and streams to channels; the channel manager implements it. */
 export interface ChannelRouter {

@@ -33,7 +33,7 @@ export function createCliApp(host: CliHost): CliApp {
     const workspace = thisCommand.opts().workspace;
     if (typeof workspace === "string" && workspace !== "") host.workspace = resolve(workspace);
   });
-  host.hookRuntime.callManySync("registerCliCommands", { app });
+  host.hookRuntime.call("registerCliCommands", { app });
   if (app.commands.length === 0) {
     app.command("help").description("Show help").action(() => {
       const out = app.configureOutput().writeOut ?? ((text: string) => console.log(text.trimEnd()));

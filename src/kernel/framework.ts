@@ -4,9 +4,6 @@
  *
  * @module
  */
-import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
 import process from "node:process";
 import { expandHome } from "../_internal/home.ts";
 import { AgentHooks, isCancellation } from "./agent_hooks.ts";
@@ -31,8 +28,18 @@ import type { Prompt, TurnResult, TurnState } from "./turn.ts";
 import { FrameworkHooks } from "./_framework_hooks.ts";
 import { RuntimeResources } from "./_runtime_resources.ts";
 import { configuredPlugins, loadPlugins } from "./_plugin_loader.ts";
-import { runTurn } from "./_turn_pipeline.ts";
-import { buildTurnPrompt, buildTurnState, steerInto } from "./_turn_state.ts";
+import { type ProcessInboundOptions, runTurn } from "./_turn_pipeline.ts";
+import { type TurnHost, turnHost } from "./_turn_host.ts";
+import { frameworkPaths, resolveReal } from "./_framework_paths.ts";
+import type { AgentHost } from "./agent_host.ts";
+import { agentHostOf } from "./_agent_host.ts";
+import {
+  buildTurnPrompt,
+  resolveTurnSession,
+  sessionEnvironment,
+  steerInto,
+  turnState,
+} from "./_turn_state.ts";
 import { type StreamInboundOptions, streamTurn, type TurnEvent } from "./turn_stream.ts";
 
 /** Options of {@link KernelFramework}. */
@@ -55,15 +62,7 @@ export interface FrameworkOptions {
   builtinPlugin?: (framework: KernelFramework) => object;
 }
 
-/** Options of {@link KernelFramework.processInbound}. */
-export interface ProcessInboundOptions {
-  /** Consume the model as a stream of events. Default false. */
-  stream?: boolean;
-  /** Cancels the turn. */
-  signal?: AbortSignal;
-  /** Receives every model stream event as it happens (implies `stream: true`). */
-  onEvent?: (event: TurnEvent) => void;
-}
+export type { ProcessInboundOptions } from "./_turn_pipeline.ts";
 
 /** A plugin, a plugin factory, or a module specifier for {@link KernelFramework.loadHooks}. */
 export type PluginSource = string | object | ((framework: KernelFramework) => unknown);
@@ -78,15 +77,6 @@ export interface LoadHooksOptions {
    * silently missing), false for an explicit `plugins` option.
    */
   strict?: boolean;
-}
-
-function resolveReal(path: string): string {
-  const absolute = resolve(path);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    return absolute;
-  }
 }
 
 /**
@@ -110,8 +100,9 @@ export class KernelFramework {
   #config: Record<string, unknown> | null = null;
   #agentHooks: AgentHooks;
   #hooks: FrameworkHooks;
-  #router: ChannelRouter | null = null;
   #resources = new RuntimeResources();
+  #host: TurnHost;
+  #agentHost: AgentHost;
   #builtinPlugin: ((framework: KernelFramework) => object) | undefined;
 
   /**
@@ -121,16 +112,22 @@ export class KernelFramework {
    */
   constructor(options: FrameworkOptions = {}) {
     if (options.loadDotenv === true) loadDotenv(process.cwd());
-    this.workspace = resolveReal(options.workspace ?? process.cwd());
-    const home = options.home || process.env.BUB_HOME || `${homedir()}/.bub`;
-    this.home = resolve(expandHome(home));
-    const configFile = options.configFile || process.env.BUB_CONFIG ||
-      join(this.home, "config.yml");
-    this.configFile = resolve(expandHome(configFile));
+    const paths = frameworkPaths(options);
+    this.workspace = paths.workspace;
+    this.home = paths.home;
+    this.configFile = paths.configFile;
     this.pluginManager = new PluginManager();
     this.hookRuntime = new HookRuntime(this.pluginManager);
     this.#agentHooks = new AgentHooks(this.hookRuntime);
     this.#hooks = new FrameworkHooks(this.hookRuntime);
+    this.#host = turnHost(this.hookRuntime, this.#resources, () => this.workspace);
+    this.#agentHost = agentHostOf({
+      home: this.home,
+      agentHooks: this.#agentHooks,
+      hooks: this.#hooks,
+      runtime: this.hookRuntime,
+      resources: this.#resources,
+    });
     this.#config = loadConfigFile(this.configFile);
     this.#builtinPlugin = options.builtinPlugin;
   }
@@ -201,9 +198,14 @@ export class KernelFramework {
     return this.#agentHooks;
   }
 
+  /** The narrow host an agent runs on: the framework's answers, without calling back into it. */
+  agentHost(): AgentHost {
+    return this.#agentHost;
+  }
+
   /** Runs one inbound message through the hook pipeline. */
   processInbound(inbound: Envelope, options: ProcessInboundOptions = {}): Promise<TurnResult> {
-    return runTurn(this, this.#hooks, inbound, options);
+    return runTurn(this.#host, inbound, options);
   }
 
   /**
@@ -224,17 +226,12 @@ export class KernelFramework {
 
   /** The session id: the hook's answer, else the message's `sessionId`, else `channel:chatId`. */
   resolveSession(message: Envelope): Promise<string> {
-    return this.#hooks.resolveSession(message);
+    return resolveTurnSession(this.hookRuntime, message);
   }
 
   /** A fresh turn state: runtime keys, the session environment, then merged `loadState` results. */
-  async buildState(message: Envelope, sessionId: string): Promise<TurnState> {
-    const base = {
-      workspace: this.workspace,
-      steeringInbox: this.#resources.steeringInbox,
-      environment: await this.getEnvironment(sessionId),
-    };
-    return await buildTurnState(this.hookRuntime, base, message, sessionId);
+  buildState(message: Envelope, sessionId: string): Promise<TurnState> {
+    return turnState(this.#host, message, sessionId);
   }
 
   /** The prompt: `buildPrompt`'s answer, or the message content when it is empty. */
@@ -311,11 +308,7 @@ export class KernelFramework {
    * @throws {TypeError} when a provider returns something other than an Environment
    */
   getEnvironment(sessionId: string): Promise<Environment | null> {
-    return this.#resources.environments.get(
-      sessionId,
-      () =>
-        this.hookRuntime.callFirst("provideEnvironment", { sessionId, workspace: this.workspace }),
-    );
+    return sessionEnvironment(this.#host, sessionId);
   }
 
   /** The tape store entered by `running()`; null outside the scope. */
@@ -354,22 +347,23 @@ export class KernelFramework {
 
   /** Attaches (or with null detaches) the channel router. */
   bindChannelRouter(router: ChannelRouter | null): void {
-    this.#router = router;
+    this.#resources.router = router;
   }
 
   /** The bound channel router, or null. */
   get channelRouter(): ChannelRouter | null {
-    return this.#router;
+    return this.#resources.router;
   }
 
   /** Sends `message` through the router; false without one. */
   dispatchViaChannelRouter(message: Envelope): Promise<boolean> {
-    return this.#router ? this.#router.dispatchOutput(message) : Promise.resolve(false);
+    const router = this.#resources.router;
+    return router ? router.dispatchOutput(message) : Promise.resolve(false);
   }
 
   /** Asks the router to quit a session; a no-op without one. */
   async quitViaChannelRouter(sessionId: string): Promise<void> {
-    if (this.#router) await this.#router.quit(sessionId);
+    await this.#resources.router?.quit(sessionId);
   }
 
   /** The root `bub` CLI app with every plugin's commands (see `registerCliCommands`). */

@@ -1,33 +1,28 @@
 /**
- * Generic hook dispatch over a {@link PluginManager}: first-result, broadcast, their sync
- * variants, error notification and model dispatch.
+ * Generic hook dispatch over a {@link PluginManager}: the typed dispatcher {@link HookRuntime.call}
+ * derived from the hook signatures, the spec's string-keyed methods (first-result, broadcast,
+ * their sync variants), error notification and model dispatch. All of them fold over one walk
+ * (`_hook_walk.ts`); results are checked against one table (`hook_results.ts`).
  *
  * @module
  */
-import { abortableIterable } from "../_internal/async.ts";
-import { kernelLogger, metaLogger } from "./_log.ts";
+import { metaLogger } from "./_log.ts";
+import { type HookVisit, walkHook, walkHookSync, type WalkOptions } from "./_hook_walk.ts";
+import { modelFamily, type RunModelArgs, runModelEvents, runModelText } from "./_model_dispatch.ts";
 import type { HookImplementation, PluginManager } from "./plugin.ts";
 import type { Envelope } from "./envelope.ts";
-import { AsyncStreamEvents, type StreamEvent, StreamState } from "./stream.ts";
-import type { Prompt, TurnState } from "./turn.ts";
+import {
+  type DispatchHook,
+  HOOK_SPECS,
+  type HookArgs,
+  type HookDispatch,
+  type HookSpec,
+} from "./hook_specs.ts";
+import type { AsyncStreamEvents } from "./stream.ts";
 
-/** True for a thenable (any object or function with a callable `then`). */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null &&
-    typeof (value as { then?: unknown }).then === "function";
-}
-
-/** Arguments of the model hooks. */
-export interface RunModelArgs {
-  /** The prompt. */
-  prompt: Prompt;
-  /** The session id. */
-  sessionId: string;
-  /** The turn state. */
-  state: TurnState;
-  /** Cancels the model call. */
-  signal?: AbortSignal;
-}
+export { isThenable } from "./_hook_walk.ts";
+export { deltaOf, type RunModelArgs } from "./_model_dispatch.ts";
+export { describe } from "./hook_results.ts";
 
 /** Arguments of {@link HookRuntime.notifyError}. */
 export interface NotifyErrorArgs {
@@ -39,7 +34,7 @@ export interface NotifyErrorArgs {
   message: Envelope | null;
 }
 
-const SKIP: unique symbol = Symbol("skip");
+const notNull = (value: unknown): boolean => value !== null && value !== undefined;
 
 /**
  * Dispatches hooks in priority order. Dispatch is sequential: order and short-circuiting are part
@@ -67,85 +62,89 @@ export class HookRuntime {
     return this.#plugins.implementations(hook);
   }
 
-  /** The first non-null result in priority order (awaiting thenables), or null. */
-  async callFirst(hook: string, args: object = {}): Promise<unknown> {
-    for (const impl of this.#plugins.implementations(hook)) {
-      let value = impl.fn.call(impl.plugin, args as Record<string, unknown>);
-      if (isThenable(value)) value = await value;
-      if (value !== null && value !== undefined) return value;
+  /**
+   * Dispatches one of the 22 non-agent hooks by its spec (`HOOK_SPECS`): a first-result hook
+   * answers its first non-null value or null, a broadcast hook every value (nulls included); a
+   * sync-only hook answers synchronously. Argument and result types follow the hook's signature.
+   *
+   * @example
+   * ```ts ignore
+   * const sessionId = await bub.hookRuntime.call("resolveSession", { message }); // string | null
+   * const parts = bub.hookRuntime.call("systemPrompt", { prompt, state }); // (string | null)[]
+   * ```
+   * @throws {TypeError} for an agent-loop hook (dispatch those through `getAgentHooks()`)
+   */
+  call<K extends DispatchHook>(hook: K, args: HookArgs<K>): HookDispatch<K> {
+    const spec: HookSpec = HOOK_SPECS[hook];
+    if (spec.kind !== "firstresult" && spec.kind !== "broadcast") {
+      throw new TypeError(
+        `Cannot dispatch hook "${hook}" generically: agent-loop hooks run through getAgentHooks()`,
+      );
     }
-    return null;
+    const a = args as object;
+    const result = spec.kind === "firstresult"
+      ? (spec.syncOnly ? this.callFirstSync(hook, a) : this.callFirst(hook, a))
+      : (spec.syncOnly ? this.callManySync(hook, a) : this.callMany(hook, a));
+    return result as HookDispatch<K>;
+  }
+
+  #walk(hook: string, args: object, visit: HookVisit, options?: WalkOptions): Promise<void> {
+    return walkHook(this.#plugins.implementations(hook), args, visit, options);
+  }
+
+  #walkSync(hook: string, args: object, visit: HookVisit, options?: WalkOptions): void {
+    walkHookSync(this.#plugins.implementations(hook), args, visit, options);
+  }
+
+  /**
+   * The first non-null result in priority order (awaiting thenables), or null. String-keyed as
+   * kernel spec §3 pins it (a hook without a spec dispatches too); prefer the typed {@link call}.
+   */
+  async callFirst(hook: string, args: object = {}): Promise<unknown> {
+    let found: unknown = null;
+    await this.#walk(hook, args, (value) => {
+      if (notNull(value)) found = value;
+      return found !== null;
+    });
+    return found;
   }
 
   /** Every implementation's result in priority order, nulls included. */
   async callMany(hook: string, args: object = {}): Promise<unknown[]> {
     const results: unknown[] = [];
-    for (const impl of this.#plugins.implementations(hook)) {
-      let value = impl.fn.call(impl.plugin, args as Record<string, unknown>);
-      if (isThenable(value)) value = await value;
+    await this.#walk(hook, args, (value) => {
       results.push(value ?? null);
-    }
+    });
     return results;
   }
 
   /** Like {@link callFirst}, synchronously; thenables are skipped with a warning. */
   callFirstSync(hook: string, args: object = {}): unknown {
-    for (const impl of this.#plugins.implementations(hook)) {
-      const value = this.#callSync(hook, impl, args);
-      if (value !== SKIP && value !== null && value !== undefined) return value;
-    }
-    return null;
+    let found: unknown = null;
+    this.#walkSync(hook, args, (value) => {
+      if (notNull(value)) found = value;
+      return found !== null;
+    });
+    return found;
   }
 
   /** Like {@link callMany}, synchronously; thenables are omitted with a warning. */
   callManySync(hook: string, args: object = {}): unknown[] {
     const results: unknown[] = [];
-    for (const impl of this.#plugins.implementations(hook)) {
-      const value = this.#callSync(hook, impl, args);
-      if (value !== SKIP) results.push(value ?? null);
-    }
+    this.#walkSync(hook, args, (value) => {
+      results.push(value ?? null);
+    });
     return results;
-  }
-
-  #callSync(hook: string, impl: HookImplementation, args: object): unknown {
-    const value = impl.fn.call(impl.plugin, args as Record<string, unknown>);
-    if (isThenable(value)) {
-      warnAsync(hook, impl.pluginName, value);
-      return SKIP;
-    }
-    return value;
   }
 
   /** Calls every `onError` observer; failures are logged, nothing propagates. */
   async notifyError(args: NotifyErrorArgs): Promise<void> {
-    for (const impl of this.#plugins.implementations("onError")) {
-      try {
-        const value = impl.fn.call(impl.plugin, { ...args });
-        if (isThenable(value)) await value;
-      } catch (error) {
-        metaLogger.warn("hook.on_error_failed stage={stage} adapter={adapter}: {error}", {
-          stage: args.stage,
-          adapter: impl.pluginName,
-          error,
-        });
-      }
-    }
+    await this.#walk("onError", args, () => {}, onErrorWalk(args));
   }
 
   /** Like {@link notifyError}, synchronously; thenables are not awaited. */
   notifyErrorSync(args: NotifyErrorArgs): void {
-    for (const impl of this.#plugins.implementations("onError")) {
-      try {
-        const value = impl.fn.call(impl.plugin, { ...args });
-        if (isThenable(value)) warnAsync("onError", impl.pluginName, value);
-      } catch (error) {
-        metaLogger.warn("hook.on_error_failed stage={stage} adapter={adapter}: {error}", {
-          stage: args.stage,
-          adapter: impl.pluginName,
-          error,
-        });
-      }
-    }
+    this.#walkSync("onError", args, () => {}, onErrorWalk(args));
   }
 
   /**
@@ -153,14 +152,7 @@ export class HookRuntime {
    * a model hook, or null.
    */
   modelFamily(prefer: "text" | "stream"): "text" | "stream" | null {
-    const plugins = [...this.#plugins.plugins.values()].reverse();
-    const first = prefer === "text" ? "runModel" : "runModelStream";
-    const second = prefer === "text" ? "runModelStream" : "runModel";
-    for (const plugin of plugins) {
-      if (hasImpl(this.#plugins, plugin, first)) return first === "runModel" ? "text" : "stream";
-      if (hasImpl(this.#plugins, plugin, second)) return second === "runModel" ? "text" : "stream";
-    }
-    return null;
+    return modelFamily(this.#plugins, prefer);
   }
 
   /**
@@ -169,28 +161,8 @@ export class HookRuntime {
    *
    * @throws {TypeError} when `runModel` returns something else
    */
-  async runModel(args: RunModelArgs): Promise<string | null> {
-    const family = this.modelFamily("text");
-    if (family === null) return null;
-    if (family === "text") {
-      const value = await this.callFirst("runModel", args);
-      if (value !== null && typeof value !== "string") {
-        throw new TypeError(`hook.run_model must return str or None, got ${describe(value)}`);
-      }
-      return value as string | null;
-    }
-    const stream = await this.callFirst("runModelStream", args);
-    if (stream === null) return null;
-    const events = asStream(stream);
-    let text = "";
-    try {
-      for await (const event of abortableIterable(events, args.signal)) {
-        if (event.kind === "text") text += deltaOf(event);
-      }
-    } finally {
-      await events.close();
-    }
-    return text;
+  runModel(args: RunModelArgs): Promise<string | null> {
+    return runModelText(this, args);
   }
 
   /**
@@ -199,28 +171,8 @@ export class HookRuntime {
    *
    * @throws {TypeError} when `runModelStream` returns something else
    */
-  async runModelStream(args: RunModelArgs): Promise<AsyncStreamEvents | null> {
-    const family = this.modelFamily("stream");
-    if (family === null) return null;
-    if (family === "stream") {
-      const value = await this.callFirst("runModelStream", args);
-      if (value === null) return null;
-      if (!(value instanceof AsyncStreamEvents)) {
-        throw new TypeError(
-          `hook.run_model_stream must return AsyncStreamEvents or None, got ${describe(value)}`,
-        );
-      }
-      return value;
-    }
-    const callFirst = (hook: string, hookArgs: object) => this.callFirst(hook, hookArgs);
-    async function* once(): AsyncGenerator<StreamEvent> {
-      const value = await callFirst("runModel", args);
-      if (value !== null && typeof value !== "string") {
-        throw new TypeError(`hook.run_model must return str or None, got ${describe(value)}`);
-      }
-      yield { kind: "text", data: { delta: value ?? "" } };
-    }
-    return new AsyncStreamEvents(once(), { state: new StreamState() });
+  runModelStream(args: RunModelArgs): Promise<AsyncStreamEvents | null> {
+    return runModelEvents(this, args);
   }
 
   /** Hook name → plugin names, lowest priority first. */
@@ -229,36 +181,16 @@ export class HookRuntime {
   }
 }
 
-function hasImpl(plugins: PluginManager, plugin: object, hook: string): boolean {
-  return plugins.implementations(hook).some((impl) => impl.plugin === plugin);
-}
-
-function asStream(value: unknown): AsyncIterable<StreamEvent> & { close(): Promise<void> } {
-  if (value instanceof AsyncStreamEvents) return value;
-  if (typeof value === "object" && value !== null && Symbol.asyncIterator in value) {
-    return new AsyncStreamEvents(value as AsyncIterable<StreamEvent>);
-  }
-  throw new TypeError(
-    `hook.run_model_stream must return AsyncStreamEvents or None, got ${describe(value)}`,
-  );
-}
-
-/** `String(event.data.delta ?? "")`. */
-export function deltaOf(event: StreamEvent): string {
-  const delta = event.data?.delta;
-  return delta === null || delta === undefined ? "" : String(delta);
-}
-
-/** A short description of a value's type for error messages. */
-export function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return `an object of type ${value.constructor?.name ?? "Object"}`;
-  return `a ${typeof value} (${String(value).slice(0, 40)})`;
-}
-
-function warnAsync(hook: string, adapter: string, value: PromiseLike<unknown>): void {
-  kernelLogger.warn("hook.async_not_supported hook={hook} adapter={adapter}", { hook, adapter });
-  // Never awaited: keep a rejection from surfacing as unhandled.
-  Promise.resolve(value).catch(() => {});
+/** `onError` observers each get their own copy of the arguments; their failures are logged. */
+function onErrorWalk(args: NotifyErrorArgs): WalkOptions {
+  return {
+    copyArgs: true,
+    isolate: (error, impl) => {
+      metaLogger.warn("hook.on_error_failed stage={stage} adapter={adapter}: {error}", {
+        stage: args.stage,
+        adapter: impl.pluginName,
+        error,
+      });
+    },
+  };
 }

@@ -41,8 +41,67 @@ export interface HookSpec {
   readonly syncOnly: boolean;
 }
 
-/** Every hook name with its {@link HookSpec}. */
-export const HOOK_SPECS: Readonly<Record<HookName, HookSpec>> = {
+/**
+ * The dispatch rules of every hook as literal types: the source the typed dispatcher
+ * (`HookRuntime.call`) and {@link HOOK_SPECS} derive from.
+ */
+export interface HookKinds {
+  /** `firstresult`. */
+  resolveSession: { readonly kind: "firstresult"; readonly syncOnly: false };
+  /** `broadcast`. */
+  loadState: { readonly kind: "broadcast"; readonly syncOnly: false };
+  /** `firstresult`. */
+  buildPrompt: { readonly kind: "firstresult"; readonly syncOnly: false };
+  /** `firstresult`. */
+  runModel: { readonly kind: "firstresult"; readonly syncOnly: false };
+  /** `firstresult`. */
+  runModelStream: { readonly kind: "firstresult"; readonly syncOnly: false };
+  /** `firstresult`. */
+  continuePrompt: { readonly kind: "firstresult"; readonly syncOnly: false };
+  /** `broadcast`. */
+  saveState: { readonly kind: "broadcast"; readonly syncOnly: false };
+  /** `broadcast`. */
+  renderOutbound: { readonly kind: "broadcast"; readonly syncOnly: false };
+  /** `broadcast`. */
+  dispatchOutbound: { readonly kind: "broadcast"; readonly syncOnly: false };
+  /** `broadcast`, sync only. */
+  registerCliCommands: { readonly kind: "broadcast"; readonly syncOnly: true };
+  /** `broadcast`, sync only. */
+  onboardConfig: { readonly kind: "broadcast"; readonly syncOnly: true };
+  /** `broadcast`. */
+  provideModelOptions: { readonly kind: "broadcast"; readonly syncOnly: false };
+  /** `firstresult`. */
+  provideEnvironment: { readonly kind: "firstresult"; readonly syncOnly: false };
+  /** `broadcast`. */
+  onError: { readonly kind: "broadcast"; readonly syncOnly: false };
+  /** `broadcast`, sync only. */
+  systemPrompt: { readonly kind: "broadcast"; readonly syncOnly: true };
+  /** `firstresult`, sync only. */
+  provideTapeStore: { readonly kind: "firstresult"; readonly syncOnly: true };
+  /** `broadcast`, sync only. */
+  provideLifespan: { readonly kind: "broadcast"; readonly syncOnly: true };
+  /** `broadcast`, sync only. */
+  provideTapeSidecar: { readonly kind: "broadcast"; readonly syncOnly: true };
+  /** `broadcast`, sync only. */
+  provideChannels: { readonly kind: "broadcast"; readonly syncOnly: true };
+  /** `firstresult`, sync only. */
+  buildTapeContext: { readonly kind: "firstresult"; readonly syncOnly: true };
+  /** `firstresult`. */
+  admitMessage: { readonly kind: "firstresult"; readonly syncOnly: false };
+  /** `firstresult`, sync only. */
+  provideSteeringInbox: { readonly kind: "firstresult"; readonly syncOnly: true };
+  /** `agent`. */
+  beforeLlmCall: { readonly kind: "agent"; readonly syncOnly: false };
+  /** `agent`. */
+  afterLlmCall: { readonly kind: "agent"; readonly syncOnly: false };
+  /** `agent`. */
+  beforeToolCall: { readonly kind: "agent"; readonly syncOnly: false };
+  /** `agent`. */
+  afterToolCall: { readonly kind: "agent"; readonly syncOnly: false };
+}
+
+/** Every hook name with its {@link HookSpec} (typed by {@link HookKinds}, so it cannot drift). */
+export const HOOK_SPECS: { readonly [K in HookName]: HookKinds[K] } = {
   resolveSession: { kind: "firstresult", syncOnly: false },
   loadState: { kind: "broadcast", syncOnly: false },
   buildPrompt: { kind: "firstresult", syncOnly: false },
@@ -179,3 +238,35 @@ export interface HookSignatures {
 
 /** One of the 26 hook names, in camelCase. */
 export type HookName = keyof HookSignatures;
+
+/** The named-argument object of hook `K`. */
+export type HookArgs<K extends HookName> = Parameters<HookSignatures[K]>[0];
+
+/** The value an implementation of hook `K` answers with (null and undefined mean "no value"). */
+export type HookValue<K extends HookName> = Exclude<
+  Awaited<ReturnType<HookSignatures[K]>>,
+  null | undefined | void
+>;
+
+/** The hooks whose {@link HookKinds} entry matches `S`. */
+export type HooksWhere<S> = { [K in HookName]: HookKinds[K] extends S ? K : never }[HookName];
+
+/** Async first-result hooks (`callFirst`). */
+export type FirstResultHook = HooksWhere<{ kind: "firstresult"; syncOnly: false }>;
+/** Sync-only first-result hooks (`callFirstSync`). */
+export type FirstResultSyncHook = HooksWhere<{ kind: "firstresult"; syncOnly: true }>;
+/** Async broadcast hooks (`callMany`). */
+export type BroadcastHook = HooksWhere<{ kind: "broadcast"; syncOnly: false }>;
+/** Sync-only broadcast hooks (`callManySync`). */
+export type BroadcastSyncHook = HooksWhere<{ kind: "broadcast"; syncOnly: true }>;
+/** The hooks the generic dispatcher runs (every hook but the four agent-loop ones). */
+export type DispatchHook = HooksWhere<{ kind: "firstresult" | "broadcast" }>;
+
+/** What dispatching hook `K` yields: the first value or null, or every value (nulls included). */
+export type HookResult<K extends HookName> = HookKinds[K]["kind"] extends "firstresult"
+  ? HookValue<K> | null
+  : (HookValue<K> | null)[];
+
+/** {@link HookResult}, in a promise unless the hook is sync-only. */
+export type HookDispatch<K extends HookName> = HookKinds[K]["syncOnly"] extends true ? HookResult<K>
+  : Promise<HookResult<K>>;

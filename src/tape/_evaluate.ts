@@ -8,10 +8,10 @@ import { BubError } from "../kernel/errors.ts";
 import { parseBoundaryMicros, parseIsoMicros } from "./_dates.ts";
 import { pyDumps } from "./_json.ts";
 import type { TapeEntry } from "./entry.ts";
-import type { TapeQueryFields } from "./query.ts";
+import type { TapeQuerySpec } from "./query_fields.ts";
 
 /** The query fields the evaluator reads (a `TapeQuery` is one). */
-export type QuerySpec = TapeQueryFields & { readonly tape: string };
+export type QuerySpec = TapeQuerySpec;
 
 /** The entries of one tape plus the positions of its anchors (ascending). */
 export interface EntryView {

@@ -8,15 +8,40 @@ import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { utcStamp } from "./_dates.ts";
 import { entryLine } from "./_jsonl.ts";
+import type { TapeMeta } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
-import type { Tape } from "./tape.ts";
+import type { TapeStore } from "./store.ts";
+
+/** What archive and reset read of a `Tape` (a `Tape` is one; kept narrow so tape.ts can import this). */
+export interface LifecycleTape {
+  /** The tape name. */
+  readonly name: string;
+  /** The store. */
+  readonly store: TapeStore;
+  /** Mounted sidecars (by name). */
+  readonly sidecars: readonly { readonly name: string }[];
+  /** Archive directory, or null. */
+  readonly archivePath: string | null;
+  /** The clock for archive stamps. */
+  readonly clock: () => Date;
+  /** The tape name of one mounted sidecar. */
+  sidecarTapeName(name: string): string;
+  /** Appends `event {name, data}`. */
+  appendEvent(name: string, data: Record<string, unknown>, meta?: TapeMeta): Promise<void>;
+  /** Appends the anchor and handoff event. */
+  handoff(options: { name: string; state?: Record<string, unknown> }): Promise<unknown>;
+}
 
 function _message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
 /** Writes every entry of `tapeName` to `<archivePath>/<tapeName>.jsonl.<stamp>.bak`. */
-export async function writeArchive(tape: Tape, tapeName: string, stamp: string): Promise<string> {
+export async function writeArchive(
+  tape: LifecycleTape,
+  tapeName: string,
+  stamp: string,
+): Promise<string> {
   if (!tape.archivePath) {
     throw new BubError(
       "config",
@@ -42,7 +67,7 @@ interface _Outcome {
 }
 
 async function _sidecarCycle(
-  tape: Tape,
+  tape: LifecycleTape,
   name: string,
   archive: boolean,
   reason: string,
@@ -81,7 +106,7 @@ async function _sidecarCycle(
   return out;
 }
 
-async function _record(tape: Tape, outcome: _Outcome, withReset: boolean): Promise<void> {
+async function _record(tape: LifecycleTape, outcome: _Outcome, withReset: boolean): Promise<void> {
   if (outcome.archive) {
     await tape.appendEvent("sidecar.archive", outcome.archive, { context: false });
   }
@@ -89,7 +114,7 @@ async function _record(tape: Tape, outcome: _Outcome, withReset: boolean): Promi
 }
 
 /** `Tape.reset`: optional archive, reset, bootstrap handoff, then every sidecar. */
-export async function resetTape(tape: Tape, archive: boolean): Promise<string> {
+export async function resetTape(tape: LifecycleTape, archive: boolean): Promise<string> {
   const name = tape.name;
   const stamp = utcStamp(tape.clock());
   let archived: string | null = null;
@@ -129,7 +154,11 @@ export async function resetTape(tape: Tape, archive: boolean): Promise<string> {
 }
 
 /** `Tape.archiveSidecar`. */
-export async function archiveSidecar(tape: Tape, name: string, reason: string): Promise<string> {
+export async function archiveSidecar(
+  tape: LifecycleTape,
+  name: string,
+  reason: string,
+): Promise<string> {
   const outcome = await _sidecarCycle(tape, name, true, reason, utcStamp(tape.clock()), false);
   await _record(tape, outcome, false);
   return outcome.archiveError !== null
@@ -139,7 +168,7 @@ export async function archiveSidecar(tape: Tape, name: string, reason: string): 
 
 /** `Tape.resetSidecar`. */
 export async function resetSidecar(
-  tape: Tape,
+  tape: LifecycleTape,
   name: string,
   archive: boolean,
   reason: string,

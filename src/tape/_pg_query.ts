@@ -13,7 +13,7 @@ import type { PgRow, PgSql } from "./_pg_client.ts";
 import type { PgTables } from "./_pg_schema.ts";
 import { searchPass } from "./_search.ts";
 import type { TapeEntry } from "./entry.ts";
-import type { TapeQuery } from "./query.ts";
+import type { TapeQuerySpec } from "./query_fields.ts";
 
 const COLUMNS = "id, kind, payload::text AS payload, meta::text AS meta, date";
 
@@ -53,7 +53,7 @@ async function _anchorId(
 }
 
 /** The `(low, high)` id bounds (exclusive) of the query's anchor slice. */
-async function _slice(sql: PgSql, t: PgTables, query: TapeQuery): Promise<[number, number]> {
+async function _slice(sql: PgSql, t: PgTables, query: TapeQuerySpec): Promise<[number, number]> {
   const tape = query.tape;
   const notFound = (name: string) =>
     new BubError("not_found", `Anchor '${name}' was not found.`, { tape, anchor: name });
@@ -84,7 +84,11 @@ async function _slice(sql: PgSql, t: PgTables, query: TapeQuery): Promise<[numbe
 }
 
 /** Evaluates `query` (§5.5); text queries use the newest-first search pass. */
-export async function pgFetchAll(sql: PgSql, t: PgTables, query: TapeQuery): Promise<TapeEntry[]> {
+export async function pgFetchAll(
+  sql: PgSql,
+  t: PgTables,
+  query: TapeQuerySpec,
+): Promise<TapeEntry[]> {
   const [low, high] = await _slice(sql, t, query);
   const kinds = query.kindList;
   const plain = !query.text && !query.betweenDateRange && query.limitCount !== null;

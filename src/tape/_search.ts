@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { stringify } from "yaml";
 import { lazyImport } from "../_internal/lazy.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { QuerySpec } from "./_evaluate.ts";
@@ -13,12 +12,15 @@ const TOKEN = /[a-z0-9_/-]+/g;
 const MAX_CANDIDATES = 128;
 const DEFAULT_LIMIT = 20;
 
-// Imported by the first search: importing the stores does not need it.
+// Imported by the first search: importing the stores does not need them.
 const fuzzball = lazyImport(() => import("fuzzball"));
+const yaml = lazyImport(() => import("yaml"));
+
+type Stringify = typeof import("yaml").stringify;
 
 type Scorer = typeof import("fuzzball").WRatio;
 
-function _payloadText(entry: TapeEntry): string {
+function _payloadText(stringify: Stringify, entry: TapeEntry): string {
   try {
     return stringify(entry.payload).toLowerCase();
   } catch {
@@ -60,13 +62,13 @@ export async function searchPass(
 ): Promise<TapeEntry[]> {
   const needle = query.text.trim().toLowerCase();
   if (!needle) return [];
-  const { WRatio } = await fuzzball();
+  const [{ WRatio }, { stringify }] = await Promise.all([fuzzball(), yaml()]);
   const limit = query.limitCount ?? DEFAULT_LIMIT;
   const seen = new Set<string>();
   const out: TapeEntry[] = [];
   for (let i = entries.length - 1; i >= 0 && out.length < limit; i--) {
     const entry = entries[i]!;
-    const text = _payloadText(entry);
+    const text = _payloadText(stringify, entry);
     if (seen.has(text)) continue;
     seen.add(text);
     if (text.includes(needle) || fuzzyMatches(WRatio, needle, text)) out.push(entry);

@@ -13,7 +13,9 @@ export { LAST_ANCHOR, TapeContext };
 export type { TapeContextOptions, TapeSelector } from "../kernel/tape_context.ts";
 
 /** A chat message in the OpenAI chat format. */
-export type ChatMessage = Record<string, unknown>;
+export type TapeChatMessage = Record<string, unknown>;
+/** {@link TapeChatMessage} under its first name. */
+export type ChatMessage = TapeChatMessage;
 
 /**
  * Narrows `query` to the context's anchor: null → the whole tape, `LAST_ANCHOR` →

@@ -18,6 +18,7 @@ export {
 } from "./entry.ts";
 export { sessionTapeName } from "./naming.ts";
 export { TapeQuery, type TapeQueryFields } from "./query.ts";
+export type { TapeQuerySpec } from "./query_fields.ts";
 export { latestEvents } from "./latest_events.ts";
 export {
   AsyncTapeStoreAdapter,
@@ -50,6 +51,7 @@ export {
   defaultTapeContext,
   LAST_ANCHOR,
   selectMessages,
+  type TapeChatMessage,
   TapeContext,
   type TapeContextOptions,
   type TapeSelector,

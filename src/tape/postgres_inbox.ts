@@ -41,7 +41,7 @@ export interface EnqueueResult {
  *
  * @example
  * ```ts
- * import { PostgresInbox, PostgresTapeStore } from "@bub/core";
+ * import { PostgresInbox, PostgresTapeStore } from "@bub/core/tape";
  * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
  * if (url) {
  *   await using store = new PostgresTapeStore(url, { schema: `doc_${crypto.randomUUID().slice(0, 8)}` });

@@ -16,7 +16,7 @@ import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
  *
  * @example
  * ```ts
- * import { PostgresLeader, PostgresTapeStore } from "@bub/core";
+ * import { PostgresLeader, PostgresTapeStore } from "@bub/core/tape";
  * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
  * if (url) {
  *   await using store = new PostgresTapeStore(url, { schema: `doc_${crypto.randomUUID().slice(0, 8)}` });

@@ -13,7 +13,7 @@ import { pgAcquireLease, pgReleaseLease, pgRenewLease, type TapeLease } from "./
 import { pgFetchAll, pgLatestEvents } from "./_pg_query.ts";
 import { migratePg, type PgTables, pgTables } from "./_pg_schema.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
-import type { TapeQuery } from "./query.ts";
+import type { TapeQuerySpec } from "./query_fields.ts";
 import type { TapeStore } from "./store.ts";
 
 export type { TapeLease } from "./_pg_leases.ts";
@@ -54,7 +54,7 @@ export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
  *
  * @example
  * ```ts
- * import { messageEntry, PostgresTapeStore, TapeQuery } from "@bub/core";
+ * import { messageEntry, PostgresTapeStore, TapeQuery } from "@bub/core/tape";
  * // e.g. postgres://postgres@127.0.0.1:5432/postgres (scripts/postgres.sh starts one)
  * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
  * if (url) {
@@ -198,7 +198,7 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
   }
 
   /** Evaluates a query: the anchor slice, kinds and a plain limit in SQL, the rest in memory. */
-  async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+  async fetchAll(query: TapeQuerySpec): Promise<TapeEntry[]> {
     return await pgFetchAll(await this.#open(), this.#tables, query);
   }
 

@@ -5,25 +5,10 @@
  */
 import type { TapeEntry } from "./entry.ts";
 import { validateTapeName } from "./entry.ts";
+import type { TapeQueryFields } from "./query_fields.ts";
 import type { SyncTapeStore, TapeStore } from "./store.ts";
 
-/** The fields of a {@link TapeQuery}, read by store implementations. */
-export interface TapeQueryFields {
-  /** Full-text filter, "" for none. */
-  readonly text: string;
-  /** Entries after the last anchor with this name, or null. */
-  readonly afterAnchorName: string | null;
-  /** Entries after the last anchor of any name. */
-  readonly afterLast: boolean;
-  /** Entries strictly between the last anchor `[0]` and the next anchor `[1]`, or null. */
-  readonly betweenAnchorNames: readonly [string, string] | null;
-  /** Inclusive date range, or null. */
-  readonly betweenDateRange: readonly [string | Date, string | Date] | null;
-  /** Kinds to keep; empty keeps all. */
-  readonly kindList: readonly string[];
-  /** At most this many entries, or null. */
-  readonly limitCount: number | null;
-}
+export type { TapeQueryFields } from "./query_fields.ts";
 
 const EMPTY: TapeQueryFields = {
   text: "",

@@ -5,7 +5,7 @@
  */
 import { BubError } from "../kernel/errors.ts";
 import type { TapeEntry } from "./entry.ts";
-import type { TapeQuery } from "./query.ts";
+import type { TapeQuerySpec } from "./query_fields.ts";
 
 /**
  * Where tapes live. Every method is async; `append` resolves once the entry is committed.
@@ -17,7 +17,7 @@ export interface TapeStore {
   /** Deletes a tape; a missing tape is not an error. */
   reset(tape: string): Promise<void>;
   /** Evaluates `query` (§5.5); a missing tape reads as empty. */
-  fetchAll(query: TapeQuery): Promise<TapeEntry[]>;
+  fetchAll(query: TapeQuerySpec): Promise<TapeEntry[]>;
   /** Stores a copy of `entry` with the next id of `tape`. */
   append(tape: string, entry: TapeEntry): Promise<void>;
   /** Optional: appends several entries at once, in order (one commit where possible). */
@@ -38,7 +38,7 @@ export interface SyncTapeStore {
   /** Deletes a tape. */
   reset(tape: string): void;
   /** Evaluates a query. */
-  fetchAll(query: TapeQuery): Iterable<TapeEntry>;
+  fetchAll(query: TapeQuerySpec): Iterable<TapeEntry>;
   /** Stores an entry. */
   append(tape: string, entry: TapeEntry): void;
 }
@@ -88,7 +88,7 @@ export class AsyncTapeStoreAdapter implements TapeStore {
   }
 
   /** Evaluates a query. */
-  async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+  async fetchAll(query: TapeQuerySpec): Promise<TapeEntry[]> {
     return [...await this.#inner.fetchAll(query)];
   }
 
@@ -158,7 +158,7 @@ export class UnavailableTapeStore implements TapeStore {
   }
 
   /** Throws. */
-  fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
+  fetchAll(query: TapeQuerySpec): Promise<TapeEntry[]> {
     return Promise.reject(new BubError("invalid_input", this.message, { tape: query.tape }));
   }
 

@@ -14,6 +14,7 @@ import {
 import { BubError } from "../kernel/errors.ts";
 import { TAPE_STATE_KEY, type TurnState } from "../kernel/turn.ts";
 import { errorRepr } from "./_repr.ts";
+import { traceToolCall } from "./_tool_span.ts";
 import { toIssue, ToolArgumentsError } from "./_schema.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 
@@ -25,6 +26,8 @@ export interface ToolInvocation {
   arguments: Record<string, unknown>;
   /** The name as invoked (model-facing during agent steps). Default: `tool.name`. */
   name?: string;
+  /** The model's tool call id, when the model made the call (recorded on its trace span). */
+  id?: string;
 }
 
 /** Options of {@link ToolExecutor.execute}. */
@@ -112,7 +115,9 @@ export class ToolExecutor {
     const signal = options.signal ?? context?.signal;
     signal?.throwIfAborted();
     const outcomes = await Promise.all(
-      invocations.map((invocation) => this.#invoke(invocation, context, signal)),
+      invocations.map((invocation) =>
+        traceToolCall(invocation, signal, () => this.#invoke(invocation, context, signal))
+      ),
     );
     let error: BubError | null = null;
     const toolResults = outcomes.map((outcome) => {

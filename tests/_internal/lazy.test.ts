@@ -1,7 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { lazyImport } from "../../src/_internal/lazy.ts";
-import { zod } from "../../src/_internal/zod.ts";
 
 test("lazyImport runs the import once for concurrent and later calls", async () => {
   let calls = 0;
@@ -24,14 +23,4 @@ test("lazyImport does not keep a failed import: the next call tries again", asyn
   await assert.rejects(load(), /offline/);
   assert.deepEqual(await load(), { ok: true });
   assert.equal(calls, 2);
-});
-
-test("the package's zod validates and converts schemas built by the caller's zod", async () => {
-  const { z } = await import("zod");
-  const schema = z.object({ path: z.string().describe("A path.") });
-  const json = zod().toJSONSchema(schema, { io: "input" }) as unknown as {
-    properties: { path: { description?: string } };
-  };
-  assert.equal(json.properties.path.description, "A path.");
-  assert.equal(zod().object({ n: zod().int() }).safeParse({ n: 1.5 }).success, false);
 });

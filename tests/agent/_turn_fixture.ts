@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BubFramework } from "../../src/builtin/framework.ts";
@@ -27,6 +27,8 @@ export interface TurnFixtureOptions extends MockLlmServerOptions {
   tools?: Tool[];
   /** Plugins registered after builtin. */
   plugins?: Plugin[];
+  /** The data of `config.yml`, written before the framework is created. */
+  config?: Record<string, unknown>;
 }
 
 /** A running framework + mock server; dispose it to stop both and delete the home. */
@@ -68,6 +70,7 @@ export async function turnFixture(options: TurnFixtureOptions = {}): Promise<Tur
   const server = await MockLlmServer.start(options);
   let scope: AsyncDisposable | null = null;
   try {
+    if (options.config) writeFileSync(join(home, "config.yml"), JSON.stringify(options.config));
     const bub = new BubFramework({
       home,
       configFile: join(home, "config.yml"),

@@ -11,20 +11,23 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { demoResponder, MockLlmServer } from "../../src/testing/mod.ts";
 import { cleanupStack, ROOT, runCli, runScript, tempDirs } from "../cli/_spawn.ts";
-import { AGENT, CHANNELS, SPILL, TAPE, TELEGRAM } from "../../src/builtin/_settings_specs.ts";
+import { AGENT, CHANNELS, MCP, SPILL, TAPE, TELEGRAM } from "../../src/builtin/_settings_specs.ts";
 import { readmeBlocks, shellCommands } from "./_blocks.ts";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const blocks = readmeBlocks(README);
-const packageName = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")).name as string;
+const denoJson = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8"));
+const packageName = denoJson.name as string;
+const packageExports = Object.entries(denoJson.exports as Record<string, string>);
 
-/** Points the README's package imports at this checkout. */
+/** Points the README's package imports (the root and every subpath) at this checkout. */
 function localImports(code: string): string {
   const url = (path: string) => pathToFileURL(join(ROOT, path)).href;
-  return code
-    .replaceAll(`"${packageName}/testing"`, JSON.stringify(url("src/testing/mod.ts")))
-    .replaceAll(`"${packageName}/cli"`, JSON.stringify(url("src/cli/mod.ts")))
-    .replaceAll(`"${packageName}"`, JSON.stringify(url("mod.ts")));
+  return packageExports.reduce(
+    (text, [key, path]) =>
+      text.replaceAll(`"${packageName}${key.slice(1)}"`, JSON.stringify(url(path))),
+    code,
+  );
 }
 
 describe("README.md code blocks", () => {
@@ -66,7 +69,7 @@ describe("README.md code blocks", () => {
   test("the Configuration section names every setting with its config.yml key and env variable", () => {
     const start = README.indexOf("## Configuration");
     const section = README.slice(start, README.indexOf("\n## ", start + 1));
-    for (const spec of [AGENT, CHANNELS, TELEGRAM, SPILL, TAPE]) {
+    for (const spec of [AGENT, CHANNELS, MCP, TELEGRAM, SPILL, TAPE]) {
       for (const field of spec.fields) {
         const key = spec.section ? `${spec.section}.${field.key}` : field.key;
         const env = spec.prefix + field.key.toUpperCase();

@@ -37,6 +37,7 @@ const valibotForecast = v.object({
 });
 
 const zod3Forecast = z3.object({ city: z3.string(), days: z3.number().int().min(1) });
+const zod3v4Forecast = z3v4.object({ city: z3v4.string(), days: z3v4.int().min(1) });
 
 const CASES: Array<{ library: string; parameters: ToolParameters<Forecast>; json: object }> = [
   {
@@ -45,9 +46,14 @@ const CASES: Array<{ library: string; parameters: ToolParameters<Forecast>; json
     json: FORECAST_JSON,
   },
   {
-    // The zod 4 that zod 3.25 ships as "zod/v4": another copy of zod than Bub's own.
-    library: "zod 4 from zod@3.25's zod/v4",
-    parameters: z3v4.object({ city: z3v4.string(), days: z3v4.int().min(1) }),
+    // The zod 4 that zod 3.25 ships as "zod/v4" carries no converter on its schemas (Standard
+    // JSON Schema came with zod 4.2), and Bub loads no zod of its own: its JSON Schema comes from
+    // that copy's own z.toJSONSchema.
+    library: "zod 4 from zod@3.25's zod/v4 + jsonSchema",
+    parameters: {
+      schema: zod3v4Forecast,
+      jsonSchema: z3v4.toJSONSchema(zod3v4Forecast, { io: "input" }) as Record<string, unknown>,
+    },
     json: FORECAST_JSON,
   },
   {
@@ -138,6 +144,11 @@ describe("tools with any Standard Schema", () => {
   test("a Standard Schema without a converter and without jsonSchema is refused with a typed error naming the library", () => {
     const refusals: Array<[string, unknown, RegExp]> = [
       ["zod 3", zod3Forecast, /zod 3 .*parameters: \{ schema, jsonSchema \}/],
+      [
+        "zod 4 before 4.2 (zod@3.25's zod/v4)",
+        zod3v4Forecast,
+        /zod 4 version carries no JSON Schema converter.*upgrade zod.*jsonSchema: z\.toJSONSchema/,
+      ],
       ["valibot", valibotForecast, /toStandardJsonSchema\(schema\).*@valibot\/to-json-schema/],
       [
         "an unknown library",

@@ -5,7 +5,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { MessageHandler } from "../../kernel/channel.ts";
-import type { TapeInfo } from "./_panel.ts";
+import type { CliTapeInfo } from "./_panel.ts";
 
 /** Options of `CliChannel`. */
 export interface CliChannelOptions {
@@ -27,7 +27,7 @@ export interface CliChannelOptions {
    */
   terminal?: boolean;
   /** Current tape info of the session for the toolbar; null when unknown. */
-  tapeInfo?: () => Promise<TapeInfo | null>;
+  tapeInfo?: () => Promise<CliTapeInfo | null>;
   /** Runtime tool names offered by `,<name>` completion. */
   toolNames?: () => Iterable<string>;
   /** Called by Ctrl-C while a turn of `sessionId` runs (e.g. `manager.quit(sessionId)`). */

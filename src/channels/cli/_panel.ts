@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TextStyler } from "./markdown.ts";
+import type { TextStyler } from "./_text_width.ts";
 
 /** The three panel kinds and their border colours. */
 export const PANEL_COLOURS: Readonly<Record<string, string>> = Object.freeze({
@@ -14,7 +14,7 @@ export const PANEL_COLOURS: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** What the toolbar shows of the session tape. */
-export interface TapeInfo {
+export interface CliTapeInfo {
   /** Entries on the tape. */
   entries: number;
   /** Anchors on the tape. */
@@ -22,6 +22,9 @@ export interface TapeInfo {
   /** The last anchor's name, or null. */
   lastAnchor: string | null;
 }
+
+/** {@link CliTapeInfo} under its first name. */
+export type TapeInfo = CliTapeInfo;
 
 const MAX_WIDTH = 100;
 

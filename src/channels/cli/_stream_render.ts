@@ -8,7 +8,7 @@
 import type { StreamEvent } from "../../kernel/stream.ts";
 import { type ToolCallReporter, withToolCallReporter } from "../../tools/reporter.ts";
 import type { Terminal } from "./_terminal.ts";
-import { MarkdownStream, renderTokens } from "./markdown.ts";
+import type { MarkdownStream, MarkdownToken } from "./markdown.ts";
 import { panelBottom, panelHead } from "./_panel.ts";
 
 /** Options of {@link renderStream}. */
@@ -23,17 +23,30 @@ export interface StreamRenderOptions {
   reporter: ToolCallReporter;
 }
 
+/** The Markdown renderer, loaded with the first rendered stream (it brings `marked`). */
+type Markdown = typeof import("./markdown.ts");
+let markdownModule: Promise<Markdown> | null = null;
+function loadMarkdown(): Promise<Markdown> {
+  return markdownModule ??= import("./markdown.ts").catch((error) => {
+    markdownModule = null;
+    throw error;
+  });
+}
+
 /** One Markdown segment (the text between tool calls) drawn inside a panel. */
 class Segment {
   #terminal: Terminal;
   #title: string;
-  #markdown = new MarkdownStream();
+  #md: Markdown;
+  #markdown: MarkdownStream;
   #opened = false;
   #blocks = 0;
 
-  constructor(terminal: Terminal, title: string) {
+  constructor(terminal: Terminal, title: string, md: Markdown) {
     this.#terminal = terminal;
     this.#title = title;
+    this.#md = md;
+    this.#markdown = new md.MarkdownStream();
   }
 
   push(delta: string): void {
@@ -41,7 +54,7 @@ class Segment {
     let commit = this.#render(completed);
     let live: string | null = null;
     if (this.#terminal.tty) {
-      const text = this.#format(renderTokens(pending, this.#options()));
+      const text = this.#format(this.#md.renderTokens(pending, this.#options()));
       if (text.trim() !== "") {
         if (!this.#opened) commit = this.#open() + commit;
         live = this.#tail(this.#blocks > 0 || commit ? "\n" + text : text);
@@ -56,7 +69,7 @@ class Segment {
     const opened = this.#opened;
     if (opened) commit += panelBottom(this.#title, this.#terminal.style, this.#terminal.columns);
     this.#terminal.update({ commit, live: null });
-    this.#markdown = new MarkdownStream();
+    this.#markdown = new this.#md.MarkdownStream();
     this.#opened = false;
     this.#blocks = 0;
     return opened;
@@ -75,8 +88,8 @@ class Segment {
     return panelHead(this.#title, this.#terminal.style, this.#terminal.columns) + "\n";
   }
 
-  #render(tokens: Parameters<typeof renderTokens>[0]): string {
-    const text = this.#format(renderTokens(tokens, this.#options()));
+  #render(tokens: readonly MarkdownToken[]): string {
+    const text = this.#format(this.#md.renderTokens(tokens, this.#options()));
     if (text.trim() === "") return "";
     const head = this.#opened ? "" : this.#open();
     const separator = this.#blocks > 0 ? "\n" : "";
@@ -148,7 +161,8 @@ export async function* renderStream(
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const { terminal, reporter } = options;
   const iterator = stream[Symbol.asyncIterator]();
-  let segment = new Segment(terminal, options.title);
+  const md = await loadMarkdown();
+  let segment = new Segment(terminal, options.title, md);
   const reasoning = new Reasoning(terminal);
   let textStarted = false;
   let finished = false;
@@ -175,7 +189,7 @@ export async function* renderStream(
         case "tool_call":
           reasoning.flush();
           if (segment.finish()) terminal.print("");
-          segment = new Segment(terminal, options.title);
+          segment = new Segment(terminal, options.title, md);
           break;
         case "final":
           reasoning.flush();

@@ -8,7 +8,7 @@
 import type { Writable } from "node:stream";
 import type { WriteStream } from "node:tty";
 import { styleText } from "node:util";
-import { type TextStyler, visibleWidth } from "./markdown.ts";
+import { type TextStyler, visibleWidth } from "./_text_width.ts";
 
 const SYNC_START = "\x1b[?2026h";
 const SYNC_END = "\x1b[?2026l";

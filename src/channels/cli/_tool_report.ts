@@ -5,7 +5,7 @@
  * @module
  */
 import type { ToolCallReporter } from "../../tools/reporter.ts";
-import type { TextStyler } from "./markdown.ts";
+import type { TextStyler } from "./_text_width.ts";
 
 /** Display limits (characters). */
 export const TOOL_REPORT_LIMITS: Readonly<

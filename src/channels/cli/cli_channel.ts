@@ -26,7 +26,7 @@ import { Terminal } from "./_terminal.ts";
 import { createToolReporter } from "./_tool_report.ts";
 import { TurnTracker } from "./_turns.ts";
 
-export type { TapeInfo } from "./_panel.ts";
+export type { CliTapeInfo, TapeInfo } from "./_panel.ts";
 export type { CliTurnLifespan } from "./_turns.ts";
 import type { CliTurnLifespan } from "./_turns.ts";
 export type { CliChannelOptions } from "./_options.ts";

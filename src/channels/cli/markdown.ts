@@ -6,6 +6,9 @@
  * @module
  */
 import { Lexer, type Token, type Tokens } from "marked";
+import { type TextStyler, visibleWidth } from "./_text_width.ts";
+
+export { type TextStyler, visibleWidth };
 
 function lex(source: string): MarkdownToken[] {
   return Lexer.lex(source) as MarkdownToken[];
@@ -13,9 +16,6 @@ function lex(source: string): MarkdownToken[] {
 
 /** A `marked` lexer token. */
 export type MarkdownToken = Token;
-
-/** Styles `text` with `node:util` `styleText` formats; a plain renderer returns `text` as is. */
-export type TextStyler = (format: string | string[], text: string) => string;
 
 /** Options of {@link renderMarkdown}. */
 export interface RenderMarkdownOptions {
@@ -34,15 +34,6 @@ const ENTITIES: Record<string, string> = {
   "&#39;": "'",
   "&nbsp;": " ",
 };
-// deno-lint-ignore no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g;
-
-/** The number of columns `text` takes on screen (ANSI escapes excluded, one column per code point). */
-export function visibleWidth(text: string): number {
-  let width = 0;
-  for (const _ of text.replace(ANSI, "")) width++;
-  return width;
-}
 
 function decode(text: string): string {
   return text.replace(/&(?:amp|lt|gt|quot|#39|nbsp);/g, (entity) => ENTITIES[entity] ?? entity);

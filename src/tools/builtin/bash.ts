@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { zod } from "../../_internal/zod.ts";
+import { s as z } from "../../_internal/schema.ts";
 import { environmentFromState } from "../../environment/from_state.ts";
 import type { ShellManager } from "../../environment/shell_manager.ts";
 import { defineTool, type Tool } from "../tool.ts";
@@ -14,7 +14,6 @@ import { defineTool, type Tool } from "../tool.ts";
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
 
 function bashParams() {
-  const z = zod();
   return z.object({
     command: z.string().describe("The shell command line."),
     cwd: z.string().nullable().optional().describe(
@@ -30,7 +29,6 @@ function bashParams() {
 }
 
 function outputParams() {
-  const z = zod();
   return z.object({
     shell_id: z.string().describe("The id returned when the shell started (bash-xxxxxxxx)."),
     offset: z.int().default(0).describe("First character of the output to return."),
@@ -39,7 +37,6 @@ function outputParams() {
 }
 
 function killParams() {
-  const z = zod();
   return z.object({
     shell_id: z.string().describe("The id returned when the shell started (bash-xxxxxxxx)."),
   });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { zod } from "../../_internal/zod.ts";
+import { s as z } from "../../_internal/schema.ts";
 import { environmentFromState } from "../../environment/from_state.ts";
 import type { Environment } from "../../kernel/environment.ts";
 import { defineTool, type Tool } from "../tool.ts";
@@ -58,7 +58,6 @@ async function _readText(env: Environment, resolved: string): Promise<string> {
 }
 
 function readParams() {
-  const z = zod();
   return z.object({
     path: z.string().describe("File path; relative paths resolve against the workspace."),
     offset: z.int().default(0).describe("First line to return (0-based)."),
@@ -67,7 +66,6 @@ function readParams() {
 }
 
 function writeParams() {
-  const z = zod();
   return z.object({
     path: z.string().describe("File path; relative paths resolve against the workspace."),
     content: z.string().describe("The complete new file content."),
@@ -75,7 +73,6 @@ function writeParams() {
 }
 
 function editParams() {
-  const z = zod();
   return z.object({
     path: z.string().describe("File path; relative paths resolve against the workspace."),
     old: z.string().describe("Exact text to replace (every occurrence after line `start`)."),

@@ -35,6 +35,8 @@ export interface BuiltinToolDeps {
   fetch?: typeof fetch;
   /** The body size cap of `web.fetch` in bytes. @default 10 MiB */
   webFetchMaxBytes?: number;
+  /** Tools `help` lists after its text (the MCP servers' tools). @default none */
+  helpTools?: () => Iterable<Tool>;
 }
 
 /**
@@ -67,7 +69,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
     ...tapeTools(),
     webFetchTool({ fetch: deps.fetch, maxBytes: deps.webFetchMaxBytes }),
     subagentTool(),
-    helpTool(),
+    helpTool(deps.helpTools),
     quitTool(deps.shells, deps.quitSession),
     modelTool(),
     reasoningEffortTool(),

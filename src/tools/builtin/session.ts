@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { zod } from "../../_internal/zod.ts";
+import { s as z } from "../../_internal/schema.ts";
 import type { ShellManager } from "../../environment/shell_manager.ts";
 import { defineTool, type Tool } from "../tool.ts";
 import { sessionIdOf, tapeOf } from "./_context.ts";
@@ -34,13 +34,26 @@ export const HELP_TEXT: string = [
 /** Ends a session's other work (the builtin plugin asks the channel router to quit it). */
 export type QuitSession = (sessionId: string) => void | Promise<void>;
 
-/** The `help` tool: {@link HELP_TEXT}. */
-export function helpTool(): Tool {
+/**
+ * The `help` tool: {@link HELP_TEXT}, then a `Tools of MCP servers:` list of `extra()` (one
+ * `  ,<name>(<params>): <description>` line each) when it has any.
+ */
+export function helpTool(extra?: () => Iterable<Tool>): Tool {
   return defineTool({
     name: "help",
     description: "Show the comma-command help.",
     agentUse: false,
-    handler: () => HELP_TEXT,
+    handler: () => {
+      const lines = [...(extra?.() ?? [])].map((tool) => {
+        const properties = tool.parameters.properties;
+        const params = typeof properties === "object" && properties !== null
+          ? Object.keys(properties).join(", ")
+          : "";
+        const head = `  ,${tool.name}(${params})`;
+        return tool.description ? `${head}: ${tool.description.split("\n")[0]}` : head;
+      });
+      return lines.length ? `${HELP_TEXT}\nTools of MCP servers:\n${lines.join("\n")}` : HELP_TEXT;
+    },
   });
 }
 
@@ -66,7 +79,6 @@ export function quitTool(shells: ShellManager, quitSession?: QuitSession | null)
 
 /** The `model` tool: sets `state.model` and records `model_switch {model}`. */
 export function modelTool(): Tool {
-  const z = zod();
   return defineTool({
     name: "model",
     description: "Switch the model of this session (applies from the next turn).",
@@ -87,7 +99,6 @@ export function modelTool(): Tool {
 
 /** The `reasoning_effort` tool: sets `state.reasoning_effort` and records the switch. */
 export function reasoningEffortTool(): Tool {
-  const z = zod();
   return defineTool({
     name: "reasoning_effort",
     description: "Set the reasoning effort of this session (applies from the next turn).",

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { zod } from "../../_internal/zod.ts";
+import { s as z } from "../../_internal/schema.ts";
 import type { ConfigLookup } from "../../skills/body.ts";
 import { renderSkillBody } from "../../skills/body.ts";
 import { discoverSkills } from "../../skills/discovery.ts";
@@ -63,7 +63,6 @@ export function renderSkillResult(result: SkillResult): string {
 
 /** The `skill` tool. */
 export function skillTool(options: SkillToolOptions = {}): Tool {
-  const z = zod();
   return defineTool({
     name: "skill",
     description: "Load a skill's instructions by name (returns its location and content); " +

@@ -4,13 +4,12 @@
  *
  * @module
  */
-import { zod } from "../../_internal/zod.ts";
+import { s as z } from "../../_internal/schema.ts";
 import { readSpill } from "../../tape/spill_read.ts";
 import { defineTool, type Tool } from "../tool.ts";
 import { tapeOf } from "./_context.ts";
 
 function spillReadParams() {
-  const z = zod();
   return z.object({
     handle: z.string().describe("The handle from the spilled-output notice."),
     cursor: z.int().default(0).describe("Chunks to skip (from the end with from_end)."),

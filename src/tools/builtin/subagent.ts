@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { zod } from "../../_internal/zod.ts";
+import { s as z } from "../../_internal/schema.ts";
 import type { Prompt, TurnState } from "../../kernel/turn.ts";
 import type { ToolRegistry } from "../registry.ts";
 import { defineTool, type Tool } from "../tool.ts";
@@ -27,7 +27,6 @@ export interface SubagentRunner {
 }
 
 function subagentParams() {
-  const z = zod();
   return z.object({
     prompt: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]).describe(
       "The initial prompt for the sub-agent, as text or a list of content parts.",

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { zod } from "../../_internal/zod.ts";
+import { s as z } from "../../_internal/schema.ts";
 import { pyDumps } from "../../tape/_json.ts";
 import { formatTapeInfo } from "../../tape/_tape_info.ts";
 import type { Tape } from "../../tape/tape.ts";
@@ -15,7 +15,6 @@ import { markKeywordOnly, tapeOf } from "./_context.ts";
 export const TAPE_SEARCH_MARKER = "[tape.search]";
 
 function searchParams() {
-  const z = zod();
   return z.object({
     query: z.string().describe("The search query string."),
     limit: z.int().default(20).describe("Maximum number of search results to return."),
@@ -106,7 +105,6 @@ export function tapeAnchorsTool(): Tool {
 
 /** The `tape.handoff` tool: adds anchor `<name>` with state `{summary}`. */
 export function tapeHandoffTool(): Tool {
-  const z = zod();
   return defineTool({
     name: "tape.handoff",
     description:
@@ -125,7 +123,6 @@ export function tapeHandoffTool(): Tool {
 
 /** The `tape.reset` tool: resets the tape (optionally archiving it first). */
 export function tapeResetTool(): Tool {
-  const z = zod();
   return defineTool({
     name: "tape.reset",
     description: "Reset the current tape, optionally archiving it first.",

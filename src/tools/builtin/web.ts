@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { zod } from "../../_internal/zod.ts";
+import { s as z } from "../../_internal/schema.ts";
 import { withCommas } from "../../tape/_text.ts";
 import { defineTool, type Tool } from "../tool.ts";
 
@@ -158,7 +158,6 @@ export function renderWebFetchResult(result: WebFetchResult): string {
 
 /** The `web.fetch` tool. */
 export function webFetchTool(options: WebFetchOptions = {}): Tool {
-  const z = zod();
   return defineTool({
     name: "web.fetch",
     description: "Fetch (GET) a web page and return its body, asking for markdown when the " +

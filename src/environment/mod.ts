@@ -1,0 +1,26 @@
+/**
+ * Environments: the local environment and process, the shell runtime (managed shells, shell
+ * scopes) and the process driver contract.
+ *
+ * @module
+ */
+export { LocalEnvironment, type LocalEnvironmentOptions } from "./local_environment.ts";
+export { LocalProcess } from "./local_process.ts";
+export { environmentFromState } from "./from_state.ts";
+export {
+  ShellCommandError,
+  ShellManager,
+  type ShellManagerOptions,
+  type ShellOutputOptions,
+  type ShellRunOptions,
+  type ShellStartOptions,
+} from "./shell_manager.ts";
+export { SHELL_RUNTIME_CLOSED, ShellScope } from "./shell_scope.ts";
+export { DEFAULT_SHELL_TIMINGS, ManagedShell, type ShellTimings } from "./managed_shell.ts";
+export type {
+  DriverChild,
+  DriverSpawnRequest,
+  GroupSignal,
+  ProcessDriver,
+  SignalOutcome,
+} from "./process_driver.ts";
