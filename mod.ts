@@ -86,6 +86,7 @@ export {
   SqliteTapeStore,
   Tape,
   type TapeEntry,
+  type TapeLease,
   TapeQuery,
   type TapeStore,
 } from "./src/tape/mod.ts";

@@ -13,7 +13,7 @@ import { pgAcquireLease, pgReleaseLease, pgRenewLease, type TapeLease } from "./
 import { pgFetchAll, pgLatestEvents } from "./_pg_query.ts";
 import { migratePg, type PgTables, pgTables } from "./_pg_schema.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
-import type { TapeQuerySpec } from "./query_fields.ts";
+import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 
 export type { TapeLease } from "./_pg_leases.ts";
@@ -198,7 +198,7 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
   }
 
   /** Evaluates a query: the anchor slice, kinds and a plain limit in SQL, the rest in memory. */
-  async fetchAll(query: TapeQuerySpec): Promise<TapeEntry[]> {
+  async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
     return await pgFetchAll(await this.#open(), this.#tables, query);
   }
 
@@ -231,7 +231,7 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
     return {
       listTapes: async () => await this.listTapes(),
       reset: async (tape) => await this.reset(tape),
-      fetchAll: async (query) => await this.fetchAll(query),
+      fetchAll: async (query) => await this.fetchAll(query as TapeQuery),
       append: async (tape, entry) => await this.appendMany(tape, [entry], { fence: lease }),
       appendMany: async (tape, entries) => await this.appendMany(tape, entries, { fence: lease }),
       latestEvents: async (tape, names) => await this.latestEvents(tape, names),
