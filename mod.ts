@@ -82,9 +82,11 @@ export { defineTool, Tool, type ToolContext } from "./src/tools/tool.ts";
 export {
   FileTapeStore,
   InMemoryTapeStore,
+  PostgresTapeStore,
   SqliteTapeStore,
   Tape,
   type TapeEntry,
+  type TapeLease,
   TapeQuery,
   type TapeStore,
 } from "./src/tape/mod.ts";

@@ -11,8 +11,8 @@ deno fmt --check
 deno lint
 deno check mod.ts src/ tests/ examples/ bench/ scripts/
 deno doc --lint mod.ts src/testing/mod.ts src/cli/mod.ts
-step "tests on Deno, Node 24 and Bun"
-bash scripts/test_all.sh
+step "tests on Deno, Node 24 and Bun (with a throwaway PostgreSQL: its tests must run here)"
+BUB_TEST_POSTGRES_REQUIRED=1 bash scripts/postgres.sh -- bash scripts/test_all.sh
 step "publish dry run (JSR, no slow types)"
 deno publish --dry-run --allow-dirty
 step "JSR route (package served over HTTP, npm: specifiers; README example and the CLI)"

@@ -1,15 +1,17 @@
 /**
- * Private: the field specs of the builtin settings classes (agent, channels, Telegram, spill).
+ * Private: the field specs of the builtin settings classes (agent, channels, Telegram, spill,
+ * tape store).
  *
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
-import { s as z, type Schema } from "../_internal/schema.ts";
+import { type ParseResult, s as z, type Schema } from "../_internal/schema.ts";
 import {
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
 } from "../agent/_call_deadline.ts";
 import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
+import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 
 /** The model used when none is configured. */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";
@@ -181,6 +183,34 @@ export const SPILL: SectionSpec = {
       () => int().min(0, { error: "must be at least 0" }),
       "an integer",
       4096,
+    ),
+  ],
+};
+
+/** A string naming a tape store (see `tape_store_setting.ts`). */
+function tapeStoreSchema(): Schema<unknown> {
+  const base = z.string();
+  const schema = Object.create(base) as Schema<unknown>;
+  schema.safeParse = (value: unknown): ParseResult<unknown> => {
+    const result = base.safeParse(value);
+    if (!result.success || parseTapeStoreChoice(result.data) !== null) return result;
+    const message = `must be ${TAPE_STORE_EXPECTED}`;
+    return { success: false, error: { issues: [{ code: "custom", message, path: [] }] } };
+  };
+  return schema;
+}
+
+/** Spec of the tape store setting (YAML root, `BUB_TAPE_STORE`). */
+export const TAPE: SectionSpec = {
+  section: "",
+  prefix: "BUB_",
+  fields: [
+    field(
+      "tape_store",
+      "string",
+      tapeStoreSchema,
+      "a string",
+      "file",
     ),
   ],
 };

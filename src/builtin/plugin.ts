@@ -46,7 +46,11 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     shells: runtime.shells,
     envPassthrough: () => toolEnvPassthrough(runtime),
   });
-  const tape = createTapeHooks({ home: framework.home, spillThreshold: undefined });
+  const tape = createTapeHooks({
+    home: framework.home,
+    spillThreshold: undefined,
+    tapeStore: () => runtime.tapeStoreSetting(),
+  });
   let spill: number | undefined;
   const turn = createTurnHooks(runtime);
   return {

@@ -26,6 +26,7 @@ import {
   loadAgentSettings,
   loadMcpSettings,
   loadSpillSettings,
+  loadTapeStoreSettings,
   registerBuiltinConfigSections,
   type SettingsSources,
 } from "./settings.ts";
@@ -110,6 +111,11 @@ export class BuiltinRuntime {
   /** The spill threshold setting. */
   spillThreshold(): number {
     return loadSpillSettings(this.sources).threshold;
+  }
+
+  /** The `tape_store` setting (`BUB_TAPE_STORE`). */
+  tapeStoreSetting(): string {
+    return loadTapeStoreSettings(this.sources).tape_store;
   }
 
   /** A `${config.*}` lookup for skill bodies. */

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { expandHome } from "../_internal/home.ts";
 import { hasConfigSection, parseDotenv, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
-import { AGENT, CHANNELS, MCP, SPILL, TELEGRAM } from "./_settings_specs.ts";
+import { AGENT, CHANNELS, MCP, SPILL, TAPE, TELEGRAM } from "./_settings_specs.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { type EnvMap, loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 
@@ -107,6 +107,15 @@ export interface TelegramSettings {
 export interface SpillSettingsSection {
   /** Tool results longer than this many characters are spilled; ≥ 0. @default 4096 */
   threshold: number;
+}
+
+/** `TapeStoreSettings`: YAML root, env `BUB_TAPE_STORE`. */
+export interface TapeStoreSettings {
+  /**
+   * `file` (`<home>/tapes`), `memory`, `sqlite:<path>` (relative to the home) or a
+   * `postgres://` / `postgresql://` URL. @default "file"
+   */
+  tape_store: string;
 }
 
 /** `McpSettings`: YAML root, env prefix `BUB_`. */
@@ -246,6 +255,21 @@ export function loadMcpSettings(sources: SettingsSources = {}): McpSettings {
   return load<McpSettings>(MCP, sources);
 }
 
+/**
+ * Loads the tape store setting (YAML `tape_store`, `BUB_TAPE_STORE`).
+ *
+ * @throws {BubError} (`config`) naming the setting, its value and its source
+ * @example
+ * ```ts
+ * import { loadTapeStoreSettings } from "./settings.ts";
+ * const settings = loadTapeStoreSettings({ env: { BUB_TAPE_STORE: "sqlite:tapes.db" } });
+ * console.assert(settings.tape_store === "sqlite:tapes.db");
+ * ```
+ */
+export function loadTapeStoreSettings(sources: SettingsSources = {}): TapeStoreSettings {
+  return load<TapeStoreSettings>(TAPE, sources);
+}
+
 function walk(value: unknown, path: readonly string[]): unknown {
   let current = value;
   for (const segment of path) {
@@ -341,6 +365,7 @@ export function registerBuiltinConfigSections(): void {
   registerConfigSection("", (data) => {
     loadAgentSettings({ config: data });
     loadChannelSettings({ config: data });
+    loadTapeStoreSettings({ config: data });
     loadMcpSettings({ config: data });
     parseMcpServers(data);
   });

@@ -1,17 +1,18 @@
 /**
- * The builtin plugin's tape hooks: the file store at `<home>/tapes`, the spill sidecar, the
- * default context and the spill `afterToolCall` step (last, §14.4).
+ * The builtin plugin's tape hooks: the store the `tape_store` setting names (default the file
+ * store at `<home>/tapes`), the spill sidecar, the default context and the spill
+ * `afterToolCall` step (last, §14.4).
  *
  * @module
  */
-import { join } from "node:path";
 import type { ToolCall, ToolCallResult } from "../kernel/agent_hooks.ts";
 import { hookimpl } from "../kernel/plugin.ts";
 import type { TapeContext, TapeSidecar } from "../kernel/tape_context.ts";
 import { defaultTapeContext } from "../tape/context.ts";
-import { FileTapeStore } from "../tape/file_store.ts";
+import type { TapeStore } from "../tape/store.ts";
 import { SpillStore } from "../tape/spill.ts";
 import { spillAfterToolCall } from "../tape/spill_hook.ts";
+import { createTapeStoreFromSetting } from "./tape_store_setting.ts";
 
 /** Options of {@link createTapeHooks}. */
 export interface TapeHooksOptions {
@@ -19,12 +20,20 @@ export interface TapeHooksOptions {
   home: string;
   /** Spill threshold in estimated tokens (`BUB_SPILL_THRESHOLD` / `spill.threshold`, default 4096). */
   spillThreshold?: number;
+  /**
+   * The `tape_store` setting, read when a store is provided (`file`, `memory`, `sqlite:<path>`,
+   * a `postgres://` URL). Default `"file"`.
+   */
+  tapeStore?: () => string;
 }
 
 /** The tape hook implementations of the builtin plugin. */
 export interface TapeHooks {
-  /** `FileTapeStore(<home>/tapes)`. */
-  provideTapeStore: () => FileTapeStore;
+  /**
+   * Yields the store the `tape_store` setting names (default `FileTapeStore(<home>/tapes)`) for
+   * one `running()` scope and closes it when the scope exits.
+   */
+  provideTapeStore: () => AsyncGenerator<TapeStore & AsyncDisposable, void, unknown>;
   /** The spill sidecar. */
   provideTapeSidecar: () => TapeSidecar;
   /** `defaultTapeContext()`. */
@@ -42,7 +51,8 @@ export interface TapeHooks {
  * ```ts
  * import { createTapeHooks } from "./tape_hooks.ts";
  * const hooks = createTapeHooks({ home: "/tmp/bub-home" });
- * console.assert(hooks.provideTapeStore().directory === "/tmp/bub-home/tapes");
+ * const store = (await hooks.provideTapeStore().next()).value;
+ * console.assert(store?.constructor.name === "FileTapeStore");
  * ```
  */
 export function createTapeHooks(options: TapeHooksOptions): TapeHooks {
@@ -56,7 +66,14 @@ export function createTapeHooks(options: TapeHooksOptions): TapeHooks {
   const threshold = options.spillThreshold;
   const spill = new SpillStore(threshold === undefined ? {} : { threshold });
   return {
-    provideTapeStore: () => new FileTapeStore(join(options.home, "tapes")),
+    async *provideTapeStore() {
+      const store = createTapeStoreFromSetting(options.tapeStore?.() ?? "file", options.home);
+      try {
+        yield store;
+      } finally {
+        await store[Symbol.asyncDispose]();
+      }
+    },
     provideTapeSidecar: () => spill,
     buildTapeContext: () => defaultTapeContext(),
     afterToolCall: hookimpl((args) => spillAfterToolCall(args), { trylast: true }),

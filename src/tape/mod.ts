@@ -1,5 +1,5 @@
 /**
- * The tape: entries, queries, stores (memory, JSONL file, SQLite), forks, context selection,
+ * The tape: entries, queries, stores (memory, JSONL file, SQLite, PostgreSQL), forks, context selection,
  * sidecars and spill.
  *
  * @module
@@ -31,6 +31,18 @@ export {
 export { InMemoryTapeStore } from "./memory_store.ts";
 export { FileTapeStore, type FileTapeStoreOptions } from "./file_store.ts";
 export { SqliteTapeStore, type SqliteTapeStoreOptions } from "./sqlite_store.ts";
+export {
+  PostgresTapeStore,
+  type PostgresTapeStoreOptions,
+  type TapeLease,
+} from "./postgres_store.ts";
+export {
+  type EnqueueResult,
+  inboxChannel,
+  type InboxMessage,
+  PostgresInbox,
+} from "./postgres_inbox.ts";
+export { PostgresLeader } from "./postgres_leader.ts";
 export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
 export {
   buildQuery,

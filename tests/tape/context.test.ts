@@ -11,6 +11,7 @@ import {
   toolCallEntry,
   toolResultEntry,
 } from "../../src/tape/entry.ts";
+import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
 import { Tape } from "../../src/tape/tape.ts";
 import { createTapeHooks } from "../../src/builtin/tape_hooks.ts";
@@ -100,9 +101,13 @@ test("with anchor: null, an anchor renders as `[Anchor created: <name>]: <json s
   ]);
 });
 
-test("builtin tape hooks provide the file store at <home>/tapes, the spill sidecar and the default context", () => {
+test("builtin tape hooks provide the file store at <home>/tapes, the spill sidecar and the default context", async () => {
   const hooks = createTapeHooks({ home: "/tmp/bub-home", spillThreshold: 7 });
-  assert.equal(hooks.provideTapeStore().directory, "/tmp/bub-home/tapes");
+  const provided = hooks.provideTapeStore();
+  const store = (await provided.next()).value;
+  assert.ok(store instanceof FileTapeStore);
+  assert.equal(store.directory, "/tmp/bub-home/tapes");
+  assert.equal((await provided.next()).done, true, "the generator ends when the scope exits");
   assert.equal(hooks.provideTapeSidecar().name, "spill");
   assert.equal((hooks.provideTapeSidecar() as { threshold?: number }).threshold, 7);
   assert.ok(hooks.buildTapeContext() instanceof TapeContext);

@@ -1,0 +1,84 @@
+/**
+ * Appends to the PostgreSQL tape store: one statement per batch that moves the tape's head by
+ * the batch size (holding the tape row's lock until commit) and inserts the rows from arrays;
+ * optionally fenced by a lease, so an owner that lost its lease inserts nothing.
+ *
+ * @module
+ */
+import { pyDumps } from "./_json.ts";
+import type { PgSql } from "./_pg_client.ts";
+import type { PgTables } from "./_pg_schema.ts";
+import { type TapeEntry, validateEntry } from "./entry.ts";
+
+/** The fence of an append: the lease row that must still hold this owner and epoch. */
+export interface PgFence {
+  /** The lease key. */
+  readonly key: string;
+  /** The owner. */
+  readonly owner: string;
+  /** The epoch the owner was granted. */
+  readonly epoch: number;
+}
+
+/** Column arrays (kind, anchor, event, payload, meta, date) of validated entries. */
+export type PgColumns = (string | null)[][];
+
+/** Validates `entries` (TypeErrors naming the tape) and returns their column arrays. */
+export function appendColumns(tape: string, entries: readonly TapeEntry[]): PgColumns {
+  const columns: PgColumns = [[], [], [], [], [], []];
+  for (const entry of entries) {
+    const checked = validateEntry(tape, entry);
+    let row: (string | null)[];
+    try {
+      const name = checked.payload.name;
+      row = [
+        checked.kind,
+        checked.kind === "anchor" ? (typeof name === "string" ? name : "") : null,
+        checked.kind === "event" && typeof name === "string" ? name : null,
+        pyDumps(checked.payload),
+        pyDumps(checked.meta),
+        checked.date,
+      ];
+    } catch (error) {
+      throw new TypeError(
+        `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
+      );
+    }
+    row.forEach((value, i) => columns[i]!.push(value));
+  }
+  return columns;
+}
+
+/**
+ * Inserts the rows in one statement; returns how many were inserted (0 when `fence` no longer
+ * holds). The fence takes a share lock on the lease row, so a takeover waits for this append and
+ * an append after a takeover sees the new epoch.
+ */
+export async function pgAppend(
+  sql: PgSql,
+  t: PgTables,
+  tape: string,
+  columns: PgColumns,
+  fence: PgFence | null = null,
+): Promise<number> {
+  const count = columns[0]!.length;
+  const params: unknown[] = [tape, count, ...columns];
+  const source = fence
+    ? `SELECT $1, $2::bigint FROM ${t.leases} WHERE key = $9 AND owner = $10 AND epoch = $11 FOR SHARE`
+    : "VALUES ($1, $2::bigint)";
+  if (fence) params.push(fence.key, fence.owner, fence.epoch);
+  const rows = await sql.unsafe(
+    `WITH h AS (
+      INSERT INTO ${t.tapes} AS t (name, head) ${source} ON CONFLICT (name)
+      DO UPDATE SET head = t.head + $2 RETURNING head
+    ), ins AS (
+      INSERT INTO ${t.entries} (tape, id, kind, anchor, event, payload, meta, date)
+      SELECT $1, h.head - $2 + r.n, r.kind, r.anchor, r.event, r.payload::json, r.meta::json, r.date
+      FROM h, unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+        WITH ORDINALITY AS r(kind, anchor, event, payload, meta, date, n)
+      RETURNING 1
+    ) SELECT count(*)::int AS n FROM ins`,
+    params,
+  );
+  return Number(rows[0]?.n ?? 0);
+}

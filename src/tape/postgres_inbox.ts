@@ -1,0 +1,192 @@
+/**
+ * `PostgresInbox`: the inbound messages of a cluster of instances sharing one
+ * {@link PostgresTapeStore}: deduplicated by the channel's message id, announced with
+ * LISTEN/NOTIFY, claimed per session through the store's leases, and completed together with the
+ * turn's last tape entries.
+ *
+ * @module
+ */
+import { isRecord } from "../_internal/object.ts";
+import { BubError } from "../kernel/errors.ts";
+import { appendColumns, pgAppend } from "./_pg_append.ts";
+import type { TapeLease } from "./_pg_leases.ts";
+import type { TapeEntry } from "./entry.ts";
+import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
+
+/** The NOTIFY channel of new inbox rows in `schema`; the payload is the session id. */
+export function inboxChannel(schema: string): string {
+  return (schema === "public" ? "bub_inbox" : `bub_inbox_${schema}`).slice(0, 63);
+}
+
+/** A pending inbound message. */
+export interface InboxMessage {
+  /** The row id (increasing in arrival order). */
+  readonly id: number;
+  /** The session it belongs to. */
+  readonly session: string;
+  /** The message as enqueued. */
+  readonly body: Record<string, unknown>;
+}
+
+/** What {@link PostgresInbox.enqueue} did. */
+export interface EnqueueResult {
+  /** The row id (of the earlier row for a duplicate). */
+  readonly id: number;
+  /** True when `dedupeKey` had been enqueued before (nothing was added). */
+  readonly duplicate: boolean;
+}
+
+/**
+ * The cluster inbox over a {@link PostgresTapeStore}'s database (same schema).
+ *
+ * @example
+ * ```ts
+ * import { PostgresInbox, PostgresTapeStore } from "@bub/core/tape";
+ * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
+ * if (url) {
+ *   await using store = new PostgresTapeStore(url, { schema: `doc_${crypto.randomUUID().slice(0, 8)}` });
+ *   const inbox = new PostgresInbox(store);
+ *   await inbox.enqueue("telegram:1", { content: "hi" }, { dedupeKey: "telegram:update:7" });
+ *   const claimed = await inbox.claim("instance-1", 30_000);
+ *   console.assert(claimed?.lease.key === "telegram:1");
+ * }
+ * ```
+ */
+export class PostgresInbox {
+  #store: PostgresTapeStore;
+
+  /**
+   * Creates the object.
+   *
+   * @param store the store whose database (and schema) holds the inbox
+   */
+  constructor(store: PostgresTapeStore) {
+    pgStoreInternals(store);
+    this.#store = store;
+  }
+
+  /**
+   * Adds a message for `session` and notifies listeners, in one transaction. A `dedupeKey`
+   * seen before (e.g. a Telegram `update_id`) adds nothing.
+   */
+  async enqueue(
+    session: string,
+    body: Record<string, unknown>,
+    options: { dedupeKey?: string } = {},
+  ): Promise<EnqueueResult> {
+    if (typeof session !== "string" || session === "") {
+      throw new TypeError("Cannot enqueue: session must be a non-empty string");
+    }
+    if (!isRecord(body)) throw new TypeError("Cannot enqueue: body must be an object");
+    const text = JSON.stringify(body);
+    const { open, tables } = pgStoreInternals(this.#store);
+    const sql = await open();
+    return await sql.begin(async (tx) => {
+      const rows = await tx.unsafe(
+        `INSERT INTO ${tables.inbox} (session, dedupe_key, body) VALUES ($1, $2, $3::text::json)
+        ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
+        [session, options.dedupeKey ?? null, text],
+      );
+      if (rows.length === 0) {
+        const earlier = await tx.unsafe(
+          `SELECT id FROM ${tables.inbox} WHERE dedupe_key = $1`,
+          [options.dedupeKey],
+        );
+        return { id: Number(earlier[0]?.id), duplicate: true };
+      }
+      await tx.unsafe("SELECT pg_notify($1, $2)", [inboxChannel(this.#store.schema), session]);
+      return { id: Number(rows[0]!.id), duplicate: false };
+    });
+  }
+
+  /**
+   * Takes the lease of a session that has pending messages and no live owner (oldest message
+   * first); null when there is none. The caller renews the lease with the store while working.
+   */
+  async claim(
+    owner: string,
+    ttlMs: number,
+  ): Promise<{ lease: TapeLease; messages: InboxMessage[] } | null> {
+    const { open, tables } = pgStoreInternals(this.#store);
+    const sql = await open();
+    const candidates = await sql.unsafe(
+      `SELECT session FROM (
+        SELECT i.session, min(i.id) AS first FROM ${tables.inbox} i
+        LEFT JOIN ${tables.leases} l ON l.key = i.session
+        WHERE i.state = 'pending'
+          AND (l.key IS NULL OR l.owner IS NULL OR l.lease_until < clock_timestamp())
+        GROUP BY i.session
+      ) s ORDER BY first LIMIT 8`,
+    );
+    for (const row of candidates) {
+      const lease = await this.#store.acquireLease(String(row.session), owner, ttlMs);
+      if (lease) return { lease, messages: await this.pending(lease.key) };
+    }
+    return null;
+  }
+
+  /** The pending messages of `session`, oldest first. */
+  async pending(session: string): Promise<InboxMessage[]> {
+    const { open, tables } = pgStoreInternals(this.#store);
+    const rows = await (await open()).unsafe(
+      `SELECT id, session, body::text AS body FROM ${tables.inbox}
+      WHERE session = $1 AND state = 'pending' ORDER BY id`,
+      [session],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      session: String(row.session),
+      body: JSON.parse(String(row.body)),
+    }));
+  }
+
+  /**
+   * Ends a turn: appends `entries` to `tape` fenced by `lease` and marks `messageIds` done, in
+   * one transaction. After a takeover nothing changes and a `temporary` BubError with
+   * `details.reason === "lease_lost"` is thrown (the new owner runs the messages again).
+   */
+  async complete(
+    lease: TapeLease,
+    messageIds: readonly number[],
+    tape: string,
+    entries: readonly TapeEntry[],
+  ): Promise<void> {
+    const columns = appendColumns(tape, entries);
+    const { open, tables } = pgStoreInternals(this.#store);
+    const sql = await open();
+    const lost = new BubError(
+      "temporary",
+      `Cannot complete messages of ${lease.key}: the lease (epoch ${lease.epoch}) of ${lease.owner} was lost`,
+      { reason: "lease_lost", key: lease.key, owner: lease.owner, epoch: lease.epoch, tape },
+    );
+    await sql.begin(async (tx) => {
+      if (entries.length > 0) {
+        if (await pgAppend(tx, tables, tape, columns, lease) === 0) throw lost;
+      } else {
+        const held = await tx.unsafe(
+          `SELECT 1 FROM ${tables.leases} WHERE key = $1 AND owner = $2 AND epoch = $3 FOR SHARE`,
+          [lease.key, lease.owner, lease.epoch],
+        );
+        if (held.length === 0) throw lost;
+      }
+      await tx.unsafe(
+        `UPDATE ${tables.inbox} SET state = 'done', done_at = clock_timestamp()
+        WHERE id = ANY($1::bigint[]) AND session = $2 AND state = 'pending'`,
+        [messageIds.map(String), lease.key],
+      );
+    });
+  }
+
+  /**
+   * Calls `onSession(sessionId)` for every enqueued message (a hint: notifications are lost while
+   * the connection reconnects, so owners also poll). Resolves once listening.
+   */
+  async listen(onSession: (session: string) => void): Promise<{ close(): Promise<void> }> {
+    const sql = await pgStoreInternals(this.#store).open();
+    const subscription = await sql.listen(
+      inboxChannel(this.#store.schema),
+      (payload) => onSession(payload),
+    );
+    return { close: () => subscription.unlisten() };
+  }
+}
