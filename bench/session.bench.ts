@@ -199,7 +199,9 @@ async function main(): Promise<void> {
   const server = await startServer(script);
   const runtimes = (process.env.BENCH_RUNTIMES ?? "node24,deno,bun").split(",");
   const lines = [
-    `One session, turns timed at ${POINTS.join(" / ")} prior turns (median of ${K}); raw = fetch + SSE posting Bub's last two request bodies.`,
+    `One session, turns timed at ${
+      POINTS.join(" / ")
+    } prior turns (median of ${K}); raw = fetch + SSE posting Bub's last two request bodies.`,
     "",
     "| runtime | tape | prior turns | Bub ms | raw same bytes ms | Bub / raw | request KB |",
     "|---|---|---:|---:|---:|---:|---:|",

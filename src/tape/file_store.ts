@@ -20,6 +20,7 @@ import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 import { pickLatestEvents } from "./latest_events.ts";
+import { provideLiveView } from "./_live_view.ts";
 
 /** Options of {@link FileTapeStore}. */
 export interface FileTapeStoreOptions {
@@ -81,6 +82,11 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.directory = directory;
     this.#durable = options.durable ?? true;
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+    // Incremental contexts read a tape's cache, caught up (see `_live_view.ts`).
+    provideLiveView(
+      this,
+      (query) => this.#mutex.run(query.tape, () => this.#refresh(query.tape, query)),
+    );
   }
 
   /** The file of `tape`. */

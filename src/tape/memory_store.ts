@@ -10,6 +10,7 @@ import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 import { pickLatestEvents } from "./latest_events.ts";
+import { provideLiveView } from "./_live_view.ts";
 
 interface _Tape extends EntryView {
   entries: TapeEntry[];
@@ -30,6 +31,15 @@ interface _Tape extends EntryView {
  */
 export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
   #tapes = new Map<string, _Tape>();
+
+  /** Creates an empty store. */
+  constructor() {
+    // Incremental contexts read a tape's own entries (see `_live_view.ts`).
+    provideLiveView(
+      this,
+      (query) => Promise.resolve(this.#tapes.get(query.tape) ?? { entries: [], anchors: [] }),
+    );
+  }
 
   /** Sorted names of every tape. */
   async listTapes(): Promise<string[]> {
