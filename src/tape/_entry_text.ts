@@ -22,38 +22,92 @@ function _body(tape: string, entry: TapeEntry): string {
   }
 }
 
-/**
- * A frozen copy of `entry` with `id`, to store on `tape`: parsed from the entry's JSONL text
- * (what reading the line back gives). An entry that is itself a stored copy is not checked,
- * serialised or parsed again: its text and frozen parts are reused.
- *
- * @throws TypeError when the entry is invalid or cannot be serialised
- */
-export function storedCopy(tape: string, entry: unknown, id: number): TapeEntry {
+// The last system prompt stored: the next identical one shares its (frozen) payload, so a long
+// session holds one copy of a prompt written at every model call, not one per call.
+let lastSystem: { content: string; payload: Record<string, unknown> } | null = null;
+
+function _shareSystem(parsed: TapeEntry): Record<string, unknown> {
+  const payload = parsed.payload;
+  if (parsed.kind !== "system" || typeof payload.content !== "string") return payload;
+  const keys = Object.keys(payload);
+  if (keys.length !== 1) return payload;
+  if (lastSystem !== null && lastSystem.content === payload.content) return lastSystem.payload;
+  lastSystem = { content: payload.content, payload: deepFreeze(payload) };
+  return payload;
+}
+
+// The last meta stored: an equal flat meta (the `run_id` of every entry of one call) shares it.
+let lastMeta: Record<string, unknown> | null = null;
+
+function _shareMeta(meta: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(meta);
+  if (keys.length > 4) return meta;
+  for (const key of keys) {
+    const value = meta[key];
+    if (typeof value === "object" && value !== null) return meta;
+  }
+  const last = lastMeta;
+  if (
+    last !== null && Object.keys(last).length === keys.length &&
+    keys.every((key) => Object.hasOwn(last, key) && Object.is(last[key], meta[key]))
+  ) {
+    return last;
+  }
+  lastMeta = Object.freeze(meta);
+  return meta;
+}
+
+/** A stored copy of `entry` with `id` and its JSONL line (see {@link storedCopy}). */
+export function storedEntry(
+  tape: string,
+  entry: unknown,
+  id: number,
+  keepText = false,
+): { copy: TapeEntry; line: string } {
   const known = BODIES.get(entry as TapeEntry);
+  let copy: TapeEntry;
+  let body: string;
   if (known !== undefined) {
     validateTapeName(tape);
     const { kind, payload, meta, date } = entry as TapeEntry;
-    const copy = Object.freeze({ id, kind, payload, meta, date });
-    BODIES.set(copy, known);
-    return copy;
+    copy = Object.freeze({ id, kind, payload, meta, date });
+    body = known;
+  } else {
+    const checked = validateEntry(tape, entry);
+    body = _body(tape, checked);
+    const parsed = JSON.parse(`{${body}}`) as TapeEntry;
+    copy = deepFreeze({
+      id,
+      kind: parsed.kind,
+      payload: _shareSystem(parsed),
+      meta: _shareMeta(parsed.meta),
+      date: parsed.date,
+    });
   }
-  const checked = validateEntry(tape, entry);
-  const body = _body(tape, checked);
-  const parsed = JSON.parse(`{${body}}`) as TapeEntry;
-  const copy = deepFreeze({
-    id,
-    kind: parsed.kind,
-    payload: parsed.payload,
-    meta: parsed.meta,
-    date: parsed.date,
-  });
-  BODIES.set(copy, body);
-  return copy;
+  if (keepText) BODIES.set(copy, body);
+  return { copy, line: `{"id": ${id}, ${body}}\n` };
 }
 
-/** The JSONL line (with its newline) of a stored copy (see {@link storedCopy}). */
-export function storedLine(entry: TapeEntry): string {
-  const body = BODIES.get(entry) ?? _body("?", entry);
-  return `{"id": ${entry.id}, ${body}}\n`;
+/**
+ * A frozen copy of `entry` with `id`, to store on `tape`: parsed from the entry's JSONL text
+ * (what reading the line back gives). With `keepText` (a fork's buffer) the text is remembered
+ * with the copy, so appending the copy elsewhere (the merge) neither checks, serialises nor
+ * parses it again: its text and frozen parts are reused.
+ *
+ * @throws TypeError when the entry is invalid or cannot be serialised
+ */
+export function storedCopy(tape: string, entry: unknown, id: number, keepText = false): TapeEntry {
+  return storedEntry(tape, entry, id, keepText).copy;
 }
+
+/** Makes `store` (a fork's buffer) keep the text of the entries it stores. */
+export function keepEntryText(store: object): void {
+  KEEP_TEXT.add(store);
+}
+
+/** True when `store` keeps the text of its entries. */
+export function keepsEntryText(store: object): boolean {
+  return KEEP_TEXT.has(store);
+}
+
+const KEEP_TEXT = new WeakSet<object>();

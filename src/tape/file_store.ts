@@ -10,7 +10,7 @@ import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
 import { datasyncFd, writeFdAll } from "./_fd.ts";
 import { absorbWritten, emptyCache, type FileCache, FileCaches } from "./_file_cache.ts";
-import { storedCopy, storedLine } from "./_entry_text.ts";
+import { storedCopy, storedEntry } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
 import { KeyedMutex } from "./_mutex.ts";
 import { OpenFiles } from "./_open_files.ts";
@@ -218,7 +218,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
     const path = this.pathOf(tape);
     // Checked and copied (serialised once) before the lock; ids are set under it.
-    const checked = entries.map((entry) => storedCopy(tape, entry, 0));
+    const checked = entries.map((entry) => storedCopy(tape, entry, 0, true));
     await this.#mutex.run(tape, async () => {
       try {
         await this.#ensureDirectory();
@@ -254,8 +254,13 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       const cache = await this.#cache.catchUp(tape, fd, size, ino, null);
       let id = cache.entries[cache.entries.length - 1]?.id ?? 0;
       // The same text goes to the file and (already parsed) to the cache: nothing is re-read.
-      const stored = entries.map((entry) => storedCopy(tape, entry, ++id));
-      const bytes = ENCODER.encode(stored.map(storedLine).join(""));
+      let text = "";
+      const stored = entries.map((entry) => {
+        const { copy, line } = storedEntry(tape, entry, ++id);
+        text += line;
+        return copy;
+      });
+      const bytes = ENCODER.encode(text);
       writeFdAll(fd, bytes);
       if (this.#durable) await datasyncFd(fd);
       absorbWritten(cache, stored, bytes.length);

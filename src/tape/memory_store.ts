@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { storedCopy } from "./_entry_text.ts";
+import { keepsEntryText, storedCopy } from "./_entry_text.ts";
 import { type EntryView, evaluateQuery } from "./_evaluate.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
@@ -86,7 +86,8 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
     const first = this.#tapes.get(tape)?.nextId ?? 1;
     // Every entry is checked and copied before any is stored.
-    const copies = entries.map((entry, i) => storedCopy(tape, entry, first + i));
+    const keep = keepsEntryText(this);
+    const copies = entries.map((entry, i) => storedCopy(tape, entry, first + i, keep));
     let state = this.#tapes.get(tape);
     if (!state) {
       this.#tapes.set(tape, state = { entries: [], anchors: [], nextId: 1, events: new Map() });
