@@ -234,6 +234,8 @@ async function main(): Promise<void> {
           );
         }
         heap.push(`| ${runtime} | ${tape} | ${retained.join(" / ") || "n/a"} |`);
+        // Progress on stderr: a long run interrupted still shows what it measured.
+        console.error(`${runtime} ${tape}: ${JSON.stringify(rows)}`);
       }
     }
   } finally {

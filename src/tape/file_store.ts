@@ -166,22 +166,43 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
     const wanted = new Set(names);
     if (wanted.size === 0) return [];
+    // The cache indexes the newest event of each name: no scan of its entries, and no open when
+    // it holds the end of the file and answers for every name (or holds the whole file).
+    const path = this.pathOf(tape);
+    let current;
+    try {
+      current = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      current = undefined; // The read below reports it.
+    }
+    const cached = current && this.#fromCache(tape, wanted, current.size, Number(current.ino ?? 0));
+    if (cached && (cached.found.size === wanted.size || cached.end === 0)) {
+      return [...cached.found.values()].sort((a, b) => a.id - b.id);
+    }
     const found = await this.#withFile(tape, async (fd, size, ino) => {
-      const found = new Map<string, TapeEntry>();
-      let end = size;
-      const known = this.#cache.get(tape);
-      if (known && known.ino === ino && known.offset === size) {
-        // The cache indexes the newest event of each name: no scan of its entries.
-        for (const name of wanted) {
-          const entry = known.events.get(name);
-          if (entry) found.set(name, entry);
-        }
-        end = known.base;
-      }
+      const { found, end } = this.#fromCache(tape, wanted, size, ino) ??
+        { found: new Map<string, TapeEntry>(), end: size };
       if (found.size < wanted.size && end > 0) await findLastEvents(fd, end, wanted, found);
       return [...found.values()].sort((a, b) => a.id - b.id);
     });
     return found ?? [];
+  }
+
+  /** The indexed events of a cache holding the end of the file, and where the cache starts. */
+  #fromCache(
+    tape: string,
+    wanted: ReadonlySet<string>,
+    size: number,
+    ino: number,
+  ): { found: Map<string, TapeEntry>; end: number } | null {
+    const known = this.#cache.get(tape);
+    if (!known || known.ino !== (ino || 0) || known.offset !== size) return null;
+    const found = new Map<string, TapeEntry>();
+    for (const name of wanted) {
+      const entry = known.events.get(name);
+      if (entry) found.set(name, entry);
+    }
+    return { found, end: known.base };
   }
 
   /** Runs `fn` on the open file of `tape` under the tape's mutex; null when it is missing. */
