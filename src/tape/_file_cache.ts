@@ -66,6 +66,26 @@ export function absorbWritten(
   cache.offset += bytes;
 }
 
+/**
+ * The newest events of `wanted` names indexed by a cache that holds the end of a file of `size`
+ * bytes and inode `ino`, and where the cache starts (earlier events are in the file before it);
+ * null when the cache does not hold the file's end.
+ */
+export function indexedEvents(
+  cache: FileCache | undefined,
+  wanted: ReadonlySet<string>,
+  size: number,
+  ino: number,
+): { found: Map<string, TapeEntry>; end: number } | null {
+  if (!cache || cache.ino !== (ino || 0) || cache.offset !== size) return null;
+  const found = new Map<string, TapeEntry>();
+  for (const name of wanted) {
+    const entry = cache.events.get(name);
+    if (entry) found.set(name, entry);
+  }
+  return { found, end: cache.base };
+}
+
 /** The caches of one store, by tape name, in least-recently-used order. */
 export class FileCaches {
   #caches = new Map<string, FileCache>();

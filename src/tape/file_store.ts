@@ -9,7 +9,13 @@ import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
 import { datasyncFd, writeFdAll } from "./_fd.ts";
-import { absorbWritten, emptyCache, type FileCache, FileCaches } from "./_file_cache.ts";
+import {
+  absorbWritten,
+  emptyCache,
+  type FileCache,
+  FileCaches,
+  indexedEvents,
+} from "./_file_cache.ts";
 import { storedCopy, storedEntry } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
 import { KeyedMutex } from "./_mutex.ts";
@@ -175,34 +181,18 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     } catch {
       current = undefined; // The read below reports it.
     }
-    const cached = current && this.#fromCache(tape, wanted, current.size, Number(current.ino ?? 0));
+    const cached = current &&
+      indexedEvents(this.#cache.get(tape), wanted, current.size, Number(current.ino ?? 0));
     if (cached && (cached.found.size === wanted.size || cached.end === 0)) {
       return [...cached.found.values()].sort((a, b) => a.id - b.id);
     }
     const found = await this.#withFile(tape, async (fd, size, ino) => {
-      const { found, end } = this.#fromCache(tape, wanted, size, ino) ??
+      const { found, end } = indexedEvents(this.#cache.get(tape), wanted, size, ino) ??
         { found: new Map<string, TapeEntry>(), end: size };
       if (found.size < wanted.size && end > 0) await findLastEvents(fd, end, wanted, found);
       return [...found.values()].sort((a, b) => a.id - b.id);
     });
     return found ?? [];
-  }
-
-  /** The indexed events of a cache holding the end of the file, and where the cache starts. */
-  #fromCache(
-    tape: string,
-    wanted: ReadonlySet<string>,
-    size: number,
-    ino: number,
-  ): { found: Map<string, TapeEntry>; end: number } | null {
-    const known = this.#cache.get(tape);
-    if (!known || known.ino !== (ino || 0) || known.offset !== size) return null;
-    const found = new Map<string, TapeEntry>();
-    for (const name of wanted) {
-      const entry = known.events.get(name);
-      if (entry) found.set(name, entry);
-    }
-    return { found, end: known.base };
   }
 
   /** Runs `fn` on the open file of `tape` under the tape's mutex; null when it is missing. */
