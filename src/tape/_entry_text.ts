@@ -97,7 +97,26 @@ export function storedEntry(
  * @throws TypeError when the entry is invalid or cannot be serialised
  */
 export function storedCopy(tape: string, entry: unknown, id: number, keepText = false): TapeEntry {
-  return storedEntry(tape, entry, id, keepText).copy;
+  if (keepText || BODIES.has(entry as TapeEntry)) {
+    return storedEntry(tape, entry, id, keepText).copy;
+  }
+  // No text wanted (a memory store): the native JSON round trip is the cheapest copy.
+  const { kind, payload, meta, date } = validateEntry(tape, entry);
+  let parsed: TapeEntry;
+  try {
+    parsed = JSON.parse(JSON.stringify({ kind, payload, meta, date })) as TapeEntry;
+  } catch (error) {
+    throw new TypeError(
+      `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
+    );
+  }
+  return deepFreeze({
+    id,
+    kind: parsed.kind,
+    payload: _shareSystem(parsed),
+    meta: _shareMeta(parsed.meta),
+    date: parsed.date,
+  });
 }
 
 /** Makes `store` (a fork's buffer) keep the text of the entries it stores. */
