@@ -25,6 +25,8 @@ export interface FileCache {
   entries: TapeEntry[];
   /** Positions in `entries` of the anchors. */
   anchors: number[];
+  /** The newest `event` entry of the range by payload `name` (what `latestEvents` asks). */
+  events: Map<string, TapeEntry>;
 }
 
 /**
@@ -35,17 +37,53 @@ const CACHED_TAPES = 64;
 
 /** An empty full cache (a missing file). */
 export function emptyCache(): FileCache {
-  return { base: 0, offset: 0, ino: 0, entries: [], anchors: [] };
+  return { base: 0, offset: 0, ino: 0, entries: [], anchors: [], events: new Map() };
+}
+
+/** Adds one entry to the cache (anchor positions and the newest event of each name too). */
+export function pushEntry(cache: FileCache, entry: TapeEntry): void {
+  if (entry.kind === "anchor") cache.anchors.push(cache.entries.length);
+  else if (entry.kind === "event" && typeof entry.payload.name === "string") {
+    cache.events.set(entry.payload.name, entry);
+  }
+  cache.entries.push(entry);
 }
 
 /** Adds the complete lines of `bytes` (read at `cache.offset`) to the cache. */
 export function absorb(cache: FileCache, bytes: Uint8Array): void {
   const { entries, consumed } = parseCompleteLines(bytes);
-  for (const entry of entries) {
-    if (entry.kind === "anchor") cache.anchors.push(cache.entries.length);
-    cache.entries.push(entry);
-  }
+  for (const entry of entries) pushEntry(cache, entry);
   cache.offset += consumed;
+}
+
+/** Adds entries just written at `cache.offset` as `bytes` (their lines) to the cache. */
+export function absorbWritten(
+  cache: FileCache,
+  entries: readonly TapeEntry[],
+  bytes: number,
+): void {
+  for (const entry of entries) pushEntry(cache, entry);
+  cache.offset += bytes;
+}
+
+/**
+ * The newest events of `wanted` names indexed by a cache that holds the end of a file of `size`
+ * bytes and inode `ino`, and where the cache starts (earlier events are in the file before it);
+ * null when the cache does not hold the file's end.
+ */
+export function indexedEvents(
+  cache: FileCache | undefined,
+  wanted: ReadonlySet<string>,
+  size: number,
+  ino: number,
+): { found: Map<string, TapeEntry>; end: number } | null {
+  if (!cache || cache.ino !== (ino || 0) || cache.offset !== size) return null;
+  const found = new Map<string, TapeEntry>();
+  for (const name of wanted) {
+    const entry = cache.events.get(name);
+    if (entry) found.set(name, entry);
+  }
+  return { found, end: cache.base };
 }
 
 /** The caches of one store, by tape name, in least-recently-used order. */
@@ -103,7 +141,7 @@ export class FileCaches {
       const base = target !== undefined && size > TAIL_BLOCK
         ? await findLastAnchor(fd, size, target) ?? 0
         : 0;
-      cache = { base, offset: base, ino, entries: [], anchors: [] };
+      cache = { base, offset: base, ino, entries: [], anchors: [], events: new Map() };
       this.set(tape, cache);
     }
     if (size > cache.offset) {

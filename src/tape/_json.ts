@@ -50,6 +50,10 @@ function _encode(value: unknown, options: PyDumpsOptions, seen: Set<object>): st
   }
   const object = value as Record<string, unknown> & { toJSON?: () => unknown };
   if (typeof object.toJSON === "function") return _encode(object.toJSON(), options, seen);
+  // Boxed primitives serialise as their value (as `JSON.stringify` does).
+  if (object instanceof Number || object instanceof String || object instanceof Boolean) {
+    return _encode(object.valueOf(), options, seen);
+  }
   if (seen.has(object)) {
     if (options.fallback) return _encode(options.fallback(value), options, seen);
     throw new TypeError("Cannot serialize a circular structure as JSON");

@@ -9,17 +9,24 @@ import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
 import { datasyncFd, writeFdAll } from "./_fd.ts";
-import { absorb, emptyCache, type FileCache, FileCaches } from "./_file_cache.ts";
+import {
+  absorbWritten,
+  emptyCache,
+  type FileCache,
+  FileCaches,
+  indexedEvents,
+} from "./_file_cache.ts";
+import { storedCopy, storedEntry } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
-import { entryLine } from "./_jsonl.ts";
 import { KeyedMutex } from "./_mutex.ts";
+import { OpenFiles } from "./_open_files.ts";
 import { searchPass } from "./_search.ts";
 import { coversQuery, findLastEvents } from "./_tail_scan.ts";
 import { isHeadQuery, readHead } from "./_head_scan.ts";
-import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
-import { pickLatestEvents } from "./latest_events.ts";
+import { provideLiveView } from "./_live_view.ts";
 
 /** Options of {@link FileTapeStore}. */
 export interface FileTapeStoreOptions {
@@ -61,6 +68,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   #durable: boolean;
   #lockTimeoutMs: number;
   #cache = new FileCaches();
+  #files = new OpenFiles();
   #mutex = new KeyedMutex();
   #ready: Promise<void> | null = null;
 
@@ -81,6 +89,11 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.directory = directory;
     this.#durable = options.durable ?? true;
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+    // Incremental contexts read a tape's cache, caught up (see `_live_view.ts`).
+    provideLiveView(
+      this,
+      (query) => this.#mutex.run(query.tape, () => this.#refresh(query.tape, query)),
+    );
   }
 
   /** The file of `tape`. */
@@ -129,6 +142,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       try {
         await this.#ensureDirectory();
         await withFileLock(`${path}.lock`, async () => {
+          this.#files.drop(tape);
           await unlink(path).catch((error) => {
             if (_code(error) !== "ENOENT") throw error;
           });
@@ -158,16 +172,23 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
     const wanted = new Set(names);
     if (wanted.size === 0) return [];
+    // The cache indexes the newest event of each name: no scan of its entries, and no open when
+    // it holds the end of the file and answers for every name (or holds the whole file).
+    const path = this.pathOf(tape);
+    let current;
+    try {
+      current = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      current = undefined; // The read below reports it.
+    }
+    const cached = current &&
+      indexedEvents(this.#cache.get(tape), wanted, current.size, Number(current.ino ?? 0));
+    if (cached && (cached.found.size === wanted.size || cached.end === 0)) {
+      return [...cached.found.values()].sort((a, b) => a.id - b.id);
+    }
     const found = await this.#withFile(tape, async (fd, size, ino) => {
-      const found = new Map<string, TapeEntry>();
-      let end = size;
-      const known = this.#cache.get(tape);
-      if (known && known.ino === ino && known.offset === size) {
-        for (const entry of pickLatestEvents(known.entries, names)) {
-          found.set(entry.payload.name as string, entry);
-        }
-        end = known.base;
-      }
+      const { found, end } = indexedEvents(this.#cache.get(tape), wanted, size, ino) ??
+        { found: new Map<string, TapeEntry>(), end: size };
       if (found.size < wanted.size && end > 0) await findLastEvents(fd, end, wanted, found);
       return [...found.values()].sort((a, b) => a.id - b.id);
     });
@@ -207,7 +228,8 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   /** Appends entries in order under one lock and one flush. */
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
     const path = this.pathOf(tape);
-    const checked = entries.map((entry) => validateEntry(tape, entry));
+    // Checked and copied (serialised once) before the lock; ids are set under it.
+    const checked = entries.map((entry) => storedCopy(tape, entry, 0, true));
     await this.#mutex.run(tape, async () => {
       try {
         await this.#ensureDirectory();
@@ -221,14 +243,17 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     });
   }
 
-  // Opening, `stat`, the last-byte check and the write are done with synchronous calls (each
-  // asynchronous one costs a thread-pool round trip); the flush and catch-up reads stay async.
+  // The file stays open between appends (see `_open_files.ts`); `stat`, the last-byte check and
+  // the write are synchronous calls (each asynchronous one costs a thread-pool round trip); the
+  // flush and catch-up reads stay async.
   async #appendLocked(tape: string, path: string, entries: TapeEntry[]): Promise<void> {
-    const fd = openSync(path, "a+", 0o600);
+    const { fd, ino, size: found } = this.#files.acquire(tape, path);
+    let failed = true;
     try {
-      const stats = fstatSync(fd);
-      let size = stats.size;
-      if (size > 0) {
+      let size = found;
+      const known = this.#cache.get(tape);
+      // A cache that ends at the end of this file ends on a newline: no need to look.
+      if (size > 0 && !(known && known.ino === ino && known.offset === size)) {
         const last = new Uint8Array(1);
         readSync(fd, last, 0, 1, size - 1);
         if (last[0] !== 0x0a) {
@@ -237,23 +262,22 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
           size += 1;
         }
       }
-      const cache = await this.#cache.catchUp(tape, fd, size, Number(stats.ino ?? 0) || 0, null);
+      const cache = await this.#cache.catchUp(tape, fd, size, ino, null);
       let id = cache.entries[cache.entries.length - 1]?.id ?? 0;
-      const text = entries.map((entry) => {
-        try {
-          return entryLine({ ...entry, id: ++id });
-        } catch (error) {
-          throw new TypeError(
-            `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
-          );
-        }
-      }).join("");
+      // The same text goes to the file and (already parsed) to the cache: nothing is re-read.
+      let text = "";
+      const stored = entries.map((entry) => {
+        const { copy, line } = storedEntry(tape, entry, ++id);
+        text += line;
+        return copy;
+      });
       const bytes = ENCODER.encode(text);
       writeFdAll(fd, bytes);
       if (this.#durable) await datasyncFd(fd);
-      absorb(cache, bytes);
+      absorbWritten(cache, stored, bytes.length);
+      failed = false;
     } finally {
-      closeSync(fd);
+      this.#files.release(tape, fd, failed);
     }
   }
 
@@ -328,9 +352,10 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     return this.#ready;
   }
 
-  /** Forgets the caches (the files stay). */
+  /** Forgets the caches and closes the files it holds open (the files stay). */
   async close(): Promise<void> {
     await Promise.resolve();
+    this.#files.closeAll();
     this.#cache.clear();
   }
 

@@ -12,6 +12,8 @@ import { InMemoryTapeStore } from "./memory_store.ts";
 import type { TapeQuery } from "./query.ts";
 import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
 import { latestEvents, pickLatestEvents } from "./latest_events.ts";
+import { provideForkLayers } from "./_live_view.ts";
+import { keepEntryText } from "./_entry_text.ts";
 
 const logger = getLogger(["bub", "tape"]);
 
@@ -73,6 +75,20 @@ export class ForkTapeStore implements TapeStore {
     this.parent = toAsyncTapeStore(parent);
     this.tape = options.tape;
     this.sidecarTapes = [...(options.sidecarTapes ?? [])];
+    // The buffer keeps its entries' text: the merge writes it as is (see `_entry_text.ts`).
+    keepEntryText(this.#local);
+    // Incremental contexts read a managed tape's layer (see `_live_view.ts`).
+    provideForkLayers(
+      this,
+      (tape) =>
+        this.#managed(tape)
+          ? {
+            parent: this.parent,
+            reset: this.#reset.has(tape),
+            local: this.#local.read(tape) ?? [],
+          }
+          : null,
+    );
   }
 
   #managed(tape: string): boolean {

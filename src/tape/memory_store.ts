@@ -4,17 +4,19 @@
  *
  * @module
  */
-import { deepFreeze, jsonClone } from "./_json.ts";
+import { keepsEntryText, storedCopy } from "./_entry_text.ts";
 import { type EntryView, evaluateQuery } from "./_evaluate.ts";
-import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
-import { pickLatestEvents } from "./latest_events.ts";
+import { provideLiveView } from "./_live_view.ts";
 
 interface _Tape extends EntryView {
   entries: TapeEntry[];
   anchors: number[];
   nextId: number;
+  /** The newest `event` entry by payload `name`. */
+  events: Map<string, TapeEntry>;
 }
 
 /**
@@ -30,6 +32,15 @@ interface _Tape extends EntryView {
  */
 export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
   #tapes = new Map<string, _Tape>();
+
+  /** Creates an empty store. */
+  constructor() {
+    // Incremental contexts read a tape's own entries (see `_live_view.ts`).
+    provideLiveView(
+      this,
+      (query) => Promise.resolve(this.#tapes.get(query.tape) ?? { entries: [], anchors: [] }),
+    );
+  }
 
   /** Sorted names of every tape. */
   async listTapes(): Promise<string[]> {
@@ -56,7 +67,14 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
 
   /** The newest event of each of `names`, found from the end (see {@link TapeStore}). */
   async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
-    return pickLatestEvents(this.#tapes.get(tape)?.entries ?? [], names);
+    const events = this.#tapes.get(tape)?.events;
+    if (!events) return [];
+    const found = new Set<TapeEntry>();
+    for (const name of names) {
+      const entry = events.get(name);
+      if (entry) found.add(entry);
+    }
+    return [...found].sort((a, b) => a.id - b.id);
   }
 
   /** Stores a copy of `entry` with the next id. */
@@ -66,14 +84,22 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
 
   /** Stores copies of `entries` in order. */
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
-    const checked = entries.map((entry) => jsonClone(validateEntry(tape, entry)));
+    const first = this.#tapes.get(tape)?.nextId ?? 1;
+    // Every entry is checked and copied before any is stored.
+    const keep = keepsEntryText(this);
+    const copies = entries.map((entry, i) => storedCopy(tape, entry, first + i, keep));
     let state = this.#tapes.get(tape);
-    if (!state) this.#tapes.set(tape, state = { entries: [], anchors: [], nextId: 1 });
-    for (const entry of checked) {
-      const stored = deepFreeze({ ...entry, id: state.nextId++ });
+    if (!state) {
+      this.#tapes.set(tape, state = { entries: [], anchors: [], nextId: 1, events: new Map() });
+    }
+    for (const stored of copies) {
       if (stored.kind === "anchor") state.anchors.push(state.entries.length);
+      else if (stored.kind === "event" && typeof stored.payload.name === "string") {
+        state.events.set(stored.payload.name, stored);
+      }
       state.entries.push(stored);
     }
+    state.nextId += copies.length;
   }
 
   /** Drops every tape. */

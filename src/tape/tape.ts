@@ -11,6 +11,7 @@ import { buildQuery, type ChatMessage, contextVisible, defaultTapeContext } from
 import { anchorEntry, createEntry, type TapeEntry, type TapeMeta } from "./entry.ts";
 import { ForkTapeStore } from "./fork_store.ts";
 import { latestEvents } from "./latest_events.ts";
+import { incrementalMessages } from "./_context_cache.ts";
 import { archiveSidecar, resetSidecar, resetTape } from "./_lifecycle.ts";
 import { buildChatEntries, type RecordChatOptions, type TapeInfo, tapeInfo } from "./_tape_info.ts";
 import { sessionTapeName } from "./naming.ts";
@@ -217,8 +218,14 @@ export class Tape implements AsyncDisposable {
     await this.append(createEntry("event", { name, data: { ...data } }, meta));
   }
 
-  /** The model context: the context's query, minus `context: false` entries, selected. */
+  /**
+   * The model context: the context's query, minus `context: false` entries, selected. With the
+   * builtin selector (or none) on a memory, file or fork store, the selection is kept and
+   * extended with the entries appended since the last read instead of rebuilt.
+   */
   async readMessages(): Promise<ChatMessage[]> {
+    const kept = await incrementalMessages(this.store, this.name, this.context);
+    if (kept !== null) return kept;
     const entries = contextVisible(await buildQuery(this.context, this.query()).all());
     if (this.context.select) return await this.context.select(entries as never, this.context);
     return entries.filter((entry) => entry.kind === "message").map((entry) => ({

@@ -1,0 +1,261 @@
+/**
+ * One long session (issue 13 items 3 and 4): the same turn as `bench/turn.bench.ts` (streamed
+ * tool call → tool → streamed text, builtin plugin, durable file tape, mock server in its own
+ * Node 24 process), but every turn in the SAME session, so the history grows. At 10 / 100 / 300 /
+ * 1000 prior turns (`BENCH_POINTS`) it times `BENCH_K` turns (default 15, median) and, beside
+ * them, a raw `fetch` + SSE client posting the exact request bytes of Bub's last turn (the same
+ * history). It also reports the heap retained per turn after GC between two points (Node and
+ * Deno need `--expose-gc`; the driver passes it).
+ *
+ * Run: `scripts/tool deno run -A bench/session.bench.ts` (all three runtimes, one after another),
+ * or `... bench/session.bench.ts --measure <url> [--memory]` for one runtime against a server.
+ *
+ * @module
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const K = Number(process.env.BENCH_K ?? 15);
+const POINTS = (process.env.BENCH_POINTS ?? "10,100,300,1000").split(",").map(Number);
+const TEXT = ["Hello ", "from ", "the ", "bench."];
+
+async function serve(): Promise<void> {
+  const { MockLlmServer } = await import("../src/testing/mock_llm_server.ts");
+  const server = await MockLlmServer.start({
+    script: (request) => {
+      const body = request.body as { messages?: Array<{ role?: string }> };
+      if (body.messages?.at(-1)?.role !== "tool") {
+        return {
+          toolCalls: [{ name: "bench_noop", arguments: { value: 1 } }],
+          usage: { promptTokens: 10, completionTokens: 2 },
+        };
+      }
+      return { text: TEXT, usage: { promptTokens: 12, completionTokens: 4 } };
+    },
+  });
+  console.log(server.url);
+  process.stdin.resume();
+  process.stdin.on("end", () => void server.close().then(() => process.exit(0)));
+  process.once("SIGTERM", () => void server.close().then(() => process.exit(0)));
+}
+
+async function drain(response: Response): Promise<void> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  for (const line of text.split("\n")) {
+    if (line.startsWith("data: ") && line !== "data: [DONE]") JSON.parse(line.slice(6));
+  }
+}
+
+function collectGarbage(): boolean {
+  const g = (globalThis as { gc?: () => void }).gc;
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  if (bun) bun.gc(true);
+  else if (g) g();
+  else return false;
+  return true;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function measure(url: string, memoryTape: boolean): Promise<void> {
+  const { BubFramework } = await import("../src/builtin/framework.ts");
+  const { defineTool } = await import("../src/tools/tool.ts");
+  const { z } = await import("zod");
+  // Record the request bodies Bub sends, so the raw client can post the same bytes.
+  const bodies: string[] = [];
+  const original = globalThis.fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    if (typeof init?.body === "string") bodies.push(init.body);
+    if (bodies.length > 4) bodies.splice(0, bodies.length - 4);
+    return original(input, init);
+  }) as typeof fetch;
+  const home = mkdtempSync(join(tmpdir(), "bub-session-bench-"));
+  const bub = new BubFramework({
+    home,
+    configFile: join(home, "config.yml"),
+    loadDotenv: false,
+    workspace: home,
+    builtin: {
+      env: {
+        BUB_MODEL: "openai:bench",
+        BUB_API_KEY: "sk-bench",
+        BUB_API_BASE: url,
+        BUB_MAX_TOKENS: "1024",
+      },
+    },
+  });
+  bub.loadBuiltinHooks();
+  const builtin = bub.pluginManager.get("builtin") as {
+    runtime: { registry: { register(t: unknown): void } };
+  };
+  builtin.runtime.registry.register(defineTool({
+    name: "bench_noop",
+    description: "Does nothing",
+    parameters: z.object({ value: z.number() }),
+    handler: () => "ok",
+  }));
+  if (memoryTape) {
+    const { InMemoryTapeStore } = await import("../src/tape/memory_store.ts");
+    bub.register({ name: "memory-tape", provideTapeStore: () => new InMemoryTapeStore() });
+  }
+  const scope = await bub.running();
+  let done = 0;
+  const turn = async () => {
+    const result = await bub.processInbound(
+      { channel: "bench", chatId: "one", content: `turn ${done}` },
+      { stream: true },
+    );
+    done++;
+    if (result.modelOutput !== TEXT.join("")) throw new Error(`unexpected ${result.modelOutput}`);
+  };
+  const raw = async (body: string) => {
+    const response = await original(`${url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-bench" },
+      body,
+    });
+    await drain(response);
+  };
+  const rows: Record<string, unknown>[] = [];
+  let heapAt: { turns: number; heap: number } | null = null;
+  try {
+    for (const point of POINTS) {
+      while (done < point) await turn();
+      if (collectGarbage()) {
+        collectGarbage();
+        const heap = process.memoryUsage().heapUsed;
+        if (heapAt) {
+          rows.push({ retainedKbPerTurn: (heap - heapAt.heap) / 1024 / (done - heapAt.turns) });
+        }
+        heapAt = { turns: done, heap };
+      }
+      const bub: number[] = [];
+      for (let i = 0; i < K; i++) {
+        const start = performance.now();
+        await turn();
+        bub.push(performance.now() - start);
+      }
+      const [first, second] = bodies.slice(-2);
+      const rawTimes: number[] = [];
+      for (let i = 0; i < K; i++) {
+        const start = performance.now();
+        await raw(first!);
+        await raw(second!);
+        rawTimes.push(performance.now() - start);
+      }
+      rows.push({
+        prior: point,
+        bub: median(bub),
+        raw: median(rawTimes),
+        requestKb: (first!.length + second!.length) / 2 / 1024,
+      });
+    }
+  } finally {
+    await scope[Symbol.asyncDispose]();
+    rmSync(home, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify(rows));
+}
+
+function runtimeCommand(name: string, script: string, args: string[]): [string, string[]] {
+  const bin = join(ROOT, ".tools/bin", name);
+  const exe = existsSync(bin) ? bin : name;
+  if (name === "deno") return [exe, ["run", "-A", "--v8-flags=--expose-gc", script, ...args]];
+  if (name.startsWith("node")) return [exe, ["--expose-gc", script, ...args]];
+  return [exe, [script, ...args]];
+}
+
+async function startServer(script: string): Promise<{ url: string; child: ChildProcess }> {
+  const [exe, args] = runtimeCommand("node24", script, ["--server"]);
+  const child = spawn(exe, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Uint8Array) => {
+      out += new TextDecoder().decode(chunk);
+      const line = out.split("\n")[0];
+      if (out.includes("\n") && line) resolve(line.trim());
+    });
+    child.once("exit", (code) => reject(new Error(`mock server exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+async function main(): Promise<void> {
+  const script = new URL(import.meta.url).pathname;
+  const server = await startServer(script);
+  const runtimes = (process.env.BENCH_RUNTIMES ?? "node24,deno,bun").split(",");
+  const lines = [
+    `One session, turns timed at ${
+      POINTS.join(" / ")
+    } prior turns (median of ${K}); raw = fetch + SSE posting Bub's last two request bodies.`,
+    "",
+    "| runtime | tape | prior turns | Bub ms | raw same bytes ms | Bub / raw | request KB |",
+    "|---|---|---:|---:|---:|---:|---:|",
+  ];
+  const heap: string[] = [];
+  try {
+    for (const runtime of runtimes) {
+      for (const memory of [false, true]) {
+        const extra = memory ? ["--memory"] : [];
+        const [exe, args] = runtimeCommand(runtime, script, [...extra, "--measure", server.url]);
+        const tape = memory ? "memory" : "file";
+        let rows: Record<string, number>[];
+        try {
+          const out = execFileSync(exe, args, { encoding: "utf8", maxBuffer: 1 << 26 });
+          rows = JSON.parse(out.trim().split("\n").at(-1)!);
+        } catch (error) {
+          lines.push(`| ${runtime} | ${tape} | (failed: ${String(error).slice(0, 80)}) | | | | |`);
+          continue;
+        }
+        const retained: string[] = [];
+        for (const row of rows) {
+          if (row.retainedKbPerTurn !== undefined) {
+            retained.push(row.retainedKbPerTurn.toFixed(2));
+            continue;
+          }
+          lines.push(
+            `| ${runtime} | ${tape} | ${row.prior} | ${row.bub!.toFixed(2)} | ${
+              row.raw!.toFixed(2)
+            } | ${(row.bub! / row.raw!).toFixed(2)} | ${row.requestKb!.toFixed(1)} |`,
+          );
+        }
+        heap.push(`| ${runtime} | ${tape} | ${retained.join(" / ") || "n/a"} |`);
+        // Progress on stderr: a long run interrupted still shows what it measured.
+        console.error(`${runtime} ${tape}: ${JSON.stringify(rows)}`);
+      }
+    }
+  } finally {
+    server.child.stdin!.end();
+    server.child.kill("SIGTERM");
+  }
+  lines.push(
+    "",
+    `Heap retained per turn after GC, between consecutive points (${
+      POINTS.join(" → ")
+    } prior turns):`,
+    "",
+    "| runtime | tape | KB/turn |",
+    "|---|---|---|",
+    ...heap,
+  );
+  console.log(lines.join("\n"));
+}
+
+if (process.argv.includes("--server")) await serve();
+else if (process.argv.includes("--measure")) {
+  await measure(process.argv.at(-1)!, process.argv.includes("--memory"));
+} else await main();

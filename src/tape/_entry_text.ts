@@ -1,0 +1,132 @@
+/**
+ * Entries serialised once: a stored entry is a frozen copy parsed from its JSONL text, and that
+ * text is remembered with it, so a fork's buffered entries reach the file (and the file store's
+ * cache) without another clone, freeze, serialisation or parse.
+ *
+ * @module
+ */
+import { deepFreeze, pyDumps } from "./_json.ts";
+import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+
+// A stored copy → its JSONL line without the id: `"kind": …, "payload": …, "meta": …, "date": …`.
+const BODIES = new WeakMap<TapeEntry, string>();
+
+function _body(tape: string, entry: TapeEntry): string {
+  try {
+    const { kind, payload, meta, date } = entry;
+    return pyDumps({ kind, payload, meta, date }).slice(1, -1);
+  } catch (error) {
+    throw new TypeError(
+      `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
+    );
+  }
+}
+
+// The last system prompt stored: the next identical one shares its (frozen) payload, so a long
+// session holds one copy of a prompt written at every model call, not one per call.
+let lastSystem: { content: string; payload: Record<string, unknown> } | null = null;
+
+function _shareSystem(parsed: TapeEntry): Record<string, unknown> {
+  const payload = parsed.payload;
+  if (parsed.kind !== "system" || typeof payload.content !== "string") return payload;
+  const keys = Object.keys(payload);
+  if (keys.length !== 1) return payload;
+  if (lastSystem !== null && lastSystem.content === payload.content) return lastSystem.payload;
+  lastSystem = { content: payload.content, payload: deepFreeze(payload) };
+  return payload;
+}
+
+// The last meta stored: an equal flat meta (the `run_id` of every entry of one call) shares it.
+let lastMeta: Record<string, unknown> | null = null;
+
+function _shareMeta(meta: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(meta);
+  if (keys.length > 4) return meta;
+  for (const key of keys) {
+    const value = meta[key];
+    if (typeof value === "object" && value !== null) return meta;
+  }
+  const last = lastMeta;
+  if (
+    last !== null && Object.keys(last).length === keys.length &&
+    keys.every((key) => Object.hasOwn(last, key) && Object.is(last[key], meta[key]))
+  ) {
+    return last;
+  }
+  lastMeta = Object.freeze(meta);
+  return meta;
+}
+
+/** A stored copy of `entry` with `id` and its JSONL line (see {@link storedCopy}). */
+export function storedEntry(
+  tape: string,
+  entry: unknown,
+  id: number,
+  keepText = false,
+): { copy: TapeEntry; line: string } {
+  const known = BODIES.get(entry as TapeEntry);
+  let copy: TapeEntry;
+  let body: string;
+  if (known !== undefined) {
+    validateTapeName(tape);
+    const { kind, payload, meta, date } = entry as TapeEntry;
+    copy = Object.freeze({ id, kind, payload, meta, date });
+    body = known;
+  } else {
+    const checked = validateEntry(tape, entry);
+    body = _body(tape, checked);
+    const parsed = JSON.parse(`{${body}}`) as TapeEntry;
+    copy = deepFreeze({
+      id,
+      kind: parsed.kind,
+      payload: _shareSystem(parsed),
+      meta: _shareMeta(parsed.meta),
+      date: parsed.date,
+    });
+  }
+  if (keepText) BODIES.set(copy, body);
+  return { copy, line: `{"id": ${id}, ${body}}\n` };
+}
+
+/**
+ * A frozen copy of `entry` with `id`, to store on `tape`: parsed from the entry's JSONL text
+ * (what reading the line back gives). With `keepText` (a fork's buffer) the text is remembered
+ * with the copy, so appending the copy elsewhere (the merge) neither checks, serialises nor
+ * parses it again: its text and frozen parts are reused.
+ *
+ * @throws TypeError when the entry is invalid or cannot be serialised
+ */
+export function storedCopy(tape: string, entry: unknown, id: number, keepText = false): TapeEntry {
+  if (keepText || BODIES.has(entry as TapeEntry)) {
+    return storedEntry(tape, entry, id, keepText).copy;
+  }
+  // No text wanted (a memory store): the native JSON round trip is the cheapest copy.
+  const { kind, payload, meta, date } = validateEntry(tape, entry);
+  let parsed: TapeEntry;
+  try {
+    parsed = JSON.parse(JSON.stringify({ kind, payload, meta, date })) as TapeEntry;
+  } catch (error) {
+    throw new TypeError(
+      `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
+    );
+  }
+  return deepFreeze({
+    id,
+    kind: parsed.kind,
+    payload: _shareSystem(parsed),
+    meta: _shareMeta(parsed.meta),
+    date: parsed.date,
+  });
+}
+
+/** Makes `store` (a fork's buffer) keep the text of the entries it stores. */
+export function keepEntryText(store: object): void {
+  KEEP_TEXT.add(store);
+}
+
+/** True when `store` keeps the text of its entries. */
+export function keepsEntryText(store: object): boolean {
+  return KEEP_TEXT.has(store);
+}
+
+const KEEP_TEXT = new WeakSet<object>();
