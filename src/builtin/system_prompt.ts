@@ -48,10 +48,25 @@ export function readAgentsMd(workspace: string): string {
   return text;
 }
 
-/** The builtin `systemPrompt` fragment for a turn state. */
+/** The fragment of each turn (by its state): later steps reuse it without a `stat`. */
+const TURN_FRAGMENTS = new WeakMap<TurnState, { workspace: string; text: string }>();
+/** The last fragment built, reused (same string) while `AGENTS.md` reads the same. */
+let lastFragment: { agents: string; text: string } | null = null;
+
+/**
+ * The builtin `systemPrompt` fragment for a turn state. `AGENTS.md` is checked (one `stat`) on
+ * the first step of a turn; later steps of the same turn reuse that fragment.
+ */
 export function builtinSystemPrompt(state: TurnState): string {
   const workspace = typeof state._runtime_workspace === "string" && state._runtime_workspace
     ? state._runtime_workspace
     : process.cwd();
-  return `${DEFAULT_SYSTEM_PROMPT}\n\n${readAgentsMd(workspace)}`;
+  const cached = TURN_FRAGMENTS.get(state);
+  if (cached !== undefined && cached.workspace === workspace) return cached.text;
+  const agents = readAgentsMd(workspace);
+  if (lastFragment === null || lastFragment.agents !== agents) {
+    lastFragment = { agents, text: `${DEFAULT_SYSTEM_PROMPT}\n\n${agents}` };
+  }
+  TURN_FRAGMENTS.set(state, { workspace, text: lastFragment.text });
+  return lastFragment.text;
 }
