@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
@@ -30,11 +30,20 @@ conversation, and call tape.handoff with a short summary to start a fresh contex
 /** `AGENTS.md` texts by path, revalidated by the file's stat (it is read on every model step). */
 const AGENTS_MD = new StampCache<string>(64);
 
+/** `AGENTS.md` paths found missing last time (`existsSync` checks a miss faster than `stat`). */
+const MISSING = new Set<string>();
+
 /** The trimmed `AGENTS.md` of `workspace`, or `""` when it is missing or unreadable. */
 export function readAgentsMd(workspace: string): string {
   const path = join(workspace, "AGENTS.md");
+  if (MISSING.has(path) && !existsSync(path)) return "";
   const stats = statQuiet(path);
-  if (stats === null) return "";
+  if (stats === null) {
+    if (MISSING.size >= 64) MISSING.clear();
+    MISSING.add(path);
+    return "";
+  }
+  MISSING.delete(path);
   const stamp = stats.isFile() ? stampOf(stats) : null;
   const cached = stamp === null ? undefined : AGENTS_MD.get(path, stamp);
   if (cached !== undefined) return cached;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { existsSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { stampOf, statQuiet } from "../_internal/file_stamp.ts";
@@ -18,12 +19,6 @@ import {
   PROJECT_SKILLS_DIR,
 } from "./discovery.ts";
 import { type Skill, SKILL_FILE_NAME } from "./skill.ts";
-
-/** The stamp of a path: its stat stamp, or `-` when it is missing or unreadable. */
-function stampPath(path: string): string {
-  const stats = statQuiet(path);
-  return stats === null ? "-" : stampOf(stats);
-}
 
 /**
  * Discovered skills cached by their inputs' stamps. One instance per runtime; every
@@ -38,15 +33,15 @@ function stampPath(path: string): string {
  * ```
  */
 export class SkillsCache {
-  /** By workspace and home: the stamps of the last discovery and its skills. */
-  #entries = new Map<string, { stamps: string; skills: readonly Skill[] }>();
+  /** By roots: the paths checked, their stamps when last discovered, and the skills found. */
+  #entries = new Map<string, Snapshot>();
   #limit: number;
   #builtinDirs: readonly string[] | null = null;
 
   /**
    * Creates an empty cache.
    *
-   * @param limit the most workspace/home pairs kept; the oldest is dropped first
+   * @param limit the most root sets (workspace/home pairs) kept; the oldest is dropped first
    */
   constructor(limit = 16) {
     this.#limit = limit;
@@ -58,20 +53,27 @@ export class SkillsCache {
    */
   discover(options: DiscoverSkillsOptions): readonly Skill[] {
     const home = options.home ?? homedir();
-    const key = `${options.workspace}\0${home}`;
-    const stamps = this.#stamps(options, home);
+    const roots = options.roots?.map((root) => root.path) ?? [
+      join(options.workspace, PROJECT_SKILLS_DIR),
+      join(options.workspace, LEGACY_SKILLS_DIR),
+      join(home, PROJECT_SKILLS_DIR),
+      ...this.#builtin(options),
+    ];
+    const key = (options.roots?.map((root): string => root.source) ?? []).concat(roots).join("\0");
     const cached = this.#entries.get(key);
-    if (cached !== undefined && cached.stamps === stamps) return cached.skills;
-    const skills = Object.freeze(
+    if (cached !== undefined && unchanged(cached)) return cached.skills;
+    // Stamps first: a change made while discovering is seen by the next call.
+    const snapshot = collect(roots);
+    snapshot.skills = Object.freeze(
       discoverSkills({ ...options, home, builtinDirs: this.#builtin(options) }),
     );
     this.#entries.delete(key);
-    this.#entries.set(key, { stamps, skills });
+    this.#entries.set(key, snapshot);
     if (this.#entries.size > this.#limit) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    return skills;
+    return snapshot.skills;
   }
 
   /** The builtin folders, resolved once (they are part of the package). */
@@ -80,28 +82,57 @@ export class SkillsCache {
     this.#builtinDirs ??= defaultBuiltinSkillDirs();
     return this.#builtinDirs;
   }
+}
 
-  /** One string holding every input's stamp, in scan order. */
-  #stamps(options: DiscoverSkillsOptions, home: string): string {
-    const roots = options.roots?.map((root) => root.path) ?? [
-      join(options.workspace, PROJECT_SKILLS_DIR),
-      join(options.workspace, LEGACY_SKILLS_DIR),
-      join(home, PROJECT_SKILLS_DIR),
-      ...this.#builtin(options),
-    ];
-    const parts: string[] = options.roots?.map((root) => root.source) ?? [];
-    for (const root of roots) {
-      const stats = statQuiet(root);
-      if (stats === null || !stats.isDirectory()) {
-        parts.push(root, "-");
-        continue;
-      }
-      const stamp = stampOf(stats);
-      parts.push(root, stamp);
-      for (const entry of listSkillRoot(root, stamp)) {
-        parts.push(entry, stampPath(join(root, entry, SKILL_FILE_NAME)));
-      }
+/** The inputs of one discovery: every root and every entry's `SKILL.md`, with their stamps. */
+interface Snapshot {
+  paths: string[];
+  /** Per path: device, inode, size, mtime, ctime (all -1 when missing). */
+  stamps: number[];
+  skills: readonly Skill[];
+}
+
+const FIELDS = 5;
+
+function pushStamp(stamps: number[], stats: Stats | null): void {
+  if (stats === null) stamps.push(-1, -1, -1, -1, -1);
+  else stamps.push(stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs);
+}
+
+function collect(roots: readonly string[]): Snapshot {
+  const paths: string[] = [];
+  const stamps: number[] = [];
+  for (const root of roots) {
+    const stats = statQuiet(root);
+    paths.push(root);
+    pushStamp(stamps, stats);
+    if (stats === null || !stats.isDirectory()) continue;
+    for (const entry of listSkillRoot(root, stampOf(stats))) {
+      const file = join(root, entry, SKILL_FILE_NAME);
+      paths.push(file);
+      pushStamp(stamps, statQuiet(file));
     }
-    return parts.join("\0");
   }
+  return { paths, stamps, skills: [] };
+}
+
+/** True when every path of `snapshot` still has its stamp (one `stat` each). */
+function unchanged(snapshot: Snapshot): boolean {
+  const { paths, stamps } = snapshot;
+  for (let i = 0; i < paths.length; i++) {
+    const at = i * FIELDS;
+    // Still missing: `existsSync` answers a miss several times faster than `stat` on Deno.
+    if (stamps[at] === -1) {
+      if (existsSync(paths[i]!)) return false;
+      continue;
+    }
+    const stats = statQuiet(paths[i]!);
+    if (stats === null) return false;
+    if (
+      stamps[at] !== stats.dev || stamps[at + 1] !== stats.ino ||
+      stamps[at + 2] !== stats.size || stamps[at + 3] !== stats.mtimeMs ||
+      stamps[at + 4] !== stats.ctimeMs
+    ) return false;
+  }
+  return true;
 }

@@ -81,6 +81,19 @@ describe("the system prompt across turns", () => {
     assert.equal(systems.length, 3, "one system entry per turn");
   });
 
+  test("an AGENTS.md created after turns without one, then removed, is seen by the next turn", async () => {
+    await using fx = await turnFixture({ script: Array(4).fill(mockReply.text("ok")) });
+    await fx.turn("one");
+    await fx.turn("two");
+    const plain = lastSystem(fx.bodies());
+    writeFileSync(join(fx.home, "AGENTS.md"), "Created later.\n");
+    await fx.turn("three");
+    assert.ok(lastSystem(fx.bodies()).includes("\n\nCreated later.\n\n"));
+    rmSync(join(fx.home, "AGENTS.md"));
+    await fx.turn("four");
+    assert.equal(lastSystem(fx.bodies()), plain);
+  });
+
   test("a tool registered or removed between turns changes the tools block and the request's tools", async () => {
     await using fx = await turnFixture({ script: Array(3).fill(mockReply.text("ok")) });
     await fx.turn("one");
