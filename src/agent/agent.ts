@@ -14,8 +14,8 @@ import { InMemoryTapeStore } from "../tape/memory_store.ts";
 import type { TapeStore } from "../tape/store.ts";
 import { Tape } from "../tape/tape.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { modelTools, type Tool } from "../tools/tool.ts";
-import { renderToolsPrompt } from "../tools/prompt.ts";
+import type { Tool } from "../tools/tool.ts";
+import { SystemBlocks } from "./_system_blocks.ts";
 import { agentLoop } from "./agent_loop.ts";
 import type { ModelClient } from "./model_client.ts";
 import { ModelRunner, type ModelRunnerSettings } from "./model_runner.ts";
@@ -105,6 +105,7 @@ export class Agent {
   readonly modelRunner: ModelRunner;
   #options: AgentOptions;
   #tape: Tape | null = null;
+  #blocks = new SystemBlocks();
 
   /**
    * Creates the object.
@@ -237,21 +238,21 @@ export class Agent {
     allowedSkills: string[] | null,
     signal: AbortSignal | undefined,
   ): Promise<AsyncStreamEvents> {
-    const tools = this.tools(allowedTools);
+    const view = this.#blocks.toolsView(this.tools(allowedTools));
     const skills = allowedSkills === null ? null : allowedSkills.map((name) => name.toLowerCase());
     if (skills !== null) state.allowed_skills = skills;
     const text = promptText(prompt);
     const blocks = [
       this.host.getSystemPrompt({ prompt: text, state }),
-      renderToolsPrompt(tools),
+      view.prompt,
       this.#options.skillsPrompt?.({ promptText: text, state, allowedSkills: skills }) ?? "",
     ];
-    const systemPrompt = blocks.filter((block) => block).join("\n\n");
+    const systemPrompt = this.#blocks.systemPrompt(blocks);
     const steeringMessages = await this.#drainSteering(state);
     return this.modelRunner.run({
       tape,
       model,
-      tools: modelTools(tools.filter((tool) => tool.agentUse)),
+      tools: view.modelTools,
       systemPrompt,
       prompt,
       steeringMessages,

@@ -10,10 +10,10 @@ import type { ModelClient } from "../agent/model_client.ts";
 import { ProviderModelClient } from "../agent/providers.ts";
 import { ShellManager } from "../environment/shell_manager.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
-import { discoverSkills } from "../skills/discovery.ts";
 import type { Skill } from "../skills/skill.ts";
+import { SkillsCache } from "../skills/skills_cache.ts";
 import type { TurnState } from "../kernel/turn.ts";
-import { skillsPromptFor } from "../skills/prompt.ts";
+import { skillReferences, skillsPromptFor } from "../skills/prompt.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { Tool } from "../tools/tool.ts";
 import { registerBuiltinTools } from "../tools/builtin/mod.ts";
@@ -121,15 +121,38 @@ export class BuiltinRuntime {
   /** A `${config.*}` lookup for skill bodies. */
   configLookup = (path: string): unknown => getConfigValue(path, this.sources);
 
-  /** Skills discovered once per turn: later steps of the turn (same state) reuse them. */
-  #turnSkills = new WeakMap<TurnState, { workspace: string; skills: Skill[] }>();
+  /** Skills across turns, revalidated by one stat per root and per `SKILL.md` each turn. */
+  #skillsCache = new SkillsCache();
+  /** Skills checked once per turn: later steps of the turn (same state) reuse them. */
+  #turnSkills = new WeakMap<TurnState, { workspace: string; skills: readonly Skill[] }>();
+  /** The last `<available_skills>` block without expanded skills, with what it was built from. */
+  #skillsBlock: { skills: readonly Skill[]; allowed: string; text: string } | null = null;
 
-  #skillsOfTurn(state: TurnState, workspace: string): Skill[] {
+  #skillsOfTurn(state: TurnState, workspace: string): readonly Skill[] {
     const cached = this.#turnSkills.get(state);
     if (cached !== undefined && cached.workspace === workspace) return cached.skills;
-    const skills = discoverSkills({ workspace });
+    const skills = this.#skillsCache.discover({ workspace });
     this.#turnSkills.set(state, { workspace, skills });
     return skills;
+  }
+
+  /** The skills block of a step; reused while the skills and the allowed set are the same. */
+  #skillsPrompt(skills: readonly Skill[], promptText: string, allowed: string[] | null): string {
+    // A `$name` reference expands a skill body (config values, files): not cached.
+    if (promptText.includes("$") && skillReferences(promptText).size > 0) {
+      return skillsPromptFor(skills, promptText, {
+        allowedSkills: allowed,
+        config: this.configLookup,
+      });
+    }
+    const allowedKey = allowed === null ? "\0all" : allowed.join("\0");
+    const block = this.#skillsBlock;
+    if (block !== null && block.skills === skills && block.allowed === allowedKey) {
+      return block.text;
+    }
+    const text = skillsPromptFor(skills, "", { allowedSkills: allowed, config: this.configLookup });
+    this.#skillsBlock = { skills, allowed: allowedKey, text };
+    return text;
   }
 
   /** The agent, created on first use. */
@@ -158,8 +181,11 @@ export class BuiltinRuntime {
           const workspace = typeof state._runtime_workspace === "string"
             ? state._runtime_workspace
             : this.framework.workspace;
-          const skills = this.#skillsOfTurn(state, workspace);
-          return skillsPromptFor(skills, promptText, { allowedSkills, config: this.configLookup });
+          return this.#skillsPrompt(
+            this.#skillsOfTurn(state, workspace),
+            promptText,
+            allowedSkills,
+          );
         },
       });
     }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
@@ -30,11 +30,20 @@ conversation, and call tape.handoff with a short summary to start a fresh contex
 /** `AGENTS.md` texts by path, revalidated by the file's stat (it is read on every model step). */
 const AGENTS_MD = new StampCache<string>(64);
 
+/** `AGENTS.md` paths found missing last time (`existsSync` checks a miss faster than `stat`). */
+const MISSING = new Set<string>();
+
 /** The trimmed `AGENTS.md` of `workspace`, or `""` when it is missing or unreadable. */
 export function readAgentsMd(workspace: string): string {
   const path = join(workspace, "AGENTS.md");
+  if (MISSING.has(path) && !existsSync(path)) return "";
   const stats = statQuiet(path);
-  if (stats === null) return "";
+  if (stats === null) {
+    if (MISSING.size >= 64) MISSING.clear();
+    MISSING.add(path);
+    return "";
+  }
+  MISSING.delete(path);
   const stamp = stats.isFile() ? stampOf(stats) : null;
   const cached = stamp === null ? undefined : AGENTS_MD.get(path, stamp);
   if (cached !== undefined) return cached;
@@ -48,10 +57,25 @@ export function readAgentsMd(workspace: string): string {
   return text;
 }
 
-/** The builtin `systemPrompt` fragment for a turn state. */
+/** The fragment of each turn (by its state): later steps reuse it without a `stat`. */
+const TURN_FRAGMENTS = new WeakMap<TurnState, { workspace: string; text: string }>();
+/** The last fragment built, reused (same string) while `AGENTS.md` reads the same. */
+let lastFragment: { agents: string; text: string } | null = null;
+
+/**
+ * The builtin `systemPrompt` fragment for a turn state. `AGENTS.md` is checked (one `stat`) on
+ * the first step of a turn; later steps of the same turn reuse that fragment.
+ */
 export function builtinSystemPrompt(state: TurnState): string {
   const workspace = typeof state._runtime_workspace === "string" && state._runtime_workspace
     ? state._runtime_workspace
     : process.cwd();
-  return `${DEFAULT_SYSTEM_PROMPT}\n\n${readAgentsMd(workspace)}`;
+  const cached = TURN_FRAGMENTS.get(state);
+  if (cached !== undefined && cached.workspace === workspace) return cached.text;
+  const agents = readAgentsMd(workspace);
+  if (lastFragment === null || lastFragment.agents !== agents) {
+    lastFragment = { agents, text: `${DEFAULT_SYSTEM_PROMPT}\n\n${agents}` };
+  }
+  TURN_FRAGMENTS.set(state, { workspace, text: lastFragment.text });
+  return lastFragment.text;
 }

@@ -95,6 +95,14 @@ export function builtinSkillsDir(): string {
 }
 
 /**
+ * The default builtin skill folders: `[builtinSkillsDir()]`, or none when the package was loaded
+ * from a remote URL (JSR) and its skills are not on disk.
+ */
+export function defaultBuiltinSkillDirs(): string[] {
+  return onDisk() ? [builtinSkillsDir()] : [];
+}
+
+/**
  * The roots to scan, in precedence order: `<workspace>/.agents/skills`, then the legacy
  * `<workspace>/.agent/skills` when it exists (with a deprecation warning), then
  * `<home>/.agents/skills`, then the builtin folders.
@@ -120,15 +128,17 @@ export function skillRoots(options: SkillRootsOptions): SkillRoot[] {
     roots.push({ path: legacy, source: "project" });
   }
   roots.push({ path: join(options.home ?? homedir(), PROJECT_SKILLS_DIR), source: "global" });
-  // Loaded from a remote URL (JSR), the builtin skills are not on disk: no builtin root.
-  const builtin = onDisk() ? [builtinSkillsDir()] : [];
-  for (const path of options.builtinDirs ?? builtin) {
+  for (const path of options.builtinDirs ?? defaultBuiltinSkillDirs()) {
     roots.push({ path, source: "builtin" });
   }
   return roots;
 }
 
-function sortedEntries(path: string, stamp: string): readonly string[] {
+/**
+ * The sorted entry names of the skills root `path` whose stat stamp is `stamp`, reused while the
+ * stamp is unchanged; `[]` when it cannot be listed.
+ */
+export function listSkillRoot(path: string, stamp: string): readonly string[] {
   const cached = LISTINGS.get(path, stamp);
   if (cached !== undefined) return cached;
   let names: string[];
@@ -159,7 +169,7 @@ export function discoverSkills(options: DiscoverSkillsOptions): Skill[] {
   for (const root of options.roots ?? skillRoots(options)) {
     const stats = statQuiet(root.path);
     if (stats === null || !stats.isDirectory()) continue;
-    for (const entry of sortedEntries(root.path, stampOf(stats))) {
+    for (const entry of listSkillRoot(root.path, stampOf(stats))) {
       const directory = join(root.path, entry);
       if (!isDirectory(directory)) continue;
       const skill = readSkill(directory, root.source);

@@ -1,0 +1,120 @@
+/**
+ * A CPU profile of Bub's turn (the `turn.bench.ts` turn: streamed call → tool → streamed answer,
+ * builtin plugin, mock model in its own Node process, fresh session per turn): self time per
+ * function of Bub's own code and per bucket (npm packages, runtime, GC), in ms per turn.
+ *
+ * Run: `scripts/tool deno run -A bench/turn_profile.ts` or `scripts/tool node
+ * bench/turn_profile.ts`. `BENCH_N` profiled turns (default 1000) after 200 warm-up turns;
+ * `BENCH_TAPE=memory` for the in-memory tape (default the file tape); `BENCH_TOP` rows (default 25).
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { inclusiveTimes, selfTimes, startProfile, topRows } from "./_cpu_profile.ts";
+import { TEXT } from "./_turn_raw.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const N = Number(process.env.BENCH_N ?? 1000);
+const TOP = Number(process.env.BENCH_TOP ?? 25);
+const WARMUP = 200;
+/** Functions whose inclusive time is reported (the system prompt's parts, by default). */
+const INCLUSIVE = new RegExp(
+  process.env.BENCH_INCLUSIVE ??
+    "^(getSystemPrompt|builtinSystemPrompt|skillsPrompt|#?skillsOfTurn|#?skillsPrompt|discover|discoverSkills|renderToolsPrompt|toolsView|systemPrompt|modelTools|tools)$",
+);
+
+async function startServer(): Promise<{ url: string; stop: () => void }> {
+  const bin = join(ROOT, ".tools/bin/node24");
+  const child = spawn(existsSync(bin) ? bin : "node", [
+    join(ROOT, "bench/turn.bench.ts"),
+    "--server",
+  ], { stdio: ["pipe", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Uint8Array) => {
+      out += new TextDecoder().decode(chunk);
+      if (out.includes("\n")) resolve(out.split("\n")[0]!.trim());
+    });
+    child.once("exit", (code) => reject(new Error(`mock server exited with ${code}`)));
+  });
+  return { url, stop: () => child.stdin!.end() };
+}
+
+const server = await startServer();
+const { BubFramework } = await import("../src/builtin/framework.ts");
+const { defineTool } = await import("../src/tools/tool.ts");
+const { z } = await import("zod");
+const home = mkdtempSync(join(tmpdir(), "bub-turn-profile-"));
+const bub = new BubFramework({
+  home,
+  configFile: join(home, "config.yml"),
+  loadDotenv: false,
+  workspace: home,
+  builtin: {
+    env: {
+      BUB_MODEL: "openai:bench",
+      BUB_API_KEY: "sk-bench",
+      BUB_API_BASE: server.url,
+      BUB_MAX_TOKENS: "1024",
+    },
+  },
+});
+bub.loadBuiltinHooks();
+(bub.pluginManager.get("builtin") as { runtime: { registry: { register(t: unknown): void } } })
+  .runtime.registry.register(defineTool({
+    name: "bench_noop",
+    description: "Does nothing",
+    parameters: z.object({ value: z.number() }),
+    handler: () => "ok",
+  }));
+if (process.env.BENCH_TAPE === "memory") {
+  const { InMemoryTapeStore } = await import("../src/tape/memory_store.ts");
+  bub.register({ name: "memory-tape", provideTapeStore: () => new InMemoryTapeStore() });
+}
+const scope = await bub.running();
+const turn = async (i: number) => {
+  const result = await bub.processInbound(
+    { channel: "bench", chatId: `p-${i}`, content: `turn ${i}` },
+    { stream: true },
+  );
+  if (result.modelOutput !== TEXT.join("")) throw new Error(`unexpected ${result.modelOutput}`);
+};
+for (let i = 0; i < WARMUP; i++) await turn(i);
+const stop = await startProfile();
+const started = performance.now();
+const cpuStart = process.cpuUsage();
+for (let i = WARMUP; i < WARMUP + N; i++) await turn(i);
+const wall = (performance.now() - started) / N;
+const cpu = process.cpuUsage(cpuStart);
+const profile = await stop();
+await scope[Symbol.asyncDispose]();
+server.stop();
+rmSync(home, { recursive: true, force: true });
+
+const { functions, buckets } = selfTimes(profile);
+const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
+const bub_ = buckets.get("bub") ?? 0;
+console.log(
+  `## ${runtime}, ${process.env.BENCH_TAPE ?? "file"} tape, ${N} turns: ` +
+    `${wall.toFixed(2)} ms wall/turn, ${
+      ((cpu.user + cpu.system) / 1000 / N).toFixed(2)
+    } ms CPU/turn ` +
+    `(profiled), Bub's own code ${(bub_ / N).toFixed(3)} ms self/turn\n`,
+);
+console.log(["| bucket | ms/turn |", "|---|---|", ...topRows(buckets, N, 15)].join("\n"));
+console.log();
+console.log(
+  ["| Bub function (self time) | ms/turn |", "|---|---|", ...topRows(functions, N, TOP)].join("\n"),
+);
+console.log();
+console.log(
+  [
+    "| Bub function (inclusive time) | ms/turn |",
+    "|---|---|",
+    ...topRows(inclusiveTimes(profile, INCLUSIVE), N, TOP),
+  ].join("\n"),
+);
