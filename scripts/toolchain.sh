@@ -60,10 +60,10 @@ fi
 # project dependencies
 if [ ! -d "$root/node_modules" ] || [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
   echo "toolchain: installing project dependencies" >&2
-  # Under Node 24 (first on PATH): npm skips optional dependencies whose engines the running node
+  # Under Node 24 (its bin folder first on PATH): npm skips optional dependencies whose engines the running node
   # does not meet (the OpenTelemetry SDK needs node >= 22.15), and the machine's node may be older.
-  (cd "$root" && PATH="$tools/bin:$PATH" npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1 ||
-    (cd "$root" && PATH="$tools/bin:$PATH" npm install --no-audit --no-fund --loglevel=error))
+  (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1 ||
+    (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --loglevel=error))
 fi
 
 case ":$PATH:" in
