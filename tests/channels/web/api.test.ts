@@ -89,6 +89,20 @@ describe("web console API", () => {
     const html = await page.text();
     assert.match(html, /<script type="module" src="\/app.js"><\/script>/);
     assert.doesNotMatch(html, /<script>/, "no inline script");
+    for (
+      const [path, type] of [["/app.js", /text\/javascript/], ["/app.css", /text\/css/]] as const
+    ) {
+      const asset = await fetch(web.url + path, { headers: { cookie } });
+      assert.equal(asset.status, 200, path);
+      assert.match(asset.headers.get("content-type") ?? "", type);
+      assert.equal(asset.headers.get("content-security-policy"), CONTENT_SECURITY_POLICY);
+      await asset.body?.cancel();
+    }
+    const wrongCookie = await fetch(`${web.url}/api/sessions/a/events`, {
+      headers: { cookie: "bub_token=" + "0".repeat(64) },
+    });
+    assert.equal(wrongCookie.status, 401);
+    await wrongCookie.body?.cancel();
   });
 
   test("a turn streams its typed events over SSE; the HTML tool result stays JSON text; tapes list and search", async () => {
