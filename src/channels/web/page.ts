@@ -24,6 +24,7 @@ export const PAGE_HTML: string = `<!doctype html>
 
 /** The stylesheet. */
 export const PAGE_CSS: string = `
+[hidden]{display:none!important}
 body{margin:0;display:flex;height:100vh;font:14px system-ui,sans-serif;color:#222}
 aside{width:260px;overflow:auto;background:#f3f3f0;border-right:1px solid #ddd;padding:8px}
 aside li{cursor:pointer;padding:4px;border-radius:4px;list-style:none}aside li:hover{background:#e4e4de}
