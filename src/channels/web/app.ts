@@ -148,13 +148,8 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
         throw new BubError("invalid_input", 'Expected a JSON body {"content": "<non-empty text>"}');
       }
       const chatId = c.req.param("id");
-      if (deps.hub.running(chatId)) {
-        return c.json({
-          error: { kind: "busy", message: `A turn is already running in web chat ${chatId}` },
-        }, 409);
-      }
-      const turn = deps.hub.start(chatId, body.content);
-      return c.json({ turn, session_id: `web:${chatId}` }, 202);
+      const sent = await deps.hub.send(chatId, body.content);
+      return c.json({ ...sent, session_id: `web:${chatId}` }, 202);
     } catch (error) {
       return fail(c, error);
     }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { SteeringInbox } from "../../kernel/channel.ts";
 import type { Envelope } from "../../kernel/envelope.ts";
 import { BubError } from "../../kernel/errors.ts";
 import type { StreamInboundOptions, TurnEvent } from "../../kernel/turn_stream.ts";
@@ -18,6 +19,8 @@ import { TurnHub } from "./turn_hub.ts";
 export interface WebConsoleHost {
   /** Runs one turn as a stream of events. */
   streamInbound(inbound: Envelope, options?: StreamInboundOptions): AsyncIterable<TurnEvent>;
+  /** The steering inbox of the running scope (steers messages sent while a turn runs). */
+  getSteeringInbox?(): SteeringInbox | null;
   /** The tape store of the running scope. */
   getTapeStore<T extends object = object>(): T | null;
 }

@@ -75,6 +75,7 @@ const handlers = {
     if (!answer) { answer = el("div", "msg bot", ""); log.append(answer); }
     answer.textContent += data.delta;
   },
+  steer(data) { answer = null; log.append(el("div", "msg user", data.content)); },
   tool_start(data) { answer = null; toolCard(data); },
   tool_end: toolEnd,
   usage(data) { log.append(el("div", "meta", "usage " + JSON.stringify(data))); },

@@ -1,12 +1,14 @@
 /**
  * The web console's turns: at most one running turn per session, its events buffered so an
  * event stream opened after the turn started still sees all of them, and fanned out to every
- * open stream of that session.
+ * open stream of that session. A message sent while a turn runs is steered into it (the
+ * framework's steering inbox); what the turn did not take starts the next turn.
  *
  * @module
  */
 import { BubError } from "../../kernel/errors.ts";
-import type { Envelope } from "../../kernel/envelope.ts";
+import type { SteeringInbox } from "../../kernel/channel.ts";
+import { contentOf, type Envelope } from "../../kernel/envelope.ts";
 import type { StreamInboundOptions, TurnEvent } from "../../kernel/turn_stream.ts";
 import { endEvent, type WireEvent, wireEvent } from "./wire_events.ts";
 
@@ -14,6 +16,8 @@ import { endEvent, type WireEvent, wireEvent } from "./wire_events.ts";
 export interface TurnSource {
   /** Runs one turn and yields its events (see `KernelFramework.streamInbound`). */
   streamInbound(inbound: Envelope, options?: StreamInboundOptions): AsyncIterable<TurnEvent>;
+  /** The steering inbox of the running scope (messages sent while a turn runs go there). */
+  getSteeringInbox?(): SteeringInbox | null;
 }
 
 /** A listener of one session's wire events. */
@@ -50,6 +54,7 @@ export class TurnHub {
   /** The events of each chat's latest turn (running or finished), replayed to new streams. */
   readonly #latest = new Map<string, WireEvent[]>();
   #nextId = 1;
+  #closed = false;
 
   /** A hub running turns on `source`. */
   constructor(source: TurnSource) {
@@ -59,6 +64,41 @@ export class TurnHub {
   /** Whether `chatId` has a turn running. */
   running(chatId: string): boolean {
     return this.#turns.has(chatId);
+  }
+
+  /**
+   * Sends `content` to web chat `chatId` (session `web:<chatId>`): steered into the running turn
+   * when there is one and the framework has a steering inbox, else a new turn.
+   */
+  async send(chatId: string, content: string): Promise<{ turn: number; steered: boolean }> {
+    checkSessionId(chatId);
+    const turn = this.#turns.get(chatId);
+    const inbox = this.#source.getSteeringInbox?.() ?? null;
+    if (turn && inbox) {
+      const sessionId = `web:${chatId}`;
+      const message = { channel: "web", chatId, content, sessionId };
+      await inbox.enqueueMessage(message, { session_id: sessionId });
+      this.#emit(chatId, turn.events, { kind: "steer", data: { turn: turn.id, content } });
+      return { turn: turn.id, steered: true };
+    }
+    return { turn: this.start(chatId, content), steered: false };
+  }
+
+  #emit(chatId: string, events: WireEvent[], event: WireEvent): void {
+    events.push(event);
+    for (const listener of this.#listeners.get(chatId) ?? []) {
+      try {
+        listener(event);
+      } catch { /* a broken stream must not stop the turn */ }
+    }
+  }
+
+  /** Messages steered into a turn that ended before taking them. */
+  async #leftovers(chatId: string): Promise<string[]> {
+    const inbox = this.#source.getSteeringInbox?.() ?? null;
+    if (!inbox) return [];
+    const messages = await inbox.drainMessages({ session_id: `web:${chatId}` });
+    return messages.map((message) => contentOf(message)).filter((text) => text.trim() !== "");
   }
 
   /**
@@ -73,14 +113,7 @@ export class TurnHub {
     const id = this.#nextId++;
     const controller = new AbortController();
     const events: WireEvent[] = [];
-    const emit = (event: WireEvent): void => {
-      events.push(event);
-      for (const listener of this.#listeners.get(chatId) ?? []) {
-        try {
-          listener(event);
-        } catch { /* a broken stream must not stop the turn */ }
-      }
-    };
+    const emit = (event: WireEvent): void => this.#emit(chatId, events, event);
     const inbound = { channel: "web", chatId, content };
     const finished = (async () => {
       emit({ kind: "turn_start", data: { turn: id, content } });
@@ -91,6 +124,12 @@ export class TurnHub {
         emit(endEvent(error, controller.signal.aborted));
       } finally {
         this.#turns.delete(chatId);
+      }
+      const leftovers = controller.signal.aborted || this.#closed
+        ? []
+        : await this.#leftovers(chatId);
+      if (leftovers.length > 0 && !this.#turns.has(chatId)) {
+        this.start(chatId, leftovers.join("\n\n"));
       }
     })();
     this.#turns.set(chatId, { id, controller, events, finished });
@@ -125,6 +164,7 @@ export class TurnHub {
 
   /** Cancels every running turn and waits for them to end. */
   async close(): Promise<void> {
+    this.#closed = true;
     const turns = [...this.#turns.values()];
     for (const turn of turns) {
       turn.controller.abort(new DOMException("Console closed", "AbortError"));

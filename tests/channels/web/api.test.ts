@@ -1,6 +1,6 @@
 /**
  * The web console's API against a real framework and MockLlmServer: 401 without the token,
- * a turn's typed events over SSE, cancel, the tape list and entries (with search), and a tool
+ * a turn's typed events over SSE, steering, cancel, the tape list and entries (with search), and a tool
  * result carrying HTML returned as JSON text while the page script never uses innerHTML.
  */
 import { describe, test } from "node:test";
@@ -118,7 +118,7 @@ describe("web console API", () => {
       body: JSON.stringify({ content: "run the evil tool" }),
     });
     assert.equal(posted.status, 202);
-    assert.deepEqual(await posted.json(), { turn: 1, session_id: "web:t1" });
+    assert.deepEqual(await posted.json(), { turn: 1, steered: false, session_id: "web:t1" });
     const events = await readEvents(
       `${web.url}/api/sessions/t1/events`,
       web.token,
@@ -161,7 +161,42 @@ describe("web console API", () => {
     assert.equal((await missing.json()).error.kind, "not_found");
   });
 
-  test("cancel stops a running turn; a second message while one runs is refused; bad input is 400", async () => {
+  test("a message sent while a turn runs is steered into it", async () => {
+    const slow = defineTool({
+      name: "slow",
+      parameters: { type: "object" },
+      handler: () => new Promise((resolve) => setTimeout(() => resolve("slept"), 600)),
+    });
+    await using fx = await turnFixture({
+      script: [mockReply.toolCall("slow", {}, { id: "s1" }), mockReply.text("took both")],
+      plugins: [definePlugin({ name: "slow", tools: [slow] })],
+    });
+    await using web = await startWebConsole(fx.bub);
+    const auth = { authorization: `Bearer ${web.token}`, "content-type": "application/json" };
+    const post = async (content: string) =>
+      await (await fetch(`${web.url}/api/sessions/s/messages`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ content }),
+      })).json();
+    const events: Sse[] = [];
+    const reading = readEvents(`${web.url}/api/sessions/s/events`, web.token, (event) => {
+      events.push(event);
+      return event.kind === "done" || event.kind === "failed";
+    });
+    assert.deepEqual(await post("first"), { turn: 1, steered: false, session_id: "web:s" });
+    while (!events.some((event) => event.kind === "tool_start")) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(await post("steer me too"), { turn: 1, steered: true, session_id: "web:s" });
+    const all = await reading;
+    assert.equal(all.at(-1)!.kind, "done");
+    assert.ok(all.some((event) => event.kind === "steer" && event.data.content === "steer me too"));
+    assert.equal(fx.server.requests.length, 2, "one turn, two model calls");
+    assert.ok(JSON.stringify(fx.bodies()[1]).includes("steer me too"), "the model saw the steer");
+  });
+
+  test("cancel stops a running turn; bad input is 400", async () => {
     await using fx = await turnFixture({
       script: [{ text: ["slow ", "answer"], delayMs: 2000 }, mockReply.text("later")],
     });
@@ -173,10 +208,9 @@ describe("web console API", () => {
         headers: auth,
         body: JSON.stringify({ content }),
       });
-    assert.equal((await post("go")).status, 202);
-    const busy = await post("again");
-    assert.equal(busy.status, 409);
-    await busy.body?.cancel();
+    const started = await post("go");
+    assert.equal(started.status, 202);
+    await started.body?.cancel();
     const bad = await post(42);
     assert.equal(bad.status, 400);
     assert.equal((await bad.json()).error.kind, "invalid_input");
