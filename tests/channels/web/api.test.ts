@@ -11,7 +11,7 @@ import { defineTool } from "../../../src/tools/tool.ts";
 import { startWebConsole } from "../../../src/channels/web/console.ts";
 import { CONTENT_SECURITY_POLICY } from "../../../src/channels/web/app.ts";
 import { PAGE_JS } from "../../../src/channels/web/page.ts";
-import { turnFixture } from "../../agent/_turn_fixture.ts";
+import { TEST_API_KEY, turnFixture } from "../../agent/_turn_fixture.ts";
 
 const HTML = `<script>alert(1)</script><img src=x onerror="alert(2)">`;
 
@@ -156,6 +156,8 @@ describe("web console API", () => {
     const searched = (await found.json()).entries as { kind: string; payload: unknown }[];
     assert.ok(searched.length >= 1 && searched.length < entries.length);
     assert.ok(JSON.stringify(searched).includes("onerror"));
+    const sent = JSON.stringify([events, tapes, entries]);
+    assert.ok(!sent.includes(TEST_API_KEY), "the API key never reaches the page");
     const missing = await fetch(`${web.url}/api/tapes/nope/entries`, { headers: auth });
     assert.equal(missing.status, 404);
     assert.equal((await missing.json()).error.kind, "not_found");
