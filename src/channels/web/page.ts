@@ -113,6 +113,22 @@ async function refreshTapes() {
     return item;
   }));
 }
+function entryLabel(entry) {
+  const payload = entry.payload || {};
+  if (entry.kind === "anchor") {
+    const summary = payload.state && typeof payload.state.summary === "string" ? payload.state.summary : "";
+    return "anchor " + payload.name + (summary ? " \u2014 " + summary : "");
+  }
+  if (entry.kind === "event") return "event " + payload.name;
+  if (entry.kind === "tool_call" && Array.isArray(payload.calls)) {
+    return "tool_call " + payload.calls.map((call) => (call.function || {}).name || "?").join(", ");
+  }
+  if (entry.kind === "tool_result" && Array.isArray(payload.results)) {
+    return "tool_result (" + payload.results.length + ")";
+  }
+  if (entry.kind === "message" && typeof payload.role === "string") return "message " + payload.role;
+  return entry.kind;
+}
 let tapeName = null;
 async function openTape(name, q) {
   tapeName = name;
@@ -123,8 +139,7 @@ async function openTape(name, q) {
   const { entries } = await (await fetch("/api/tapes/" + encodeURIComponent(name) + "/entries" + query)).json();
   $("entries").replaceChildren(...entries.map((entry) => {
     const item = el("li", "entry" + (entry.kind === "anchor" ? " anchor" : ""));
-    const label = entry.kind === "anchor" || entry.kind === "event"
-      ? entry.kind + " " + entry.payload.name : entry.kind;
+    const label = entryLabel(entry);
     const card = el("details");
     card.append(el("summary", "", "#" + entry.id + " " + label + " \\u00b7 " + entry.date),
       el("pre", "", show(entry.payload)));

@@ -90,8 +90,11 @@ describe("web console in headless Chromium", () => {
           summary: item.querySelector("summary")?.textContent ?? "",
         })));
       assert.ok(tape.some((entry) => entry.anchor), JSON.stringify(tape));
-      assert.ok(tape.some((entry) => / tool_call /.test(entry.summary)), JSON.stringify(tape));
-      assert.ok(tape.some((entry) => / tool_result /.test(entry.summary)), JSON.stringify(tape));
+      assert.ok(tape.some((entry) => / tool_call evil /.test(entry.summary)), JSON.stringify(tape));
+      assert.ok(
+        tape.some((entry) => / tool_result \(1\) /.test(entry.summary)),
+        JSON.stringify(tape),
+      );
       const visible = await page.evaluate(() =>
         ["chat", "tape"].map((id) =>
           document.getElementById(id)!.getBoundingClientRect().height > 0
