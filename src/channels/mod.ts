@@ -12,6 +12,7 @@ export {
   type WebConsoleHost,
   type WebConsoleOptions,
 } from "./web/console.ts";
+export { WebChannel, type WebChannelOptions } from "./web/web_channel.ts";
 export { Channel, type ChannelAdmitArgs, Interface, Lifecycle } from "./channel.ts";
 export {
   type ChannelClock,

@@ -1,7 +1,7 @@
 /**
  * `bub web` as a real child process: it prints one URL line with the token, refuses requests
  * without it, answers a message through the mock model, warns when bound beyond loopback, and
- * exits 0 on SIGTERM and SIGINT.
+ * exits 0 on SIGTERM and SIGINT; `bub gateway --enable-channel web` serves it too.
  */
 import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -65,6 +65,52 @@ describe("bub web", () => {
       assert.equal(await child.exited(20_000), 0, child.stderr);
     });
   }
+
+  test("bub gateway --enable-channel web serves the console beside the other channels", async () => {
+    const dirs = tempDirs();
+    const server = await MockLlmServer.start({ script: [mockReply.text("from the gateway")] });
+    cleanup.defer(async () => {
+      await server.close();
+      dirs.remove();
+    });
+    const child = startChild(runtimeCommand(BIN, ["gateway", "--enable-channel", "web"]), {
+      cwd: dirs.workspace,
+      env: childEnv(dirs, {
+        BUB_MODEL: "openai:gpt-test",
+        BUB_API_BASE: server.url,
+        BUB_API_KEY: "k",
+      }),
+    });
+    cleanup.defer(() => child[Symbol.asyncDispose]());
+    const line = /^web: http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64})$/m;
+    await child.waitFor(line, { timeoutMs: 30_000 });
+    const [, port, token] = line.exec(child.stdout)!;
+    const base = `http://127.0.0.1:${port}`;
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const refused = await fetch(`${base}/api/tapes`);
+    assert.equal(refused.status, 401);
+    await refused.body?.cancel();
+    const posted = await fetch(`${base}/api/sessions/gw/messages`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ content: "hi" }),
+    });
+    assert.equal(posted.status, 202);
+    await posted.body?.cancel();
+    let texts = "";
+    for (let i = 0; i < 100 && !texts.includes("from the gateway"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const { tapes } = await (await fetch(`${base}/api/tapes`, { headers })).json();
+      if (tapes.length === 0) continue;
+      const name = encodeURIComponent(tapes[0].name);
+      texts = JSON.stringify(
+        await (await fetch(`${base}/api/tapes/${name}/entries`, { headers })).json(),
+      );
+    }
+    assert.ok(texts.includes("from the gateway"), "the answer is on the tape");
+    process.kill(child.process.pid!, "SIGTERM");
+    assert.equal(await child.exited(20_000), 0, child.stderr);
+  });
 
   test("--host beyond loopback warns; a bad --port is a usage error", async () => {
     const dirs = tempDirs();
