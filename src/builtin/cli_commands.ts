@@ -1,5 +1,5 @@
 /**
- * The builtin `bub` commands: `run`, `chat`, `gateway`, `onboard`, `mcp` and `hooks`.
+ * The builtin `bub` commands: `run`, `chat`, `gateway`, `web`, `onboard`, `mcp` and `hooks`.
  *
  * @module
  */
@@ -16,6 +16,7 @@ import type { BuiltinRuntime } from "./runtime.ts";
 import { builtinRunsModel, modelSetupProblem } from "./model_setup.ts";
 import { runCommand, type RunOptions } from "./run_command.ts";
 import { mcpCommand } from "./mcp_command.ts";
+import { webCommand } from "./web_command.ts";
 
 const BANNER = String.raw`
   ____        _
@@ -172,6 +173,25 @@ export function registerBuiltinCommands(
         { ...options, hangup: cliSignal(framework) },
         output,
       );
+    });
+  app.command("web")
+    .description("Serve the web console (chat and tapes) and print its URL with the access token")
+    .option(
+      "--host <host>",
+      "the host to bind (binding beyond loopback prints a warning)",
+      "127.0.0.1",
+    )
+    .option("--port <port>", "the port (0 picks a free one)", "0")
+    .option("--demo", "use the built-in mock model (no API key needed)")
+    .action(async (options: { host: string; port: string; demo?: boolean }) => {
+      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
+        ?.runtime;
+      const demo = await prepareModel(framework, runtime, options.demo);
+      try {
+        await webCommand(framework, { ...options, signal: cliSignal(framework) }, output);
+      } finally {
+        await demo?.[Symbol.asyncDispose]();
+      }
     });
   app.command("mcp")
     .description("Start the configured MCP servers and list their state and tools")

@@ -146,7 +146,8 @@ export function builtinOnboardConfig(
     // `custom` is any OpenAI-compatible server: it has no default base.
     while (apiBase === "") apiBase = prompter.text("API base (required for custom)", currentBase);
   } else apiBase = prompter.text("API base (optional)", currentBase);
-  const available = channelNames.filter((name) => name !== "cli");
+  // `cli` and `web` are interfaces, started when named (`bub chat`, `bub web`, or listed by hand).
+  const available = channelNames.filter((name) => name !== "cli" && name !== "web");
   const enabled = typeof currentConfig.enabled_channels === "string"
     ? currentConfig.enabled_channels.trim()
     : "";

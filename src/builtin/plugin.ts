@@ -17,6 +17,7 @@ import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
 import { loadTelegramSettings } from "./settings.ts";
+import { WebChannel } from "../channels/web/web_channel.ts";
 import { parseAllowList, TelegramChannel } from "../channels/telegram/telegram_channel.ts";
 import type { Channel } from "../channels/channel.ts";
 import { CliChannel } from "../channels/cli/cli_channel.ts";
@@ -157,6 +158,11 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
           apiRoot: telegram.api_root,
         }),
         cli,
+        new WebChannel({
+          host: framework,
+          print: (line, warning) =>
+            warning ? framework.cliOutput.err(line) : framework.cliOutput.out(line),
+        }),
       ];
     },
     provideSteeringInbox(): InMemorySteeringInbox {

@@ -1,10 +1,18 @@
 /**
  * Channels: the {@link Channel} base class, the {@link ChannelManager} (admission, steering,
- * debounce), the memory, CLI and Telegram channels, and the terminal Markdown renderer.
+ * debounce), the memory, CLI and Telegram channels, the terminal Markdown renderer, and the web
+ * console ({@link startWebConsole}).
  *
  * @module
  */
 export { InMemorySteeringInbox } from "./steering_inbox.ts";
+export {
+  startWebConsole,
+  type WebConsole,
+  type WebConsoleHost,
+  type WebConsoleOptions,
+} from "./web/console.ts";
+export { WebChannel, type WebChannelOptions } from "./web/web_channel.ts";
 export { Channel, type ChannelAdmitArgs, Interface, Lifecycle } from "./channel.ts";
 export {
   type ChannelClock,

@@ -44,6 +44,7 @@ const COMMAND_SIGNALS: Record<string, readonly TrappedSignal[]> = {
   run: ["SIGINT", "SIGTERM", "SIGHUP"],
   chat: ["SIGHUP"],
   gateway: ["SIGHUP"],
+  web: ["SIGHUP"],
 };
 
 /**

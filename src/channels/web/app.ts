@@ -1,0 +1,187 @@
+/**
+ * The web console's HTTP app (Hono): the token check, the JSON API, the event stream of a
+ * chat's turns and the static page. Hono is passed in so it is loaded only when a console
+ * starts.
+ *
+ * @module
+ */
+import type { Context, Hono } from "hono";
+import { BubError } from "../../kernel/errors.ts";
+import type { TapeStore } from "../../tape/store.ts";
+import { presentedToken, TOKEN_COOKIE } from "./auth.ts";
+import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./page.ts";
+import { tapeEntries, tapeSummaries } from "./tape_view.ts";
+import type { TurnHub } from "./turn_hub.ts";
+import { jsonSafe } from "./wire_events.ts";
+
+/** The Content-Security-Policy of every response: no inline scripts, same-origin only. */
+export const CONTENT_SECURITY_POLICY: string =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** What the app serves from. */
+export interface ConsoleAppDeps {
+  /** The Hono class (from `await import("hono")`). */
+  Hono: typeof Hono;
+  /** The access token. */
+  token: string;
+  /** Runs and streams turns. */
+  hub: TurnHub;
+  /** The tape store (null outside the running scope). */
+  tapeStore(): TapeStore | null;
+  /** How often the event stream sends a keep-alive comment, in ms. Default 15000. */
+  keepAliveMs?: number;
+}
+
+const STATUS: Record<string, 400 | 404 | 500> = { invalid_input: 400, not_found: 404 };
+
+function fail(c: Context, error: unknown): Response {
+  if (BubError.isInstance(error)) {
+    const bub = error as BubError;
+    return c.json({ error: { kind: bub.kind, message: bub.message } }, STATUS[bub.kind] ?? 500);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return c.json({ error: { kind: "unknown", message } }, 500);
+}
+
+function storeOf(deps: ConsoleAppDeps): TapeStore {
+  const store = deps.tapeStore();
+  if (!store) throw new BubError("not_found", "No tape store: the framework is not running");
+  return store;
+}
+
+/**
+ * The server-sent-events response of chat `chatId`'s turn events; it ends when the client
+ * disconnects (the body is cancelled) or the console closes.
+ */
+function eventStream(
+  deps: ConsoleAppDeps,
+  chatId: string,
+  open: Set<() => void>,
+): Response {
+  const encoder = new TextEncoder();
+  let cleanup = (): void => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (text: string): void => {
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch { /* closed */ }
+      };
+      send(": bub\n\n");
+      const unsubscribe = deps.hub.subscribe(chatId, (event) => {
+        send(`event: ${event.kind}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      });
+      const timer = setInterval(() => send(": keep-alive\n\n"), deps.keepAliveMs ?? 15_000);
+      const end = (): void => {
+        cleanup();
+        try {
+          controller.close();
+        } catch { /* closed */ }
+      };
+      cleanup = () => {
+        clearInterval(timer);
+        unsubscribe();
+        open.delete(end);
+      };
+      open.add(end);
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    },
+  });
+}
+
+/** The console's app and a way to end its open event streams (before a server shutdown). */
+export interface ConsoleApp {
+  /** The Hono app. */
+  readonly app: Hono;
+  /** Ends every open event stream. */
+  closeStreams(): void;
+}
+
+/** Builds the console's Hono app. */
+export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
+  const app = new deps.Hono();
+  const open = new Set<() => void>();
+  app.use("*", async (c, next) => {
+    const via = presentedToken(deps.token, c.req.raw);
+    if (!via) {
+      c.header("content-security-policy", CONTENT_SECURITY_POLICY);
+      return c.json(
+        { error: { kind: "unauthorized", message: "Missing or wrong access token" } },
+        401,
+      );
+    }
+    if (via === "query" && c.req.method === "GET" && c.req.path === "/") {
+      c.header(
+        "set-cookie",
+        `${TOKEN_COOKIE}=${deps.token}; Path=/; HttpOnly; SameSite=Strict`,
+      );
+      c.header("location", "/");
+      c.header("referrer-policy", "no-referrer");
+      return c.body(null, 303);
+    }
+    await next();
+    c.header("content-security-policy", CONTENT_SECURITY_POLICY);
+    c.header("x-content-type-options", "nosniff");
+    c.header("referrer-policy", "no-referrer");
+    c.header("cache-control", "no-store");
+  });
+  app.get("/", (c) => c.html(PAGE_HTML));
+  app.get(
+    "/app.js",
+    (c) => c.body(PAGE_JS, 200, { "content-type": "text/javascript; charset=utf-8" }),
+  );
+  app.get("/app.css", (c) => c.body(PAGE_CSS, 200, { "content-type": "text/css; charset=utf-8" }));
+  app.post("/api/sessions/:id/messages", async (c) => {
+    try {
+      const body = await c.req.json().catch(() => null) as { content?: unknown } | null;
+      if (!body || typeof body.content !== "string" || body.content.trim() === "") {
+        throw new BubError("invalid_input", 'Expected a JSON body {"content": "<non-empty text>"}');
+      }
+      const chatId = c.req.param("id");
+      const sent = await deps.hub.send(chatId, body.content);
+      return c.json({ ...sent, session_id: `web:${chatId}` }, 202);
+    } catch (error) {
+      return fail(c, error);
+    }
+  });
+  app.get("/api/sessions/:id/events", (c) => {
+    try {
+      return eventStream(deps, c.req.param("id"), open);
+    } catch (error) {
+      return fail(c, error);
+    }
+  });
+  app.post("/api/sessions/:id/cancel", (c) => {
+    try {
+      return c.json({ cancelled: deps.hub.cancel(c.req.param("id")) });
+    } catch (error) {
+      return fail(c, error);
+    }
+  });
+  app.get("/api/tapes", async (c) => {
+    try {
+      return c.json({ tapes: await tapeSummaries(storeOf(deps)) });
+    } catch (error) {
+      return fail(c, error);
+    }
+  });
+  app.get("/api/tapes/:name/entries", async (c) => {
+    try {
+      const entries = await tapeEntries(storeOf(deps), c.req.param("name"), c.req.query("q"));
+      return c.json({ entries: jsonSafe(entries) });
+    } catch (error) {
+      return fail(c, error);
+    }
+  });
+  return { app, closeStreams: () => [...open].forEach((end) => end()) };
+}

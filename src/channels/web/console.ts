@@ -1,0 +1,98 @@
+/**
+ * `startWebConsole`: serves the web console of a running framework on 127.0.0.1 (by default)
+ * with a fresh access token. Hono and the Node server adapter are imported here, when a console
+ * starts, so importing `@bub/core` stays cheap.
+ *
+ * @module
+ */
+import type { SteeringInbox } from "../../kernel/channel.ts";
+import type { Envelope } from "../../kernel/envelope.ts";
+import { BubError } from "../../kernel/errors.ts";
+import type { StreamInboundOptions, TurnEvent } from "../../kernel/turn_stream.ts";
+import type { TapeStore } from "../../tape/store.ts";
+import { newAccessToken } from "./auth.ts";
+import { createConsoleApp } from "./app.ts";
+import { serveFetch } from "./serve.ts";
+import { TurnHub } from "./turn_hub.ts";
+
+/** The part of the framework the console uses (a `BubFramework` inside `running()`). */
+export interface WebConsoleHost {
+  /** Runs one turn as a stream of events. */
+  streamInbound(inbound: Envelope, options?: StreamInboundOptions): AsyncIterable<TurnEvent>;
+  /** The steering inbox of the running scope (steers messages sent while a turn runs). */
+  getSteeringInbox?(): SteeringInbox | null;
+  /** The tape store of the running scope. */
+  getTapeStore<T extends object = object>(): T | null;
+}
+
+/** Options of {@link startWebConsole}. */
+export interface WebConsoleOptions {
+  /** The host to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** The port; `0` (default) picks a free one. */
+  port?: number;
+  /** The access token. Default: 32 random bytes, hex. */
+  token?: string;
+  /** Keep-alive interval of the event streams, in ms. Default 15000. */
+  keepAliveMs?: number;
+}
+
+/** A running web console; dispose it (or call `close`) to stop it. */
+export interface WebConsole extends AsyncDisposable {
+  /** The base URL, e.g. `http://127.0.0.1:8765`. */
+  readonly url: string;
+  /** The URL to open, with the token: `http://127.0.0.1:8765/?token=…`. */
+  readonly openUrl: string;
+  /** The access token. */
+  readonly token: string;
+  /** The port. */
+  readonly port: number;
+  /** Cancels running turns, ends event streams and stops the server. */
+  close(): Promise<void>;
+}
+
+/** True for a loopback host name or address. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
+}
+
+/** Starts the web console of `host` (see the module doc). */
+export async function startWebConsole(
+  framework: WebConsoleHost,
+  options: WebConsoleOptions = {},
+): Promise<WebConsole> {
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new BubError("invalid_input", `Invalid web console port ${port}: use 0-65535`);
+  }
+  if (host.trim() === "") throw new BubError("invalid_input", "The web console host is empty");
+  const token = options.token ?? newAccessToken();
+  const { Hono } = await import("hono");
+  const hub = new TurnHub(framework);
+  const consoleApp = createConsoleApp({
+    Hono,
+    token,
+    hub,
+    tapeStore: () => framework.getTapeStore<TapeStore>(),
+    keepAliveMs: options.keepAliveMs,
+  });
+  const server = await serveFetch((request) => consoleApp.app.fetch(request), host, port);
+  const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  const url = `http://${shown}:${server.port}`;
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> =>
+    closing ??= (async () => {
+      await hub.close();
+      consoleApp.closeStreams();
+      await server.close();
+    })();
+  return {
+    url,
+    openUrl: `${url}/?token=${token}`,
+    token,
+    port: server.port,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The `web` channel: lets `bub gateway` serve the web console beside its other channels when
+ * `enabled_channels` names `web` (an {@link Interface}: `all` leaves it out). Its turns run
+ * through `streamInbound`, not through the manager's queue.
+ *
+ * @module
+ */
+import { Interface } from "../channel.ts";
+import { isLoopback, startWebConsole, type WebConsole, type WebConsoleHost } from "./console.ts";
+
+/** Options of {@link WebChannel}. */
+export interface WebChannelOptions {
+  /** The framework whose turns and tapes the console shows (running when the channel starts). */
+  host: WebConsoleHost;
+  /** Where the URL line (and the beyond-loopback warning) is written. */
+  print(line: string, warning?: boolean): void;
+  /** The host to bind. Default `127.0.0.1`. */
+  bindHost?: string;
+  /** The port. Default `0` (a free one). */
+  port?: number;
+}
+
+/** The web console as a gateway channel. */
+export class WebChannel extends Interface {
+  /** `web`. */
+  readonly name = "web";
+  readonly #options: WebChannelOptions;
+  #console: WebConsole | null = null;
+
+  /** A channel that starts the console on `start`. */
+  constructor(options: WebChannelOptions) {
+    super();
+    this.#options = options;
+  }
+
+  /** The running console, or null. */
+  get console(): WebConsole | null {
+    return this.#console;
+  }
+
+  /** Starts the console and prints its URL with the token. */
+  async start(_stop: AbortController): Promise<void> {
+    if (this.#console) return;
+    const host = this.#options.bindHost ?? "127.0.0.1";
+    this.#console = await startWebConsole(this.#options.host, { host, port: this.#options.port });
+    if (!isLoopback(host)) {
+      this.#options.print(`web: warning: listening on ${host}, not loopback\n`, true);
+    }
+    this.#options.print(`web: ${this.#console.openUrl}\n`);
+  }
+
+  /** Stops the console (cancelling its running turns). */
+  async stop(): Promise<void> {
+    const running = this.#console;
+    this.#console = null;
+    await running?.close();
+  }
+}
