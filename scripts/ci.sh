@@ -10,7 +10,10 @@ step "check: fmt, lint, type-check, doc lint"
 deno fmt --check
 deno lint
 deno check mod.ts src/ tests/ examples/ bench/ scripts/
-deno doc --lint mod.ts src/testing/mod.ts src/cli/mod.ts
+# Every module the package exports (deno.json "exports"), linted together: a type one of them shows
+# must be exported by one of them.
+mapfile -t exported < <(deno eval 'const j = JSON.parse(Deno.readTextFileSync("deno.json")); for (const p of Object.values(j.exports)) console.log(p)')
+deno doc --lint "${exported[@]}"
 step "tests on Deno, Node 24 and Bun (with a throwaway PostgreSQL: its tests must run here)"
 BUB_TEST_POSTGRES_REQUIRED=1 bash scripts/postgres.sh -- bash scripts/test_all.sh
 step "publish dry run (JSR, no slow types)"
