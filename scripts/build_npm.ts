@@ -71,9 +71,37 @@ const externals = [
     .filter((name) => !INLINED.has(name)),
   ...Object.keys(optionalDependencies),
 ].flatMap((name) => [`--external:${name}`, `--external:${name}/*`]);
-const entries = [...Object.values(denoJson.exports as Record<string, string>), "./src/cli/bin.ts"];
+const exportSources = denoJson.exports as Record<string, string>;
+const jsOf = (source: string): string => source.replace(/^\.\//, "").replace(/\.ts$/, ".js");
+// The library subpaths (root, kernel, tape, ...) are re-exported from one internal core bundle,
+// so importing the root loads a handful of files instead of one chunk per combination of entry
+// points (~33), and a class is the same object whichever subpath it is imported from. The CLI
+// (it starts when run as the main module), the testing helpers and the bin stay entries of their
+// own; code they share with the core lands in shared chunks. So does `./channels`: it exports the
+// Markdown renderer (and marked with it), which the root does not need.
+const SEPARATE = new Set(["./testing", "./cli", "./channels"]);
+const coreKeys = Object.keys(exportSources).filter((key) => !SEPARATE.has(key));
+const coreEntry = join(out, "esm", "_core.js");
+const exportNames = exportNamesOf(
+  coreKeys.map((key) => join(out, "esm", jsOf(exportSources[key]!))),
+);
+const inCore = new Set<string>();
+writeFileSync(
+  coreEntry,
+  coreKeys.map((key) => {
+    const names = exportNames.get(join(out, "esm", jsOf(exportSources[key]!)))!
+      .filter((name) => !inCore.has(name));
+    for (const name of names) inCore.add(name);
+    return `export { ${names.join(", ")} } from "./${jsOf(exportSources[key]!)}";\n`;
+  }).join(""),
+);
+const entries = [
+  coreEntry,
+  ...[...SEPARATE].map((key) => join(out, "esm", jsOf(exportSources[key]!))),
+  join(out, "esm", "src/cli/bin.js"),
+];
 execFileSync(join(root, "node_modules/.bin/esbuild"), [
-  ...entries.map((entry) => join(out, "esm", entry.replace(/\.ts$/, ".js"))),
+  ...entries,
   "--bundle",
   "--splitting",
   "--format=esm",
@@ -86,6 +114,45 @@ execFileSync(join(root, "node_modules/.bin/esbuild"), [
   "--chunk-names=chunks/[name]-[hash]",
   "--log-level=warning",
 ], { cwd: root, stdio: "inherit" });
+// Each library subpath is a facade naming its own exports from the core bundle.
+for (const key of coreKeys) {
+  const file = join(out, "dist", jsOf(exportSources[key]!));
+  const core = relative(dirname(file), join(out, "dist", "_core.js"));
+  const names = exportNames.get(join(out, "esm", jsOf(exportSources[key]!)))!;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    `export {\n${names.map((name) => `  ${name},\n`).join("")}} from "${
+      core.startsWith(".") ? core : "./" + core
+    }";\n`,
+  );
+}
+rmSync(coreEntry);
+
+/** The value exports of each compiled module (read from esbuild's metafile, nothing bundled). */
+function exportNamesOf(files: string[]): Map<string, string[]> {
+  const scratch = join(out, ".exports");
+  execFileSync(join(root, "node_modules/.bin/esbuild"), [
+    ...files,
+    "--format=esm",
+    `--outdir=${scratch}`,
+    `--outbase=${join(out, "esm")}`,
+    `--metafile=${join(scratch, "meta.json")}`,
+    "--log-level=warning",
+  ], { cwd: root, stdio: "inherit" });
+  const meta = JSON.parse(readFileSync(join(scratch, "meta.json"), "utf8")) as {
+    outputs: Record<string, { entryPoint?: string; exports: string[] }>;
+  };
+  rmSync(scratch, { recursive: true, force: true });
+  const names = new Map<string, string[]>();
+  for (const output of Object.values(meta.outputs)) {
+    if (output.entryPoint) names.set(join(root, output.entryPoint), [...output.exports].sort());
+  }
+  for (const file of files) {
+    if (!names.get(file)?.length) throw new Error(`Cannot build: no exports found for ${file}`);
+  }
+  return names;
+}
 
 // The bundles in dist/ are what runs: drop the compiled modules they were built from, keeping the
 // declarations (types) and the builtin skills' files (their scripts run as separate programs).

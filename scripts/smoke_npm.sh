@@ -26,7 +26,12 @@ import * as skillsModule from "@bub/core/skills";
 for (const sub of ["kernel", "tape", "agent", "tools", "channels", "environment", "skills", "builtin"]) {
   const module = await import(`@bub/core/${sub}`);
   assert.ok(Object.keys(module).length > 0, `@bub/core/${sub} exports nothing`);
+  // A class (or function, or constant) is the same object from the root and from the subpath.
+  for (const [name, value] of Object.entries(module)) {
+    if (name in core) assert.equal(core[name], value, `@bub/core/${sub} ${name} is not the root's`);
+  }
 }
+assert.equal(testing.MemoryChannel, (await import("@bub/core/channels")).MemoryChannel);
 assert.equal(typeof core.BubFramework, "function");
 assert.equal(typeof testing.ScriptedModel, "function");
 assert.equal(typeof cli.main, "function");
@@ -34,6 +39,7 @@ const home = mkdtempSync(tmpdir() + "/bub-smoke-");
 // A plugin turn.
 const echo = new core.BubFramework({ home, configFile: home + "/config.yml", loadDotenv: false });
 echo.loadBuiltinHooks();
+assert.ok(echo instanceof (await import("@bub/core/kernel")).KernelFramework);
 echo.register(core.definePlugin({
   name: "echo",
   buildPrompt: ({ message }) => `[echo] ${core.contentOf(message)}`,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { stringify } from "yaml";
 import { lazyImport } from "../_internal/lazy.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { QuerySpec } from "./_evaluate.ts";
@@ -12,11 +13,12 @@ const TOKEN = /[a-z0-9_/-]+/g;
 const MAX_CANDIDATES = 128;
 const DEFAULT_LIMIT = 20;
 
-// Imported by the first search: importing the stores does not need them.
+// Imported by the first search: importing the stores does not need it. (yaml is imported
+// statically: the configuration needs it at import anyway, and a namespace import would keep
+// all of it in the npm bundle.)
 const fuzzball = lazyImport(() => import("fuzzball"));
-const yaml = lazyImport(() => import("yaml"));
 
-type Stringify = typeof import("yaml").stringify;
+type Stringify = typeof stringify;
 
 type Scorer = typeof import("fuzzball").WRatio;
 
@@ -62,7 +64,7 @@ export async function searchPass(
 ): Promise<TapeEntry[]> {
   const needle = query.text.trim().toLowerCase();
   if (!needle) return [];
-  const [{ WRatio }, { stringify }] = await Promise.all([fuzzball(), yaml()]);
+  const { WRatio } = await fuzzball();
   const limit = query.limitCount ?? DEFAULT_LIMIT;
   const seen = new Set<string>();
   const out: TapeEntry[] = [];

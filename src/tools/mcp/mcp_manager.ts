@@ -7,7 +7,7 @@
  */
 import { getLogger } from "../../_internal/log.ts";
 import type { Tool } from "../tool.ts";
-import { McpConnection } from "./_connection.ts";
+import type { McpConnection } from "./_connection.ts";
 import type { McpServerStatus } from "./_status.ts";
 import type { McpServerConfig } from "./config.ts";
 
@@ -87,6 +87,8 @@ export class McpManager {
       yield this;
       return;
     }
+    // The connection code (and the stdio transport) is loaded only when a server is configured.
+    const { McpConnection } = await import("./_connection.ts");
     const seconds = (value: number | null | undefined, fallback: number) =>
       value === undefined ? fallback * 1000 : value === null ? null : value * 1000;
     const options = {
