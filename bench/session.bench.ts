@@ -13,10 +13,10 @@
  * @module
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import { createBenchBub } from "./_bench_bub.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const K = Number(process.env.BENCH_K ?? 15);
@@ -72,9 +72,6 @@ function median(values: number[]): number {
 }
 
 async function measure(url: string, memoryTape: boolean): Promise<void> {
-  const { BubFramework } = await import("../src/builtin/framework.ts");
-  const { defineTool } = await import("../src/tools/tool.ts");
-  const { z } = await import("zod");
   // Record the request bodies Bub sends, so the raw client can post the same bytes.
   const bodies: string[] = [];
   const original = globalThis.fetch;
@@ -83,35 +80,11 @@ async function measure(url: string, memoryTape: boolean): Promise<void> {
     if (bodies.length > 4) bodies.splice(0, bodies.length - 4);
     return original(input, init);
   }) as typeof fetch;
-  const home = mkdtempSync(join(tmpdir(), "bub-session-bench-"));
-  const bub = new BubFramework({
-    home,
-    configFile: join(home, "config.yml"),
-    loadDotenv: false,
-    workspace: home,
-    builtin: {
-      env: {
-        BUB_MODEL: "openai:bench",
-        BUB_API_KEY: "sk-bench",
-        BUB_API_BASE: url,
-        BUB_MAX_TOKENS: "1024",
-      },
-    },
+  const { bub, home } = await createBenchBub(url, {
+    prefix: "bub-session-bench-",
+    memoryTape,
+    env: { BUB_MAX_TOKENS: "1024" },
   });
-  bub.loadBuiltinHooks();
-  const builtin = bub.pluginManager.get("builtin") as {
-    runtime: { registry: { register(t: unknown): void } };
-  };
-  builtin.runtime.registry.register(defineTool({
-    name: "bench_noop",
-    description: "Does nothing",
-    parameters: z.object({ value: z.number() }),
-    handler: () => "ok",
-  }));
-  if (memoryTape) {
-    const { InMemoryTapeStore } = await import("../src/tape/memory_store.ts");
-    bub.register({ name: "memory-tape", provideTapeStore: () => new InMemoryTapeStore() });
-  }
   const scope = await bub.running();
   let done = 0;
   const turn = async () => {

@@ -11,10 +11,10 @@
  * @module
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import { createBenchBub } from "./_bench_bub.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const N = Number(process.env.BENCH_N ?? 300);
@@ -26,31 +26,10 @@ const CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
 type Turn = (i: number) => Promise<void>;
 
 async function bubTurn(url: string): Promise<{ turn: Turn; close(): Promise<void> }> {
-  const { BubFramework } = await import("../src/builtin/framework.ts");
-  const { defineTool } = await import("../src/tools/tool.ts");
-  const { InMemoryTapeStore } = await import("../src/tape/memory_store.ts");
-  const { z } = await import("zod");
-  const home = mkdtempSync(join(tmpdir(), "bub-tracing-bench-"));
-  const bub = new BubFramework({
-    home,
-    configFile: join(home, "config.yml"),
-    loadDotenv: false,
-    workspace: home,
-    builtin: {
-      env: { BUB_MODEL: "openai:bench", BUB_API_KEY: "sk-bench", BUB_API_BASE: url },
-    },
+  const { bub, home } = await createBenchBub(url, {
+    prefix: "bub-tracing-bench-",
+    memoryTape: true,
   });
-  bub.loadBuiltinHooks();
-  const builtin = bub.pluginManager.get("builtin") as {
-    runtime: { registry: { register(t: unknown): void } };
-  };
-  builtin.runtime.registry.register(defineTool({
-    name: "bench_noop",
-    description: "Does nothing",
-    parameters: z.object({ value: z.number() }),
-    handler: () => "ok",
-  }));
-  bub.register({ name: "memory-tape", provideTapeStore: () => new InMemoryTapeStore() });
   const scope = await bub.running();
   return {
     turn: async (i) => {

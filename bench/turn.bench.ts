@@ -14,14 +14,14 @@
  * @module
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { rawBytesTurn, rawTurn, recordBodies, TEXT, type Turn } from "./_turn_raw.ts";
 import { type GrowthRow, measureGrowth } from "./_turn_growth.ts";
+import { createBenchBub } from "./_bench_bub.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const PEERS = join(ROOT, "bench/.peers");
@@ -87,38 +87,11 @@ async function bubTurn(
   memoryTape = false,
   session: string | null = null,
 ): Promise<BubHandle> {
-  const { BubFramework } = await import("../src/builtin/framework.ts");
-  const { defineTool } = await import("../src/tools/tool.ts");
-  const { z } = await import("zod");
-  const home = mkdtempSync(join(tmpdir(), "bub-turn-bench-"));
-  const bub = new BubFramework({
-    home,
-    configFile: join(home, "config.yml"),
-    loadDotenv: false,
-    workspace: home,
-    builtin: {
-      env: {
-        BUB_MODEL: "openai:bench",
-        BUB_API_KEY: "sk-bench",
-        BUB_API_BASE: url,
-        BUB_MAX_TOKENS: "1024",
-      },
-    },
+  const { bub, home } = await createBenchBub(url, {
+    prefix: "bub-turn-bench-",
+    memoryTape,
+    env: { BUB_MAX_TOKENS: "1024" },
   });
-  bub.loadBuiltinHooks();
-  const builtin = bub.pluginManager.get("builtin") as {
-    runtime: { registry: { register(t: unknown): void } };
-  };
-  builtin.runtime.registry.register(defineTool({
-    name: "bench_noop",
-    description: "Does nothing",
-    parameters: z.object({ value: z.number() }),
-    handler: () => "ok",
-  }));
-  if (memoryTape) {
-    const { InMemoryTapeStore } = await import("../src/tape/memory_store.ts");
-    bub.register({ name: "memory-tape", provideTapeStore: () => new InMemoryTapeStore() });
-  }
   for (let p = 0; p < noopPlugins; p++) {
     const plugin: Record<string, unknown> = { name: `noop-${p}` };
     for (const stage of STAGES) plugin[stage] = () => null;

@@ -10,12 +10,12 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { inclusiveTimes, selfTimes, startProfile, topRows } from "./_cpu_profile.ts";
 import { TEXT } from "./_turn_raw.ts";
+import { createBenchBub } from "./_bench_bub.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const N = Number(process.env.BENCH_N ?? 1000);
@@ -45,36 +45,11 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
 }
 
 const server = await startServer();
-const { BubFramework } = await import("../src/builtin/framework.ts");
-const { defineTool } = await import("../src/tools/tool.ts");
-const { z } = await import("zod");
-const home = mkdtempSync(join(tmpdir(), "bub-turn-profile-"));
-const bub = new BubFramework({
-  home,
-  configFile: join(home, "config.yml"),
-  loadDotenv: false,
-  workspace: home,
-  builtin: {
-    env: {
-      BUB_MODEL: "openai:bench",
-      BUB_API_KEY: "sk-bench",
-      BUB_API_BASE: server.url,
-      BUB_MAX_TOKENS: "1024",
-    },
-  },
+const { bub, home } = await createBenchBub(server.url, {
+  prefix: "bub-turn-profile-",
+  memoryTape: process.env.BENCH_TAPE === "memory",
+  env: { BUB_MAX_TOKENS: "1024" },
 });
-bub.loadBuiltinHooks();
-(bub.pluginManager.get("builtin") as { runtime: { registry: { register(t: unknown): void } } })
-  .runtime.registry.register(defineTool({
-    name: "bench_noop",
-    description: "Does nothing",
-    parameters: z.object({ value: z.number() }),
-    handler: () => "ok",
-  }));
-if (process.env.BENCH_TAPE === "memory") {
-  const { InMemoryTapeStore } = await import("../src/tape/memory_store.ts");
-  bub.register({ name: "memory-tape", provideTapeStore: () => new InMemoryTapeStore() });
-}
 const scope = await bub.running();
 const turn = async (i: number) => {
   const result = await bub.processInbound(
