@@ -40,6 +40,16 @@ interface Kept {
 
 const KEPT = new WeakMap<EntryView, Map<string, Kept>>();
 
+/** What a fork's parent answers when the context's anchor is not on the parent's tape. */
+const NO_BASE: unique symbol = Symbol("no base");
+
+/** True when the anchor the context starts after is not in `view` (an anchor query would throw). */
+function _anchorMissing(view: EntryView, query: QuerySpec): boolean {
+  if (query.afterLast) return view.anchors.length === 0;
+  const name = query.afterAnchorName;
+  return name !== null && !view.anchors.some((pos) => view.entries[pos]?.payload.name === name);
+}
+
 /** True when `entry` is an anchor the context starts after (it clears what came before). */
 function _restarts(entry: TapeEntry, query: QuerySpec): boolean {
   if (entry.kind !== "anchor") return false;
@@ -60,12 +70,15 @@ async function _live(
   query: QuerySpec,
   key: string,
   messagesOnly: boolean,
-): Promise<Folded> {
+  soft: boolean,
+): Promise<Folded | typeof NO_BASE> {
   const view = await live(query);
   let byKey = KEPT.get(view);
   if (!byKey) KEPT.set(view, byKey = new Map());
   let kept = byKey.get(key);
   if (!kept) {
+    // A fork's parent without the anchor (a fresh session): no base, without building the error.
+    if (soft && _anchorMissing(view, query)) return NO_BASE;
     // Throws the store's own not-found errors for a missing anchor (nothing is kept then).
     const [start] = anchorSlice(view, query);
     kept = { done: start, fold: new MessageFold(messagesOnly) };
@@ -82,25 +95,28 @@ async function _folded(
   query: QuerySpec,
   key: string,
   messagesOnly: boolean,
-): Promise<Folded | null> {
+  soft = false,
+): Promise<Folded | null | typeof NO_BASE> {
   const live = liveViewOf(store);
-  if (live) return await _live(live, query, key, messagesOnly);
+  if (live) return await _live(live, query, key, messagesOnly, soft);
   const layers = forkLayersOf(store);
   if (!layers) return null;
   const layer = layers(query.tape);
   if (layer === null) {
     const parent = (store as unknown as { parent: TapeStore }).parent;
-    return await _folded(parent, query, key, messagesOnly);
+    return await _folded(parent, query, key, messagesOnly, soft);
   }
   // As `ForkTapeStore.fetchAll`: the parent's answer (none when reset here or when it fails with
   // a BubError), then the buffer, where an anchor the context starts after clears the result.
   let base: Folded | null = null;
   if (!layer.reset) {
     try {
-      base = await _folded(layer.parent, query, key, messagesOnly);
-      if (base === null) return null;
-      if (base.tail?.length) {
-        base = { messages: [...base.messages, ...base.tail], pending: base.pending };
+      const parent = await _folded(layer.parent, query, key, messagesOnly, true);
+      if (parent === null) return null;
+      if (parent !== NO_BASE) {
+        base = parent.tail?.length
+          ? { messages: [...parent.messages, ...parent.tail], pending: parent.pending }
+          : parent;
       }
     } catch (error) {
       if (!BubError.isInstance(error)) throw error;
@@ -139,5 +155,7 @@ export async function incrementalMessages(
     query.afterLast ? "\0last" : query.afterAnchorName ?? "\0all"
   }`;
   const folded = await _folded(store, query, key, messagesOnly);
-  return folded === null ? null : copyMessages(folded.messages, folded.tail);
+  // Not soft at the top: a missing anchor throws the store's own not-found error.
+  if (folded === null || folded === NO_BASE) return null;
+  return copyMessages(folded.messages, folded.tail);
 }
