@@ -12,13 +12,12 @@
  *
  * @module
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import process from "node:process";
 import { createBenchBub } from "./_bench_bub.ts";
+import { runtimeCommand, startServer } from "./_bench_process.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const K = Number(process.env.BENCH_K ?? 15);
 const POINTS = (process.env.BENCH_POINTS ?? "10,100,300,1000").split(",").map(Number);
 const TEXT = ["Hello ", "from ", "the ", "bench."];
@@ -142,29 +141,6 @@ async function measure(url: string, memoryTape: boolean): Promise<void> {
     rmSync(home, { recursive: true, force: true });
   }
   console.log(JSON.stringify(rows));
-}
-
-function runtimeCommand(name: string, script: string, args: string[]): [string, string[]] {
-  const bin = join(ROOT, ".tools/bin", name);
-  const exe = existsSync(bin) ? bin : name;
-  if (name === "deno") return [exe, ["run", "-A", "--v8-flags=--expose-gc", script, ...args]];
-  if (name.startsWith("node")) return [exe, ["--expose-gc", script, ...args]];
-  return [exe, [script, ...args]];
-}
-
-async function startServer(script: string): Promise<{ url: string; child: ChildProcess }> {
-  const [exe, args] = runtimeCommand("node24", script, ["--server"]);
-  const child = spawn(exe, args, { stdio: ["pipe", "pipe", "inherit"] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (chunk: Uint8Array) => {
-      out += new TextDecoder().decode(chunk);
-      const line = out.split("\n")[0];
-      if (out.includes("\n") && line) resolve(line.trim());
-    });
-    child.once("exit", (code) => reject(new Error(`mock server exited with ${code}`)));
-  });
-  return { url, child };
 }
 
 async function main(): Promise<void> {

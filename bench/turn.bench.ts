@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ import { pathToFileURL } from "node:url";
 import { rawBytesTurn, rawTurn, recordBodies, TEXT, type Turn } from "./_turn_raw.ts";
 import { type GrowthRow, measureGrowth } from "./_turn_growth.ts";
 import { createBenchBub } from "./_bench_bub.ts";
+import { runtimeCommand, startServer } from "./_bench_process.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const PEERS = join(ROOT, "bench/.peers");
@@ -295,29 +296,6 @@ async function measure(url: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------- driver
-
-function runtimeCommand(name: string, script: string, args: string[]): [string, string[]] {
-  const bin = join(ROOT, ".tools/bin", name);
-  const exe = existsSync(bin) ? bin : name;
-  if (name === "deno") return [exe, ["run", "-A", "--v8-flags=--expose-gc", script, ...args]];
-  if (name.startsWith("node")) return [exe, ["--expose-gc", script, ...args]];
-  return [exe, [script, ...args]];
-}
-
-async function startServer(script: string): Promise<{ url: string; child: ChildProcess }> {
-  const [exe, args] = runtimeCommand("node24", script, ["--server"]);
-  const child = spawn(exe, args, { stdio: ["pipe", "pipe", "inherit"] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (chunk: Uint8Array) => {
-      out += new TextDecoder().decode(chunk);
-      const line = out.split("\n")[0];
-      if (out.includes("\n") && line) resolve(line.trim());
-    });
-    child.once("exit", (code) => reject(new Error(`mock server exited with ${code}`)));
-  });
-  return { url, child };
-}
 
 interface Measured {
   rows: Record<string, Row & { error?: string }>;
