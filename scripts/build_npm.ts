@@ -1,5 +1,5 @@
 /**
- * Builds the npm package into `npm/`: tsc 7 (ES2022, so `await using` is downlevelled for
+ * Builds the npm package into `npm/`: the console page bundle (scripts/build_web.ts), tsc 7 (ES2022, so `await using` is downlevelled for
  * Node 22), non-TypeScript assets, and an `npm/package.json` derived from deno.json and
  * package.json. Run with `deno task build:npm`.
  */
@@ -28,6 +28,10 @@ if (!versionSource.includes(`VERSION = ${JSON.stringify(denoJson.version)}`)) {
 }
 const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
+// The console page bundle is committed (JSR ships sources); rebuild it so a package never ships
+// a stale one.
+await import("./build_web.ts");
+
 rmSync(out, { recursive: true, force: true });
 execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.build.json")], {
   cwd: root,
@@ -40,7 +44,7 @@ function copyAssets(dir: string): void {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) copyAssets(path);
-    else if (!path.endsWith(".ts")) {
+    else if (!path.endsWith(".ts") && !path.endsWith(".css")) {
       const target = join(out, "esm", relative(root, path));
       mkdirSync(dirname(target), { recursive: true });
       if (path.endsWith(".md")) {

@@ -10,6 +10,7 @@ import { BubError } from "../../kernel/errors.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { presentedToken, TOKEN_COOKIE } from "./auth.ts";
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./page.ts";
+import { readSpillView } from "./spill_view.ts";
 import { tapeEntries, tapeSummaries } from "./tape_view.ts";
 import type { TurnHub } from "./turn_hub.ts";
 import { jsonSafe } from "./wire_events.ts";
@@ -29,6 +30,8 @@ export interface ConsoleAppDeps {
   hub: TurnHub;
   /** The tape store (null outside the running scope). */
   tapeStore(): TapeStore | null;
+  /** Session ids by tape name, for the tapes whose session the console knows. */
+  sessions?(): ReadonlyMap<string, string>;
   /** How often the event stream sends a keep-alive comment, in ms. Default 15000. */
   keepAliveMs?: number;
 }
@@ -170,7 +173,17 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
   });
   app.get("/api/tapes", async (c) => {
     try {
-      return c.json({ tapes: await tapeSummaries(storeOf(deps)) });
+      const limit = c.req.query("limit");
+      if (limit !== undefined && !/^\d+$/.test(limit)) {
+        throw new BubError("invalid_input", `limit must be an integer from 1 to 500, got ${limit}`);
+      }
+      return c.json(
+        await tapeSummaries(storeOf(deps), {
+          limit: limit === undefined ? undefined : Number(limit),
+          before: c.req.query("before") ?? null,
+          sessions: deps.sessions?.(),
+        }),
+      );
     } catch (error) {
       return fail(c, error);
     }
@@ -179,6 +192,13 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
     try {
       const entries = await tapeEntries(storeOf(deps), c.req.param("name"), c.req.query("q"));
       return c.json({ entries: jsonSafe(entries) });
+    } catch (error) {
+      return fail(c, error);
+    }
+  });
+  app.get("/api/tapes/:name/spill/:handle", async (c) => {
+    try {
+      return c.json(await readSpillView(storeOf(deps), c.req.param("name"), c.req.param("handle")));
     } catch (error) {
       return fail(c, error);
     }

@@ -9,6 +9,7 @@ import type { SteeringInbox } from "../../kernel/channel.ts";
 import type { Envelope } from "../../kernel/envelope.ts";
 import { BubError } from "../../kernel/errors.ts";
 import type { StreamInboundOptions, TurnEvent } from "../../kernel/turn_stream.ts";
+import { sessionTapeName } from "../../tape/naming.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { newAccessToken } from "./auth.ts";
 import { createConsoleApp } from "./app.ts";
@@ -23,6 +24,8 @@ export interface WebConsoleHost {
   getSteeringInbox?(): SteeringInbox | null;
   /** The tape store of the running scope. */
   getTapeStore<T extends object = object>(): T | null;
+  /** The workspace (names the session tapes of the console's chats in the tape list). */
+  readonly workspace?: string;
 }
 
 /** Options of {@link startWebConsole}. */
@@ -56,6 +59,16 @@ export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
 }
 
+/** Session ids (`web:<chat>`) of `chats` by their tape names in `workspace`. */
+export function chatSessions(chats: readonly string[], workspace?: string): Map<string, string> {
+  const sessions = new Map<string, string>();
+  if (!workspace) return sessions;
+  for (const chat of chats) {
+    sessions.set(sessionTapeName(`web:${chat}`, workspace), `web:${chat}`);
+  }
+  return sessions;
+}
+
 /** Starts the web console of `host` (see the module doc). */
 export async function startWebConsole(
   framework: WebConsoleHost,
@@ -75,6 +88,7 @@ export async function startWebConsole(
     token,
     hub,
     tapeStore: () => framework.getTapeStore<TapeStore>(),
+    sessions: () => chatSessions(hub.chats(), framework.workspace),
     keepAliveMs: options.keepAliveMs,
   });
   const server = await serveFetch((request) => consoleApp.app.fetch(request), host, port);

@@ -1,10 +1,12 @@
 /**
- * The tape data the web console shows: every tape of the store with its entry count and last
- * activity (newest first), and one tape's entries, optionally searched (`TapeQuery.query`).
+ * The tape data the web console shows: a page of the store's tapes with their entry counts and
+ * last activity (newest first), read cheaply from each tape's end, and one tape's entries,
+ * optionally searched (`TapeQuery.query`).
  *
  * @module
  */
 import { BubError } from "../../kernel/errors.ts";
+import { SIDECAR_TAPE_MARKER } from "../../kernel/tape_context.ts";
 import type { TapeEntry } from "../../tape/entry.ts";
 import { TapeQuery } from "../../tape/query.ts";
 import type { TapeStore } from "../../tape/store.ts";
@@ -13,23 +15,109 @@ import type { TapeStore } from "../../tape/store.ts";
 export interface TapeSummary {
   /** The tape name. */
   name: string;
+  /** The session whose tape it is, when the console knows it (else null). */
+  session_id: string | null;
   /** How many entries it holds. */
   entries: number;
   /** The date of its newest entry, or null when empty. */
   last_activity: string | null;
 }
 
-/** Every tape of `store`, newest activity first (reads each tape once). */
-export async function tapeSummaries(store: TapeStore): Promise<TapeSummary[]> {
-  const names = await store.listTapes();
+/** One page of the tape list. */
+export interface TapePage {
+  /** The tapes, newest activity first. */
+  tapes: TapeSummary[];
+  /** The `before` cursor of the next page, or null on the last page. */
+  next: string | null;
+}
+
+/** Options of {@link tapeSummaries}. */
+export interface TapeListOptions {
+  /** Tapes per page, 1–500. Default 100. */
+  limit?: number;
+  /** The `next` cursor of the previous page. */
+  before?: string | null;
+  /** Session ids by tape name, for the tapes whose session the caller knows. */
+  sessions?: ReadonlyMap<string, string>;
+}
+
+function notFound(error: unknown): boolean {
+  return BubError.isInstance(error) && (error as BubError).kind === "not_found";
+}
+
+/**
+ * The newest entry of tape `name`, read from after its last anchor (stores answer that from
+ * the end of the tape); the whole tape only when it has no anchor or ends on one.
+ */
+async function lastEntry(store: TapeStore, name: string): Promise<TapeEntry | undefined> {
+  try {
+    const tail = await store.fetchAll(new TapeQuery(name, store).lastAnchor());
+    if (tail.length) return tail.at(-1);
+  } catch (error) {
+    if (!notFound(error)) throw error;
+  }
+  return (await store.fetchAll(new TapeQuery(name, store))).at(-1);
+}
+
+const cursorOf = (row: TapeSummary): string => `${row.last_activity ?? ""}|${row.name}`;
+
+function order(a: TapeSummary, b: TapeSummary): number {
+  return (b.last_activity ?? "").localeCompare(a.last_activity ?? "") ||
+    a.name.localeCompare(b.name);
+}
+
+function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+    throw new BubError("invalid_input", `limit must be an integer from 1 to 500, got ${limit}`);
+  }
+  return limit;
+}
+
+/**
+ * A page of the store's tapes, newest activity first. A tape's entry count is the id of its
+ * newest entry (stores number entries 1, 2, … per tape), so no tape is read in full.
+ */
+export async function tapeSummaries(
+  store: TapeStore,
+  options: TapeListOptions = {},
+): Promise<TapePage> {
+  const limit = pageLimit(options.limit);
+  const names = (await store.listTapes()).filter((name) => !name.includes(SIDECAR_TAPE_MARKER));
   const rows: TapeSummary[] = [];
   for (const name of names) {
-    const entries = await store.fetchAll(new TapeQuery(name, store));
-    rows.push({ name, entries: entries.length, last_activity: entries.at(-1)?.date ?? null });
+    const last = await lastEntry(store, name);
+    rows.push({
+      name,
+      session_id: options.sessions?.get(name) ?? null,
+      entries: last?.id ?? 0,
+      last_activity: last?.date ?? null,
+    });
   }
-  return rows.sort((a, b) =>
-    (b.last_activity ?? "").localeCompare(a.last_activity ?? "") || a.name.localeCompare(b.name)
-  );
+  rows.sort(order);
+  let start = 0;
+  if (options.before) {
+    const split = options.before.indexOf("|");
+    if (split < 0) throw new BubError("invalid_input", "before must be a cursor from `next`");
+    const at: TapeSummary = {
+      name: options.before.slice(split + 1),
+      session_id: null,
+      entries: 0,
+      last_activity: options.before.slice(0, split) || null,
+    };
+    start = rows.findIndex((row) => order(at, row) < 0);
+    if (start < 0) start = rows.length;
+  }
+  const tapes = rows.slice(start, start + limit);
+  const more = start + limit < rows.length;
+  return { tapes, next: more && tapes.length ? cursorOf(tapes.at(-1)!) : null };
+}
+
+/** Throws `not_found` unless `name` is one of the store's tapes (not a sidecar tape). */
+export async function requireTape(store: TapeStore, name: string): Promise<void> {
+  if (name.includes(SIDECAR_TAPE_MARKER) || !(await store.listTapes()).includes(name)) {
+    throw new BubError("not_found", `No tape named ${JSON.stringify(name)}`);
+  }
 }
 
 /** The entries of tape `name`, only those matching `search` when given (case-insensitive). */
@@ -38,10 +126,7 @@ export async function tapeEntries(
   name: string,
   search?: string | null,
 ): Promise<TapeEntry[]> {
-  const names = await store.listTapes();
-  if (!names.includes(name)) {
-    throw new BubError("not_found", `No tape named ${JSON.stringify(name)}`);
-  }
+  await requireTape(store, name);
   let query = new TapeQuery(name, store);
   if (search) query = query.query(search);
   return await query.all();

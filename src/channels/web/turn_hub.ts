@@ -61,6 +61,11 @@ export class TurnHub {
     this.#source = source;
   }
 
+  /** The web chats that ran a turn since the console started. */
+  chats(): string[] {
+    return [...this.#latest.keys()];
+  }
+
   /** Whether `chatId` has a turn running. */
   running(chatId: string): boolean {
     return this.#turns.has(chatId);

@@ -1,9 +1,11 @@
 /**
  * The web console in headless Chromium (Debian's `chromium`, driven by `puppeteer-core`; skipped
- * with a message when it is absent): open it with the token, send a message, see the streamed
- * answer and a tool card whose HTML result renders as text, open the tape view and see the anchor
- * and the tool call; a request without the token is refused. Outside CI it saves screenshots
- * under bench/results/.
+ * with a message when it is absent): open it with the token, send a message (Shift+Enter makes a
+ * newline, Enter sends), see the streamed answer rendered as Markdown, a tool card and the turn's
+ * usage, with the HTML in the answer and in the tool result rendered as text; open the tape view
+ * and see the handoff anchor, the fork mark and the tool call paired with its spilled result,
+ * load the spill, search; a request without the token is refused; Esc stops a running turn.
+ * Outside CI it saves screenshots under bench/results/.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -18,6 +20,10 @@ import { turnFixture } from "../../agent/_turn_fixture.ts";
 import { ROOT } from "../../cli/_spawn.ts";
 
 const HTML = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`;
+const ANSWER = "The **answer** is *formatted*:\n\n- one\n- `two`\n\n```js\nlet x = 1;\n```\n\n" +
+  `${HTML} [bad](javascript:alert(1)) and [docs](https://example.com/docs).`;
+/** The answer streamed in small pieces, so partial Markdown is rendered along the way. */
+const ANSWER_CHUNKS = ANSWER.match(/[\s\S]{1,7}/g)!;
 const CHROMIUM = [process.env.BUB_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"]
   .find((path) => path && existsSync(path));
 
@@ -29,13 +35,12 @@ describe("web console in headless Chromium", () => {
     test.skip("needs chromium", () => {});
     return;
   }
-  test("chat streams the answer and a tool card, the tape view shows the anchor and the tool call", async () => {
+  test("chat streams Markdown and a tool card with usage; the tape view pairs the call, marks the anchor and loads the spill", async () => {
     const puppeteer = (await import("puppeteer-core")).default;
     await using fx = await turnFixture({
-      script: [mockReply.toolCall("evil", {}, { id: "e1" }), {
-        text: ["The ", "answer ", "is ", "here."],
-      }],
+      script: [mockReply.toolCall("evil", {}, { id: "e1" }), { text: ANSWER_CHUNKS }],
       plugins: [definePlugin({ name: "evil", tools: [evil] })],
+      env: { BUB_SPILL_THRESHOLD: "10" },
     });
     await using web = await startWebConsole(fx.bub);
     const browser = await puppeteer.launch({
@@ -54,21 +59,51 @@ describe("web console in headless Chromium", () => {
       await page.goto(web.openUrl, { waitUntil: "load" });
       assert.equal(new URL(page.url()).search, "", "the token is dropped from the address bar");
       await page.waitForSelector("#input");
-      await page.type("#input", "run the evil tool");
+      // Shift+Enter makes a newline and sends nothing; Enter sends.
+      await page.type("#input", "run the");
+      await page.keyboard.down("Shift");
       await page.keyboard.press("Enter");
-      await page.waitForFunction(
-        () =>
-          [...document.querySelectorAll(".msg.bot")].some((n) =>
-            n.textContent === "The answer is here."
-          ),
-        { timeout: 20_000 },
+      await page.keyboard.up("Shift");
+      await page.type("#input", "evil tool");
+      assert.equal(
+        await page.$eval("#input", (n) => (n as HTMLTextAreaElement).value),
+        "run the\nevil tool",
       );
+      assert.equal(await page.$$eval(".msg.user", (n) => n.length), 0);
+      await page.keyboard.press("Enter");
+      await page.waitForFunction(() => document.querySelector("#log .usage") !== null, {
+        timeout: 20_000,
+      });
+      assert.equal(await page.$eval(".msg.user", (n) => n.textContent), "run the\nevil tool");
+      assert.equal(await page.$eval("#input", (n) => (n as HTMLTextAreaElement).value), "");
+      const answer = await page.$eval(".msg.bot", (node) => ({
+        text: node.textContent,
+        strong: [...node.querySelectorAll("strong")].map((n) => n.textContent),
+        em: [...node.querySelectorAll("em")].map((n) => n.textContent),
+        items: [...node.querySelectorAll("ul > li")].map((n) => n.textContent),
+        code: [...node.querySelectorAll("p code, li code")].map((n) => n.textContent),
+        block: node.querySelector("pre.code code")?.textContent,
+        links: [...node.querySelectorAll("a")].map((n) => [n.textContent, n.getAttribute("href")]),
+      }));
+      assert.deepEqual(answer.strong, ["answer"]);
+      assert.deepEqual(answer.em, ["formatted"]);
+      assert.deepEqual(answer.items, ["one", "two"]);
+      assert.deepEqual(answer.code, ["two"]);
+      assert.equal(answer.block, "let x = 1;");
+      assert.deepEqual(answer.links, [["docs", "https://example.com/docs"]]);
+      assert.ok(answer.text?.includes(HTML), "the HTML in the Markdown is shown as text");
+      assert.ok(answer.text?.includes("[bad](javascript:alert(1))"), "no javascript: link");
       const card = await page.$eval("details.tool", (node) => ({
         summary: node.querySelector("summary")!.textContent,
         text: node.textContent,
       }));
       assert.match(card.summary ?? "", /^tool evil ok \(\d+ ms\)$/);
       assert.ok(card.text?.includes(HTML), "the HTML result is shown as text");
+      const usage = await page.$eval("#log .usage", (node) => node.textContent);
+      assert.match(
+        usage ?? "",
+        /^usage: 30 tokens · 20 in · 10 out · 2 model calls · 2 steps/,
+      );
       const injected = await page.evaluate(() => ({
         images: document.querySelectorAll("#log img, #log script").length,
         pwned: (window as unknown as { __pwned?: number }).__pwned ?? 0,
@@ -82,32 +117,88 @@ describe("web console in headless Chromium", () => {
         await page.screenshot({ path: join(dir, "web_console_chat.png") });
       }
       await page.waitForFunction(() => document.querySelectorAll("#tapes li").length > 0);
+      const listed = await page.$eval("#tapes li", (node) => node.firstChild?.textContent);
+      assert.equal(listed, "web:console", "the tape list shows the session id");
       await page.click("#tapes li");
       await page.waitForFunction(() => document.querySelectorAll("#entries li").length > 0);
-      const tape = await page.$$eval("#entries li", (items) =>
+      const tape = await page.$$eval("#entries > li", (items) =>
         items.map((item) => ({
-          anchor: item.classList.contains("anchor"),
-          summary: item.querySelector("summary")?.textContent ?? "",
+          cls: item.className,
+          text: (item.querySelector("summary") ?? item.querySelector(".mark-title"))?.textContent ??
+            "",
         })));
-      assert.ok(tape.some((entry) => entry.anchor), JSON.stringify(tape));
-      assert.ok(tape.some((entry) => / tool_call evil /.test(entry.summary)), JSON.stringify(tape));
-      assert.ok(
-        tape.some((entry) => / tool_result \(1\) /.test(entry.summary)),
-        JSON.stringify(tape),
-      );
+      const shown = JSON.stringify(tape);
+      assert.ok(tape.some((item) => /\banchor\b/.test(item.cls)), shown);
+      assert.ok(tape.some((item) => /^handoff session\/start/.test(item.text)), shown);
+      assert.ok(tape.some((item) => /\bfork\b/.test(item.cls)), shown);
+      const tools = tape.filter((item) => /tool-pair/.test(item.cls));
+      assert.equal(tools.length, 1, shown);
+      assert.match(tools[0]!.text, /^tool evil · spilled · e1 · #\d+→#\d+ · /);
+      assert.ok(!tape.some((item) => /tool_result/.test(item.text)), "the result is in the card");
       const visible = await page.evaluate(() =>
         ["chat", "tape"].map((id) =>
           document.getElementById(id)!.getBoundingClientRect().height > 0
         )
       );
       assert.deepEqual(visible, [false, true], "the tape view replaces the chat");
+      await page.evaluate(() =>
+        document.querySelector("#entries details.tool")!.setAttribute("open", "")
+      );
+      await page.click("#entries .spill button");
+      await page.waitForSelector("#entries pre.spilled");
+      assert.equal(await page.$eval("#entries pre.spilled", (n) => n.textContent), HTML);
       if (screenshots) await page.screenshot({ path: join(dir, "web_console_tape.png") });
+      await page.type("#q", "evil");
+      await page.click("#search button");
+      await page.waitForFunction(() =>
+        /matching/.test(document.getElementById("tape-count")!.textContent ?? "")
+      );
+      assert.ok(
+        await page.$$eval("#entries > li", (items) => items.length > 0 && items.length < 10),
+        "search narrows the timeline",
+      );
       const refused = await page.evaluate(async () =>
         (await fetch("/api/tapes", { credentials: "omit" })).status
       );
       assert.equal(refused, 401);
       assert.deepEqual(dialogs, []);
-      assert.equal(await page.evaluate(() => document.querySelectorAll("img").length), 0);
+      assert.equal(
+        await page.evaluate(() => document.querySelectorAll("img, #entries script").length),
+        0,
+      );
+      assert.equal(
+        await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned ?? 0),
+        0,
+      );
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test("Esc stops the running turn", async () => {
+    const puppeteer = (await import("puppeteer-core")).default;
+    await using fx = await turnFixture({
+      script: [{ text: "slow answer that takes long to end".split(" "), delayMs: 1_500 }],
+    });
+    await using web = await startWebConsole(fx.bub);
+    const browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(web.openUrl, { waitUntil: "load" });
+      await page.waitForSelector("#input");
+      await page.type("#input", "talk slowly");
+      await page.keyboard.press("Enter");
+      await page.waitForFunction(() => document.querySelector(".msg.user") !== null);
+      await page.waitForFunction(() => document.querySelector(".msg.bot") !== null);
+      await page.keyboard.press("Escape");
+      await page.waitForFunction(
+        () => [...document.querySelectorAll(".msg.error")].some((n) => n.textContent === "stopped"),
+        { timeout: 10_000 },
+      );
     } finally {
       await browser.close();
     }

@@ -29,12 +29,13 @@ describe("web console tape view", () => {
       "mid",
       createEntry("message", { role: "user", content: "Needle" }, {}, at(4)),
     );
-    const rows = await tapeSummaries(store);
+    const { tapes: rows, next } = await tapeSummaries(store);
     assert.deepEqual(rows.map((row) => [row.name, row.entries, row.last_activity]), [
       ["new", 1, at(5)],
       ["mid", 2, at(4)],
       ["old", 2, at(1)],
     ]);
+    assert.equal(next, null);
     const found = await tapeEntries(store, "mid", "needle");
     assert.deepEqual(found.map((entry) => entry.payload.content), ["Needle"]);
     assert.equal((await tapeEntries(store, "mid")).length, 2);

@@ -1,0 +1,104 @@
+/**
+ * The console page's entry point: the tape list, the chat view, the tape view and the
+ * keyboard (Enter sends, Shift+Enter makes a newline, Esc stops the running turn).
+ *
+ * @module
+ */
+import { ChatView } from "./chat.ts";
+import { api, byId, el } from "./dom.ts";
+import { showTape } from "./tape_view.ts";
+
+interface TapeRow {
+  name: string;
+  session_id: string | null;
+  entries: number;
+  last_activity: string | null;
+}
+
+const chat = new URLSearchParams(location.hash.slice(1)).get("chat") || "console";
+const chatPath = `/api/sessions/${encodeURIComponent(chat)}`;
+const view = new ChatView();
+const input = byId<HTMLTextAreaElement>("input");
+let tapeName: string | null = null;
+let tapeLabel = "";
+let before: string | null = null;
+
+function showView(tape: boolean): void {
+  byId("chat").hidden = tape;
+  byId("tape").hidden = !tape;
+}
+
+async function send(): Promise<void> {
+  const content = input.value;
+  if (!content.trim()) return;
+  try {
+    await api(`${chatPath}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ content }),
+    });
+    input.value = "";
+  } catch (error) {
+    view.error((error as Error).message);
+  }
+}
+
+function stop(): void {
+  void fetch(`${chatPath}/cancel`, { method: "POST" });
+}
+
+async function openTape(name: string, label: string, query = ""): Promise<void> {
+  tapeName = name;
+  tapeLabel = label;
+  showView(true);
+  await showTape(name, label, query);
+}
+
+function tapeItem(tape: TapeRow): HTMLElement {
+  const label = tape.session_id ?? tape.name;
+  const item = el("li", "", label);
+  item.title = tape.name;
+  const activity = tape.last_activity ? tape.last_activity.slice(0, 19).replace("T", " ") : "empty";
+  item.append(el("span", "meta", `${tape.entries} entries \u00b7 ${activity}`));
+  item.addEventListener("click", () => void openTape(tape.name, label));
+  return item;
+}
+
+async function loadTapes(more = false): Promise<void> {
+  const cursor = more && before ? `&before=${encodeURIComponent(before)}` : "";
+  const page = await api<{ tapes: TapeRow[]; next: string | null }>(`/api/tapes?limit=50${cursor}`);
+  const list = byId("tapes");
+  const items = page.tapes.map(tapeItem);
+  if (more) list.append(...items);
+  else list.replaceChildren(...items);
+  before = page.next;
+  byId("more-tapes").hidden = page.next === null;
+}
+
+byId("chat-label").textContent = `chat: ${chat}`;
+byId("composer").addEventListener("submit", (event) => {
+  event.preventDefault();
+  void send();
+});
+input.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    void send();
+  } else if (event.key === "Escape") {
+    event.preventDefault();
+    stop();
+  }
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && event.target !== input) stop();
+});
+byId("stop").addEventListener("click", stop);
+byId("show-chat").addEventListener("click", () => showView(false));
+byId("more-tapes").addEventListener("click", () => void loadTapes(true));
+byId("search").addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (tapeName) void openTape(tapeName, tapeLabel, byId<HTMLInputElement>("q").value);
+});
+view.onDone = () => void loadTapes();
+view.connect(chat);
+void loadTapes();

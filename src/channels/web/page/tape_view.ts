@@ -1,0 +1,85 @@
+/**
+ * The tape view: one tape's timeline (see `timeline.ts`) with section marks, tool cards pairing
+ * call and result, links that load a spilled result from the tape's sidecar, and search.
+ *
+ * @module
+ */
+import { api, byId, el, show } from "./dom.ts";
+import { timeline, type TimelineItem, type WireEntry } from "./timeline.ts";
+
+const path = (name: string): string => `/api/tapes/${encodeURIComponent(name)}`;
+
+function spillLink(tape: string, handle: string): HTMLElement {
+  const box = el("div", "spill");
+  const button = el("button", "link", `load spilled output (${handle.slice(0, 8)}\u2026)`);
+  button.type = "button";
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const spill = await api<{ text: string; bytes: number; chunks: number }>(
+        `${path(tape)}/spill/${handle}`,
+      );
+      box.replaceChildren(
+        el("div", "meta", `spilled output: ${spill.bytes} bytes in ${spill.chunks} chunks`),
+        el("pre", "spilled", spill.text),
+      );
+    } catch (error) {
+      box.append(el("div", "meta err", (error as Error).message));
+      button.disabled = false;
+    }
+  });
+  box.append(button);
+  return box;
+}
+
+function itemNode(tape: string, item: TimelineItem): HTMLElement {
+  if (item.type === "mark") {
+    const cls = item.mark === "anchor" || item.mark === "handoff" ? "anchor" : item.mark;
+    const li = el("li", `mark ${cls} ${item.mark}`);
+    const head = el("div", "mark-title", item.title);
+    if (item.entry) {
+      head.append(el("span", "meta inline", ` #${item.entry.id} \u00b7 ${item.entry.date}`));
+    }
+    li.append(head);
+    if (item.summary) li.append(el("div", "summary", item.summary));
+    return li;
+  }
+  if (item.type === "tool") {
+    const li = el("li", "entry tool-pair");
+    const card = el("details", `tool${item.done ? "" : " pending"}`);
+    const status = item.done ? (item.spill ? "spilled" : "done") : "no result";
+    card.append(
+      el(
+        "summary",
+        "",
+        `tool ${item.name} \u00b7 ${status} \u00b7 ${item.callId} \u00b7 #${item.call.id}` +
+          (item.resultEntry ? `\u2192#${item.resultEntry.id}` : "") + ` \u00b7 ${item.call.date}`,
+      ),
+      el("div", "meta", "arguments"),
+      el("pre", "", show(item.arguments)),
+    );
+    if (item.done) card.append(el("div", "meta", "result"), el("pre", "", show(item.result)));
+    if (item.spill) card.append(spillLink(tape, item.spill));
+    li.append(card);
+    return li;
+  }
+  const li = el("li", "entry");
+  const card = el("details");
+  card.append(
+    el("summary", "", `#${item.entry.id} ${item.label} \u00b7 ${item.entry.date}`),
+    el("pre", "", show(item.entry.payload)),
+  );
+  if (Object.keys(item.entry.meta).length) card.append(el("div", "meta", show(item.entry.meta)));
+  li.append(card);
+  return li;
+}
+
+/** Loads tape `name` (only entries matching `query` when given) into `#entries`. */
+export async function showTape(name: string, label: string, query = ""): Promise<void> {
+  byId("tape-name").textContent = label;
+  const q = query ? `?q=${encodeURIComponent(query)}` : "";
+  const { entries } = await api<{ entries: WireEntry[] }>(`${path(name)}/entries${q}`);
+  const items = timeline(entries);
+  byId("entries").replaceChildren(...items.map((item) => itemNode(name, item)));
+  byId("tape-count").textContent = `${entries.length} entries${query ? " matching" : ""}`;
+}
