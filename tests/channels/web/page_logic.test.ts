@@ -1,0 +1,151 @@
+/**
+ * The console page's pure logic, on every runtime: the Markdown subset (links only to http(s),
+ * HTML stays text, an unclosed fence renders as code while it streams) and the tape timeline
+ * (handoffs and anchors as marks with summaries, one card per tool call id paired with its
+ * result, spill handles, fork marks per turn, `sidecar.merge` marks) and the usage line.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { parseInline, parseMarkdown, safeHref } from "../../../src/channels/web/page/markdown.ts";
+import { spillHandle, timeline, type WireEntry } from "../../../src/channels/web/page/timeline.ts";
+
+const HTML = `<script>alert(1)</script><img src=x onerror="alert(2)">`;
+
+describe("console page: Markdown subset", () => {
+  test("paragraphs, headings, lists, fenced code, inline code, emphasis and strong", () => {
+    const blocks = parseMarkdown(
+      "# Title\n\nSome **bold** and *em* and _em2_ and `x<y>`.\nsame paragraph\n\n" +
+        "- a\n- b\n\n1. one\n2) two\n\n```ts\nconst a = `b`;\n<b>not bold</b>\n```\nafter",
+    );
+    assert.deepEqual(blocks.map((b) => b.type), [
+      "heading",
+      "paragraph",
+      "list",
+      "list",
+      "code",
+      "paragraph",
+    ]);
+    assert.deepEqual(blocks[1], {
+      type: "paragraph",
+      children: [
+        { type: "text", text: "Some " },
+        { type: "strong", children: [{ type: "text", text: "bold" }] },
+        { type: "text", text: " and " },
+        { type: "em", children: [{ type: "text", text: "em" }] },
+        { type: "text", text: " and " },
+        { type: "em", children: [{ type: "text", text: "em2" }] },
+        { type: "text", text: " and " },
+        { type: "code", text: "x<y>" },
+        { type: "text", text: ".\nsame paragraph" },
+      ],
+    });
+    assert.deepEqual(blocks[3], {
+      type: "list",
+      ordered: true,
+      items: [[{ type: "text", text: "one" }], [{ type: "text", text: "two" }]],
+    });
+    assert.deepEqual(blocks[4], {
+      type: "code",
+      lang: "ts",
+      text: "const a = `b`;\n<b>not bold</b>",
+    });
+  });
+
+  test("an unclosed fence is code up to the end (a streamed answer mid-block)", () => {
+    assert.deepEqual(parseMarkdown("look:\n```\nline 1\nline"), [
+      { type: "paragraph", children: [{ type: "text", text: "look:" }] },
+      { type: "code", lang: "", text: "line 1\nline" },
+    ]);
+  });
+
+  test("links only to http(s); HTML and other schemes stay text", () => {
+    assert.deepEqual(parseInline("[ok](https://example.com/a?b=1)"), [
+      {
+        type: "link",
+        href: "https://example.com/a?b=1",
+        children: [{ type: "text", text: "ok" }],
+      },
+    ]);
+    for (const href of ["javascript:alert(1)", "data:text/html,x", "/relative", "//evil.com"]) {
+      assert.ok(!safeHref(href), href);
+      assert.deepEqual(parseInline(`[x](${href})`), [{ type: "text", text: `[x](${href})` }]);
+    }
+    assert.deepEqual(parseMarkdown(HTML), [
+      { type: "paragraph", children: [{ type: "text", text: HTML }] },
+    ]);
+    assert.deepEqual(parseInline("2 * 3 * 4 and snake_case_name"), [
+      { type: "text", text: "2 * 3 * 4 and snake_case_name" },
+    ]);
+  });
+});
+
+let nextId = 1;
+const entry = (
+  kind: string,
+  payload: Record<string, unknown>,
+  meta: Record<string, unknown> = {},
+): WireEntry => ({ id: nextId++, kind, payload, meta, date: "2026-12-01T10:00:00+00:00" });
+
+describe("console page: tape timeline", () => {
+  test("marks, tool cards paired by call id, spill handles, forks and merges", () => {
+    nextId = 1;
+    const handle = "0123456789abcdef0123456789abcdef";
+    const spilled = `[tool output spilled: 9,000 bytes in 1 chunks; handle: ${handle}]\n` +
+      `[read with: spill_read(handle='${handle}', cursor=0, count=1, from_end=False)]\npreview`;
+    const items = timeline([
+      entry("anchor", { name: "session/start", state: { owner: "human" } }),
+      entry("event", { name: "handoff", data: { name: "session/start", state: {} } }),
+      entry("message", { role: "user", content: "hi" }, { run_id: "r1" }),
+      entry("tool_call", {
+        calls: [
+          { id: "a", type: "function", function: { name: "fs.read", arguments: '{"path":"x"}' } },
+          { id: "b", type: "function", function: { name: "big", arguments: "{}" } },
+        ],
+      }, { run_id: "r1" }),
+      entry("tool_result", { results: ["text of x", spilled] }, { run_id: "r1" }),
+      entry("anchor", { name: "phase-2", state: { summary: "did the reading" } }, {
+        run_id: "r2",
+      }),
+      entry("event", { name: "handoff", data: { name: "phase-2", state: { summary: "s" } } }, {
+        run_id: "r2",
+      }),
+      entry("event", {
+        name: "sidecar.merge",
+        data: { tape: "t__sidecar__spill", status: "error", error: "disk full" },
+      }, { run_id: "r2" }),
+      entry("tool_call", {
+        calls: [{ id: "c", type: "function", function: { name: "slow", arguments: "{}" } }],
+      }, { run_id: "r2" }),
+    ]);
+    const brief = items.map((item) =>
+      item.type === "mark"
+        ? `${item.mark}:${item.title}:${item.summary}`
+        : item.type === "tool"
+        ? `tool:${item.callId}:${item.name}:${item.done}:${
+          JSON.stringify(item.result)
+        }:${item.spill}`
+        : `entry:${item.label}`
+    );
+    assert.deepEqual(brief, [
+      "handoff:handoff session/start:",
+      "fork:turn r1:ran in a fork of the tape, merged back when it ended",
+      "entry:message user",
+      'tool:a:fs.read:true:"text of x":null',
+      `tool:b:big:true:${JSON.stringify(spilled)}:${handle}`,
+      "fork:turn r2:ran in a fork of the tape, merged back when it ended",
+      "handoff:handoff phase-2:did the reading",
+      "merge:merge t__sidecar__spill error:disk full",
+      "tool:c:slow:false:undefined:null",
+    ]);
+    const first = items[3]!;
+    assert.ok(first.type === "tool");
+    assert.deepEqual(first.arguments, { path: "x" });
+    assert.equal(first.call.id, 4);
+    assert.equal(first.resultEntry?.id, 5);
+  });
+
+  test("spill handles come only from the spill reference", () => {
+    assert.equal(spillHandle("handle: 0123456789abcdef0123456789abcdef"), null);
+    assert.equal(spillHandle({ handle: "0123456789abcdef0123456789abcdef" }), null);
+  });
+});

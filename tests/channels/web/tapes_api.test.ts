@@ -1,0 +1,149 @@
+/**
+ * The console's tape API against a real framework (file tape store) and MockLlmServer: the tape
+ * list in pages (newest first, a `before` cursor, bad limits are 400) naming the console's own
+ * sessions, and spilled tool results served only from the spill sidecar of the tape named in
+ * the request (bad handles are 400; traversal, sidecar names and other tapes are 404).
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { definePlugin } from "../../../src/kernel/plugin.ts";
+import { mockReply } from "../../../src/testing/mock_llm_server.ts";
+import { defineTool } from "../../../src/tools/tool.ts";
+import { createEntry } from "../../../src/tape/entry.ts";
+import { sessionTapeName } from "../../../src/tape/naming.ts";
+import type { TapeStore } from "../../../src/tape/store.ts";
+import { startWebConsole } from "../../../src/channels/web/console.ts";
+import { turnFixture } from "../../agent/_turn_fixture.ts";
+
+const HTML = `<script>alert(1)</script><img src=x onerror="alert(2)"> and more text`;
+const evil = defineTool({ name: "evil", parameters: { type: "object" }, handler: () => HTML });
+const at = (day: number) => `2026-11-0${day}T10:00:00.000000+00:00`;
+
+interface Row {
+  name: string;
+  session_id: string | null;
+  entries: number;
+  last_activity: string | null;
+}
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+async function getJson(url: string, token: string): Promise<{ status: number; body: Json }> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  return { status: response.status, body: await response.json() };
+}
+
+describe("web console tape API", () => {
+  test("the tape list comes in pages, newest first, and names the console's sessions", async () => {
+    await using fx = await turnFixture({ script: [mockReply.text("hi")] });
+    await using web = await startWebConsole(fx.bub);
+    const store = fx.bub.getTapeStore<TapeStore>()!;
+    for (const day of [1, 2, 3]) {
+      await store.append(`old__${day}`, createEntry("event", { name: "x" }, {}, at(day)));
+      await store.append(`old__${day}`, createEntry("event", { name: "y" }, {}, at(day)));
+    }
+    await store.append("old__1__sidecar__spill", createEntry("event", { name: "z" }, {}, at(9)));
+    const posted = await fetch(`${web.url}/api/sessions/t1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${web.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ content: "hello" }),
+    });
+    assert.equal(posted.status, 202);
+    const webTape = sessionTapeName("web:t1", fx.home);
+    let all: Row[] = [];
+    for (let i = 0; i < 200; i++) {
+      all = (await getJson(`${web.url}/api/tapes`, web.token)).body.tapes;
+      if (all.some((row) => row.name === webTape && row.entries >= 3)) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.deepEqual(all.map((row) => [row.name, row.session_id]), [
+      [webTape, "web:t1"],
+      ["old__3", null],
+      ["old__2", null],
+      ["old__1", null],
+    ]);
+    const entries = (await getJson(
+      `${web.url}/api/tapes/${webTape}/entries`,
+      web.token,
+    )).body.entries;
+    assert.equal(all[0]!.entries, entries.length, "the count is the newest entry's id");
+    assert.equal(all[0]!.last_activity, entries.at(-1).date);
+    assert.deepEqual(all[1], {
+      name: "old__3",
+      session_id: null,
+      entries: 2,
+      last_activity: at(3),
+    });
+
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `&before=${encodeURIComponent(cursor)}` : "";
+      const { status, body } = await getJson(`${web.url}/api/tapes?limit=3${query}`, web.token);
+      assert.equal(status, 200);
+      pages.push(body.tapes.map((row: Row) => row.name));
+      cursor = body.next;
+    } while (cursor);
+    assert.deepEqual(pages, [[webTape, "old__3", "old__2"], ["old__1"]]);
+    for (const bad of ["limit=0", "limit=501", "limit=abc", "limit=1.5", "before=nocursor"]) {
+      const { status, body } = await getJson(`${web.url}/api/tapes?${bad}`, web.token);
+      assert.equal(status, 400, bad);
+      assert.equal(body.error.kind, "invalid_input", bad);
+    }
+  });
+
+  test("a spilled result is read from the spill sidecar of its own tape and nowhere else", async () => {
+    await using fx = await turnFixture({
+      script: [mockReply.toolCall("evil", {}, { id: "e1" }), mockReply.text("done")],
+      plugins: [definePlugin({ name: "evil", tools: [evil] })],
+      env: { BUB_SPILL_THRESHOLD: "10" },
+    });
+    await fx.turn("run evil");
+    await using web = await startWebConsole(fx.bub);
+    const tape = sessionTapeName("cli:local", fx.home);
+    const results = (await fx.entries()).filter((entry) => entry.kind === "tool_result");
+    const reference = String((results[0]!.payload.results as unknown[])[0]);
+    const handle = /handle: ([0-9a-f]{32})\]/.exec(reference)?.[1];
+    assert.ok(handle, reference);
+    const url = (name: string, h: string) =>
+      `${web.url}/api/tapes/${encodeURIComponent(name)}/spill/${encodeURIComponent(h)}`;
+
+    const ok = await getJson(url(tape, handle), web.token);
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ok.body, {
+      handle,
+      tool: "evil",
+      bytes: new TextEncoder().encode(HTML).length,
+      chunks: 1,
+      text: HTML,
+      complete: true,
+    });
+    const anonymous = await fetch(url(tape, handle));
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
+
+    for (const bad of ["../../etc/passwd", handle.toUpperCase(), handle.slice(1), `${handle}0`]) {
+      const { status, body } = await getJson(url(tape, bad), web.token);
+      assert.equal(status, 400, bad);
+      assert.equal(body.error.kind, "invalid_input");
+    }
+    const store = fx.bub.getTapeStore<TapeStore>()!;
+    await store.append("other__tape", createEntry("event", { name: "x" }));
+    for (
+      const name of [
+        "other__tape",
+        `${tape}__sidecar__spill`,
+        `../${tape}`,
+        `../../${tape.split("__")[0]}`,
+        "nope",
+      ]
+    ) {
+      const { status, body } = await getJson(url(name, handle), web.token);
+      assert.equal(status, 404, name);
+      assert.equal(body.error.kind, "not_found", name);
+    }
+    const unknown = await getJson(url(tape, "f".repeat(32)), web.token);
+    assert.equal(unknown.status, 404);
+  });
+});
