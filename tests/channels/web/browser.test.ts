@@ -3,9 +3,9 @@
  * with a message when it is absent): open it with the token, send a message (Shift+Enter makes a
  * newline, Enter sends), see the streamed answer rendered as Markdown, a tool card and the turn's
  * usage, with the HTML in the answer and in the tool result rendered as text; open the tape view
- * and see the handoff anchor, the fork mark and the tool call paired with its spilled result,
- * load the spill, search; a request without the token is refused; Esc stops a running turn.
- * Outside CI it saves screenshots under bench/results/.
+ * and see the handoff anchor, the turn's fork and merge marks and the tool call paired with its
+ * spilled result, load the spill, search; a request without the token is refused; Esc stops a
+ * running turn. Outside CI it saves screenshots under bench/results/.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -131,6 +131,7 @@ describe("web console in headless Chromium", () => {
       assert.ok(tape.some((item) => /\banchor\b/.test(item.cls)), shown);
       assert.ok(tape.some((item) => /^handoff session\/start/.test(item.text)), shown);
       assert.ok(tape.some((item) => /\bfork\b/.test(item.cls)), shown);
+      assert.ok(tape.some((item) => /^turn merged back/.test(item.text)), shown);
       const tools = tape.filter((item) => /tool-pair/.test(item.cls));
       assert.equal(tools.length, 1, shown);
       assert.match(tools[0]!.text, /^tool evil · spilled · e1 · #\d+→#\d+ · /);

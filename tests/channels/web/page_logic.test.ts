@@ -2,11 +2,13 @@
  * The console page's pure logic, on every runtime: the Markdown subset (links only to http(s),
  * HTML stays text, an unclosed fence renders as code while it streams) and the tape timeline
  * (handoffs and anchors as marks with summaries, one card per tool call id paired with its
- * result, spill handles, fork marks per turn, `sidecar.merge` marks) and the usage line.
+ * result, spill handles, a fork and a merge mark per agent turn, `sidecar.merge` marks) and
+ * the usage line of a turn.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { parseInline, parseMarkdown, safeHref } from "../../../src/channels/web/page/markdown.ts";
+import { usageLine } from "../../../src/channels/web/page/chat.ts";
 import { spillHandle, timeline, type WireEntry } from "../../../src/channels/web/page/timeline.ts";
 
 const HTML = `<script>alert(1)</script><img src=x onerror="alert(2)">`;
@@ -87,7 +89,7 @@ const entry = (
 ): WireEntry => ({ id: nextId++, kind, payload, meta, date: "2026-12-01T10:00:00+00:00" });
 
 describe("console page: tape timeline", () => {
-  test("marks, tool cards paired by call id, spill handles, forks and merges", () => {
+  test("marks, tool cards paired by call id, spill handles, turns forked and merged back", () => {
     nextId = 1;
     const handle = "0123456789abcdef0123456789abcdef";
     const spilled = `[tool output spilled: 9,000 bytes in 1 chunks; handle: ${handle}]\n` +
@@ -95,6 +97,7 @@ describe("console page: tape timeline", () => {
     const items = timeline([
       entry("anchor", { name: "session/start", state: { owner: "human" } }),
       entry("event", { name: "handoff", data: { name: "session/start", state: {} } }),
+      entry("event", { name: "loop.start", data: { model: "m", prompt: "hi" } }),
       entry("message", { role: "user", content: "hi" }, { run_id: "r1" }),
       entry("tool_call", {
         calls: [
@@ -103,19 +106,16 @@ describe("console page: tape timeline", () => {
         ],
       }, { run_id: "r1" }),
       entry("tool_result", { results: ["text of x", spilled] }, { run_id: "r1" }),
-      entry("anchor", { name: "phase-2", state: { summary: "did the reading" } }, {
-        run_id: "r2",
-      }),
-      entry("event", { name: "handoff", data: { name: "phase-2", state: { summary: "s" } } }, {
-        run_id: "r2",
-      }),
+      entry("event", { name: "loop.start", data: { prompt: "again" } }),
+      entry("anchor", { name: "phase-2", state: { summary: "did the reading" } }),
+      entry("event", { name: "handoff", data: { name: "phase-2", state: { summary: "s" } } }),
       entry("event", {
         name: "sidecar.merge",
         data: { tape: "t__sidecar__spill", status: "error", error: "disk full" },
-      }, { run_id: "r2" }),
+      }),
       entry("tool_call", {
         calls: [{ id: "c", type: "function", function: { name: "slow", arguments: "{}" } }],
-      }, { run_id: "r2" }),
+      }),
     ]);
     const brief = items.map((item) =>
       item.type === "mark"
@@ -128,24 +128,39 @@ describe("console page: tape timeline", () => {
     );
     assert.deepEqual(brief, [
       "handoff:handoff session/start:",
-      "fork:turn r1:ran in a fork of the tape, merged back when it ended",
+      "fork:turn on a fork of the tape \u00b7 m:hi",
       "entry:message user",
       'tool:a:fs.read:true:"text of x":null',
       `tool:b:big:true:${JSON.stringify(spilled)}:${handle}`,
-      "fork:turn r2:ran in a fork of the tape, merged back when it ended",
+      "merge:turn merged back:3 items written on the fork",
+      "fork:turn on a fork of the tape:again",
       "handoff:handoff phase-2:did the reading",
       "merge:merge t__sidecar__spill error:disk full",
       "tool:c:slow:false:undefined:null",
+      "merge:turn merged back:1 item written on the fork",
     ]);
     const first = items[3]!;
     assert.ok(first.type === "tool");
     assert.deepEqual(first.arguments, { path: "x" });
-    assert.equal(first.call.id, 4);
-    assert.equal(first.resultEntry?.id, 5);
+    assert.equal(first.call.id, 5);
+    assert.equal(first.resultEntry?.id, 6);
   });
 
   test("spill handles come only from the spill reference", () => {
     assert.equal(spillHandle("handle: 0123456789abcdef0123456789abcdef"), null);
     assert.equal(spillHandle({ handle: "0123456789abcdef0123456789abcdef" }), null);
+  });
+});
+
+describe("console page: usage per turn", () => {
+  test("sums the model calls of a turn", () => {
+    assert.equal(
+      usageLine({ prompt: 120, completion: 30, total: 150, cached: 100, calls: 2 }, 2, 2345),
+      "usage: 150 tokens \u00b7 120 in \u00b7 30 out \u00b7 100 cached \u00b7 2 model calls \u00b7 2 steps \u00b7 2.3 s",
+    );
+    assert.equal(
+      usageLine({ prompt: 0, completion: 0, total: 0, cached: 0, calls: 0 }, 1, 0),
+      "usage: 0 tokens \u00b7 0 in \u00b7 0 out \u00b7 0 model calls \u00b7 1 step",
+    );
   });
 });

@@ -1,8 +1,9 @@
 /**
  * A tape's entries as a timeline (pure, no DOM): anchors and handoffs become section marks with
  * their summaries, each tool call is paired with its result (one item per call id), a spilled
- * result names its sidecar handle, and every agent turn (run in a fork of the tape and merged
- * back when it ends) starts with a fork mark; `sidecar.merge` events are merge marks.
+ * result names its sidecar handle, each agent turn (written on a fork of the tape and merged
+ * back when it ended) is bracketed by a fork mark at its `loop.start` event and a merge mark,
+ * and `sidecar.merge` events are merge marks.
  *
  * @module
  */
@@ -82,18 +83,34 @@ export function timeline(entries: readonly WireEntry[]): TimelineItem[] {
   const items: TimelineItem[] = [];
   const tools = new Map<string, Extract<TimelineItem, { type: "tool" }>>();
   let pending: string[] = [];
-  let run: unknown = null;
+  let turn: number | null = null;
+  const endTurn = (): void => {
+    if (turn === null) return;
+    const count = items.filter((item, i) => i > turn! && item.type !== "mark").length;
+    items.push({
+      type: "mark",
+      mark: "merge",
+      title: "turn merged back",
+      summary: `${count} item${count === 1 ? "" : "s"} written on the fork`,
+      entry: null,
+    });
+    turn = null;
+  };
   for (const entry of entries) {
-    const { kind, payload, meta } = entry;
-    if (typeof meta.run_id === "string" && meta.run_id !== run) {
-      run = meta.run_id;
+    const { kind, payload } = entry;
+    if (kind === "event" && payload.name === "loop.start") {
+      endTurn();
+      const data = record(payload.data);
+      const prompt = typeof data.prompt === "string" ? data.prompt : "";
       items.push({
         type: "mark",
         mark: "fork",
-        title: `turn ${run}`,
-        summary: "ran in a fork of the tape, merged back when it ended",
-        entry: null,
+        title: `turn on a fork of the tape${data.model ? ` \u00b7 ${data.model}` : ""}`,
+        summary: prompt.length > 200 ? `${prompt.slice(0, 200)}\u2026` : prompt,
+        entry,
       });
+      turn = items.length - 1;
+      continue;
     }
     if (kind === "anchor") {
       items.push({
@@ -164,5 +181,6 @@ export function timeline(entries: readonly WireEntry[]): TimelineItem[] {
       items.push({ type: "entry", label: entryLabel(entry), entry });
     }
   }
+  endTurn();
   return items;
 }
