@@ -154,3 +154,14 @@ export async function findLastEvents(
     if (typeof name === "string" && names.has(name) && !found.has(name)) found.set(name, entry!);
   }
 }
+
+/** The last valid entry among the complete lines of the first `size` bytes, or null. */
+export async function findLastEntry(fd: number, size: number): Promise<TapeEntry | null> {
+  for await (const { offset, bytes } of _linesBackward(fd, size)) {
+    let text = LINE_DECODER.decode(bytes);
+    if (offset === 0 && text.startsWith("\uFEFF")) text = text.slice(1);
+    const entry = parseEntryLine(text);
+    if (entry) return entry;
+  }
+  return null;
+}

@@ -21,7 +21,7 @@ import { withFileLock } from "./_file_lock.ts";
 import { KeyedMutex } from "./_mutex.ts";
 import { OpenFiles } from "./_open_files.ts";
 import { searchPass } from "./_search.ts";
-import { coversQuery, findLastEvents } from "./_tail_scan.ts";
+import { coversQuery, findLastEntry, findLastEvents } from "./_tail_scan.ts";
 import { isHeadQuery, readHead } from "./_head_scan.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
@@ -193,6 +193,11 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       return [...found.values()].sort((a, b) => a.id - b.id);
     });
     return found ?? [];
+  }
+
+  /** The newest entry of `tape`, read from the end of its file (see {@link TapeStore}). */
+  async lastEntry(tape: string): Promise<TapeEntry | null> {
+    return await this.#withFile(tape, (fd, size) => findLastEntry(fd, size)) ?? null;
   }
 
   /** Runs `fn` on the open file of `tape` under the tape's mutex; null when it is missing. */

@@ -77,6 +77,11 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
     return [...found].sort((a, b) => a.id - b.id);
   }
 
+  /** The newest entry of `tape`, or null (see {@link TapeStore}). */
+  async lastEntry(tape: string): Promise<TapeEntry | null> {
+    return this.#tapes.get(tape)?.entries.at(-1) ?? null;
+  }
+
   /** Stores a copy of `entry` with the next id. */
   async append(tape: string, entry: TapeEntry): Promise<void> {
     await this.appendMany(tape, [entry]);

@@ -29,6 +29,12 @@ export interface TapeStore {
    * `latestEvents()` reads every event of the tape.
    */
   latestEvents?(tape: string, names: readonly string[]): Promise<TapeEntry[]>;
+  /**
+   * Optional: the newest entry of `tape` (null when it is empty or missing), read from the end of
+   * the tape, so its cost does not grow with the tape. Its id is the tape's entry count. Without
+   * it, callers read the tape (the web console's tape list does).
+   */
+  lastEntry?(tape: string): Promise<TapeEntry | null>;
 }
 
 /** The synchronous store contract; wrap it with {@link AsyncTapeStoreAdapter}. */

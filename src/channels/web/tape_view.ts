@@ -1,6 +1,6 @@
 /**
  * The tape data the web console shows: a page of the store's tapes with their entry counts and
- * last activity (newest first), read cheaply from each tape's end, and one tape's entries,
+ * last activity (newest first), read from each tape's end, and one tape's entries,
  * optionally searched (`TapeQuery.query`).
  *
  * @module
@@ -46,10 +46,11 @@ function notFound(error: unknown): boolean {
 }
 
 /**
- * The newest entry of tape `name`, read from after its last anchor (stores answer that from
- * the end of the tape); the whole tape only when it has no anchor or ends on one.
+ * The newest entry of tape `name`: from the store's `lastEntry` (read from the end of the tape)
+ * when it has one, else from after the last anchor, else from the whole tape.
  */
 async function lastEntry(store: TapeStore, name: string): Promise<TapeEntry | undefined> {
+  if (store.lastEntry) return (await store.lastEntry(name)) ?? undefined;
   try {
     const tail = await store.fetchAll(new TapeQuery(name, store).lastAnchor());
     if (tail.length) return tail.at(-1);
