@@ -218,6 +218,16 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
     return found.sort((a, b) => a.id - b.id);
   }
 
+  /** The newest entry of `tape` (the primary key's last row), or null. */
+  async lastEntry(tape: string): Promise<TapeEntry | null> {
+    validateTapeName(tape);
+    const db = await this.#open();
+    const row = db.prepare(
+      "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? ORDER BY id DESC LIMIT 1",
+    ).get(tape) as Record<string, unknown> | undefined;
+    return row ? _row(row) : null;
+  }
+
   /** Evaluates a query; text queries use the newest-first search pass. */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
     const db = await this.#open();

@@ -1,15 +1,18 @@
 /**
  * `TapeStore.lastEntry` (optional; the web console's tape list uses it): the file store reads
- * it from the end of the tape file (a torn last line is not an entry), the in-memory store from
- * its list; both agree with a full read, and a missing tape has none.
+ * it from the end of the tape file (a torn last line is not an entry), SQLite from the last row
+ * by id, the in-memory store from its list; all agree with a full read, and a missing tape has
+ * none.
  */
 import assert from "node:assert/strict";
 import { appendFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { anchorEntry, messageEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
+import { SqliteTapeStore } from "../../src/tape/sqlite_store.ts";
 import type { TapeStore } from "../../src/tape/store.ts";
 import { withDir } from "./_helpers.ts";
 
@@ -39,6 +42,13 @@ describe("TapeStore.lastEntry", () => {
       assert.equal((await store.lastEntry("a__b"))?.id, 3001);
       await using fresh = new FileTapeStore(dir);
       assert.equal((await fresh.lastEntry("a__b"))?.id, 3001);
+    });
+  });
+
+  test("sqlite: the last row by id", async () => {
+    await withDir(async (dir) => {
+      await using store = new SqliteTapeStore(join(dir, "tapes.db"), { durable: false });
+      await agreesWithFullRead(store);
     });
   });
 });
