@@ -109,11 +109,18 @@ export class ForkTapeStore implements TapeStore {
 
   /** Appends with media redacted; managed tapes are buffered. */
   async append(tape: string, entry: TapeEntry): Promise<void> {
-    const redacted = isRecord(entry?.payload)
-      ? { ...entry, payload: redactPayload(entry.payload) }
-      : entry;
-    if (this.#managed(tape)) await this.#local.append(tape, redacted);
-    else await this.parent.append(tape, redacted);
+    await this.appendMany(tape, [entry]);
+  }
+
+  /**
+   * Appends several entries in order, with media redacted, as one write: entries appended
+   * concurrently (e.g. the spills of parallel tool calls) never land between them.
+   */
+  async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
+    const redacted = entries.map((entry) =>
+      isRecord(entry?.payload) ? { ...entry, payload: redactPayload(entry.payload) } : entry
+    );
+    await appendAll(this.#managed(tape) ? this.#local : this.parent, tape, redacted);
   }
 
   /** Parent results (unless reset here) followed by the buffered entries (§5.9). */

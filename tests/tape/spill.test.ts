@@ -266,3 +266,22 @@ test("a failing sidecar write returns the truncated preview and records spill.wr
   assert.equal(data.error, "no space");
   assert.equal(data.tool, "bash");
 });
+
+test("results of parallel tool calls spilled inside a fork stay readable (a spill's entries are written together)", async () => {
+  const { tape } = makeTape();
+  const texts = ["a", "b", "c"].map((letter) => letter.repeat(20_000));
+  const handles: string[] = [];
+  {
+    await using fork = tape.forkTape(true);
+    const results = await Promise.all(
+      texts.map((text) => runHook(fork, "bash", { result: text })),
+    );
+    handles.push(...results.map((result) => handleOf(result.result as string)));
+    for (const [i, handle] of handles.entries()) {
+      assert.equal(contentOf(await readSpill(fork, handle, { count: 2 })), texts[i]);
+    }
+  }
+  for (const [i, handle] of handles.entries()) {
+    assert.equal(contentOf(await readSpill(tape, handle, { count: 2 })), texts[i]);
+  }
+});

@@ -1,6 +1,7 @@
 /**
  * Turns the typed events of `streamInbound` into JSON-safe objects for the browser: errors
- * become `{ kind, message }`, the `done` result keeps only the session id and the answer text.
+ * become `{ kind, message, cause? }`, the `done` result keeps only the session id and the
+ * answer text.
  *
  * @module
  */
@@ -14,10 +15,16 @@ export interface WireEvent {
   data: unknown;
 }
 
-function errorJson(error: unknown): Record<string, unknown> {
+function errorJson(error: unknown, depth = 0): Record<string, unknown> {
   if (error instanceof Error) {
     const kind = (error as { kind?: unknown }).kind;
-    return { kind: typeof kind === "string" ? kind : error.name, message: error.message };
+    const out: Record<string, unknown> = {
+      kind: typeof kind === "string" ? kind : error.name,
+      message: error.message,
+    };
+    // The cause says what went wrong inside a wrapped failure (e.g. a tool's own error).
+    if (error.cause !== undefined && depth < 4) out.cause = errorJson(error.cause, depth + 1);
+    return out;
   }
   return { kind: "unknown", message: String(error) };
 }

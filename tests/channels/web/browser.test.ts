@@ -28,6 +28,13 @@ const CHROMIUM = [process.env.BUB_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chrom
   .find((path) => path && existsSync(path));
 
 const evil = defineTool({ name: "evil", parameters: { type: "object" }, handler: () => HTML });
+const boom = defineTool({
+  name: "boom",
+  parameters: { type: "object" },
+  handler: () => {
+    throw new Error(`boom ${HTML}`);
+  },
+});
 
 describe("web console in headless Chromium", () => {
   if (!CHROMIUM) {
@@ -38,8 +45,11 @@ describe("web console in headless Chromium", () => {
   test("chat streams Markdown and a tool card with usage; the tape view pairs the call, marks the anchor and loads the spill", async () => {
     const puppeteer = (await import("puppeteer-core")).default;
     await using fx = await turnFixture({
-      script: [mockReply.toolCall("evil", {}, { id: "e1" }), { text: ANSWER_CHUNKS }],
-      plugins: [definePlugin({ name: "evil", tools: [evil] })],
+      script: [
+        { toolCalls: [{ name: "evil", id: "e1" }, { name: "boom", id: "b1" }] },
+        { text: ANSWER_CHUNKS },
+      ],
+      plugins: [definePlugin({ name: "evil", tools: [evil, boom] })],
       env: { BUB_SPILL_THRESHOLD: "10" },
     });
     await using web = await startWebConsole(fx.bub);
@@ -93,12 +103,19 @@ describe("web console in headless Chromium", () => {
       assert.deepEqual(answer.links, [["docs", "https://example.com/docs"]]);
       assert.ok(answer.text?.includes(HTML), "the HTML in the Markdown is shown as text");
       assert.ok(answer.text?.includes("[bad](javascript:alert(1))"), "no javascript: link");
-      const card = await page.$eval("details.tool", (node) => ({
-        summary: node.querySelector("summary")!.textContent,
-        text: node.textContent,
-      }));
+      const cards = await page.$$eval("details.tool", (nodes) =>
+        nodes.map((node) => ({
+          summary: node.querySelector("summary")!.textContent,
+          failed: node.classList.contains("failed"),
+          text: node.textContent,
+          error: node.querySelector("pre.err")?.textContent,
+        })));
+      assert.equal(cards.length, 2);
+      const [card, failed] = cards as [(typeof cards)[0], (typeof cards)[0]];
       assert.match(card.summary ?? "", /^tool evil ok \(\d+ ms\)$/);
       assert.ok(card.text?.includes(HTML), "the HTML result is shown as text");
+      assert.match(failed.summary ?? "", /^tool boom failed \(\d+ ms\)$/);
+      assert.ok(failed.failed && failed.error?.includes(`boom ${HTML}`), JSON.stringify(failed));
       const usage = await page.$eval("#log .usage", (node) => node.textContent);
       assert.match(
         usage ?? "",
@@ -133,8 +150,9 @@ describe("web console in headless Chromium", () => {
       assert.ok(tape.some((item) => /\bfork\b/.test(item.cls)), shown);
       assert.ok(tape.some((item) => /^turn merged back/.test(item.text)), shown);
       const tools = tape.filter((item) => /tool-pair/.test(item.cls));
-      assert.equal(tools.length, 1, shown);
+      assert.equal(tools.length, 2, shown);
       assert.match(tools[0]!.text, /^tool evil · spilled · e1 · #\d+→#\d+ · /);
+      assert.match(tools[1]!.text, /^tool boom · spilled · b1 · #\d+→#\d+ · /);
       assert.ok(!tape.some((item) => /tool_result/.test(item.text)), "the result is in the card");
       const visible = await page.evaluate(() =>
         ["chat", "tape"].map((id) =>

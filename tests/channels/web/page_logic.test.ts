@@ -8,7 +8,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { parseInline, parseMarkdown, safeHref } from "../../../src/channels/web/page/markdown.ts";
-import { usageLine } from "../../../src/channels/web/page/chat.ts";
+import { errorText, usageLine } from "../../../src/channels/web/page/chat.ts";
+import { jsonSafe } from "../../../src/channels/web/wire_events.ts";
 import { spillHandle, timeline, type WireEntry } from "../../../src/channels/web/page/timeline.ts";
 
 const HTML = `<script>alert(1)</script><img src=x onerror="alert(2)">`;
@@ -162,5 +163,19 @@ describe("console page: usage per turn", () => {
       usageLine({ prompt: 0, completion: 0, total: 0, cached: 0, calls: 0 }, 1, 0),
       "usage: 0 tokens \u00b7 0 in \u00b7 0 out \u00b7 0 model calls \u00b7 1 step",
     );
+  });
+});
+
+describe("console page: tool errors", () => {
+  test("a wrapped failure shows its causes", () => {
+    const error = new Error("Tool 'boom' execution failed.", {
+      cause: new Error("disk <b>full</b>", { cause: "errno 28" }),
+    });
+    assert.equal(
+      errorText(jsonSafe(error)),
+      "Tool 'boom' execution failed.\ncaused by: disk <b>full</b>\ncaused by: errno 28",
+    );
+    assert.equal(errorText(null), "");
+    assert.equal(errorText({ message: "plain" }), "plain");
   });
 });

@@ -40,12 +40,22 @@ export function usageLine(usage: TurnUsage, steps: number, elapsedMs: number): s
   return "usage: " + parts.join(" \u00b7 ");
 }
 
+/** An error's message and the messages of its causes, one per line. */
+export function errorText(error: unknown): string {
+  const lines: string[] = [];
+  for (let item = error as Data | null, i = 0; item && i < 5; item = item.cause as Data, i++) {
+    lines.push((i ? "caused by: " : "") + show(item.message ?? item));
+  }
+  return lines.join("\n");
+}
+
 /** The chat view over `#log`; `connect(chat)` (re)subscribes to a chat's events. */
 export class ChatView {
   #log = byId("log");
   #source: EventSource | null = null;
   #answer: HTMLElement | null = null;
   #answerText = "";
+  #frame: number | null = null;
   #cards = new Map<string, Card>();
   #usage: TurnUsage = { prompt: 0, completion: 0, total: 0, cached: 0, calls: 0 };
   #steps = 0;
@@ -84,10 +94,9 @@ export class ChatView {
       Math.round(num(data.duration_ms))
     } ms)`;
     card.classList.toggle("failed", !ok);
-    const error = data.error as Data | null;
     card.append(
       el("div", "meta", ok ? "result" : "error"),
-      el("pre", ok ? "" : "err", ok ? show(data.result) : show(error?.message ?? error)),
+      el("pre", ok ? "" : "err", ok ? show(data.result) : errorText(data.error)),
     );
   }
 
@@ -98,6 +107,15 @@ export class ChatView {
       this.#append(this.#answer);
     }
     this.#answerText += delta;
+    // Render at most once per frame: a long answer is parsed again for each render.
+    this.#frame ??= requestAnimationFrame(() => this.#render());
+  }
+
+  /** Renders the streamed answer now (before any other event is shown). */
+  #render(): void {
+    if (this.#frame !== null) cancelAnimationFrame(this.#frame);
+    this.#frame = null;
+    if (!this.#answer) return;
     renderMarkdown(this.#answer, this.#answerText);
     this.#log.scrollTop = this.#log.scrollHeight;
   }
@@ -110,6 +128,7 @@ export class ChatView {
   }
 
   #handle(kind: string, data: Data): void {
+    if (kind !== "text") this.#render();
     switch (kind) {
       case "turn_start":
         return this.#startTurn(data.content);
@@ -151,6 +170,7 @@ export class ChatView {
   /** Shows chat `chat`: clears the log and subscribes to its events. */
   connect(chat: string): void {
     this.#source?.close();
+    this.#render();
     this.#log.replaceChildren();
     this.#cards.clear();
     this.#answer = null;
