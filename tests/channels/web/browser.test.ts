@@ -130,7 +130,9 @@ describe("web console in headless Chromium", () => {
       const dir = join(ROOT, "bench", "results");
       if (screenshots) {
         mkdirSync(dir, { recursive: true });
-        await page.evaluate(() => document.querySelector("details.tool")!.setAttribute("open", ""));
+        await page.evaluate(() =>
+          document.querySelectorAll("details.tool").forEach((n) => n.setAttribute("open", ""))
+        );
         await page.screenshot({ path: join(dir, "web_console_chat.png") });
       }
       await page.waitForFunction(() => document.querySelectorAll("#tapes li").length > 0);
