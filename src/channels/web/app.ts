@@ -6,6 +6,7 @@
  * @module
  */
 import type { Context, Hono } from "hono";
+import { redactSecrets } from "../../_internal/redact.ts";
 import { BubError } from "../../kernel/errors.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { presentedToken, TOKEN_COOKIE } from "./auth.ts";
@@ -32,6 +33,8 @@ export interface ConsoleAppDeps {
   tapeStore(): TapeStore | null;
   /** Session ids by tape name, for the tapes whose session the console knows. */
   sessions?(): ReadonlyMap<string, string>;
+  /** Secret values replaced by `[REDACTED]` in every JSON body and event sent to the page. */
+  secrets?: readonly string[];
   /** How often the event stream sends a keep-alive comment, in ms. Default 15000. */
   keepAliveMs?: number;
 }
@@ -51,6 +54,12 @@ function storeOf(deps: ConsoleAppDeps): TapeStore {
   const store = deps.tapeStore();
   if (!store) throw new BubError("not_found", "No tape store: the framework is not running");
   return store;
+}
+
+/** `json` (a JSON text) with the secrets, also in their JSON-escaped form, redacted. */
+function redact(deps: ConsoleAppDeps, json: string): string {
+  const secrets = deps.secrets ?? [];
+  return redactSecrets(json, [...secrets, ...secrets.map((s) => JSON.stringify(s).slice(1, -1))]);
 }
 
 /**
@@ -73,7 +82,7 @@ function eventStream(
       };
       send(": bub\n\n");
       const unsubscribe = deps.hub.subscribe(chatId, (event) => {
-        send(`event: ${event.kind}\ndata: ${JSON.stringify(event.data)}\n\n`);
+        send(`event: ${event.kind}\ndata: ${redact(deps, JSON.stringify(event.data))}\n\n`);
       });
       const timer = setInterval(() => send(": keep-alive\n\n"), deps.keepAliveMs ?? 15_000);
       const end = (): void => {
@@ -133,6 +142,12 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
       return c.body(null, 303);
     }
     await next();
+    if (/^application\/json/.test(c.res.headers.get("content-type") ?? "")) {
+      const headers = new Headers(c.res.headers);
+      headers.delete("content-length");
+      const { status } = c.res;
+      c.res = new Response(redact(deps, await c.res.text()), { status, headers });
+    }
     c.header("content-security-policy", CONTENT_SECURITY_POLICY);
     c.header("x-content-type-options", "nosniff");
     c.header("referrer-policy", "no-referrer");

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import process from "node:process";
+import { secretEnvValues } from "../../_internal/redact.ts";
 import type { SteeringInbox } from "../../kernel/channel.ts";
 import type { Envelope } from "../../kernel/envelope.ts";
 import { BubError } from "../../kernel/errors.ts";
@@ -36,6 +38,12 @@ export interface WebConsoleOptions {
   port?: number;
   /** The access token. Default: 32 random bytes, hex. */
   token?: string;
+  /**
+   * Secret values never sent to the page (replaced by `[REDACTED]` in tool output, tape
+   * entries and errors). Default: the values of the `BUB_*KEY*`/`*TOKEN*`/`*SECRET*`
+   * environment variables.
+   */
+  secrets?: readonly string[];
   /** Keep-alive interval of the event streams, in ms. Default 15000. */
   keepAliveMs?: number;
 }
@@ -89,6 +97,7 @@ export async function startWebConsole(
     hub,
     tapeStore: () => framework.getTapeStore<TapeStore>(),
     sessions: () => chatSessions(hub.chats(), framework.workspace),
+    secrets: options.secrets ?? secretEnvValues(process.env),
     keepAliveMs: options.keepAliveMs,
   });
   const server = await serveFetch((request) => consoleApp.app.fetch(request), host, port);

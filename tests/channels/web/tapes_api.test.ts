@@ -2,7 +2,8 @@
  * The console's tape API against a real framework (file tape store) and MockLlmServer: the tape
  * list in pages (newest first, a `before` cursor, bad limits are 400) naming the console's own
  * sessions, and spilled tool results served only from the spill sidecar of the tape named in
- * the request (bad handles are 400; traversal, sidecar names and other tapes are 404).
+ * the request (bad handles are 400; traversal, sidecar names and other tapes are 404); secret
+ * values never reach the page.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -145,5 +146,51 @@ describe("web console tape API", () => {
     }
     const unknown = await getJson(url(tape, "f".repeat(32)), web.token);
     assert.equal(unknown.status, 404);
+  });
+
+  test("secrets never reach the page: the event stream and the tape entries are redacted", async () => {
+    const secret = "sk-live-0123456789abcdef";
+    const leak = defineTool({
+      name: "leak",
+      parameters: { type: "object" },
+      handler: () => `the key is ${secret}`,
+    });
+    await using fx = await turnFixture({
+      script: [mockReply.toolCall("leak", {}), mockReply.text(`I saw "${secret}"`)],
+      plugins: [definePlugin({ name: "leak", tools: [leak] })],
+    });
+    await using web = await startWebConsole(fx.bub, { secrets: [secret] });
+    const posted = await fetch(`${web.url}/api/sessions/s1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${web.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ content: `here is ${secret}` }),
+    });
+    assert.equal(posted.status, 202);
+    const controller = new AbortController();
+    const stream = await fetch(`${web.url}/api/sessions/s1/events`, {
+      headers: { authorization: `Bearer ${web.token}` },
+      signal: controller.signal,
+    });
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let sse = "";
+    while (!/^event: (done|failed)$/m.test(sse)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      sse += value;
+    }
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    assert.ok(/^event: done$/m.test(sse), sse);
+    assert.ok(!sse.includes(secret), "no secret in the event stream");
+    assert.ok(sse.includes("the key is [REDACTED]"), sse);
+    const tape = sessionTapeName("web:s1", fx.home);
+    const entries = await fetch(`${web.url}/api/tapes/${tape}/entries`, {
+      headers: { authorization: `Bearer ${web.token}` },
+    });
+    const text = await entries.text();
+    assert.equal(entries.status, 200);
+    assert.ok(!text.includes(secret), "no secret in the tape entries");
+    assert.ok(text.includes("the key is [REDACTED]"), text);
+    assert.ok(JSON.parse(text).entries.length > 3);
   });
 });
