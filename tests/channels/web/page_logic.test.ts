@@ -117,6 +117,10 @@ describe("console page: tape timeline", () => {
       entry("tool_call", {
         calls: [{ id: "c", type: "function", function: { name: "slow", arguments: "{}" } }],
       }),
+      entry("anchor", {
+        name: "auto_handoff/context_overflow",
+        state: { reason: "context_length_exceeded", error: "too long", nested: { x: 1 } },
+      }),
     ]);
     const brief = items.map((item) =>
       item.type === "mark"
@@ -128,7 +132,7 @@ describe("console page: tape timeline", () => {
         : `entry:${item.label}`
     );
     assert.deepEqual(brief, [
-      "handoff:handoff session/start:",
+      "handoff:handoff session/start:owner: human",
       "fork:turn on a fork of the tape \u00b7 m:hi",
       "entry:message user",
       'tool:a:fs.read:true:"text of x":null',
@@ -138,6 +142,7 @@ describe("console page: tape timeline", () => {
       "handoff:handoff phase-2:did the reading",
       "merge:merge t__sidecar__spill error:disk full",
       "tool:c:slow:false:undefined:null",
+      "anchor:anchor auto_handoff/context_overflow:reason: context_length_exceeded \u00b7 error: too long",
       "merge:turn merged back:1 item written on the fork",
     ]);
     const first = items[3]!;

@@ -51,9 +51,15 @@ export function spillHandle(result: unknown): string | null {
 const record = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === "object" ? value as Record<string, unknown> : {};
 
+/** An anchor state's `summary`, else its plain fields (`reason: …`), at most 300 characters. */
 function summaryOf(state: unknown): string {
-  const summary = record(state).summary;
-  return typeof summary === "string" ? summary : "";
+  const fields = record(state);
+  if (typeof fields.summary === "string") return fields.summary;
+  const text = Object.entries(fields)
+    .filter(([, value]) => ["string", "number", "boolean"].includes(typeof value))
+    .map(([key, value]) => `${key}: ${value}`)
+    .join(" \u00b7 ");
+  return text.length > 300 ? `${text.slice(0, 300)}\u2026` : text;
 }
 
 function parseArguments(raw: unknown): unknown {
