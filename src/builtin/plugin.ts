@@ -13,6 +13,7 @@ import type { BubHost } from "./host.ts";
 import { registerBuiltinCommands } from "./cli_commands.ts";
 import { builtinOnboardConfig } from "./onboard.ts";
 import { BuiltinRuntime } from "./runtime.ts";
+import { consoleSecrets } from "./console_secrets.ts";
 import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
@@ -160,6 +161,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
         cli,
         new WebChannel({
           host: framework,
+          secrets: consoleSecrets(runtime.sources),
           print: (line, warning) =>
             warning ? framework.cliOutput.err(line) : framework.cliOutput.out(line),
         }),

@@ -8,6 +8,7 @@ import process from "node:process";
 import { isLoopback, startWebConsole } from "../channels/web/console.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { CliExit, type CliOutput } from "./cli_io.ts";
+import { consoleSecrets } from "./console_secrets.ts";
 
 /** Options of {@link webCommand}. */
 export interface WebCommandOptions {
@@ -55,7 +56,11 @@ export async function webCommand(
     : controller.signal;
   try {
     await using _scope = await framework.running();
-    await using web = await startWebConsole(framework, { host, port });
+    await using web = await startWebConsole(framework, {
+      host,
+      port,
+      secrets: consoleSecrets({ env: process.env, config: framework.config }),
+    });
     if (!isLoopback(host)) {
       output.err(
         `bub web: warning: listening on ${host}, not loopback; anyone who can reach it and ` +

@@ -18,6 +18,8 @@ export interface WebChannelOptions {
   bindHost?: string;
   /** The port. Default `0` (a free one). */
   port?: number;
+  /** Secret values never sent to the page (replaced by `[REDACTED]`); default: the secret-named environment variables. */
+  secrets?: readonly string[];
 }
 
 /** The web console as a gateway channel. */
@@ -42,7 +44,11 @@ export class WebChannel extends Interface {
   async start(_stop: AbortController): Promise<void> {
     if (this.#console) return;
     const host = this.#options.bindHost ?? "127.0.0.1";
-    this.#console = await startWebConsole(this.#options.host, { host, port: this.#options.port });
+    this.#console = await startWebConsole(this.#options.host, {
+      host,
+      port: this.#options.port,
+      secrets: this.#options.secrets,
+    });
     if (!isLoopback(host)) {
       this.#options.print(`web: warning: listening on ${host}, not loopback\n`, true);
     }
