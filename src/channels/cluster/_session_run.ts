@@ -99,8 +99,10 @@ export class SessionRun {
         await this.#turn(tape, item);
       }
     } catch (error) {
-      if (isLeaseLost(error)) this.#lost = true;
-      else {
+      if (isLeaseLost(error)) {
+        this.#lost = true;
+        store.markLost(this.session);
+      } else {
         logger.error("cluster.session failed session={session}: {error}", {
           session: this.session,
           error,
@@ -128,6 +130,7 @@ export class SessionRun {
         return;
       }
       this.#lost = true;
+      this.#ctx.store.markLost(this.session);
       this.wake();
       await this.#ctx.host.quit(this.session);
     } catch (error) {

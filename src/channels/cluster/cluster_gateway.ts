@@ -11,9 +11,10 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import process from "node:process";
 import { getLogger } from "../../_internal/log.ts";
-import type { Channel, MessageHandler } from "../../kernel/channel.ts";
+import type { Channel, ChannelRouter, MessageHandler } from "../../kernel/channel.ts";
 import type { Envelope } from "../../kernel/envelope.ts";
 import { BubError } from "../../kernel/errors.ts";
+import { inboundOf } from "../../kernel/inbound.ts";
 import { PostgresInbox } from "../../tape/postgres_inbox.ts";
 import { PostgresTapeStore } from "../../tape/postgres_store.ts";
 import { type ChannelFramework, ChannelManager, type ChannelManagerOptions } from "../manager.ts";
@@ -103,7 +104,8 @@ export class ClusterGateway {
         }
         return channels;
       },
-      bindChannelRouter: (router) => framework.bindChannelRouter(router),
+      bindChannelRouter: (router) =>
+        framework.bindChannelRouter(router ? this.#guarded(router) : null),
       running: async () => {
         const scope = await framework.running();
         this.#startWorker();
@@ -134,6 +136,32 @@ export class ClusterGateway {
       logger.error("cluster.enqueue failed: {error}", { error });
       throw error;
     }
+  }
+
+  /**
+   * The router with outbound messages of sessions whose lease was lost dropped: the new owner
+   * runs those turns again, so the old owner's answers or errors would reach the chat twice.
+   */
+  #guarded(router: ChannelRouter): ChannelRouter {
+    const fenced = this.#fenced;
+    return new Proxy(router, {
+      get(target, key) {
+        if (key === "dispatchOutput") {
+          return async (message: Envelope): Promise<boolean> => {
+            const session = inboundOf(message).sessionId;
+            if (session !== null && fenced.isLost(session)) {
+              logger.warn("cluster.outbound dropped session={session}: the lease was lost", {
+                session,
+              });
+              return false;
+            }
+            return await target.dispatchOutput(message);
+          };
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
   }
 
   #decode(body: Record<string, unknown>): Envelope {
