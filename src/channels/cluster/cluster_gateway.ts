@@ -74,6 +74,7 @@ export class ClusterGateway {
   #worker: ClusterWorker | null = null;
   #working: Promise<void> | null = null;
   #stop: AbortController | null = null;
+  #enqueues = new Map<string, Promise<void>>();
 
   /**
    * Creates the instance; registers a plugin providing the fenced store to the framework.
@@ -123,7 +124,23 @@ export class ClusterGateway {
     this.manager = new ChannelManager(view, options);
   }
 
-  async #enqueue(message: Envelope): Promise<void> {
+  /**
+   * Enqueues in call order per chat: a channel hands messages over without waiting (Telegram
+   * does for each update of a batch), and concurrent inserts could commit out of order.
+   */
+  #enqueue(message: Envelope): Promise<void> {
+    const key = inboundOf(message).sessionId ?? "";
+    const before = this.#enqueues.get(key) ?? Promise.resolve();
+    const done = before.then(() => this.#enqueueNow(message));
+    const settled = done.catch(() => {});
+    this.#enqueues.set(key, settled);
+    void settled.then(() => {
+      if (this.#enqueues.get(key) === settled) this.#enqueues.delete(key);
+    });
+    return done;
+  }
+
+  async #enqueueNow(message: Envelope): Promise<void> {
     try {
       const session = await this.#framework.resolveSession(message);
       const body = encodeEnvelope(message, session);
