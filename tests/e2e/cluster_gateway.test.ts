@@ -194,6 +194,12 @@ if (url && missing.length === 0) {
         const expected = Array.from({ length: 2 * PER_ROUND }, (_, m) => `TAG-c${c}-m${m}`);
         assert.deepEqual(firsts, expected, `answers of chat ${c} out of order`);
       }
+      // SIGTERM: every instance exits cleanly and releases its leases.
+      const survivors = instances.filter(alive);
+      for (const instance of survivors) instance.child.process.kill("SIGTERM");
+      const codes = await Promise.all(survivors.map((instance) => instance.child.exited(15_000)));
+      assert.deepEqual(codes, survivors.map(() => 0), "exit codes after SIGTERM");
+      assert.equal((await liveLeases(sql)).size, 0, "leases left after SIGTERM");
       console.log(
         `cluster: ${facts.rows.size} messages, worker takeover ${
           Math.max(...takeovers)

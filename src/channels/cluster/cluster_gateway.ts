@@ -4,6 +4,7 @@
  * claims sessions (leases owned by this instance), runs their messages through the channel
  * manager one turn at a time with the session tapes fenced by the lease, and completes each turn
  * with its last tape entry. Long-polling channels (Telegram) poll on the elected instance only.
+ * Interfaces (the CLI, the web console) stay local to the instance their user is connected to.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import { BubError } from "../../kernel/errors.ts";
 import { inboundOf } from "../../kernel/inbound.ts";
 import { PostgresInbox } from "../../tape/postgres_inbox.ts";
 import { PostgresTapeStore } from "../../tape/postgres_store.ts";
+import { Interface } from "../channel.ts";
 import { type ChannelFramework, ChannelManager, type ChannelManagerOptions } from "../manager.ts";
 import { decodeEnvelope, dedupeKeyOf, encodeEnvelope } from "./_envelope_codec.ts";
 import { FencedTapeStore } from "./_fenced_store.ts";
@@ -95,10 +97,15 @@ export class ClusterGateway {
     const elected = options.electedPollers ?? {};
     const store = this.store;
     const retryMs = this.#pollMs;
-    const enqueue: MessageHandler = (message) => this.#enqueue(message);
+    const local = new Set<string>();
     const view: ChannelFramework = {
-      getChannels: (_handler: MessageHandler) => {
-        const channels = framework.getChannels(enqueue);
+      getChannels: (handler: MessageHandler) => {
+        // Interfaces (the terminal, the web console) answer a connection of this process: their
+        // messages run here, as in a single gateway; every other channel's go to the inbox.
+        const route: MessageHandler = (message) =>
+          local.has(inboundOf(message).channel ?? "") ? handler(message) : this.#enqueue(message);
+        const channels = framework.getChannels(route);
+        for (const [name, channel] of channels) if (channel instanceof Interface) local.add(name);
         for (const [name, channel] of channels) {
           const job = elected[name];
           if (job) channels.set(name, electedChannel(channel, { store, job, retryMs }));
