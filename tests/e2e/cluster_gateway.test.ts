@@ -7,6 +7,7 @@
  * takeovers happen within the lease + 1 s.
  */
 import assert from "node:assert/strict";
+import process from "node:process";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -101,7 +102,7 @@ if (url && missing.length === 0) {
       };
       cleanup.push(() =>
         Promise.all(instances.map(async (instance) => {
-          if (alive(instance)) instance.child.process.kill("SIGTERM");
+          if (alive(instance)) process.kill(instance.child.process.pid!, "SIGTERM");
           await instance.child.exited(10_000).catch(() => instance.child.kill());
         }))
       );
@@ -196,7 +197,7 @@ if (url && missing.length === 0) {
       }
       // SIGTERM: every instance exits cleanly and releases its leases.
       const survivors = instances.filter(alive);
-      for (const instance of survivors) instance.child.process.kill("SIGTERM");
+      for (const instance of survivors) process.kill(instance.child.process.pid!, "SIGTERM");
       const codes = await Promise.all(survivors.map((instance) => instance.child.exited(15_000)));
       assert.deepEqual(codes, survivors.map(() => 0), "exit codes after SIGTERM");
       assert.equal((await liveLeases(sql)).size, 0, "leases left after SIGTERM");
