@@ -44,6 +44,8 @@ export interface ClusterGatewayOptions extends ChannelManagerOptions {
   readonly pollSeconds?: number;
   /** Channels polled by one elected instance: channel name → job (`telegram-poller:<bot id>`). */
   readonly electedPollers?: Readonly<Record<string, string>>;
+  /** The schema of the store's tables. Default `"public"`. */
+  readonly schema?: string;
   /** This instance's id. Default `<host>:<pid>:<random>`. */
   readonly owner?: string;
 }
@@ -88,7 +90,10 @@ export class ClusterGateway {
     this.#pollMs = positive("cluster_poll_seconds", options.pollSeconds ?? 0.5) * 1000;
     this.#workspace = options.workspace;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.store = new PostgresTapeStore(options.url);
+    this.store = new PostgresTapeStore(
+      options.url,
+      options.schema === undefined ? {} : { schema: options.schema },
+    );
     this.inbox = new PostgresInbox(this.store);
     this.#fenced = new FencedTapeStore(this.store);
     this.#framework = framework;
@@ -212,6 +217,10 @@ export class ClusterGateway {
         admit: (message) => manager.admit(message),
         schedule: (message) => manager.schedule(message),
         quit: (session) => manager.quit(session),
+        idle: (session) => {
+          const snapshot = manager.sessionSnapshot(session);
+          return snapshot === null || (!snapshot.isRunning && snapshot.pendingCount === 0);
+        },
         decode: (body) => this.#decode(body),
       },
     });
