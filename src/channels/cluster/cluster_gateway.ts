@@ -77,6 +77,7 @@ export class ClusterGateway {
   #workspace: string;
   #worker: ClusterWorker | null = null;
   #working: Promise<void> | null = null;
+  #failure: unknown = undefined;
   #stop: AbortController | null = null;
   #enqueues = new Map<string, Promise<void>>();
 
@@ -226,13 +227,20 @@ export class ClusterGateway {
     });
     // Its abort listener is registered before any turn: it stops completing messages before
     // the manager cancels the turns.
-    this.#working = this.#worker.run(this.#stop.signal);
+    const stop = this.#stop;
+    this.#working = this.#worker.run(stop.signal).catch((error: unknown) => {
+      // Without its worker the instance would only fill the inbox: stop serving.
+      this.#failure = error;
+      stop.abort(error);
+    });
   }
 
   /**
    * Serves until `signal` aborts (or a channel stops the manager): the manager's loop and, once
    * the framework's running scope is open, the worker; then releases this instance's leases and
    * closes the store.
+   *
+   * @throws {BubError} when the worker fails (e.g. PostgreSQL cannot be reached)
    */
   async run(signal: AbortSignal): Promise<void> {
     const stop = new AbortController();
@@ -245,10 +253,17 @@ export class ClusterGateway {
     } finally {
       signal.removeEventListener("abort", onAbort);
       stop.abort();
-      await this.#working?.catch((error) =>
-        logger.error("cluster.worker failed: {error}", { error })
-      );
+      await this.#working;
       await this.store.close();
+    }
+    if (this.#failure !== undefined) {
+      if (BubError.isInstance(this.#failure)) throw this.#failure;
+      throw new BubError(
+        "temporary",
+        `The cluster worker of ${this.owner} failed: ${String(this.#failure)}`,
+        { owner: this.owner },
+        { cause: this.#failure },
+      );
     }
   }
 }
