@@ -70,12 +70,22 @@ if (url && missing.length === 0) {
     const started = Date.now();
     const cleanup: (() => Promise<unknown> | unknown)[] = [];
     const instances: Instance[] = [];
+    let diagnose = (): Promise<string> => Promise.resolve("");
     try {
       const db = await freshDatabase(url);
       cleanup.push(() => db.drop());
       await using schema = new PostgresTapeStore(db.url);
       await schema.listTapes(); // creates the tables before the instances race for them
       const sql = await connectPg(db.url, { max: 2 });
+      diagnose = async () => {
+        const rows = await sql.unsafe(
+          `SELECT id, session, state, body::text AS body FROM bub_inbox WHERE state <> 'done'`,
+        );
+        const leases = await sql.unsafe(`SELECT * FROM bub_leases WHERE owner IS NOT NULL`);
+        return `pending: ${JSON.stringify(rows)}\nleases: ${JSON.stringify(leases)}\nsent: ${
+          telegram.callsOf("sendMessage").length
+        }, owners: ${instances.map((i) => `${i.runtime} ${i.owner} ${alive(i)}`).join("; ")}`;
+      };
       cleanup.push(() => sql.end({ timeout: 5 }));
       const telegram = await FakeTelegramServer.start();
       cleanup.push(() => telegram.close());
@@ -209,6 +219,7 @@ if (url && missing.length === 0) {
         } s`,
       );
     } catch (error) {
+      console.error(await diagnose().catch((e) => `no diagnosis: ${e}`));
       for (const instance of instances) {
         console.error(
           `--- ${instance.runtime} ${instance.owner} stderr ---\n${
