@@ -49,10 +49,16 @@ export function electedChannel(channel: Channel, options: ElectionOptions): Chan
     if (stopped) return;
     try {
       if (leader.leading) {
-        if (!await leader.stillLeading() && started) {
-          logger.warn("cluster.poller lost the lead of {job}", { job: options.job });
-          started = false;
-          await channel.stop();
+        if (!await leader.stillLeading()) {
+          if (started) {
+            logger.warn("cluster.poller lost the lead of {job}", { job: options.job });
+            started = false;
+            await channel.stop();
+          }
+        } else if (!started || (channel as { polling?: boolean }).polling === false) {
+          // Polling ended on its own (e.g. a failed request at start): the leader polls again.
+          logger.warn("cluster.poller restarting {job}", { job: options.job });
+          await startChannel();
         }
       } else if (await leader.tryLead()) {
         await startChannel();
