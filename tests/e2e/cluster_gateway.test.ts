@@ -66,7 +66,9 @@ const alive = (instance: Instance) =>
 const leads = (instance: Instance) => instance.child.stderr.split(POLLER_LINE).length - 1;
 
 if (url && missing.length === 0) {
-  test("three gateway instances share the chats, survive kill -9 of a worker and of the poller", async () => {
+  test("three gateway instances share the chats, survive kill -9 of a worker and of the poller", {
+    timeout: 180_000,
+  }, async () => {
     const started = Date.now();
     const cleanup: (() => Promise<unknown> | unknown)[] = [];
     const instances: Instance[] = [];
