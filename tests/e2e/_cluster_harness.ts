@@ -98,8 +98,8 @@ export interface ClusterFacts {
   rows: Map<string, { id: number; session: string }>;
   /** Message id → how many `cluster.turn_completed` events name it. */
   completions: Map<number, number>;
-  /** `turn.interrupted` events: message id and when recorded (ms). */
-  interrupted: { id: number; at: number }[];
+  /** `turn.interrupted` events: message id, the dead owner, and when recorded (ms). */
+  interrupted: { id: number; owner: string; at: number }[];
 }
 
 /** Reads {@link ClusterFacts}. */
@@ -126,12 +126,13 @@ export async function clusterFacts(sql: PgSql): Promise<ClusterFacts> {
     `SELECT event, payload::text AS payload, date FROM bub_tape_entries
     WHERE event IN ('cluster.turn_completed', 'turn.interrupted')`,
   );
-  const interrupted: { id: number; at: number }[] = [];
+  const interrupted: { id: number; owner: string; at: number }[] = [];
   for (const row of events) {
     const data = JSON.parse(String(row.payload)).data ?? {};
     if (row.event === "turn.interrupted") {
       interrupted.push({
         id: Number(data.message_id),
+        owner: String(data.owner),
         at: Date.parse(String(row.date).replace(/(\.\d{3})\d+/, "$1")),
       });
       continue;

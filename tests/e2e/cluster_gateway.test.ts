@@ -160,7 +160,7 @@ if (url && missing.length === 0) {
       await round1;
       await until("every round-1 answer", () => answered(tags(0, PER_ROUND)), 30_000);
       const facts1 = await clusterFacts(sql);
-      const takeovers = facts1.interrupted.filter((event) => event.at >= killedAt)
+      const takeovers = facts1.interrupted.filter((event) => event.owner === victim!.owner)
         .map((event) => event.at - killedAt);
       assert.ok(takeovers.length > 0, `no turn of ${held.join(", ")} was recorded as interrupted`);
       for (const ms of takeovers) assert.ok(ms <= LEASE_SECONDS * 1000 + 1000, `takeover ${ms} ms`);
