@@ -21,6 +21,8 @@ const logger = getLogger(["bub", "channels", "cluster"]);
 export const TURN_STARTED = "cluster.turn_started";
 /** The event that ends a turn, committed with its messages' completion (`data.message_ids`). */
 export const TURN_COMPLETED = "cluster.turn_completed";
+/** The event of an inbox row that cannot be decoded, completed without a turn. */
+export const MESSAGE_REJECTED = "cluster.message_rejected";
 /** The event a new owner records for a started turn that never completed (`data.message_id`). */
 export const TURN_INTERRUPTED = "turn.interrupted";
 
@@ -186,7 +188,21 @@ export class SessionRun {
       }),
     ]);
     const consumed = [id];
-    const envelope = item.envelope ?? host.decode(item.message.body);
+    let envelope: Envelope;
+    try {
+      envelope = item.envelope ?? host.decode(item.message.body);
+    } catch (error) {
+      // A row no instance can run would be claimed again forever: it completes as rejected.
+      logger.error("cluster.message_rejected session={session} id={id}: {error}", {
+        session: this.session,
+        id,
+        error,
+      });
+      await inbox.complete(this.#lease, consumed, tape, [
+        eventEntry(MESSAGE_REJECTED, { message_id: id, error: String(error) }),
+      ]);
+      return;
+    }
     if (item.envelope !== null || await host.admit(envelope)) {
       let ended = false;
       const turn = host.schedule(envelope).finally(() => {
@@ -211,7 +227,13 @@ export class SessionRun {
         if (!this.#woken) continue;
         // Messages that arrive meanwhile meet the admission rules now (steering).
         for (const message of await this.#fetch()) {
-          const next = host.decode(message.body);
+          let next: Envelope;
+          try {
+            next = host.decode(message.body);
+          } catch {
+            this.#queue.push({ message, envelope: null }); // rejected in its turn
+            continue;
+          }
           if (await host.admit(next)) this.#queue.push({ message, envelope: next });
           else consumed.push(message.id);
         }

@@ -6,6 +6,8 @@
  * with its last tape entry. Long-polling channels (Telegram) poll on the elected instance only.
  * Interfaces (the CLI, the web console) stay local to the instance their user is connected to.
  *
+ * Every instance must run with the same workspace path: session tape names are derived from it.
+ *
  * @module
  */
 import { randomUUID } from "node:crypto";
