@@ -268,7 +268,12 @@ export class TelegramChannel extends Channel {
     return bot;
   }
 
-  #onUpdate(update: Update, me: UserFromGetMe): void {
+  /**
+   * Handles one update; resolves once the handler took the message over, so polling (which
+   * awaits it) acknowledges an update only after that: a cluster instance killed mid-batch leaves
+   * the unqueued updates to the next poller.
+   */
+  #onUpdate(update: Update, me: UserFromGetMe): Promise<void> | void {
     try {
       if (!("message" in update)) return;
       const reason = malformedReason(update.message);
@@ -288,7 +293,7 @@ export class TelegramChannel extends Channel {
         if (command.name === "start") return this.#onStart(message);
         if (command.name !== "bub" || command.args === "") return;
       }
-      this.#onMessage(message, me);
+      return this.#onMessage(message, me);
     } catch (error) {
       logger.error("telegram.update failed update_id={updateId}: {error}", {
         updateId: update?.update_id,
@@ -313,7 +318,7 @@ export class TelegramChannel extends Channel {
     this.#reply(message, allowed ? "Bub is online. Send text to start." : NO_ACCESS_MESSAGE);
   }
 
-  #onMessage(message: Message, me: UserFromGetMe): void {
+  #onMessage(message: Message, me: UserFromGetMe): Promise<void> | void {
     const chatId = String(message.chat.id);
     if (!this.#access.chatAllowed(chatId)) {
       logger.debug("telegram.ignored chat_id={chatId}: chat not allowed", { chatId });
@@ -342,7 +347,7 @@ export class TelegramChannel extends Channel {
       this.#reply(message, COMMAND_DENIED_MESSAGE);
       return;
     }
-    this.#options.handler(inbound).catch((error: unknown) => {
+    return this.#options.handler(inbound).catch((error: unknown) => {
       logger.error("telegram.handler failed chat_id={chatId}: {error}", {
         chatId,
         error: this.#redact(error),
