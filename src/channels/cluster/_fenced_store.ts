@@ -44,9 +44,19 @@ export class FencedTapeStore implements TapeStore {
     this.#lost.delete(hash);
   }
 
-  /** Marks the session's lease lost (its turns' output must not reach the chat any more). */
-  markLost(sessionId: string): void {
-    this.#lost.add(sessionHash(sessionId));
+  /**
+   * Marks the session's lease `lease` lost (its turns' output must not reach the chat any more);
+   * nothing when the session is fenced by a newer lease already (a late report of an old one).
+   */
+  markLost(sessionId: string, lease: TapeLease): void {
+    this.#markLost(sessionHash(sessionId), lease);
+  }
+
+  #markLost(hash: string, lease: TapeLease): void {
+    const current = this.#leases.get(hash);
+    if (current && current.epoch === lease.epoch && current.owner === lease.owner) {
+      this.#lost.add(hash);
+    }
   }
 
   /** True after the session's lease was lost (until it is fenced with a new one). */
@@ -88,7 +98,7 @@ export class FencedTapeStore implements TapeStore {
     } catch (error) {
       const hash = tape.split("__")[1];
       if (fence && hash !== undefined && BubError.isInstance(error)) {
-        if (error.details?.reason === "lease_lost") this.#lost.add(hash);
+        if (error.details?.reason === "lease_lost") this.#markLost(hash, fence);
       }
       throw error;
     }

@@ -69,6 +69,7 @@ export class SessionRun {
   #queue: Item[];
   #seen: Set<number>;
   #lost = false;
+  #finished = false;
   #wake: (() => void) | null = null;
   #woken = false;
 
@@ -105,7 +106,7 @@ export class SessionRun {
     } catch (error) {
       if (isLeaseLost(error)) {
         this.#lost = true;
-        store.markLost(this.session);
+        store.markLost(this.session, this.#lease);
       } else {
         logger.error("cluster.session failed session={session}: {error}", {
           session: this.session,
@@ -113,6 +114,7 @@ export class SessionRun {
         });
       }
     } finally {
+      this.#finished = true;
       clearInterval(renewal);
       if (this.#lost) {
         logger.warn("cluster.lease_lost session={session} epoch={epoch}", {
@@ -133,8 +135,9 @@ export class SessionRun {
         this.#lease = renewed;
         return;
       }
+      if (this.#finished) return; // a late answer: the session may be someone's again, or ours
       this.#lost = true;
-      this.#ctx.store.markLost(this.session);
+      this.#ctx.store.markLost(this.session, this.#lease);
       this.wake();
       await this.#ctx.host.quit(this.session);
     } catch (error) {

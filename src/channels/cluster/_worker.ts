@@ -123,7 +123,11 @@ export class ClusterWorker {
   }
 
   #start(run: SessionRun): void {
-    const done = run.run().finally(() => {
+    // A run of this instance whose lease expired (a stalled event loop) may still be winding
+    // down: the new one starts after it, so at most one run per session and process exists (the
+    // old one's loss cancels only its own turns).
+    const previous = this.#runs.get(run.session)?.done;
+    const done = (previous ? previous.then(() => run.run()) : run.run()).finally(() => {
       if (this.#runs.get(run.session)?.run === run) this.#runs.delete(run.session);
       // Released while a message arrived: claim it again at once.
       this.#wakeUp();
