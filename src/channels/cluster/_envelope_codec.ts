@@ -20,12 +20,25 @@ export interface InboxBody extends Record<string, unknown> {
   readonly isActive: boolean;
   readonly outputChannel: string | null;
   readonly context: Record<string, unknown>;
-  readonly media: readonly {
-    type: string;
-    mimeType: string;
-    filename: string | null;
-    url: string;
-  }[];
+  readonly media: readonly EncodedMedia[];
+}
+
+/** A media item in an inbox body: by URL, or by a channel's own reference (`source`). */
+export interface EncodedMedia {
+  readonly type: string;
+  readonly mimeType: string;
+  readonly filename: string | null;
+  readonly url: string | null;
+  readonly source?: Record<string, unknown>;
+}
+
+/**
+ * What a channel may offer for media fetched on demand (Telegram: the file id): a reference to
+ * store, and a fetcher rebuilt from it on the instance that runs the message.
+ */
+export interface MediaChannel {
+  mediaSource?(item: unknown): Record<string, unknown> | null;
+  mediaFetcher?(source: Record<string, unknown>): (() => Promise<Uint8Array | null>) | null;
 }
 
 function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
@@ -37,26 +50,30 @@ function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * The inbox body of `message` whose session resolved to `sessionId`. Media without a URL (bytes
- * fetched on demand from the receiving instance) cannot travel and are left out.
+ * The inbox body of `message` whose session resolved to `sessionId`. Media without a URL travel
+ * as the channel's `mediaSource` reference; without one they are left out.
  */
-export function encodeEnvelope(message: Envelope, sessionId: string): InboxBody {
+export function encodeEnvelope(
+  message: Envelope,
+  sessionId: string,
+  channel: MediaChannel | null = null,
+): InboxBody {
   const inbound = inboundOf(message);
   if (inbound.channel === null) {
     throw new BubError("invalid_input", "Cannot enqueue an inbound message without a channel", {
       sessionId,
     });
   }
-  const media = inbound.media.flatMap((item) => {
+  const media = inbound.media.flatMap((item): EncodedMedia[] => {
     const { type, mimeType, filename, url } = (item ?? {}) as Record<string, unknown>;
-    return typeof url === "string" && url !== ""
-      ? [{
-        type: String(type),
-        mimeType: String(mimeType),
-        filename: typeof filename === "string" ? filename : null,
-        url,
-      }]
-      : [];
+    const base = {
+      type: String(type),
+      mimeType: String(mimeType),
+      filename: typeof filename === "string" ? filename : null,
+    };
+    if (typeof url === "string" && url !== "") return [{ ...base, url }];
+    const source = channel?.mediaSource?.(item) ?? null;
+    return source ? [{ ...base, url: null, source }] : [];
   });
   return {
     sessionId,
@@ -88,10 +105,14 @@ export function dedupeKeyOf(body: InboxBody): string | undefined {
     : undefined;
 }
 
-/** Rebuilds the message of an inbox body; `lifespan` (e.g. a typing indicator) is attached. */
+/**
+ * Rebuilds the message of an inbox body; `lifespan` (e.g. a typing indicator) is attached and
+ * media stored by reference fetch through `channel`.
+ */
 export function decodeEnvelope(
   body: Record<string, unknown>,
   lifespan: AsyncDisposable | null = null,
+  channel: MediaChannel | null = null,
 ): ChannelMessage {
   if (typeof body.sessionId !== "string" || typeof body.channel !== "string") {
     throw new BubError("invalid_input", "Cannot decode an inbox row: no sessionId or channel", {
@@ -104,7 +125,8 @@ export function decodeEnvelope(
         type: String(item.type) as MediaType,
         mimeType: String(item.mimeType),
         filename: typeof item.filename === "string" ? item.filename : null,
-        url: String(item.url),
+        url: typeof item.url === "string" ? item.url : null,
+        dataFetcher: isRecord(item.source) ? channel?.mediaFetcher?.(item.source) ?? null : null,
       })
     )
     : [];

@@ -22,7 +22,12 @@ import { PostgresInbox } from "../../tape/postgres_inbox.ts";
 import { PostgresTapeStore } from "../../tape/postgres_store.ts";
 import { Interface } from "../channel.ts";
 import { type ChannelFramework, ChannelManager, type ChannelManagerOptions } from "../manager.ts";
-import { decodeEnvelope, dedupeKeyOf, encodeEnvelope } from "./_envelope_codec.ts";
+import {
+  decodeEnvelope,
+  dedupeKeyOf,
+  encodeEnvelope,
+  type MediaChannel,
+} from "./_envelope_codec.ts";
 import { FencedTapeStore } from "./_fenced_store.ts";
 import { electedChannel } from "./_poller_election.ts";
 import { ClusterWorker } from "./_worker.ts";
@@ -158,7 +163,8 @@ export class ClusterGateway {
   async #enqueueNow(message: Envelope): Promise<void> {
     try {
       const session = await this.#framework.resolveSession(message);
-      const body = encodeEnvelope(message, session);
+      const channel = this.manager.channels.get(inboundOf(message).channel ?? "");
+      const body = encodeEnvelope(message, session, (channel as MediaChannel | undefined) ?? null);
       const key = dedupeKeyOf(body);
       const result = await this.inbox.enqueue(session, body, key ? { dedupeKey: key } : {});
       if (result.duplicate) {
@@ -203,7 +209,7 @@ export class ClusterGateway {
     const lifespan = body.kind !== "command" && typeof body.chatId === "string"
       ? channel?.typingLifespan?.(body.chatId) ?? null
       : null;
-    return decodeEnvelope(body, lifespan);
+    return decodeEnvelope(body, lifespan, (channel as MediaChannel | undefined) ?? null);
   }
 
   #startWorker(): void {

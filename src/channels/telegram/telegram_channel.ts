@@ -16,6 +16,7 @@ import { Channel } from "../channel.ts";
 import { AccessPolicy, openGatewayError } from "./_access.ts";
 import { buildInbound, leadingCommand, malformedReason, outboundText } from "./_inbound.ts";
 import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
+import { telegramFileOf } from "./_parse.ts";
 import { splitMessageText } from "./_split.ts";
 import { TypingIndicators, type TypingLifespan } from "./_typing.ts";
 import { typingWhileStreaming } from "./_stream.ts";
@@ -231,6 +232,23 @@ export class TelegramChannel extends Channel {
     stream: AsyncIterable<StreamEvent>,
   ): AsyncIterable<StreamEvent> {
     return typingWhileStreaming(this.#typing, inboundOf(message).chatId, stream);
+  }
+
+  /**
+   * The Telegram file behind a media item of an inbound message (a cluster stores it with the
+   * message, so another instance can fetch the bytes); null for other items.
+   */
+  mediaSource(item: unknown): Record<string, unknown> | null {
+    const file = telegramFileOf(item);
+    return file ? { fileId: file.fileId, fileSize: file.fileSize } : null;
+  }
+
+  /** Fetches the bytes of a {@link mediaSource} (null when it is not one). */
+  mediaFetcher(source: Record<string, unknown>): (() => Promise<Uint8Array | null>) | null {
+    const { fileId, fileSize } = source;
+    if (typeof fileId !== "string" || fileId === "") return null;
+    const size = typeof fileSize === "number" ? fileSize : null;
+    return () => this.#download(fileId, size);
   }
 
   /** The typing lifespan for `chatId` (enter starts it, disposal stops it; nested use is a no-op). */

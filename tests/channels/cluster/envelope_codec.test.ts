@@ -54,3 +54,31 @@ test("bad input is a BubError: no channel to enqueue, a row without session or c
     (error) => BubError.isInstance(error) && /no sessionId or channel/.test(error.message),
   );
 });
+
+test("media fetched on demand travel as the channel's reference and fetch through it again", async () => {
+  const item = new MediaItem({
+    type: "image",
+    mimeType: "image/jpeg",
+    dataFetcher: () => Promise.resolve(new Uint8Array([0])),
+  });
+  const refs = new WeakMap<object, Record<string, unknown>>([[item, { fileId: "F1" }]]);
+  const channel = {
+    mediaSource: (media: unknown) => refs.get(media as object) ?? null,
+    mediaFetcher: (source: Record<string, unknown>) => () =>
+      Promise.resolve(new TextEncoder().encode(String(source.fileId))),
+  };
+  const message = new ChannelMessage({
+    sessionId: "telegram:7",
+    channel: "telegram",
+    chatId: "7",
+    content: "photo",
+    media: [item],
+  });
+  const body = JSON.parse(JSON.stringify(encodeEnvelope(message, "telegram:7", channel)));
+  assert.deepEqual(body.media, [
+    { type: "image", mimeType: "image/jpeg", filename: null, url: null, source: { fileId: "F1" } },
+  ]);
+  const back = decodeEnvelope(body, null, channel);
+  assert.equal(await back.media[0]!.getUrl(), `data:image/jpeg;base64,${btoa("F1")}`);
+  assert.deepEqual(decodeEnvelope(body).media.map((media) => media.dataFetcher), [null]);
+});
