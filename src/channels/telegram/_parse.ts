@@ -9,6 +9,19 @@ import type { Message, MessageEntity } from "grammy/types";
 import { MediaItem, type MediaType } from "../../kernel/channel_message.ts";
 
 /** Downloads a file by id; null when it is too large or unavailable. */
+/** The Telegram file behind a media item this module built (for instances that rebuild it). */
+export interface TelegramFileRef {
+  readonly fileId: string;
+  readonly fileSize: number | null;
+}
+
+const FILES = new WeakMap<MediaItem, TelegramFileRef>();
+
+/** The Telegram file of `item`, when {@link parseMessage} built it; else null. */
+export function telegramFileOf(item: unknown): TelegramFileRef | null {
+  return typeof item === "object" && item !== null ? FILES.get(item as MediaItem) ?? null : null;
+}
+
 export type FileDownloader = (
   fileId: string,
   fileSize: number | null,
@@ -238,16 +251,17 @@ export function parseMessage(message: Message, download: FileDownloader): Parsed
     links: extractLinks(message),
     media: media?.info ?? null,
   });
-  const items = media
-    ? [
-      new MediaItem({
-        type: MEDIA_TYPE[type] ?? "document",
-        mimeType: media.mimeType,
-        filename: media.filename,
-        dataFetcher: () => download(media.fileId, media.fileSize),
-      }),
-    ]
-    : [];
+  const items: MediaItem[] = [];
+  if (media) {
+    const item = new MediaItem({
+      type: MEDIA_TYPE[type] ?? "document",
+      mimeType: media.mimeType,
+      filename: media.filename,
+      dataFetcher: () => download(media.fileId, media.fileSize),
+    });
+    FILES.set(item, { fileId: media.fileId, fileSize: media.fileSize });
+    items.push(item);
+  }
   return { content, metadata, media: items };
 }
 

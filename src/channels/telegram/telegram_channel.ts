@@ -16,6 +16,7 @@ import { Channel } from "../channel.ts";
 import { AccessPolicy, openGatewayError } from "./_access.ts";
 import { buildInbound, leadingCommand, malformedReason, outboundText } from "./_inbound.ts";
 import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
+import { telegramFileOf } from "./_parse.ts";
 import { splitMessageText } from "./_split.ts";
 import { TypingIndicators, type TypingLifespan } from "./_typing.ts";
 import { typingWhileStreaming } from "./_stream.ts";
@@ -88,6 +89,11 @@ type GrammySignal = Parameters<Api["sendChatAction"]>[3];
 export class TelegramChannel extends Channel {
   /** Always `"telegram"`. */
   readonly name: string = "telegram";
+  /**
+   * Drop the updates queued before polling starts (default true). A cluster's elected poller sets
+   * it to false, so a takeover loses no message (the inbox deduplicates re-fetched ones).
+   */
+  dropPendingUpdates = true;
   #options: TelegramChannelOptions;
   #access: AccessPolicy;
   #apiRoot: string;
@@ -176,7 +182,7 @@ export class TelegramChannel extends Channel {
     );
     this.#stopping = false;
     this.#polling = bot.start({
-      drop_pending_updates: true,
+      drop_pending_updates: this.dropPendingUpdates,
       allowed_updates: ["message"],
       timeout: this.#options.pollTimeoutSeconds ?? 30,
       onStart: () => logger.info("telegram.start polling"),
@@ -228,6 +234,23 @@ export class TelegramChannel extends Channel {
     return typingWhileStreaming(this.#typing, inboundOf(message).chatId, stream);
   }
 
+  /**
+   * The Telegram file behind a media item of an inbound message (a cluster stores it with the
+   * message, so another instance can fetch the bytes); null for other items.
+   */
+  mediaSource(item: unknown): Record<string, unknown> | null {
+    const file = telegramFileOf(item);
+    return file ? { fileId: file.fileId, fileSize: file.fileSize } : null;
+  }
+
+  /** Fetches the bytes of a {@link mediaSource} (null when it is not one). */
+  mediaFetcher(source: Record<string, unknown>): (() => Promise<Uint8Array | null>) | null {
+    const { fileId, fileSize } = source;
+    if (typeof fileId !== "string" || fileId === "") return null;
+    const size = typeof fileSize === "number" ? fileSize : null;
+    return () => this.#download(fileId, size);
+  }
+
   /** The typing lifespan for `chatId` (enter starts it, disposal stops it; nested use is a no-op). */
   typingLifespan(chatId: string): TypingLifespan {
     return this.#typing.lifespan(chatId);
@@ -263,7 +286,12 @@ export class TelegramChannel extends Channel {
     return bot;
   }
 
-  #onUpdate(update: Update, me: UserFromGetMe): void {
+  /**
+   * Handles one update; resolves once the handler took the message over, so polling (which
+   * awaits it) acknowledges an update only after that: a cluster instance killed mid-batch leaves
+   * the unqueued updates to the next poller.
+   */
+  #onUpdate(update: Update, me: UserFromGetMe): Promise<void> | void {
     try {
       if (!("message" in update)) return;
       const reason = malformedReason(update.message);
@@ -283,7 +311,7 @@ export class TelegramChannel extends Channel {
         if (command.name === "start") return this.#onStart(message);
         if (command.name !== "bub" || command.args === "") return;
       }
-      this.#onMessage(message, me);
+      return this.#onMessage(message, me);
     } catch (error) {
       logger.error("telegram.update failed update_id={updateId}: {error}", {
         updateId: update?.update_id,
@@ -308,7 +336,7 @@ export class TelegramChannel extends Channel {
     this.#reply(message, allowed ? "Bub is online. Send text to start." : NO_ACCESS_MESSAGE);
   }
 
-  #onMessage(message: Message, me: UserFromGetMe): void {
+  #onMessage(message: Message, me: UserFromGetMe): Promise<void> | void {
     const chatId = String(message.chat.id);
     if (!this.#access.chatAllowed(chatId)) {
       logger.debug("telegram.ignored chat_id={chatId}: chat not allowed", { chatId });
@@ -337,7 +365,7 @@ export class TelegramChannel extends Channel {
       this.#reply(message, COMMAND_DENIED_MESSAGE);
       return;
     }
-    this.#options.handler(inbound).catch((error: unknown) => {
+    return this.#options.handler(inbound).catch((error: unknown) => {
       logger.error("telegram.handler failed chat_id={chatId}: {error}", {
         chatId,
         error: this.#redact(error),
