@@ -1,0 +1,205 @@
+/**
+ * One row of the cluster bench: N gateway instances (`_cluster_gateway.ts`, each its own process
+ * on a chosen runtime) over one tape store, serving the Telegram channel against a fake Bot API
+ * (here, in the bench process) and the mock model (its own process). Every chat is a closed loop:
+ * it sends a message carrying a unique tag, waits for the reply carrying the tag, sends the next.
+ * After a warm-up, a steady window counts the answered messages (turns/s) and their latency
+ * (update queued → `sendMessage` received); then the chats stop and the replies still under way
+ * are drained, so lost and duplicated replies cover the whole run.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { FakeTelegramServer } from "../src/testing/fake_telegram.ts";
+import { runtimeCommand } from "./_bench_process.ts";
+import { ReplyWatch } from "./_reply_watch.ts";
+import { percentile, sleep } from "./_soak_common.ts";
+
+const GATEWAY = fileURLToPath(new URL("./_cluster_gateway.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const REPLY_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = 60_000;
+const FIRST_USER = 60_000;
+
+/** What one row runs. */
+export interface ClusterRowOptions {
+  /** Gateway instances. */
+  instances: number;
+  /** Runtimes of the instances (`node`, `deno`, `bun`), used in turn. */
+  runtimes: readonly string[];
+  /** The `tape_store` setting every instance gets (`file`: each its own home's tapes). */
+  tapeStore: string;
+  /** The mock model's API base. */
+  modelUrl: string;
+  /** Chats sending messages at once. */
+  sessions: number;
+  /** Seconds of load before the window opens. */
+  warmupSeconds: number;
+  /** Seconds of the measured window. */
+  measureSeconds: number;
+  /** Extra environment of every instance. */
+  env?: Record<string, string>;
+}
+
+/** What one row measured. */
+export interface ClusterRowResult {
+  /** Answered messages per second in the window. */
+  turnsPerSecond: number;
+  /** Latency percentiles (ms) of the messages answered in the window. */
+  p50: number;
+  p95: number;
+  /** Messages sent over the whole run, answered, never answered, answered more than once. */
+  sent: number;
+  answered: number;
+  lost: number;
+  duplicated: number;
+  /** Seconds from spawning the instances to all of them serving. */
+  startupSeconds: number;
+}
+
+interface Instance {
+  child: ChildProcess;
+  serving: Promise<void>;
+  exited: Promise<number | string>;
+  stderr(): string;
+}
+
+function startInstance(runtime: string, home: string, env: Record<string, string>): Instance {
+  const [exe, args] = runtimeCommand(runtime === "node" ? "node24" : runtime, GATEWAY, [home]);
+  const child = spawn(exe, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8");
+  child.stderr!.on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-8192)));
+  const exited = new Promise<number | string>((resolve) => {
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"));
+    child.once("error", (error) => resolve(`spawn error: ${error.message}`));
+  });
+  const serving = new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (line.includes("serving telegram")) resolve();
+    });
+    void exited.then((code) =>
+      reject(new Error(`${runtime} gateway exited (${code}) before serving: ${stderr}`))
+    );
+  });
+  serving.catch(() => {});
+  return { child, serving, exited, stderr: () => stderr };
+}
+
+async function stopInstance(instance: Instance): Promise<void> {
+  instance.child.stdin!.end();
+  const timer = setTimeout(() => instance.child.kill("SIGKILL"), 10_000);
+  await instance.exited;
+  clearTimeout(timer);
+}
+
+function timeout(ms: number, what: string): Promise<never> {
+  return new Promise((_, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
+}
+
+/** Runs one row. */
+export async function clusterRow(options: ClusterRowOptions): Promise<ClusterRowResult> {
+  const telegram = await FakeTelegramServer.start();
+  const users = Array.from({ length: options.sessions }, (_, i) => FIRST_USER + i);
+  const root = mkdtempSync(join(tmpdir(), "bub-cluster-bench-"));
+  const env: Record<string, string> = {
+    BUB_MODEL: "openai:bench",
+    BUB_API_KEY: "sk-bench",
+    BUB_API_BASE: options.modelUrl,
+    BUB_TELEGRAM_TOKEN: telegram.token,
+    BUB_TELEGRAM_API_ROOT: telegram.apiRoot,
+    BUB_TELEGRAM_ALLOW_USERS: users.join(","),
+    BUB_TELEGRAM_ALLOW_CHATS: users.join(","),
+    BUB_DEBOUNCE_SECONDS: "0.05",
+    BUB_MAX_WAIT_SECONDS: "0.5",
+    BUB_TAPE_STORE: options.tapeStore,
+    ...options.env,
+  };
+  const watch = new ReplyWatch(telegram);
+  const instances: Instance[] = [];
+  try {
+    const spawned = performance.now();
+    for (let i = 0; i < options.instances; i++) {
+      const runtime = options.runtimes[i % options.runtimes.length]!;
+      const home = join(root, `instance-${i}`);
+      instances.push(startInstance(runtime, home, { ...env, BUB_HOME: home }));
+    }
+    await Promise.race([
+      Promise.all(instances.map((instance) => instance.serving)),
+      timeout(START_TIMEOUT_MS, "gateway instances to serve"),
+    ]);
+    const startupSeconds = (performance.now() - spawned) / 1000;
+    // The channel drops updates queued before it starts polling.
+    await telegram.waitForCalls("getUpdates", 1, { timeoutMs: START_TIMEOUT_MS });
+    return await load(telegram, watch, users, options, startupSeconds);
+  } catch (error) {
+    const logs = instances.map((instance, i) => `instance ${i}: ${instance.stderr()}`);
+    throw new Error(`${error instanceof Error ? error.message : error}\n${logs.join("\n")}`);
+  } finally {
+    watch.stop();
+    await Promise.all(instances.map(stopInstance));
+    await telegram.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function load(
+  telegram: FakeTelegramServer,
+  watch: ReplyWatch,
+  users: readonly number[],
+  options: ClusterRowOptions,
+  startupSeconds: number,
+): Promise<ClusterRowResult> {
+  const start = performance.now();
+  const windowStart = start + options.warmupSeconds * 1000;
+  const windowEnd = windowStart + options.measureSeconds * 1000;
+  const latencies: number[] = [];
+  let sent = 0;
+  let lost = 0;
+  let inWindow = 0;
+  await Promise.all(users.map(async (id, s) => {
+    const user = telegram.makeUser(id);
+    for (let m = 0; performance.now() < windowEnd; m++) {
+      const tag = `TAG-s${s}-m${m}`;
+      const queued = performance.now();
+      telegram.pushText(`hello ${tag}`, { from: user });
+      sent++;
+      if (!await watch.wait(tag, REPLY_TIMEOUT_MS)) {
+        lost++;
+        continue;
+      }
+      const answered = performance.now();
+      if (answered >= windowStart && answered < windowEnd) {
+        inWindow++;
+        latencies.push(answered - queued);
+      }
+    }
+  }));
+  await sleep(500);
+  watch.scan();
+  let duplicated = 0;
+  for (const count of watch.seen.values()) duplicated += count - 1;
+  return {
+    turnsPerSecond: inWindow / options.measureSeconds,
+    p50: percentile(latencies, 0.5),
+    p95: percentile(latencies, 0.95),
+    sent,
+    answered: watch.seen.size,
+    lost,
+    duplicated,
+    startupSeconds,
+  };
+}
