@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { FakeTelegramServer } from "../src/testing/fake_telegram.ts";
 import { runtimeCommand } from "./_bench_process.ts";
 import { ReplyWatch } from "./_reply_watch.ts";
-import { percentile, sleep } from "./_soak_common.ts";
+import { cpuSecondsOf, percentile, sleep } from "./_soak_common.ts";
 
 const GATEWAY = fileURLToPath(new URL("./_cluster_gateway.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -61,6 +61,8 @@ export interface ClusterRowResult {
   duplicated: number;
   /** Seconds from spawning the instances to all of them serving. */
   startupSeconds: number;
+  /** CPU time of all instances in the window per turn answered in it (ms). */
+  cpuMsPerTurn: number;
 }
 
 interface Instance {
@@ -144,7 +146,8 @@ export async function clusterRow(options: ClusterRowOptions): Promise<ClusterRow
     const startupSeconds = (performance.now() - spawned) / 1000;
     // The channel drops updates queued before it starts polling.
     await telegram.waitForCalls("getUpdates", 1, { timeoutMs: START_TIMEOUT_MS });
-    return await load(telegram, watch, users, options, startupSeconds);
+    const pids = instances.map((instance) => instance.child.pid!);
+    return await load(telegram, watch, users, options, startupSeconds, pids);
   } catch (error) {
     const logs = instances.map((instance, i) => `instance ${i}: ${instance.stderr()}`);
     throw new Error(`${error instanceof Error ? error.message : error}\n${logs.join("\n")}`);
@@ -162,10 +165,15 @@ async function load(
   users: readonly number[],
   options: ClusterRowOptions,
   startupSeconds: number,
+  pids: readonly number[],
 ): Promise<ClusterRowResult> {
   const start = performance.now();
   const windowStart = start + options.warmupSeconds * 1000;
   const windowEnd = windowStart + options.measureSeconds * 1000;
+  const cpu = () => pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
+  const cpuAt = [windowStart, windowEnd].map((at) =>
+    new Promise<number>((resolve) => setTimeout(() => resolve(cpu()), at - performance.now()))
+  );
   const latencies: number[] = [];
   let sent = 0;
   let lost = 0;
@@ -188,6 +196,7 @@ async function load(
       }
     }
   }));
+  const [cpuStart, cpuEnd] = await Promise.all(cpuAt);
   await sleep(500);
   watch.scan();
   let duplicated = 0;
@@ -201,5 +210,6 @@ async function load(
     lost,
     duplicated,
     startupSeconds,
+    cpuMsPerTurn: ((cpuEnd! - cpuStart!) * 1000) / inWindow,
   };
 }

@@ -101,7 +101,9 @@ function row(store: string, instances: number, runtimes: string[], r: ClusterRow
   const used = Array.from({ length: instances }, (_, i) => runtimes[i % runtimes.length]);
   return `| ${store} | ${instances} (${used.join(", ")}) | ${r.turnsPerSecond.toFixed(1)} | ${
     ms(r.p50)
-  } | ${ms(r.p95)} | ${r.sent} | ${r.lost} | ${r.duplicated} | ${r.startupSeconds.toFixed(1)} |`;
+  } | ${ms(r.p95)} | ${r.cpuMsPerTurn.toFixed(1)} | ${r.sent} | ${r.lost} | ${r.duplicated} | ${
+    r.startupSeconds.toFixed(1)
+  } |`;
 }
 
 const options = parseArgs(process.argv.slice(2));
@@ -115,9 +117,9 @@ try {
       `${options.warmup} s warm-up, ${options.seconds} s window (bench on ${benchRuntime})\n`,
   );
   console.log(
-    "| store | instances | turns/s | p50 ms | p95 ms | sent | lost | duplicated | startup s |",
+    "| store | instances | turns/s | p50 ms | p95 ms | CPU ms/turn | sent | lost | duplicated | startup s |",
   );
-  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   const common = {
     modelUrl: model.url,
     sessions: options.sessions,
