@@ -187,6 +187,11 @@ export const SPILL: SectionSpec = {
   ],
 };
 
+/** A number of seconds > 0 (never null). */
+function positiveSeconds(): Schema<unknown> {
+  return num().gt(0, { error: "must be greater than 0" });
+}
+
 /** A string naming a tape store (see `tape_store_setting.ts`). */
 function tapeStoreSchema(): Schema<unknown> {
   const base = z.string();
@@ -212,6 +217,8 @@ export const TAPE: SectionSpec = {
       "a string",
       "file",
     ),
+    field("cluster_lease_seconds", "float", positiveSeconds, "a number greater than 0", 15),
+    field("cluster_poll_seconds", "float", positiveSeconds, "a number greater than 0", 0.5),
   ],
 };
 

@@ -8,6 +8,7 @@ import process from "node:process";
 import { styleText } from "node:util";
 import { ChannelManager } from "../channels/manager.ts";
 import { CliExit, type CliOutput } from "./cli_io.ts";
+import { clusterGatewayFor } from "./cluster_setup.ts";
 import type { BubHost } from "./host.ts";
 import { loadChannelSettings } from "./settings.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
@@ -106,13 +107,16 @@ export async function gatewayCommand(
   const enabled = options.enableChannel && options.enableChannel.length > 0
     ? options.enableChannel
     : settings.enabled_channels;
-  const manager = new ChannelManager(framework, {
+  const managerOptions = {
     enabledChannels: enabled,
     streamOutput: settings.stream_output,
     debounceSeconds: settings.debounce_seconds,
     maxWaitSeconds: settings.max_wait_seconds,
     activeTimeWindow: settings.active_time_window,
-  });
+  };
+  // A PostgreSQL tape store: this gateway is one instance of a cluster (cluster_setup.ts).
+  const cluster = clusterGatewayFor(framework, runtime, managerOptions);
+  const manager = cluster?.manager ?? new ChannelManager(framework, managerOptions);
   const unknown = unknownChannelNames(enabled, [...manager.channels.keys()]);
   if (unknown.length > 0) {
     output.err(
@@ -132,14 +136,14 @@ export async function gatewayCommand(
     );
   }
   const interrupt = options.signal ? null : interruptSignal();
+  if (cluster) output.out(`bub gateway: cluster instance ${cluster.owner}\n`);
   output.out(
     `bub gateway: serving ${manager.enabledChannels().map((channel) => channel.name).join(", ")}\n`,
   );
   try {
     const signal = options.signal ?? interrupt!.signal;
-    await manager.listenAndRun({
-      signal: options.hangup ? AbortSignal.any([signal, options.hangup]) : signal,
-    });
+    const stop = options.hangup ? AbortSignal.any([signal, options.hangup]) : signal;
+    await (cluster ? cluster.run(stop) : manager.listenAndRun({ signal: stop }));
   } finally {
     interrupt?.dispose();
   }

@@ -109,13 +109,21 @@ export interface SpillSettingsSection {
   threshold: number;
 }
 
-/** `TapeStoreSettings`: YAML root, env `BUB_TAPE_STORE`. */
+/** `TapeStoreSettings`: YAML root, env `BUB_TAPE_STORE`, `BUB_CLUSTER_*`. */
 export interface TapeStoreSettings {
   /**
    * `file` (`<home>/tapes`), `memory`, `sqlite:<path>` (relative to the home) or a
    * `postgres://` / `postgresql://` URL. @default "file"
    */
   tape_store: string;
+  /**
+   * With a PostgreSQL store, how long a `bub gateway` instance's lease on a session lasts
+   * without renewal (a dead instance's sessions are taken over after it), in seconds.
+   * @default 15
+   */
+  cluster_lease_seconds: number;
+  /** With a PostgreSQL store, how often an instance polls the inbox besides NOTIFY. @default 0.5 */
+  cluster_poll_seconds: number;
 }
 
 /** `McpSettings`: YAML root, env prefix `BUB_`. */

@@ -88,6 +88,11 @@ type GrammySignal = Parameters<Api["sendChatAction"]>[3];
 export class TelegramChannel extends Channel {
   /** Always `"telegram"`. */
   readonly name: string = "telegram";
+  /**
+   * Drop the updates queued before polling starts (default true). A cluster's elected poller sets
+   * it to false, so a takeover loses no message (the inbox deduplicates re-fetched ones).
+   */
+  dropPendingUpdates = true;
   #options: TelegramChannelOptions;
   #access: AccessPolicy;
   #apiRoot: string;
@@ -176,7 +181,7 @@ export class TelegramChannel extends Channel {
     );
     this.#stopping = false;
     this.#polling = bot.start({
-      drop_pending_updates: true,
+      drop_pending_updates: this.dropPendingUpdates,
       allowed_updates: ["message"],
       timeout: this.#options.pollTimeoutSeconds ?? 30,
       onStart: () => logger.info("telegram.start polling"),

@@ -1,0 +1,214 @@
+/**
+ * One leased session on one instance: records an interrupted turn of a dead owner, runs the
+ * session's inbox messages one turn at a time in arrival order (later messages meet the manager's
+ * admission rules while a turn runs), completes each turn's messages together with its last tape
+ * entry, renews the lease while working and releases it when idle.
+ *
+ * @module
+ */
+import { getLogger } from "../../_internal/log.ts";
+import type { Envelope } from "../../kernel/envelope.ts";
+import { BubError } from "../../kernel/errors.ts";
+import { eventEntry } from "../../tape/entry.ts";
+import { sessionTapeName } from "../../tape/naming.ts";
+import type { InboxMessage, PostgresInbox } from "../../tape/postgres_inbox.ts";
+import type { TapeLease } from "../../tape/postgres_store.ts";
+import type { FencedTapeStore } from "./_fenced_store.ts";
+
+const logger = getLogger(["bub", "channels", "cluster"]);
+
+/** The event a turn starts with (`data.message_id`). */
+export const TURN_STARTED = "cluster.turn_started";
+/** The event that ends a turn, committed with its messages' completion (`data.message_ids`). */
+export const TURN_COMPLETED = "cluster.turn_completed";
+/** The event a new owner records for a started turn that never completed (`data.message_id`). */
+export const TURN_INTERRUPTED = "turn.interrupted";
+
+/** What a session run needs of the channel manager. */
+export interface SessionHost {
+  /** The manager's admission; true: run it now. */
+  admit(message: Envelope): Promise<boolean>;
+  /** Runs an admitted message; resolves when its turn has ended. */
+  schedule(message: Envelope): Promise<void>;
+  /** Cancels the session's turns. */
+  quit(sessionId: string): Promise<void>;
+  /** The message of an inbox body. */
+  decode(body: Record<string, unknown>): Envelope;
+}
+
+/** What a session run shares with its worker. */
+export interface SessionContext {
+  readonly store: FencedTapeStore;
+  readonly inbox: PostgresInbox;
+  readonly host: SessionHost;
+  readonly workspace: string;
+  readonly leaseMs: number;
+  /** True once the instance stops: turns then end without completing their messages. */
+  stopping(): boolean;
+}
+
+interface Item {
+  readonly message: InboxMessage;
+  /** The decoded message when admission already said "run". */
+  envelope: Envelope | null;
+}
+
+function isLeaseLost(error: unknown): boolean {
+  return BubError.isInstance(error) && error.details?.reason === "lease_lost";
+}
+
+/** A session leased by this instance. */
+export class SessionRun {
+  readonly session: string;
+  #ctx: SessionContext;
+  #lease: TapeLease;
+  #queue: Item[];
+  #seen: Set<number>;
+  #lost = false;
+  #wake: (() => void) | null = null;
+  #woken = false;
+
+  constructor(ctx: SessionContext, lease: TapeLease, messages: readonly InboxMessage[]) {
+    this.#ctx = ctx;
+    this.#lease = lease;
+    this.session = lease.key;
+    this.#queue = messages.map((message) => ({ message, envelope: null }));
+    this.#seen = new Set(messages.map((message) => message.id));
+  }
+
+  /** New messages may be pending (a notification or the poll). */
+  wake(): void {
+    this.#woken = true;
+    this.#wake?.();
+  }
+
+  /** Runs until the session is idle (lease released), lost, or the instance stops. */
+  async run(): Promise<void> {
+    const { store } = this.#ctx;
+    const tape = sessionTapeName(this.session, this.#ctx.workspace);
+    store.fence(this.session, this.#lease);
+    const renewal = setInterval(() => void this.#renew(), Math.max(50, this.#ctx.leaseMs / 3));
+    try {
+      await this.#recordInterruption(tape);
+      while (!this.#lost && !this.#ctx.stopping()) {
+        if (this.#queue.length === 0) {
+          for (const message of await this.#fetch()) this.#queue.push({ message, envelope: null });
+        }
+        const item = this.#queue.shift();
+        if (!item) break;
+        await this.#turn(tape, item);
+      }
+    } catch (error) {
+      if (isLeaseLost(error)) this.#lost = true;
+      else {
+        logger.error("cluster.session failed session={session}: {error}", {
+          session: this.session,
+          error,
+        });
+      }
+    } finally {
+      clearInterval(renewal);
+      if (this.#lost) {
+        logger.warn("cluster.lease_lost session={session} epoch={epoch}", {
+          session: this.session,
+          epoch: this.#lease.epoch,
+        });
+      } else {
+        await store.inner.releaseLease(this.#lease).catch(() => false);
+      }
+    }
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#lost) return;
+    try {
+      const renewed = await this.#ctx.store.inner.renewLease(this.#lease, this.#ctx.leaseMs);
+      if (renewed) {
+        this.#lease = renewed;
+        return;
+      }
+      this.#lost = true;
+      this.wake();
+      await this.#ctx.host.quit(this.session);
+    } catch (error) {
+      logger.warn("cluster.renew failed session={session}: {error}", {
+        session: this.session,
+        error,
+      });
+    }
+  }
+
+  /** A started turn of a pending message that never completed: a dead owner's. */
+  async #recordInterruption(tape: string): Promise<void> {
+    const pending = new Set(this.#queue.map((item) => item.message.id));
+    const [started] = await this.#ctx.store.latestEvents(tape, [TURN_STARTED]);
+    const data = started?.payload.data as Record<string, unknown> | undefined;
+    const id = Number(data?.message_id);
+    if (!pending.has(id)) return;
+    logger.warn("cluster.turn_interrupted session={session} message_id={id} owner={owner}", {
+      session: this.session,
+      id,
+      owner: data?.owner,
+    });
+    await this.#ctx.store.appendMany(tape, [
+      eventEntry(TURN_INTERRUPTED, {
+        message_id: id,
+        owner: data?.owner ?? null,
+        epoch: data?.epoch ?? null,
+        next_owner: this.#lease.owner,
+        next_epoch: this.#lease.epoch,
+      }),
+    ]);
+  }
+
+  /** Pending messages not taken yet, oldest first. */
+  async #fetch(): Promise<InboxMessage[]> {
+    this.#woken = false;
+    const fresh = (await this.#ctx.inbox.pending(this.session))
+      .filter((message) => !this.#seen.has(message.id));
+    for (const message of fresh) this.#seen.add(message.id);
+    return fresh;
+  }
+
+  async #turn(tape: string, item: Item): Promise<void> {
+    const { store, host, inbox } = this.#ctx;
+    const id = item.message.id;
+    await store.appendMany(tape, [
+      eventEntry(TURN_STARTED, {
+        message_id: id,
+        owner: this.#lease.owner,
+        epoch: this.#lease.epoch,
+      }),
+    ]);
+    const consumed = [id];
+    const envelope = item.envelope ?? host.decode(item.message.body);
+    if (item.envelope !== null || await host.admit(envelope)) {
+      let ended = false;
+      const turn = host.schedule(envelope).finally(() => {
+        ended = true;
+        this.#wake?.();
+      });
+      while (!ended) {
+        if (!this.#woken) {
+          await new Promise<void>((resolve) => {
+            this.#wake = resolve;
+            if (ended || this.#woken) resolve();
+          });
+          this.#wake = null;
+        }
+        if (ended || this.#lost || this.#ctx.stopping()) break;
+        // Messages that arrive while the turn runs meet the admission rules now (steering).
+        for (const message of await this.#fetch()) {
+          const next = host.decode(message.body);
+          if (await host.admit(next)) this.#queue.push({ message, envelope: next });
+          else consumed.push(message.id);
+        }
+      }
+      await turn;
+    }
+    if (this.#lost || this.#ctx.stopping()) return;
+    await inbox.complete(this.#lease, consumed, tape, [
+      eventEntry(TURN_COMPLETED, { message_ids: consumed, owner: this.#lease.owner }),
+    ]);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The worker of a cluster instance: claims sessions with pending inbox messages (a lease owned by
+ * this instance), runs each as a {@link SessionRun}, and wakes on LISTEN/NOTIFY with a polling
+ * fallback (notifications are lost while a connection reconnects).
+ *
+ * @module
+ */
+import { getLogger } from "../../_internal/log.ts";
+import type { PostgresInbox } from "../../tape/postgres_inbox.ts";
+import type { FencedTapeStore } from "./_fenced_store.ts";
+import { type SessionHost, SessionRun } from "./_session_run.ts";
+
+const logger = getLogger(["bub", "channels", "cluster"]);
+
+/** Options of {@link ClusterWorker}. */
+export interface ClusterWorkerOptions {
+  /** The fenced store the turns append through. */
+  readonly store: FencedTapeStore;
+  /** The shared inbox. */
+  readonly inbox: PostgresInbox;
+  /** The manager side. */
+  readonly host: SessionHost;
+  /** This instance's unique id (the lease owner). */
+  readonly owner: string;
+  /** The workspace naming the session tapes. */
+  readonly workspace: string;
+  /** Lease time to live in ms (renewed every third of it). */
+  readonly leaseMs: number;
+  /** Polling interval in ms. */
+  readonly pollMs: number;
+  /** Most sessions run at once by this instance. Default 64. */
+  readonly maxSessions?: number;
+}
+
+/** Claims and runs sessions until stopped. */
+export class ClusterWorker {
+  #options: ClusterWorkerOptions;
+  #runs = new Map<string, { run: SessionRun; done: Promise<void> }>();
+  #stopping = false;
+  #kick: (() => void) | null = null;
+  #kicked = false;
+
+  constructor(options: ClusterWorkerOptions) {
+    this.#options = options;
+  }
+
+  /** True once {@link run}'s signal aborted. */
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  /** The sessions this instance holds now. */
+  get sessions(): string[] {
+    return [...this.#runs.keys()];
+  }
+
+  #wakeUp(): void {
+    this.#kicked = true;
+    this.#kick?.();
+  }
+
+  /**
+   * Runs until `signal` aborts; then turns end without completing their messages and the leases
+   * are released (the next owner records the interruption and runs them again).
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const onAbort = () => {
+      this.#stopping = true;
+      this.#wakeUp();
+    };
+    if (signal.aborted) return;
+    signal.addEventListener("abort", onAbort, { once: true });
+    const { inbox, pollMs } = this.#options;
+    const listener = await inbox.listen((session) => {
+      const held = this.#runs.get(session);
+      if (held) held.run.wake();
+      else this.#wakeUp();
+    });
+    try {
+      while (!this.#stopping) {
+        this.#kicked = false;
+        await this.#claimAll();
+        if (this.#stopping) break;
+        if (!this.#kicked) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollMs);
+            this.#kick = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.#kick = null;
+        }
+        for (const { run } of this.#runs.values()) run.wake();
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      await listener.close().catch(() => {});
+      for (const { run } of this.#runs.values()) run.wake();
+      await Promise.all([...this.#runs.values()].map(({ done }) => done));
+    }
+  }
+
+  async #claimAll(): Promise<void> {
+    const { inbox, owner, leaseMs } = this.#options;
+    const max = this.#options.maxSessions ?? 64;
+    while (!this.#stopping && this.#runs.size < max) {
+      let claimed;
+      try {
+        claimed = await inbox.claim(owner, leaseMs);
+      } catch (error) {
+        logger.warn("cluster.claim failed: {error}", { error });
+        return;
+      }
+      if (!claimed) return;
+      this.#start(new SessionRun(this.#context(), claimed.lease, claimed.messages));
+    }
+  }
+
+  #context() {
+    const { store, inbox, host, workspace, leaseMs } = this.#options;
+    return { store, inbox, host, workspace, leaseMs, stopping: () => this.#stopping };
+  }
+
+  #start(run: SessionRun): void {
+    const done = run.run().finally(() => {
+      if (this.#runs.get(run.session)?.run === run) this.#runs.delete(run.session);
+      // Released while a message arrived: claim it again at once.
+      this.#wakeUp();
+    });
+    this.#runs.set(run.session, { run, done });
+  }
+}
