@@ -14,10 +14,13 @@ import process from "node:process";
 import { BubFramework } from "../src/builtin/framework.ts";
 import { gatewayCommand } from "../src/builtin/cli_channels.ts";
 import type { BuiltinRuntime } from "../src/builtin/runtime.ts";
+import { configureCliLogging } from "../src/cli/logging.ts";
 import { telegramReplyPlugin } from "./_telegram_reply.ts";
 
 const home = process.argv[2];
 if (!home) throw new Error("usage: _cluster_gateway.ts <home>");
+// Logs to stderr as `bub gateway` does (warnings and up unless `BUB_LOG_LEVEL` says otherwise).
+configureCliLogging();
 const bub = new BubFramework({
   home,
   workspace: home,

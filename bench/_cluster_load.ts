@@ -10,7 +10,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -45,6 +45,10 @@ export interface ClusterRowOptions {
   measureSeconds: number;
   /** Extra environment of every instance. */
   env?: Record<string, string>;
+  /** A directory to write each instance's output to (`<label>-instance-<i>.log`). */
+  logDir?: string;
+  /** Names the row's log files. */
+  label?: string;
 }
 
 /** What one row measured. */
@@ -72,7 +76,12 @@ interface Instance {
   stderr(): string;
 }
 
-function startInstance(runtime: string, home: string, env: Record<string, string>): Instance {
+function startInstance(
+  runtime: string,
+  home: string,
+  env: Record<string, string>,
+  log: string | null,
+): Instance {
   const [exe, args] = runtimeCommand(runtime === "node" ? "node24" : runtime, GATEWAY, [home]);
   const child = spawn(exe, args, {
     cwd: ROOT,
@@ -82,6 +91,11 @@ function startInstance(runtime: string, home: string, env: Record<string, string
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-8192)));
+  if (log) {
+    const file = createWriteStream(log);
+    child.stdout!.pipe(file, { end: false });
+    child.stderr!.pipe(file);
+  }
   const exited = new Promise<number | string>((resolve) => {
     child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"));
     child.once("error", (error) => resolve(`spawn error: ${error.message}`));
@@ -137,7 +151,10 @@ export async function clusterRow(options: ClusterRowOptions): Promise<ClusterRow
     for (let i = 0; i < options.instances; i++) {
       const runtime = options.runtimes[i % options.runtimes.length]!;
       const home = join(root, `instance-${i}`);
-      instances.push(startInstance(runtime, home, { ...env, BUB_HOME: home }));
+      const log = options.logDir
+        ? join(options.logDir, `${options.label ?? "row"}-instance-${i}.log`)
+        : null;
+      instances.push(startInstance(runtime, home, { ...env, BUB_HOME: home }, log));
     }
     await Promise.race([
       Promise.all(instances.map((instance) => instance.serving)),

@@ -17,7 +17,9 @@
  * `BUB_TEST_POSTGRES_URL` only the file-store row runs. Options:
  * `--instances=1,2,3` (PostgreSQL rows), `--runtime=node` (instances' runtimes, used in turn:
  * `node`, `deno`, `bun`, e.g. `--runtime=deno,node,bun`), `--sessions=100`, `--warmup=5` and
- * `--seconds=15` (measured window), `--latency=50` (model ms), `--no-file`, `--no-append`.
+ * `--seconds=15` (measured window), `--latency=50` (model ms), `--no-file`, `--no-append`,
+ * `--logs=<dir>` (each instance's output to `<dir>/<row>-instance-<i>.log`; the directory must
+ * exist; `BUB_LOG_LEVEL` sets the instances' log level).
  * Not run in CI; it asserts nothing.
  *
  * @module
@@ -40,6 +42,7 @@ interface Options {
   latency: number;
   file: boolean;
   append: boolean;
+  logs: string | undefined;
 }
 
 function parseArgs(argv: readonly string[]): Options {
@@ -52,6 +55,7 @@ function parseArgs(argv: readonly string[]): Options {
     latency: 50,
     file: true,
     append: true,
+    logs: undefined,
   };
   const count = (name: string, text: string, min: number) => {
     const value = Number(text);
@@ -72,6 +76,7 @@ function parseArgs(argv: readonly string[]): Options {
     else if (name === "warmup") options.warmup = count(name, value, 0);
     else if (name === "seconds") options.seconds = count(name, value, 1);
     else if (name === "latency") options.latency = count(name, value, 0);
+    else if (name === "logs" && value) options.logs = value;
     else if (arg === "--no-file") options.file = false;
     else if (arg === "--no-append") options.append = false;
     else throw new Error(`Unknown argument ${arg} (see the header of bench/cluster.bench.ts)`);
@@ -125,6 +130,7 @@ try {
     sessions: options.sessions,
     warmupSeconds: options.warmup,
     measureSeconds: options.seconds,
+    logDir: options.logs,
   };
   if (options.file) {
     const result = await clusterRow({
@@ -132,6 +138,7 @@ try {
       instances: 1,
       runtimes: options.runtimes,
       tapeStore: "file",
+      label: "file-1",
     });
     console.log(row("file", 1, options.runtimes, result));
   }
@@ -148,6 +155,7 @@ try {
           instances,
           runtimes: options.runtimes,
           tapeStore: database.url,
+          label: `postgres-${instances}`,
         });
         console.log(row("postgres", instances, options.runtimes, result));
       } finally {
