@@ -45,6 +45,11 @@ export interface ClusterRowOptions {
   measureSeconds: number;
   /** Extra environment of every instance. */
   env?: Record<string, string>;
+  /**
+   * Meters read when the window opens and when it closes (e.g. a server's CPU ms); the result
+   * gives each one's change per turn answered in the window.
+   */
+  meters?: Record<string, () => number | Promise<number>>;
   /** A directory to write each instance's output to (`<label>-instance-<i>.log`). */
   logDir?: string;
   /** Names the row's log files. */
@@ -67,6 +72,8 @@ export interface ClusterRowResult {
   startupSeconds: number;
   /** CPU time of all instances in the window per turn answered in it (ms). */
   cpuMsPerTurn: number;
+  /** Each of {@link ClusterRowOptions.meters}: its change in the window per turn answered. */
+  perTurn: Record<string, number>;
 }
 
 interface Instance {
@@ -187,9 +194,19 @@ async function load(
   const start = performance.now();
   const windowStart = start + options.warmupSeconds * 1000;
   const windowEnd = windowStart + options.measureSeconds * 1000;
-  const cpu = () => pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
-  const cpuAt = [windowStart, windowEnd].map((at) =>
-    new Promise<number>((resolve) => setTimeout(() => resolve(cpu()), at - performance.now()))
+  const meters: Record<string, () => number | Promise<number>> = {
+    ...options.meters,
+    gatewayCpuMs: () => pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0) * 1000,
+  };
+  const read = async () => {
+    const values: Record<string, number> = {};
+    for (const [name, meter] of Object.entries(meters)) values[name] = await meter();
+    return values;
+  };
+  const readings = [windowStart, windowEnd].map((at) =>
+    new Promise<Record<string, number>>((resolve) =>
+      setTimeout(() => resolve(read()), at - performance.now())
+    )
   );
   const latencies: number[] = [];
   let sent = 0;
@@ -213,7 +230,9 @@ async function load(
       }
     }
   }));
-  const [cpuStart, cpuEnd] = await Promise.all(cpuAt);
+  const [first, last] = await Promise.all(readings);
+  const perTurn: Record<string, number> = {};
+  for (const name of Object.keys(meters)) perTurn[name] = (last![name]! - first![name]!) / inWindow;
   await sleep(500);
   watch.scan();
   let duplicated = 0;
@@ -227,6 +246,7 @@ async function load(
     lost,
     duplicated,
     startupSeconds,
-    cpuMsPerTurn: ((cpuEnd! - cpuStart!) * 1000) / inWindow,
+    cpuMsPerTurn: perTurn.gatewayCpuMs!,
+    perTurn,
   };
 }

@@ -26,10 +26,10 @@
  */
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { connectPg } from "../src/tape/_pg_client.ts";
 import { startServer } from "./_bench_process.ts";
 import { appendTable } from "./_cluster_append.ts";
 import { clusterRow, type ClusterRowResult } from "./_cluster_load.ts";
+import { freshDatabase, serverCpuSeconds } from "./_cluster_pg.ts";
 
 const RUNTIMES = new Set(["node", "deno", "bun"]);
 
@@ -84,31 +84,25 @@ function parseArgs(argv: readonly string[]): Options {
   return options;
 }
 
-/** A fresh database on the server at `url` for one row; `drop` removes it. */
-async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-  const admin = await connectPg(url, { max: 1 });
-  await admin.unsafe(`CREATE DATABASE "${name}"`);
-  const rowUrl = new URL(url);
-  rowUrl.pathname = `/${name}`;
-  return {
-    url: rowUrl.href,
-    drop: async () => {
-      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end({ timeout: 5 });
-    },
-  };
-}
-
 const ms = (n: number) => (Number.isNaN(n) ? "–" : n.toFixed(0));
+
+const fixed = (n: number | undefined, digits = 1) =>
+  n === undefined || Number.isNaN(n) ? "–" : n.toFixed(digits);
 
 function row(store: string, instances: number, runtimes: string[], r: ClusterRowResult): string {
   const used = Array.from({ length: instances }, (_, i) => runtimes[i % runtimes.length]);
-  return `| ${store} | ${instances} (${used.join(", ")}) | ${r.turnsPerSecond.toFixed(1)} | ${
-    ms(r.p50)
-  } | ${ms(r.p95)} | ${r.cpuMsPerTurn.toFixed(1)} | ${r.sent} | ${r.lost} | ${r.duplicated} | ${
-    r.startupSeconds.toFixed(1)
-  } |`;
+  return "| " + [
+    store,
+    `${instances} (${used.join(", ")})`,
+    fixed(r.turnsPerSecond),
+    ms(r.p50),
+    ms(r.p95),
+    fixed(r.cpuMsPerTurn),
+    fixed(r.perTurn.serverCpuMs),
+    fixed(r.perTurn.transactions),
+    `${r.sent} / ${r.lost} / ${r.duplicated}`,
+    fixed(r.startupSeconds),
+  ].join(" | ") + " |";
 }
 
 const options = parseArgs(process.argv.slice(2));
@@ -122,7 +116,7 @@ try {
       `${options.warmup} s warm-up, ${options.seconds} s window (bench on ${benchRuntime})\n`,
   );
   console.log(
-    "| store | instances | turns/s | p50 ms | p95 ms | CPU ms/turn | sent | lost | duplicated | startup s |",
+    "| store | instances | turns/s | p50 ms | p95 ms | gateways CPU ms/turn | PostgreSQL CPU ms/turn | PostgreSQL transactions/turn | sent / lost / duplicated | startup s |",
   );
   console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   const common = {
@@ -156,6 +150,10 @@ try {
           runtimes: options.runtimes,
           tapeStore: database.url,
           label: `postgres-${instances}`,
+          meters: {
+            serverCpuMs: () => serverCpuSeconds() * 1000,
+            transactions: () => database.transactions(),
+          },
         });
         console.log(row("postgres", instances, options.runtimes, result));
       } finally {
