@@ -23,9 +23,11 @@ import { cpuSecondsOf, percentile, sleep } from "./_soak_common.ts";
 
 const GATEWAY = fileURLToPath(new URL("./_cluster_gateway.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** A chat waits this long for a reply before it sends its next message. */
 const REPLY_TIMEOUT_MS = 30_000;
 const START_TIMEOUT_MS = 60_000;
 const FIRST_USER = 60_000;
+const IDLE_MS = 2000;
 
 /** What one row runs. */
 export interface ClusterRowOptions {
@@ -49,7 +51,7 @@ export interface ClusterRowOptions {
    * Meters read when the window opens and when it closes (e.g. a server's CPU ms); the result
    * gives each one's change per turn answered in the window.
    */
-  meters?: Record<string, () => number | Promise<number>>;
+  meters?: Meters;
   /** A directory to write each instance's output to (`<label>-instance-<i>.log`). */
   logDir?: string;
   /** Names the row's log files. */
@@ -63,17 +65,35 @@ export interface ClusterRowResult {
   /** Latency percentiles (ms) of the messages answered in the window. */
   p50: number;
   p95: number;
-  /** Messages sent over the whole run, answered, never answered, answered more than once. */
+  /**
+   * Messages sent over the whole run, answered, never answered (by the end of the drain),
+   * answered more than once, and not answered within 30 s (the chat moved on).
+   */
   sent: number;
   answered: number;
   lost: number;
   duplicated: number;
+  overTimeout: number;
   /** Seconds from spawning the instances to all of them serving. */
   startupSeconds: number;
   /** CPU time of all instances in the window per turn answered in it (ms). */
   cpuMsPerTurn: number;
-  /** Each of {@link ClusterRowOptions.meters}: its change in the window per turn answered. */
+  /**
+   * Each of {@link ClusterRowOptions.meters} and `gatewayCpuMs` (the instances' CPU ms): its
+   * change in the window per turn answered.
+   */
   perTurn: Record<string, number>;
+  /** The same meters' change per second over 2 s with no traffic, before the load. */
+  idlePerSecond: Record<string, number>;
+}
+
+/** Named readings (e.g. CPU ms used so far). */
+export type Meters = Record<string, () => number | Promise<number>>;
+
+async function read(meters: Meters): Promise<Record<string, number>> {
+  const values: Record<string, number> = {};
+  for (const [name, meter] of Object.entries(meters)) values[name] = await meter();
+  return values;
 }
 
 interface Instance {
@@ -171,7 +191,20 @@ export async function clusterRow(options: ClusterRowOptions): Promise<ClusterRow
     // The channel drops updates queued before it starts polling.
     await telegram.waitForCalls("getUpdates", 1, { timeoutMs: START_TIMEOUT_MS });
     const pids = instances.map((instance) => instance.child.pid!);
-    return await load(telegram, watch, users, options, startupSeconds, pids);
+    const meters: Meters = {
+      ...options.meters,
+      gatewayCpuMs: () => pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0) * 1000,
+    };
+    // Idle: what the instances (and the meters' subjects) use per second with no traffic.
+    const before = await read(meters);
+    await sleep(IDLE_MS);
+    const after = await read(meters);
+    const idlePerSecond: Record<string, number> = {};
+    for (const name of Object.keys(meters)) {
+      idlePerSecond[name] = (after[name]! - before[name]!) / (IDLE_MS / 1000);
+    }
+    const result = await load(telegram, watch, users, options, meters);
+    return { ...result, startupSeconds, idlePerSecond };
   } catch (error) {
     const logs = instances.map((instance, i) => `instance ${i}: ${instance.stderr()}`);
     throw new Error(`${error instanceof Error ? error.message : error}\n${logs.join("\n")}`);
@@ -188,29 +221,19 @@ async function load(
   watch: ReplyWatch,
   users: readonly number[],
   options: ClusterRowOptions,
-  startupSeconds: number,
-  pids: readonly number[],
-): Promise<ClusterRowResult> {
+  meters: Meters,
+): Promise<Omit<ClusterRowResult, "startupSeconds" | "idlePerSecond">> {
   const start = performance.now();
   const windowStart = start + options.warmupSeconds * 1000;
   const windowEnd = windowStart + options.measureSeconds * 1000;
-  const meters: Record<string, () => number | Promise<number>> = {
-    ...options.meters,
-    gatewayCpuMs: () => pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0) * 1000,
-  };
-  const read = async () => {
-    const values: Record<string, number> = {};
-    for (const [name, meter] of Object.entries(meters)) values[name] = await meter();
-    return values;
-  };
   const readings = [windowStart, windowEnd].map((at) =>
     new Promise<Record<string, number>>((resolve) =>
-      setTimeout(() => resolve(read()), at - performance.now())
+      setTimeout(() => resolve(read(meters)), at - performance.now())
     )
   );
   const latencies: number[] = [];
-  let sent = 0;
-  let lost = 0;
+  const tags: string[] = [];
+  let overTimeout = 0;
   let inWindow = 0;
   await Promise.all(users.map(async (id, s) => {
     const user = telegram.makeUser(id);
@@ -218,9 +241,9 @@ async function load(
       const tag = `TAG-s${s}-m${m}`;
       const queued = performance.now();
       telegram.pushText(`hello ${tag}`, { from: user });
-      sent++;
+      tags.push(tag);
       if (!await watch.wait(tag, REPLY_TIMEOUT_MS)) {
-        lost++;
+        overTimeout++;
         continue;
       }
       const answered = performance.now();
@@ -241,11 +264,11 @@ async function load(
     turnsPerSecond: inWindow / options.measureSeconds,
     p50: percentile(latencies, 0.5),
     p95: percentile(latencies, 0.95),
-    sent,
+    sent: tags.length,
     answered: watch.seen.size,
-    lost,
+    lost: tags.filter((tag) => !watch.seen.has(tag)).length,
+    overTimeout,
     duplicated,
-    startupSeconds,
     cpuMsPerTurn: perTurn.gatewayCpuMs!,
     perTurn,
   };

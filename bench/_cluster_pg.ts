@@ -3,7 +3,8 @@
  * or tape of an earlier row is seen), and meters read at the edges of a row's window: the
  * server's CPU time (its processes under `scripts/postgres.sh`, from `/proc`) and the database's
  * committed and rolled back transactions (`pg_stat_database`, flushed by the server about once a
- * second, so a count over a window of several seconds is close, not exact).
+ * second, so a count over a window of several seconds is close, not exact), and the session
+ * leases the cluster took (its `bub_leases` table).
  *
  * @module
  */
@@ -19,6 +20,11 @@ export interface RowDatabase {
   readonly url: string;
   /** Transactions committed or rolled back in it so far (see the module note). */
   transactions(): Promise<number>;
+  /**
+   * Session leases taken so far (the sum of the lease epochs: each change of owner adds one);
+   * NaN before the cluster made its tables.
+   */
+  leasesTaken(): Promise<number>;
   /** Drops it (connections closed by force). */
   drop(): Promise<void>;
 }
@@ -30,6 +36,7 @@ export async function freshDatabase(url: string): Promise<RowDatabase> {
   await admin.unsafe(`CREATE DATABASE "${name}"`);
   const rowUrl = new URL(url);
   rowUrl.pathname = `/${name}`;
+  const db: PgSql = await connectPg(rowUrl.href, { max: 1 });
   return {
     url: rowUrl.href,
     transactions: async () => {
@@ -40,7 +47,13 @@ export async function freshDatabase(url: string): Promise<RowDatabase> {
       );
       return Number(rows[0]?.n ?? NaN);
     },
+    leasesTaken: async () => {
+      const rows = await db.unsafe("SELECT coalesce(sum(epoch), 0) AS n FROM public.bub_leases")
+        .catch(() => [{ n: NaN }]);
+      return Number(rows[0]?.n);
+    },
     drop: async () => {
+      await db.end({ timeout: 5 });
       await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await admin.end({ timeout: 5 });
     },

@@ -16,8 +16,8 @@
  * (`deno task bench:cluster`; the bench itself may run on node or bun too). Without
  * `BUB_TEST_POSTGRES_URL` only the file-store row runs. Options:
  * `--instances=1,2,3` (PostgreSQL rows), `--runtime=node` (instances' runtimes, used in turn:
- * `node`, `deno`, `bun`, e.g. `--runtime=deno,node,bun`), `--sessions=100`, `--warmup=5` and
- * `--seconds=15` (measured window), `--latency=50` (model ms), `--no-file`, `--no-append`,
+ * `node`, `deno`, `bun`, e.g. `--runtime=deno,node,bun`), `--sessions=100`, `--warmup=4` and
+ * `--seconds=12` (measured window), `--latency=50` (model ms), `--no-file`, `--no-append`,
  * `--logs=<dir>` (each instance's output to `<dir>/<row>-instance-<i>.log`; the directory must
  * exist; `BUB_LOG_LEVEL` sets the instances' log level).
  * Not run in CI; it asserts nothing.
@@ -50,8 +50,8 @@ function parseArgs(argv: readonly string[]): Options {
     instances: [1, 2, 3],
     runtimes: ["node"],
     sessions: 100,
-    warmup: 5,
-    seconds: 15,
+    warmup: 4,
+    seconds: 12,
     latency: 50,
     file: true,
     append: true,
@@ -97,10 +97,11 @@ function row(store: string, instances: number, runtimes: string[], r: ClusterRow
     fixed(r.turnsPerSecond),
     ms(r.p50),
     ms(r.p95),
-    fixed(r.cpuMsPerTurn),
-    fixed(r.perTurn.serverCpuMs),
+    `${fixed(r.cpuMsPerTurn)} / ${fixed(r.perTurn.serverCpuMs)}`,
+    `${fixed(r.idlePerSecond.gatewayCpuMs, 0)} / ${fixed(r.idlePerSecond.serverCpuMs, 0)}`,
     fixed(r.perTurn.transactions),
-    `${r.sent} / ${r.lost} / ${r.duplicated}`,
+    fixed(r.perTurn.leases, 2),
+    `${r.sent} / ${r.lost} / ${r.duplicated} / ${r.overTimeout}`,
     fixed(r.startupSeconds),
   ].join(" | ") + " |";
 }
@@ -116,9 +117,9 @@ try {
       `${options.warmup} s warm-up, ${options.seconds} s window (bench on ${benchRuntime})\n`,
   );
   console.log(
-    "| store | instances | turns/s | p50 ms | p95 ms | gateways CPU ms/turn | PostgreSQL CPU ms/turn | PostgreSQL transactions/turn | sent / lost / duplicated | startup s |",
+    "| store | instances | turns/s | p50 ms | p95 ms | CPU ms/turn: gateways / PostgreSQL | idle CPU ms/s: gateways / PostgreSQL | PostgreSQL transactions/turn | leases taken/turn | messages sent / lost / duplicated / over 30 s | startup s |",
   );
-  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   const common = {
     modelUrl: model.url,
     sessions: options.sessions,
@@ -153,6 +154,7 @@ try {
           meters: {
             serverCpuMs: () => serverCpuSeconds() * 1000,
             transactions: () => database.transactions(),
+            leases: () => database.leasesTaken(),
           },
         });
         console.log(row("postgres", instances, options.runtimes, result));
