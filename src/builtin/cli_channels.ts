@@ -115,7 +115,7 @@ export async function gatewayCommand(
     activeTimeWindow: settings.active_time_window,
   };
   // A PostgreSQL tape store: this gateway is one instance of a cluster (cluster_setup.ts).
-  const cluster = clusterGatewayFor(framework, runtime, managerOptions);
+  const cluster = await clusterGatewayFor(framework, runtime, managerOptions);
   const manager = cluster?.manager ?? new ChannelManager(framework, managerOptions);
   const unknown = unknownChannelNames(enabled, [...manager.channels.keys()]);
   if (unknown.length > 0) {

@@ -5,24 +5,28 @@
  *
  * @module
  */
-import { ClusterGateway } from "../channels/cluster/cluster_gateway.ts";
+import type { ClusterGateway } from "../channels/cluster/cluster_gateway.ts";
 import type { ChannelManagerOptions } from "../channels/manager.ts";
 import type { BubHost } from "./host.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import { loadTapeStoreSettings, loadTelegramSettings } from "./settings.ts";
 import { parseTapeStoreChoice } from "./tape_store_setting.ts";
 
-/** The cluster instance for a PostgreSQL `tape_store`, else null (single-instance gateway). */
-export function clusterGatewayFor(
+/**
+ * The cluster instance for a PostgreSQL `tape_store`, else null (single-instance gateway). The
+ * cluster code is imported only then.
+ */
+export async function clusterGatewayFor(
   framework: BubHost,
   runtime: BuiltinRuntime,
   options: ChannelManagerOptions,
-): ClusterGateway | null {
+): Promise<ClusterGateway | null> {
   const settings = loadTapeStoreSettings(runtime.sources);
   const choice = parseTapeStoreChoice(settings.tape_store);
   if (choice?.kind !== "postgres") return null;
   const token = loadTelegramSettings(runtime.sources).token.trim();
   const botId = token.split(":")[0] ?? "";
+  const { ClusterGateway } = await import("../channels/cluster/cluster_gateway.ts");
   return new ClusterGateway(framework, {
     ...options,
     url: choice.url,

@@ -49,6 +49,9 @@ export async function startLoopbackServer(
   port: number = 0,
 ): Promise<LoopbackServer> {
   const server = createServer();
+  // Idle keep-alive connections stay open (close() destroys them): a server closing one after
+  // the default 5 s races a client reusing it, failing a request that was never received.
+  server.keepAliveTimeout = 120_000;
   const sockets = new Set<Socket>();
   const listening = await new Promise<number>((resolve, reject) => {
     server.once("error", reject);

@@ -6,6 +6,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { BubError } from "../../kernel/errors.ts";
 import type { TapeEntry } from "../../tape/entry.ts";
 import type { PostgresTapeStore, TapeLease } from "../../tape/postgres_store.ts";
 import type { TapeQuery } from "../../tape/query.ts";
@@ -25,6 +26,7 @@ export class FencedTapeStore implements TapeStore {
   /** The shared store. */
   readonly inner: PostgresTapeStore;
   #leases = new Map<string, TapeLease>();
+  #lost = new Set<string>();
 
   /**
    * Creates the object.
@@ -37,7 +39,19 @@ export class FencedTapeStore implements TapeStore {
 
   /** Fences the session's tapes with `lease` from now on (kept after the lease is lost). */
   fence(sessionId: string, lease: TapeLease): void {
-    this.#leases.set(sessionHash(sessionId), lease);
+    const hash = sessionHash(sessionId);
+    this.#leases.set(hash, lease);
+    this.#lost.delete(hash);
+  }
+
+  /** Marks the session's lease lost (its turns' output must not reach the chat any more). */
+  markLost(sessionId: string): void {
+    this.#lost.add(sessionHash(sessionId));
+  }
+
+  /** True after the session's lease was lost (until it is fenced with a new one). */
+  isLost(sessionId: string): boolean {
+    return this.#lost.has(sessionHash(sessionId));
   }
 
   /** The lease fencing `tape`, or null. */
@@ -69,7 +83,15 @@ export class FencedTapeStore implements TapeStore {
   /** Appends entries in one statement, fenced when the tape belongs to a leased session. */
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
     const fence = this.leaseOf(tape);
-    await this.inner.appendMany(tape, entries, fence ? { fence } : {});
+    try {
+      await this.inner.appendMany(tape, entries, fence ? { fence } : {});
+    } catch (error) {
+      const hash = tape.split("__")[1];
+      if (fence && hash !== undefined && BubError.isInstance(error)) {
+        if (error.details?.reason === "lease_lost") this.#lost.add(hash);
+      }
+      throw error;
+    }
   }
 
   /** Same as the inner store's. */

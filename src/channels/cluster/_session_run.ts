@@ -30,6 +30,8 @@ export interface SessionHost {
   admit(message: Envelope): Promise<boolean>;
   /** Runs an admitted message; resolves when its turn has ended. */
   schedule(message: Envelope): Promise<void>;
+  /** True when the manager holds nothing for the session (no turn running or pending). */
+  idle(sessionId: string): boolean;
   /** Cancels the session's turns. */
   quit(sessionId: string): Promise<void>;
   /** The message of an inbox body. */
@@ -99,8 +101,10 @@ export class SessionRun {
         await this.#turn(tape, item);
       }
     } catch (error) {
-      if (isLeaseLost(error)) this.#lost = true;
-      else {
+      if (isLeaseLost(error)) {
+        this.#lost = true;
+        store.markLost(this.session);
+      } else {
         logger.error("cluster.session failed session={session}: {error}", {
           session: this.session,
           error,
@@ -128,6 +132,7 @@ export class SessionRun {
         return;
       }
       this.#lost = true;
+      this.#ctx.store.markLost(this.session);
       this.wake();
       await this.#ctx.host.quit(this.session);
     } catch (error) {
@@ -188,16 +193,23 @@ export class SessionRun {
         ended = true;
         this.#wake?.();
       });
-      while (!ended) {
+      // Until the manager is done with the session: steering leftovers and follow-ups run as
+      // further turns there, and their messages complete with this one.
+      while (!(ended && host.idle(this.session))) {
         if (!this.#woken) {
           await new Promise<void>((resolve) => {
-            this.#wake = resolve;
-            if (ended || this.#woken) resolve();
+            const timer = ended ? setTimeout(resolve, 20) : undefined;
+            this.#wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+            if (this.#woken) this.#wake();
           });
           this.#wake = null;
         }
-        if (ended || this.#lost || this.#ctx.stopping()) break;
-        // Messages that arrive while the turn runs meet the admission rules now (steering).
+        if (this.#lost || this.#ctx.stopping()) break;
+        if (!this.#woken) continue;
+        // Messages that arrive meanwhile meet the admission rules now (steering).
         for (const message of await this.#fetch()) {
           const next = host.decode(message.body);
           if (await host.admit(next)) this.#queue.push({ message, envelope: next });

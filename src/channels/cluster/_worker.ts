@@ -28,7 +28,7 @@ export interface ClusterWorkerOptions {
   readonly leaseMs: number;
   /** Polling interval in ms. */
   readonly pollMs: number;
-  /** Most sessions run at once by this instance. Default 64. */
+  /** Most sessions run at once by this instance. Default 256. */
   readonly maxSessions?: number;
 }
 
@@ -103,7 +103,7 @@ export class ClusterWorker {
 
   async #claimAll(): Promise<void> {
     const { inbox, owner, leaseMs } = this.#options;
-    const max = this.#options.maxSessions ?? 64;
+    const max = this.#options.maxSessions ?? 256;
     while (!this.#stopping && this.#runs.size < max) {
       let claimed;
       try {

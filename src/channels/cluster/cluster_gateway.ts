@@ -4,6 +4,7 @@
  * claims sessions (leases owned by this instance), runs their messages through the channel
  * manager one turn at a time with the session tapes fenced by the lease, and completes each turn
  * with its last tape entry. Long-polling channels (Telegram) poll on the elected instance only.
+ * Interfaces (the CLI, the web console) stay local to the instance their user is connected to.
  *
  * @module
  */
@@ -11,11 +12,13 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import process from "node:process";
 import { getLogger } from "../../_internal/log.ts";
-import type { Channel, MessageHandler } from "../../kernel/channel.ts";
+import type { Channel, ChannelRouter, MessageHandler } from "../../kernel/channel.ts";
 import type { Envelope } from "../../kernel/envelope.ts";
 import { BubError } from "../../kernel/errors.ts";
+import { inboundOf } from "../../kernel/inbound.ts";
 import { PostgresInbox } from "../../tape/postgres_inbox.ts";
 import { PostgresTapeStore } from "../../tape/postgres_store.ts";
+import { Interface } from "../channel.ts";
 import { type ChannelFramework, ChannelManager, type ChannelManagerOptions } from "../manager.ts";
 import { decodeEnvelope, dedupeKeyOf, encodeEnvelope } from "./_envelope_codec.ts";
 import { FencedTapeStore } from "./_fenced_store.ts";
@@ -41,6 +44,8 @@ export interface ClusterGatewayOptions extends ChannelManagerOptions {
   readonly pollSeconds?: number;
   /** Channels polled by one elected instance: channel name → job (`telegram-poller:<bot id>`). */
   readonly electedPollers?: Readonly<Record<string, string>>;
+  /** The schema of the store's tables. Default `"public"`. */
+  readonly schema?: string;
   /** This instance's id. Default `<host>:<pid>:<random>`. */
   readonly owner?: string;
 }
@@ -72,7 +77,9 @@ export class ClusterGateway {
   #workspace: string;
   #worker: ClusterWorker | null = null;
   #working: Promise<void> | null = null;
+  #failure: unknown = undefined;
   #stop: AbortController | null = null;
+  #enqueues = new Map<string, Promise<void>>();
 
   /**
    * Creates the instance; registers a plugin providing the fenced store to the framework.
@@ -84,7 +91,10 @@ export class ClusterGateway {
     this.#pollMs = positive("cluster_poll_seconds", options.pollSeconds ?? 0.5) * 1000;
     this.#workspace = options.workspace;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.store = new PostgresTapeStore(options.url);
+    this.store = new PostgresTapeStore(
+      options.url,
+      options.schema === undefined ? {} : { schema: options.schema },
+    );
     this.inbox = new PostgresInbox(this.store);
     this.#fenced = new FencedTapeStore(this.store);
     this.#framework = framework;
@@ -93,17 +103,23 @@ export class ClusterGateway {
     const elected = options.electedPollers ?? {};
     const store = this.store;
     const retryMs = this.#pollMs;
-    const enqueue: MessageHandler = (message) => this.#enqueue(message);
+    const local = new Set<string>();
     const view: ChannelFramework = {
-      getChannels: (_handler: MessageHandler) => {
-        const channels = framework.getChannels(enqueue);
+      getChannels: (handler: MessageHandler) => {
+        // Interfaces (the terminal, the web console) answer a connection of this process: their
+        // messages run here, as in a single gateway; every other channel's go to the inbox.
+        const route: MessageHandler = (message) =>
+          local.has(inboundOf(message).channel ?? "") ? handler(message) : this.#enqueue(message);
+        const channels = framework.getChannels(route);
+        for (const [name, channel] of channels) if (channel instanceof Interface) local.add(name);
         for (const [name, channel] of channels) {
           const job = elected[name];
           if (job) channels.set(name, electedChannel(channel, { store, job, retryMs }));
         }
         return channels;
       },
-      bindChannelRouter: (router) => framework.bindChannelRouter(router),
+      bindChannelRouter: (router) =>
+        framework.bindChannelRouter(router ? this.#guarded(router) : null),
       running: async () => {
         const scope = await framework.running();
         this.#startWorker();
@@ -121,7 +137,23 @@ export class ClusterGateway {
     this.manager = new ChannelManager(view, options);
   }
 
-  async #enqueue(message: Envelope): Promise<void> {
+  /**
+   * Enqueues in call order per chat: a channel hands messages over without waiting (Telegram
+   * does for each update of a batch), and concurrent inserts could commit out of order.
+   */
+  #enqueue(message: Envelope): Promise<void> {
+    const key = inboundOf(message).sessionId ?? "";
+    const before = this.#enqueues.get(key) ?? Promise.resolve();
+    const done = before.then(() => this.#enqueueNow(message));
+    const settled = done.catch(() => {});
+    this.#enqueues.set(key, settled);
+    void settled.then(() => {
+      if (this.#enqueues.get(key) === settled) this.#enqueues.delete(key);
+    });
+    return done;
+  }
+
+  async #enqueueNow(message: Envelope): Promise<void> {
     try {
       const session = await this.#framework.resolveSession(message);
       const body = encodeEnvelope(message, session);
@@ -134,6 +166,32 @@ export class ClusterGateway {
       logger.error("cluster.enqueue failed: {error}", { error });
       throw error;
     }
+  }
+
+  /**
+   * The router with outbound messages of sessions whose lease was lost dropped: the new owner
+   * runs those turns again, so the old owner's answers or errors would reach the chat twice.
+   */
+  #guarded(router: ChannelRouter): ChannelRouter {
+    const fenced = this.#fenced;
+    return new Proxy(router, {
+      get(target, key) {
+        if (key === "dispatchOutput") {
+          return async (message: Envelope): Promise<boolean> => {
+            const session = inboundOf(message).sessionId;
+            if (session !== null && fenced.isLost(session)) {
+              logger.warn("cluster.outbound dropped session={session}: the lease was lost", {
+                session,
+              });
+              return false;
+            }
+            return await target.dispatchOutput(message);
+          };
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
   }
 
   #decode(body: Record<string, unknown>): Envelope {
@@ -160,18 +218,29 @@ export class ClusterGateway {
         admit: (message) => manager.admit(message),
         schedule: (message) => manager.schedule(message),
         quit: (session) => manager.quit(session),
+        idle: (session) => {
+          const snapshot = manager.sessionSnapshot(session);
+          return snapshot === null || (!snapshot.isRunning && snapshot.pendingCount === 0);
+        },
         decode: (body) => this.#decode(body),
       },
     });
     // Its abort listener is registered before any turn: it stops completing messages before
     // the manager cancels the turns.
-    this.#working = this.#worker.run(this.#stop.signal);
+    const stop = this.#stop;
+    this.#working = this.#worker.run(stop.signal).catch((error: unknown) => {
+      // Without its worker the instance would only fill the inbox: stop serving.
+      this.#failure = error;
+      stop.abort(error);
+    });
   }
 
   /**
    * Serves until `signal` aborts (or a channel stops the manager): the manager's loop and, once
    * the framework's running scope is open, the worker; then releases this instance's leases and
    * closes the store.
+   *
+   * @throws {BubError} when the worker fails (e.g. PostgreSQL cannot be reached)
    */
   async run(signal: AbortSignal): Promise<void> {
     const stop = new AbortController();
@@ -184,10 +253,17 @@ export class ClusterGateway {
     } finally {
       signal.removeEventListener("abort", onAbort);
       stop.abort();
-      await this.#working?.catch((error) =>
-        logger.error("cluster.worker failed: {error}", { error })
-      );
+      await this.#working;
       await this.store.close();
+    }
+    if (this.#failure !== undefined) {
+      if (BubError.isInstance(this.#failure)) throw this.#failure;
+      throw new BubError(
+        "temporary",
+        `The cluster worker of ${this.owner} failed: ${String(this.#failure)}`,
+        { owner: this.owner },
+        { cause: this.#failure },
+      );
     }
   }
 }
