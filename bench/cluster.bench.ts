@@ -5,8 +5,12 @@
  *    of 1 gateway over the file store, then 1, 2 and 3 instances over one PostgreSQL, each row
  *    serving 100 Telegram chats (a fake Bot API) that send messages in closed loops, against a
  *    mock model in its own process answering after a fixed 50 ms, so the bench measures
- *    coordination, not the CPU (`_cluster_load.ts`). Every row also counts lost and duplicated
- *    replies over the whole run.
+ *    coordination, not the model (`_cluster_load.ts`). Every row also counts lost and duplicated
+ *    replies over the whole run. When the machine's CPU is the limit (a shared machine), turns/s
+ *    is the CPU available divided by the CPU a turn costs; the CPU columns (the instances', and
+ *    the PostgreSQL server's under `scripts/postgres.sh`, per turn in the window and per second
+ *    idle before the load), PostgreSQL transactions and session leases taken per turn do not
+ *    depend on the machine's load and tell what coordination costs.
  * 2. Tape append throughput, PostgreSQL beside the file and SQLite stores (`_cluster_append.ts`).
  *
  * Run (about 2–3 minutes; PostgreSQL with fsync on, as the file and SQLite rows):
