@@ -138,6 +138,21 @@ export function memoryOf(pid: number | "self" = "self"): { rss: number; peak: nu
   }
 }
 
+/**
+ * CPU time (user + system) a process has used so far, in seconds (`/proc/<pid>/stat`, at 100
+ * clock ticks per second); NaN when gone.
+ */
+export function cpuSecondsOf(pid: number | "self" = "self"): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command (which may hold spaces) in parentheses; utime, stime are 14, 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /** The `p` quantile (0..1) of `values` (nearest rank); NaN when empty. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return NaN;

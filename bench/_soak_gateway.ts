@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FakeTelegramServer } from "../src/testing/fake_telegram.ts";
+import { ReplyWatch } from "./_reply_watch.ts";
 import {
   fdCount,
   fdKinds,
@@ -32,57 +33,6 @@ const MESSAGES = 3;
 const REPLY_TIMEOUT_MS = 60_000;
 const FD_SLACK = 10;
 const FIRST_USER = 50_000;
-
-/** Watches the fake's `sendMessage` calls: tag → times seen, and waiters per tag. */
-class ReplyWatch {
-  readonly seen = new Map<string, number>();
-  untagged = 0;
-  #waiters = new Map<string, () => void>();
-  #next = 0;
-  #timer: ReturnType<typeof setInterval>;
-
-  #server: FakeTelegramServer;
-
-  constructor(server: FakeTelegramServer) {
-    this.#server = server;
-    this.#timer = setInterval(() => this.scan(), 2);
-  }
-
-  scan(): void {
-    const calls = this.#server.calls;
-    for (; this.#next < calls.length; this.#next++) {
-      const call = calls[this.#next]!;
-      if (call.method !== "sendMessage") continue;
-      const tag = /TAG-[\w-]+/.exec(String(call.params.text))?.[0];
-      if (!tag) {
-        this.untagged++;
-        continue;
-      }
-      this.seen.set(tag, (this.seen.get(tag) ?? 0) + 1);
-      this.#waiters.get(tag)?.();
-      this.#waiters.delete(tag);
-    }
-  }
-
-  /** Resolves true when `tag` comes back, false after `ms`. */
-  wait(tag: string, ms: number): Promise<boolean> {
-    if (this.seen.has(tag)) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#waiters.delete(tag);
-        resolve(false);
-      }, ms);
-      this.#waiters.set(tag, () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-  }
-}
 
 /** The gateway row. */
 export async function gatewayRow(options: RowOptions): Promise<RowResult> {

@@ -1,9 +1,8 @@
 /**
  * The gateway process of the soak's gateway row: the builtin framework serving the Telegram
  * channel through `bub gateway`'s own code path (`gatewayCommand`), against the soak's mock model
- * and a fake Bot API. One bench plugin renders each turn's model output as a Telegram message (in
- * a real deployment the model sends it through the `telegram` skill's script, one subprocess per
- * reply, which would measure process spawning instead of the gateway). Prints
+ * and a fake Bot API, with the bench plugin that renders each turn's model output as a Telegram
+ * message (`_telegram_reply.ts`). Prints
  * `bub gateway: serving telegram` once serving; stops when stdin ends.
  *
  * Usage: _soak_gateway_child.ts <home> <model url> <api root> <token> <allowed user ids>
@@ -15,9 +14,7 @@ import process from "node:process";
 import { BubFramework } from "../src/builtin/framework.ts";
 import { gatewayCommand } from "../src/builtin/cli_channels.ts";
 import type { BuiltinRuntime } from "../src/builtin/runtime.ts";
-import { ChannelMessage } from "../src/kernel/channel_message.ts";
-import { envelopeField, fieldOf } from "../src/kernel/envelope.ts";
-import type { Envelope } from "../src/kernel/envelope.ts";
+import { telegramReplyPlugin } from "./_telegram_reply.ts";
 
 const [home, url, apiRoot, token, allowed] = process.argv.slice(2) as string[];
 const bub = new BubFramework({
@@ -41,23 +38,7 @@ const bub = new BubFramework({
   },
 });
 bub.loadBuiltinHooks();
-bub.register({
-  name: "soak-telegram-reply",
-  renderOutbound({ message, sessionId, modelOutput }: {
-    message: Envelope;
-    sessionId: string;
-    modelOutput: string;
-  }): ChannelMessage | null {
-    if (fieldOf(message, "channel", null) !== "telegram" || !modelOutput) return null;
-    return new ChannelMessage({
-      sessionId,
-      channel: "telegram",
-      chatId: String(envelopeField(message, "chatId", "chat_id")),
-      content: modelOutput,
-      outputChannel: "telegram",
-    });
-  },
-});
+bub.register(telegramReplyPlugin);
 const runtime = (bub.pluginManager.get("builtin") as { runtime: BuiltinRuntime }).runtime;
 const stop = new AbortController();
 process.stdin.resume();

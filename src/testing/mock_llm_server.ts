@@ -5,6 +5,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { BubError } from "../kernel/errors.ts";
 import { type LoopbackServer, readBody, startLoopbackServer } from "./_http.ts";
 import type { MockProtocol, MockReply, MockRequest, MockResponder } from "./_mock_reply.ts";
 import { errorBody, jsonBody, sseEvents } from "./_mock_wire.ts";
@@ -30,6 +31,11 @@ export interface MockLlmServerOptions {
   script?: Array<MockReply | MockResponder> | MockResponder;
   /** The port to listen on (default: a random free port). */
   port?: number;
+  /**
+   * Milliseconds every model request waits before its response starts (a model's fixed time to
+   * first token), on top of any per-reply `delayMs`. Default 0.
+   */
+  latencyMs?: number;
 }
 
 function protocolOf(path: string): MockProtocol | null {
@@ -77,15 +83,25 @@ export class MockLlmServer implements AsyncDisposable {
   #queue: Array<MockReply | MockResponder>;
   #responder: MockResponder | null;
   #closing = new AbortController();
+  #latencyMs: number;
 
   private constructor(http: LoopbackServer, options: MockLlmServerOptions) {
     this.#http = http;
+    this.#latencyMs = options.latencyMs ?? 0;
     this.#queue = Array.isArray(options.script) ? [...options.script] : [];
     this.#responder = typeof options.script === "function" ? options.script : null;
   }
 
   /** Starts a server on 127.0.0.1. */
   static async start(options: MockLlmServerOptions = {}): Promise<MockLlmServer> {
+    const latency = options.latencyMs;
+    if (latency !== undefined && !(Number.isFinite(latency) && latency >= 0)) {
+      throw new BubError(
+        "invalid_input",
+        `MockLlmServer latencyMs must be a finite number >= 0, got ${JSON.stringify(latency)}`,
+        { key: "latencyMs", value: latency },
+      );
+    }
     const ref: { server?: MockLlmServer } = {};
     const http = await startLoopbackServer(
       (req, res) => ref.server!.#handle(req, res),
@@ -167,6 +183,7 @@ export class MockLlmServer implements AsyncDisposable {
     } catch (error) {
       reply = { error: { status: 500, message: `MockLlmServer responder failed: ${error}` } };
     }
+    if (this.#latencyMs > 0) await sleep(this.#latencyMs, this.#closing.signal);
     const json = (body !== null && typeof body === "object" ? body : {}) as Record<string, unknown>;
     if (reply.error) {
       res.writeHead(reply.error.status, {

@@ -1,6 +1,7 @@
 /** The mock LLM server over raw HTTP: wire formats, scripting, recording and robustness. */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { BubError } from "../../src/kernel/errors.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 import { demoResponder } from "../../src/testing/demo_responder.ts";
 
@@ -213,6 +214,27 @@ describe("MockLlmServer", () => {
     });
     const response = await post(`${server.url}/chat/completions`, { stream: true });
     await assert.rejects(response.text());
+  });
+
+  test("latencyMs holds every response back before its first byte; a bad value is a BubError", async () => {
+    await using server = await MockLlmServer.start({
+      script: () => mockReply.text("late"),
+      latencyMs: 150,
+    });
+    for (const stream of [false, true]) {
+      const start = performance.now();
+      const response = await post(`${server.url}/chat/completions`, { stream });
+      assert.ok(performance.now() - start >= 140, "headers came before the latency elapsed");
+      assert.match(await response.text(), /late/);
+    }
+    for (const latencyMs of [-1, Number.NaN, Infinity]) {
+      await assert.rejects(MockLlmServer.start({ latencyMs }), (error) => {
+        assert.ok(error instanceof BubError);
+        assert.equal(error.kind, "invalid_input");
+        assert.match(error.message, /latencyMs must be a finite number >= 0/);
+        return true;
+      });
+    }
   });
 
   test("close is idempotent and stops serving", async () => {
