@@ -18,7 +18,11 @@ test("a channel message survives the inbox as JSON: fields, context and URL medi
     context: { thread_id: "t1" },
     media: [
       new MediaItem({ type: "image", mimeType: "image/png", url: "https://x/a.png" }),
-      new MediaItem({ type: "image", mimeType: "image/png", dataFetcher: async () => null }),
+      new MediaItem({
+        type: "image",
+        mimeType: "image/png",
+        dataFetcher: () => Promise.resolve(null),
+      }),
     ],
     outputChannel: "null",
   });

@@ -13,7 +13,6 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { definePlugin } from "../../../src/kernel/plugin.ts";
-import { mockReply } from "../../../src/testing/mock_llm_server.ts";
 import { defineTool } from "../../../src/tools/tool.ts";
 import { startWebConsole } from "../../../src/channels/web/console.ts";
 import { turnFixture } from "../../agent/_turn_fixture.ts";
