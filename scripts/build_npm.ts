@@ -79,7 +79,9 @@ const jsOf = (source: string): string => source.replace(/^\.\//, "").replace(/\.
 // (it starts when run as the main module), the testing helpers and the bin stay entries of their
 // own; code they share with the core lands in shared chunks. So does `./channels`: it exports the
 // Markdown renderer (and marked with it), which the root does not need.
-const SEPARATE = new Set(["./testing", "./cli", "./channels"]);
+// The root is an entry of its own too: it reaches only what `BubFramework` and the root's names
+// need (the rest is loaded with `await import()` when first used), so its cold import stays small.
+const SEPARATE = new Set([".", "./testing", "./cli", "./channels"]);
 const coreKeys = Object.keys(exportSources).filter((key) => !SEPARATE.has(key));
 const coreEntry = join(out, "esm", "_core.js");
 const exportNames = exportNamesOf(
