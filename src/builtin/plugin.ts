@@ -17,8 +17,9 @@ import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
 import { loadTelegramSettings } from "./settings.ts";
+import { parseAllowList } from "../channels/telegram/_access.ts";
+import { LazyChannel } from "./lazy_channel.ts";
 import { WebChannel } from "../channels/web/web_channel.ts";
-import { parseAllowList, TelegramChannel } from "../channels/telegram/telegram_channel.ts";
 import type { Channel } from "../channels/channel.ts";
 import { CliChannel } from "../channels/cli/cli_channel.ts";
 import type { MessageHandler } from "../kernel/channel.ts";
@@ -148,14 +149,24 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
           return { entries: info.entries, anchors: info.anchors, lastAnchor: info.lastAnchor };
         },
       });
+      const telegramOptions = {
+        handler: messageHandler,
+        token: telegram.token,
+        allowUsers: parseAllowList(telegram.allow_users),
+        allowChats: parseAllowList(telegram.allow_chats),
+        proxy: telegram.proxy,
+        apiRoot: telegram.api_root,
+      };
+      // Telegram is imported when it starts (or first sends); the web console when it starts.
       return [
-        new TelegramChannel({
-          handler: messageHandler,
-          token: telegram.token,
-          allowUsers: parseAllowList(telegram.allow_users),
-          allowChats: parseAllowList(telegram.allow_chats),
-          proxy: telegram.proxy,
-          apiRoot: telegram.api_root,
+        new LazyChannel({
+          name: "telegram",
+          enabled: () => telegramOptions.token.trim() !== "",
+          needsDebounce: true,
+          load: async () =>
+            new (await import("../channels/telegram/telegram_channel.ts")).TelegramChannel(
+              telegramOptions,
+            ),
         }),
         cli,
         new WebChannel({
