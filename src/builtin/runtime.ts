@@ -7,7 +7,6 @@
 import process from "node:process";
 import { Agent } from "../agent/agent.ts";
 import type { ModelClient } from "../agent/model_client.ts";
-import { ProviderModelClient } from "../agent/providers.ts";
 import { ShellManager } from "../environment/shell_manager.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -19,6 +18,7 @@ import type { Tool } from "../tools/tool.ts";
 import { registerBuiltinTools } from "../tools/builtin/mod.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { McpManager } from "../tools/mcp/mcp_manager.ts";
+import { LazyProviderModelClient } from "./lazy_model_client.ts";
 import { runCommaCommand } from "./comma_command.ts";
 import {
   type AgentSettings,
@@ -159,7 +159,7 @@ export class BuiltinRuntime {
   get agent(): Agent {
     if (this.#agent === null) {
       const settings = this.settings;
-      const client = this.#options.client ?? new ProviderModelClient({
+      const client = this.#options.client ?? new LazyProviderModelClient({
         apiKey: settings.api_key,
         apiBase: settings.api_base,
         clientArgs: settings.client_args,
