@@ -19,7 +19,6 @@ import { registerBuiltinTools } from "../tools/builtin/mod.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { McpManager } from "../tools/mcp/mcp_manager.ts";
 import { LazyProviderModelClient } from "./lazy_model_client.ts";
-import { runCommaCommand } from "./comma_command.ts";
 import {
   type AgentSettings,
   getConfigValue,
@@ -176,7 +175,12 @@ export class BuiltinRuntime {
         },
         client,
         registry: this.registry,
-        runCommand: (args) => runCommaCommand({ ...args, registry: this.registry }),
+        // Comma commands (`,help`, `,tape.info`, ...) are imported when the first one runs.
+        runCommand: async (args) =>
+          (await import("./comma_command.ts")).runCommaCommand({
+            ...args,
+            registry: this.registry,
+          }),
         skillsPrompt: ({ promptText, state, allowedSkills }) => {
           const workspace = typeof state._runtime_workspace === "string"
             ? state._runtime_workspace
