@@ -21,7 +21,7 @@ import { parseAllowList } from "../channels/telegram/_allow_list.ts";
 import { LazyChannel } from "./lazy_channel.ts";
 import { WebChannel } from "../channels/web/web_channel.ts";
 import type { Channel } from "../channels/channel.ts";
-import { CliChannel } from "../channels/cli/cli_channel.ts";
+import { LazyCliChannel } from "./lazy_cli_channel.ts";
 import type { MessageHandler } from "../kernel/channel.ts";
 import type { Command } from "commander";
 import type { Plugin } from "../kernel/plugin.ts";
@@ -133,7 +133,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     },
     provideChannels({ messageHandler }: { messageHandler: MessageHandler }): Channel[] {
       const telegram = loadTelegramSettings(runtime.sources);
-      const cli: CliChannel = new CliChannel({
+      const cli: LazyCliChannel = new LazyCliChannel({
         handler: messageHandler,
         workspace: framework.workspace,
         home: framework.home,
@@ -157,7 +157,8 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
         proxy: telegram.proxy,
         apiRoot: telegram.api_root,
       };
-      // Telegram is imported when it starts (or first sends); the web console when it starts.
+      // Telegram and the CLI REPL are imported when they start (or first send); the web console
+      // when it starts.
       return [
         new LazyChannel({
           name: "telegram",
