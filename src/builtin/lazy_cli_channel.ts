@@ -24,13 +24,16 @@ export class LazyCliChannel extends Interface {
   /**
    * Creates the object (nothing is imported yet).
    *
-   * @param options the `CliChannel` options
+   * @param options the `CliChannel` options, or a function making them when the channel is
+   *   created (e.g. to import what they need only then)
    */
-  constructor(options: CliChannelOptions) {
+  constructor(
+    options: CliChannelOptions | (() => CliChannelOptions | Promise<CliChannelOptions>),
+  ) {
     super();
     this.#loader = new ChannelLoader(async () => {
       const { CliChannel } = await import("../channels/cli/cli_channel.ts");
-      const channel = new CliChannel(options);
+      const channel = new CliChannel(typeof options === "function" ? await options() : options);
       channel.setMetadata(this.#metadata);
       return channel;
     });

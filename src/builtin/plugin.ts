@@ -4,7 +4,6 @@
  * @module
  */
 import { getLogger } from "../_internal/log.ts";
-import { isatty } from "node:tty";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { BubError } from "../kernel/errors.ts";
 import { type Envelope, sessionKey } from "../kernel/envelope.ts";
@@ -133,13 +132,16 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     },
     provideChannels({ messageHandler }: { messageHandler: MessageHandler }): Channel[] {
       const telegram = loadTelegramSettings(runtime.sources);
-      const cli: LazyCliChannel = new LazyCliChannel({
+      const model = safeModel(runtime);
+      const workspace = framework.workspace;
+      const cli: LazyCliChannel = new LazyCliChannel(async () => ({
         handler: messageHandler,
-        workspace: framework.workspace,
+        workspace,
         home: framework.home,
-        model: safeModel(runtime),
+        model,
         toolNames: () => runtime.registry.names(),
-        waitForTurns: !isatty(0),
+        // `node:tty` is imported when the REPL starts, not with `@bub/core`.
+        waitForTurns: !(await import("node:tty")).isatty(0),
         onInterrupt: (sessionId) => framework.quitViaChannelRouter(sessionId),
         tapeInfo: async () => {
           const info = await runtime.agent.sessionTape(cli.sessionId, {
@@ -148,7 +150,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
             .info();
           return { entries: info.entries, anchors: info.anchors, lastAnchor: info.lastAnchor };
         },
-      });
+      }));
       const telegramOptions = {
         handler: messageHandler,
         token: telegram.token,
