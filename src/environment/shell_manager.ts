@@ -23,14 +23,7 @@ export { ShellCommandError } from "./shell_command_error.ts";
 
 // The shell machinery is imported when the first shell starts (or a tool reads one), so that
 // creating a manager (the builtin plugin does, at import of `@bub/core`) loads none of it.
-const shellModules = lazyImport(async () => {
-  const [buffer, managed, text] = await Promise.all([
-    import("./_output_buffer.ts"),
-    import("./managed_shell.ts"),
-    import("./_shell_tool_text.ts"),
-  ]);
-  return { ...buffer, ...managed, ...text };
-});
+const shellModules = lazyImport(() => import("./_shell_runtime.ts"));
 export type { ShellOutputOptions, ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
 
 /** Options of {@link ShellManager}. */
