@@ -77,13 +77,15 @@ const externals = [
 ].flatMap((name) => [`--external:${name}`, `--external:${name}/*`]);
 const exportSources = denoJson.exports as Record<string, string>;
 const jsOf = (source: string): string => source.replace(/^\.\//, "").replace(/\.ts$/, ".js");
-// The library subpaths (root, kernel, tape, ...) are re-exported from one internal core bundle,
-// so importing the root loads a handful of files instead of one chunk per combination of entry
-// points (~33), and a class is the same object whichever subpath it is imported from. The CLI
-// (it starts when run as the main module), the testing helpers and the bin stay entries of their
-// own; code they share with the core lands in shared chunks. So does `./channels`: it exports the
-// Markdown renderer (and marked with it), which the root does not need.
-const SEPARATE = new Set(["./testing", "./cli", "./channels"]);
+// The library subpaths (kernel, tape, agent, ...) are re-exported from one internal core bundle,
+// so importing one of them loads a handful of files instead of one chunk per combination of entry
+// points. The root is an entry of its own: it reaches only what `BubFramework` and the root's
+// names need (commands, channels, the provider client and the shell machinery are imported with
+// `await import()` when first used), so its cold import stays small. The CLI (it starts when run
+// as the main module), the testing helpers and the bin stay entries of their own, and so does
+// `./channels`: it exports the Markdown renderer (and marked with it). Code entries share lands in
+// shared chunks, so a class is the same object whichever subpath it is imported from.
+const SEPARATE = new Set([".", "./testing", "./cli", "./channels"]);
 const coreKeys = Object.keys(exportSources).filter((key) => !SEPARATE.has(key));
 const coreEntry = join(out, "esm", "_core.js");
 const exportNames = exportNamesOf(

@@ -1,5 +1,7 @@
 /**
  * The builtin `bub` commands: `run`, `chat`, `gateway`, `web`, `onboard`, `mcp` and `hooks`.
+ * Their definitions are light; the bodies of `run`, `chat`, `gateway`, `web` and `mcp` are
+ * imported when the command runs, so that importing `@bub/core` loads none of them.
  *
  * @module
  */
@@ -9,14 +11,10 @@ import type { KernelFramework } from "../kernel/framework.ts";
 import { VERSION } from "../version.ts";
 import { saveConfigFile } from "../kernel/configure.ts";
 import { PromptAborted } from "./onboard.ts";
-import { chatCommand, gatewayCommand } from "./cli_channels.ts";
 import { CliExit, type CliOutput } from "./cli_io.ts";
 import type { BubHost } from "./host.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
-import { builtinRunsModel, modelSetupProblem } from "./model_setup.ts";
-import { runCommand, type RunOptions } from "./run_command.ts";
-import { mcpCommand } from "./mcp_command.ts";
-import { webCommand } from "./web_command.ts";
+import type { RunOptions } from "./run_command.ts";
 
 const BANNER = String.raw`
   ____        _
@@ -75,6 +73,7 @@ async function prepareModel(
   runtime: BuiltinRuntime | undefined,
   demo: boolean | undefined,
 ): Promise<AsyncDisposable | null> {
+  const { builtinRunsModel, modelSetupProblem } = await import("./model_setup.ts");
   if (!runtime || !builtinRunsModel(framework)) return null;
   if (demo) {
     const start = (framework as Partial<Pick<BubHost, "demoModel">>).demoModel;
@@ -119,6 +118,7 @@ export function registerBuiltinCommands(
       const demo = await prepareModel(framework, runtime, options.demo);
       const stream = options.stream ?? process.stdout.isTTY === true;
       try {
+        const { runCommand } = await import("./run_command.ts");
         await runCommand(
           framework,
           message,
@@ -144,6 +144,7 @@ export function registerBuiltinCommands(
       );
       const demo = await prepareModel(framework, runtime, options.demo);
       try {
+        const { chatCommand } = await import("./cli_channels.ts");
         await chatCommand(
           framework as BubHost,
           runtime,
@@ -167,6 +168,7 @@ export function registerBuiltinCommands(
         framework,
         "No channels are enabled. Configure at least one channel with 'bub onboard' or '--enable-channel'.",
       );
+      const { gatewayCommand } = await import("./cli_channels.ts");
       await gatewayCommand(
         framework as BubHost,
         runtime,
@@ -188,6 +190,7 @@ export function registerBuiltinCommands(
         ?.runtime;
       const demo = await prepareModel(framework, runtime, options.demo);
       try {
+        const { webCommand } = await import("./web_command.ts");
         await webCommand(framework, { ...options, signal: cliSignal(framework) }, output);
       } finally {
         await demo?.[Symbol.asyncDispose]();
@@ -198,6 +201,7 @@ export function registerBuiltinCommands(
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }) => {
       const runtime = builtinRuntime(framework, "MCP servers need the builtin plugin.");
+      const { mcpCommand } = await import("./mcp_command.ts");
       await mcpCommand(framework, runtime, output, options);
     });
   app.command("hooks")

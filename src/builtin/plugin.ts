@@ -4,7 +4,6 @@
  * @module
  */
 import { getLogger } from "../_internal/log.ts";
-import { isatty } from "node:tty";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { BubError } from "../kernel/errors.ts";
 import { type Envelope, sessionKey } from "../kernel/envelope.ts";
@@ -18,10 +17,11 @@ import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
 import { loadTelegramSettings } from "./settings.ts";
+import { parseAllowList } from "../channels/telegram/_allow_list.ts";
+import { LazyChannel } from "./lazy_channel.ts";
 import { WebChannel } from "../channels/web/web_channel.ts";
-import { parseAllowList, TelegramChannel } from "../channels/telegram/telegram_channel.ts";
 import type { Channel } from "../channels/channel.ts";
-import { CliChannel } from "../channels/cli/cli_channel.ts";
+import { LazyCliChannel } from "./lazy_cli_channel.ts";
 import type { MessageHandler } from "../kernel/channel.ts";
 import type { Command } from "commander";
 import type { Plugin } from "../kernel/plugin.ts";
@@ -133,13 +133,16 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     },
     provideChannels({ messageHandler }: { messageHandler: MessageHandler }): Channel[] {
       const telegram = loadTelegramSettings(runtime.sources);
-      const cli: CliChannel = new CliChannel({
+      const model = safeModel(runtime);
+      const workspace = framework.workspace;
+      const cli: LazyCliChannel = new LazyCliChannel(async () => ({
         handler: messageHandler,
-        workspace: framework.workspace,
+        workspace,
         home: framework.home,
-        model: safeModel(runtime),
+        model,
         toolNames: () => runtime.registry.names(),
-        waitForTurns: !isatty(0),
+        // `node:tty` is imported when the REPL starts, not with `@bub/core`.
+        waitForTurns: !(await import("node:tty")).isatty(0),
         onInterrupt: (sessionId) => framework.quitViaChannelRouter(sessionId),
         tapeInfo: async () => {
           const info = await runtime.agent.sessionTape(cli.sessionId, {
@@ -148,15 +151,26 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
             .info();
           return { entries: info.entries, anchors: info.anchors, lastAnchor: info.lastAnchor };
         },
-      });
+      }));
+      const telegramOptions = {
+        handler: messageHandler,
+        token: telegram.token,
+        allowUsers: parseAllowList(telegram.allow_users),
+        allowChats: parseAllowList(telegram.allow_chats),
+        proxy: telegram.proxy,
+        apiRoot: telegram.api_root,
+      };
+      // Telegram and the CLI REPL are imported when they start (or first send); the web console
+      // when it starts.
       return [
-        new TelegramChannel({
-          handler: messageHandler,
-          token: telegram.token,
-          allowUsers: parseAllowList(telegram.allow_users),
-          allowChats: parseAllowList(telegram.allow_chats),
-          proxy: telegram.proxy,
-          apiRoot: telegram.api_root,
+        new LazyChannel({
+          name: "telegram",
+          enabled: () => telegramOptions.token.trim() !== "",
+          needsDebounce: true,
+          load: async () =>
+            new (await import("../channels/telegram/telegram_channel.ts")).TelegramChannel(
+              telegramOptions,
+            ),
         }),
         cli,
         new WebChannel({

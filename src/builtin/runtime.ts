@@ -7,7 +7,6 @@
 import process from "node:process";
 import { Agent } from "../agent/agent.ts";
 import type { ModelClient } from "../agent/model_client.ts";
-import { ProviderModelClient } from "../agent/providers.ts";
 import { ShellManager } from "../environment/shell_manager.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -19,7 +18,7 @@ import type { Tool } from "../tools/tool.ts";
 import { registerBuiltinTools } from "../tools/builtin/mod.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { McpManager } from "../tools/mcp/mcp_manager.ts";
-import { runCommaCommand } from "./comma_command.ts";
+import { LazyProviderModelClient } from "./lazy_model_client.ts";
 import {
   type AgentSettings,
   getConfigValue,
@@ -159,7 +158,7 @@ export class BuiltinRuntime {
   get agent(): Agent {
     if (this.#agent === null) {
       const settings = this.settings;
-      const client = this.#options.client ?? new ProviderModelClient({
+      const client = this.#options.client ?? new LazyProviderModelClient({
         apiKey: settings.api_key,
         apiBase: settings.api_base,
         clientArgs: settings.client_args,
@@ -176,7 +175,12 @@ export class BuiltinRuntime {
         },
         client,
         registry: this.registry,
-        runCommand: (args) => runCommaCommand({ ...args, registry: this.registry }),
+        // Comma commands (`,help`, `,tape.info`, ...) are imported when the first one runs.
+        runCommand: async (args) =>
+          (await import("./comma_command.ts")).runCommaCommand({
+            ...args,
+            registry: this.registry,
+          }),
         skillsPrompt: ({ promptText, state, allowedSkills }) => {
           const workspace = typeof state._runtime_workspace === "string"
             ? state._runtime_workspace

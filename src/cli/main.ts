@@ -13,6 +13,7 @@ import { loadDotenv } from "../kernel/configure.ts";
 import type { FrameworkOptions } from "../kernel/framework.ts";
 import { VERSION } from "../version.ts";
 import { scanArgv } from "./_argv.ts";
+import { createCliApp } from "./cli_app.ts";
 import { startDemoModel } from "./demo_model.ts";
 import { failureText } from "./failure.ts";
 import { cliTextFormatter, configureCliLogging, fileSink, isDebugLevel } from "./logging.ts";
@@ -92,7 +93,7 @@ export async function main(
   } catch (error) {
     return fail(error);
   }
-  const app = framework.createCliApp();
+  const app = createCliApp(framework);
   app.version(VERSION, "-V, --version", "print the version")
     .option("--config <file>", "the config file (default: $BUB_CONFIG, else <BUB_HOME>/config.yml)")
     .option("--verbose", "show the details of failures (stack, cause) and debug logs");

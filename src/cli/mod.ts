@@ -13,6 +13,7 @@
  */
 import { isProgramEntry, runProgram } from "./_program.ts";
 
+export { type CliApp, type CliHost, createCliApp } from "./cli_app.ts";
 export { main, type MainOptions } from "./main.ts";
 
 if (isProgramEntry(import.meta.url, (import.meta as { main?: boolean }).main)) void runProgram();

@@ -9,22 +9,11 @@
 import { closeSync, mkdtempSync, openSync, write } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BubError } from "../kernel/errors.ts";
 import { withCommas } from "../tape/_text.ts";
 
-/** The default cap of in-memory output per shell: 4 MiB. */
-export const DEFAULT_OUTPUT_MAX_BYTES: number = 4 * 1024 * 1024;
+import { checkOutputMaxBytes } from "./_shell_defaults.ts";
 
-/** Throws a `config` {@link BubError} unless `value` is an integer of at least 1024 bytes. */
-export function checkOutputMaxBytes(value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1024) {
-    throw new BubError(
-      "config",
-      `Invalid tool_output_max_bytes: expected an integer >= 1024, got ${value}`,
-    );
-  }
-  return value;
-}
+export { checkOutputMaxBytes, DEFAULT_OUTPUT_MAX_BYTES } from "./_shell_defaults.ts";
 
 /** Creates (once per call) a private folder `bub-output-*` under the OS tmpdir, mode 0700. */
 export function makeSpillDir(): string {

@@ -6,32 +6,14 @@
  */
 import { type ManagedShell, OUTPUT_CUT_NOTE } from "./managed_shell.ts";
 import type { ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
+import { ShellCommandError } from "./shell_command_error.ts";
+
+export { ShellCommandError } from "./shell_command_error.ts";
 
 /** What {@link runShellCommand} needs of a shell manager: starting a shell. */
 export interface ShellStarter {
   /** Starts a shell. */
   start(options: ShellStartOptions): Promise<ManagedShell>;
-}
-
-/** A foreground command exited with a non-zero code; the message carries the code and output. */
-export class ShellCommandError extends Error {
-  /** The exit code. */
-  readonly exitCode: number;
-  /** The trimmed output, or `(no output)`. */
-  readonly output: string;
-
-  /**
-   * Creates the error of a failed foreground command.
-   *
-   * @param exitCode the exit code
-   * @param output the trimmed output, or `(no output)`
-   */
-  constructor(exitCode: number, output: string) {
-    super(`command exited with code ${exitCode}\noutput:\n${output}`);
-    this.name = "ShellCommandError";
-    this.exitCode = exitCode;
-    this.output = output;
-  }
 }
 
 /** Implements `ShellManager.run`. */

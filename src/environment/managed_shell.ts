@@ -8,27 +8,9 @@ import { setImmediate } from "node:timers";
 import type { Process } from "../kernel/environment.ts";
 import type { OutputBuffer } from "./_output_buffer.ts";
 
-/** The timing constants of shell termination (milliseconds); injectable for tests. */
-export interface ShellTimings {
-  /** How often termination probes whether the group is gone. Default 50. */
-  pollIntervalMs: number;
-  /** How long termination waits after TERM before sending KILL. Default 3000. */
-  terminateTimeoutMs: number;
-  /**
-   * How long output may stay silent while a process outside the shell's group keeps its pipes
-   * open after the group is gone, before reading stops and the output is marked cut; also how
-   * long background processes left in the group get to close the pipes before they are
-   * terminated. Default 1000.
-   */
-  drainTimeoutMs: number;
-}
+import type { ShellTimings } from "./_shell_defaults.ts";
 
-/** The default {@link ShellTimings}: poll 50 ms, TERM grace 3 s, drain 1 s. */
-export const DEFAULT_SHELL_TIMINGS: Readonly<ShellTimings> = Object.freeze({
-  pollIntervalMs: 50,
-  terminateTimeoutMs: 3000,
-  drainTimeoutMs: 1000,
-});
+export { DEFAULT_SHELL_TIMINGS, type ShellTimings } from "./_shell_defaults.ts";
 
 /** The size of the pieces output is appended in. */
 const CHUNK_SIZE = 4096;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import process from "node:process";
 import type { Readable } from "node:stream";
@@ -17,6 +17,11 @@ import type {
   SignalOutcome,
 } from "./process_driver.ts";
 import { toolEnvironment } from "./tool_env.ts";
+import { lazyImport } from "../_internal/lazy.ts";
+
+// `node:child_process` (with the net and stream internals it loads) is imported when the first
+// process spawns, not when `@bub/core` is imported.
+const childProcess = lazyImport(() => import("node:child_process"));
 
 /**
  * Creates the `node:child_process` driver; it works on Node, Bun and Deno.
@@ -32,7 +37,8 @@ export function createNodeDriver(): ProcessDriver {
   return { name: "node", spawn: _spawn, signalGroup: _signalGroup };
 }
 
-function _spawn(request: DriverSpawnRequest): Promise<DriverChild> {
+async function _spawn(request: DriverSpawnRequest): Promise<DriverChild> {
+  const { spawn } = await childProcess();
   const child = spawn(request.file, request.args, {
     ...(request.cwd === null ? {} : { cwd: request.cwd }),
     env: toolEnvironment(request),
@@ -42,7 +48,7 @@ function _spawn(request: DriverSpawnRequest): Promise<DriverChild> {
   const exited = new Promise<number>((resolve) => {
     child.once("exit", (code, signal) => resolve(code ?? _signalExitCode(signal)));
   });
-  return new Promise<DriverChild>((resolve, reject) => {
+  return await new Promise<DriverChild>((resolve, reject) => {
     child.once("error", reject);
     child.once("spawn", () => {
       child.off("error", reject);

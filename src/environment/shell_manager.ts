@@ -11,15 +11,19 @@ import { LocalEnvironment } from "./local_environment.ts";
 import {
   checkOutputMaxBytes,
   DEFAULT_OUTPUT_MAX_BYTES,
-  makeSpillDir,
-  OutputBuffer,
-} from "./_output_buffer.ts";
-import { DEFAULT_SHELL_TIMINGS, ManagedShell, type ShellTimings } from "./managed_shell.ts";
+  DEFAULT_SHELL_TIMINGS,
+  type ShellTimings,
+} from "./_shell_defaults.ts";
+import type { ManagedShell } from "./managed_shell.ts";
 import { SHELL_RUNTIME_CLOSED, ShellScope } from "./shell_scope.ts";
-import { formatKill, formatOutput, runShellCommand } from "./_shell_tool_text.ts";
 import type { ShellOutputOptions, ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
+import { lazyImport } from "../_internal/lazy.ts";
 
-export { ShellCommandError } from "./_shell_tool_text.ts";
+export { ShellCommandError } from "./shell_command_error.ts";
+
+// The shell machinery is imported when the first shell starts (or a tool reads one), so that
+// creating a manager (the builtin plugin does, at import of `@bub/core`) loads none of it.
+const shellModules = lazyImport(() => import("./_shell_runtime.ts"));
 export type { ShellOutputOptions, ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
 
 /** Options of {@link ShellManager}. */
@@ -169,25 +173,28 @@ export class ShellManager {
    * a non-zero exit throws a {@link ShellCommandError}; aborting `signal` terminates the shell and
    * rethrows the abort reason.
    */
-  run(options: ShellRunOptions): Promise<string> {
-    return runShellCommand(this, options);
+  async run(options: ShellRunOptions): Promise<string> {
+    return await (await shellModules()).runShellCommand(this, options);
   }
 
   /** The `bash.output` tool text for shell `id`; a shell that exited is finalized and dropped. */
   async readOutput(id: string, options: ShellOutputOptions = {}): Promise<string> {
     const shell = this.get(id);
     if (shell.returncode !== null) await shell.waitClosed();
+    const { formatOutput } = await shellModules();
     return formatOutput(shell, options.offset ?? 0, options.limit ?? null);
   }
 
   /** The `bash.kill` tool text: terminates shell `id` and reports its status and exit code. */
   async kill(id: string): Promise<string> {
-    return formatKill(await this.terminate(id));
+    const shell = await this.terminate(id);
+    return (await shellModules()).formatKill(shell);
   }
 
   async #start(options: ShellStartOptions, scope: ShellScope | null): Promise<ManagedShell> {
     options.signal?.throwIfAborted();
     const id = this.#newId();
+    const { ManagedShell, makeSpillDir, OutputBuffer } = await shellModules();
     const output = new OutputBuffer(
       this.#outputMaxBytes(),
       () => join(this.#spillDir ??= makeSpillDir(), `${id}.log`),

@@ -21,7 +21,6 @@ import type { Envelope } from "./envelope.ts";
 import { HookRuntime } from "./hook_runtime.ts";
 import { PluginManager, type PluginStatus } from "./plugin.ts";
 import type { RunningScope } from "./running_scope.ts";
-import { type CliApp, createCliApp } from "./cli_app.ts";
 import type { TapeContext, TapeSidecar } from "./tape_context.ts";
 import type { ModelOptions } from "./model_options.ts";
 import type { Prompt, TurnResult, TurnState } from "./turn.ts";
@@ -364,11 +363,6 @@ export class KernelFramework {
   /** Asks the router to quit a session; a no-op without one. */
   async quitViaChannelRouter(sessionId: string): Promise<void> {
     await this.#resources.router?.quit(sessionId);
-  }
-
-  /** The root `bub` CLI app with every plugin's commands (see `registerCliCommands`). */
-  createCliApp(): CliApp {
-    return createCliApp(this);
   }
 
   /** Collects `onboardConfig` fragments (lowest priority first), merges and validates them. */

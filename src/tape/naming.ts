@@ -3,11 +3,20 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { resolve } from "node:path";
+import { md5Hex } from "../_internal/md5.ts";
+
+/** Recent digests: a session's tape is named on every turn, from the same two texts. */
+const digests = new Map<string, string>();
 
 function _md5(text: string): string {
-  return createHash("md5").update(text, "utf8").digest("hex");
+  let digest = digests.get(text);
+  if (digest === undefined) {
+    if (digests.size >= 256) digests.clear();
+    digest = md5Hex(text);
+    digests.set(text, digest);
+  }
+  return digest;
 }
 
 /**

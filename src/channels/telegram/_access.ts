@@ -8,21 +8,7 @@ import type { Message, MessageEntity, UserFromGetMe } from "grammy/types";
 import { BubError } from "../../kernel/errors.ts";
 import { messageType } from "./_parse.ts";
 
-/**
- * Splits a comma-separated allowlist (as in `BUB_TELEGRAM_ALLOW_USERS`) into trimmed, non-empty
- * entries; null or blank text gives null (no restriction).
- *
- * @example
- * ```ts
- * import { parseAllowList } from "./_access.ts";
- * console.assert(parseAllowList(" 42, ada ,")?.join("|") === "42|ada");
- * console.assert(parseAllowList("") === null);
- * ```
- */
-export function parseAllowList(text: string | null | undefined): string[] | null {
-  const items = (text ?? "").split(",").map((item) => item.trim()).filter(Boolean);
-  return items.length ? items : null;
-}
+export { parseAllowList } from "./_allow_list.ts";
 
 /** The allowlist entry that opts in to everyone (`BUB_TELEGRAM_ALLOW_USERS="*"`). */
 export const ALLOW_EVERYONE = "*";

@@ -1,12 +1,13 @@
 /**
  * The `web` channel: lets `bub gateway` serve the web console beside its other channels when
  * `enabled_channels` names `web` (an {@link Interface}: `all` leaves it out). Its turns run
- * through `streamInbound`, not through the manager's queue.
+ * through `streamInbound`, not through the manager's queue. The console is imported when the
+ * channel starts, so that importing `@bub/core` does not load it.
  *
  * @module
  */
 import { Interface } from "../channel.ts";
-import { isLoopback, startWebConsole, type WebConsole, type WebConsoleHost } from "./console.ts";
+import type { WebConsole, WebConsoleHost } from "./console.ts";
 
 /** Options of {@link WebChannel}. */
 export interface WebChannelOptions {
@@ -44,6 +45,7 @@ export class WebChannel extends Interface {
   async start(_stop: AbortController): Promise<void> {
     if (this.#console) return;
     const host = this.#options.bindHost ?? "127.0.0.1";
+    const { isLoopback, startWebConsole } = await import("./console.ts");
     this.#console = await startWebConsole(this.#options.host, {
       host,
       port: this.#options.port,

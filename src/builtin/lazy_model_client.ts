@@ -1,0 +1,41 @@
+/**
+ * The builtin plugin's default model client: a {@link ProviderModelClient} imported on the first
+ * call, so that importing `@bub/core` loads none of the provider code (chat-completions client,
+ * SSE parsing, AI SDK glue).
+ *
+ * @module
+ */
+import { lazyImport } from "../_internal/lazy.ts";
+import {
+  MODEL_CLIENT_SPECIFICATION_VERSION,
+  type ModelClient,
+  type ModelEvent,
+  type ModelRequest,
+  type ModelStreamOptions,
+} from "../agent/model_client.ts";
+import type { ProviderModelClient, ProviderSettings } from "../agent/providers.ts";
+
+/** A model client that creates a `ProviderModelClient` on its first call and delegates to it. */
+export class LazyProviderModelClient implements ModelClient {
+  /** The interface version. */
+  readonly specificationVersion: typeof MODEL_CLIENT_SPECIFICATION_VERSION =
+    MODEL_CLIENT_SPECIFICATION_VERSION;
+  readonly #client: () => Promise<ProviderModelClient>;
+
+  /**
+   * Creates the object (nothing is imported or contacted yet).
+   *
+   * @param settings the `ProviderModelClient` settings
+   */
+  constructor(settings: ProviderSettings = {}) {
+    const copy = { ...settings };
+    this.#client = lazyImport(async () =>
+      new (await import("../agent/providers.ts")).ProviderModelClient(copy)
+    );
+  }
+
+  /** Streams one call through the provider client; see {@link ModelClient.stream}. */
+  async *stream(request: ModelRequest, options?: ModelStreamOptions): AsyncGenerator<ModelEvent> {
+    yield* (await this.#client()).stream(request, options);
+  }
+}
