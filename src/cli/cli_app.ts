@@ -1,36 +1,7 @@
 /**
- * The root `bub` command: a `commander` program with the global `--workspace` option, to which
- * plugins add commands through `registerCliCommands({ app })`. It lives in the `./cli` subpath
- * (not on the framework) so that importing the root or the kernel does not load `commander`.
+ * The root `bub` command (also `framework.createCliApp()`): a `commander` program with the global
+ * `--workspace` option, to which plugins add commands through `registerCliCommands({ app })`.
  *
  * @module
  */
-import { resolve } from "node:path";
-import { Command } from "commander";
-import type { CliApp, CliHost } from "../kernel/cli_app.ts";
-
-export type { CliApp, CliHost } from "../kernel/cli_app.ts";
-
-/**
- * Creates the root `bub` program: `--workspace/-w <path>` sets `host.workspace` (resolved, no `~`
- * expansion) before any command runs; every `registerCliCommands` implementation adds commands;
- * with none, a `help` command prints `No CLI command loaded.`.
- */
-export function createCliApp(host: CliHost): CliApp {
-  const app = new Command("bub")
-    .description("Batteries-included, hook-first AI framework")
-    .option("-w, --workspace <path>", "the workspace directory (default: the current directory)")
-    .showHelpAfterError();
-  app.hook("preAction", (thisCommand) => {
-    const workspace = thisCommand.opts().workspace;
-    if (typeof workspace === "string" && workspace !== "") host.workspace = resolve(workspace);
-  });
-  host.hookRuntime.call("registerCliCommands", { app });
-  if (app.commands.length === 0) {
-    app.command("help").description("Show help").action(() => {
-      const out = app.configureOutput().writeOut ?? ((text: string) => console.log(text.trimEnd()));
-      out("No CLI command loaded.\n");
-    });
-  }
-  return app;
-}
+export { type CliApp, type CliHost, createCliApp } from "../kernel/cli_app.ts";

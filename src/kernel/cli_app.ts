@@ -1,20 +1,44 @@
 /**
- * The types of the root `bub` command: a `commander` program to which plugins add commands
- * through `registerCliCommands({ app })`. The program itself is made by `createCliApp` of
- * `@bub/core/cli`, so that importing the kernel does not load `commander`.
+ * The root `bub` command: a `commander` program with the global `--workspace` option, to which
+ * plugins add commands through `registerCliCommands({ app })`.
  *
  * @module
  */
-import type { Command } from "commander";
+import { resolve } from "node:path";
+import { Command } from "commander";
 import type { HookRuntime } from "./hook_runtime.ts";
 
 /** The CLI application type (a `commander` `Command`). */
 export type CliApp = Command;
 
-/** What `createCliApp` (of `@bub/core/cli`) needs of the framework. */
+/** What {@link createCliApp} needs of the framework. */
 export interface CliHost {
   /** The workspace; `--workspace` sets it. */
   workspace: string;
   /** Dispatches `registerCliCommands`. */
   readonly hookRuntime: HookRuntime;
+}
+
+/**
+ * Creates the root `bub` program: `--workspace/-w <path>` sets `host.workspace` (resolved, no `~`
+ * expansion) before any command runs; every `registerCliCommands` implementation adds commands;
+ * with none, a `help` command prints `No CLI command loaded.`.
+ */
+export function createCliApp(host: CliHost): CliApp {
+  const app = new Command("bub")
+    .description("Batteries-included, hook-first AI framework")
+    .option("-w, --workspace <path>", "the workspace directory (default: the current directory)")
+    .showHelpAfterError();
+  app.hook("preAction", (thisCommand) => {
+    const workspace = thisCommand.opts().workspace;
+    if (typeof workspace === "string" && workspace !== "") host.workspace = resolve(workspace);
+  });
+  host.hookRuntime.call("registerCliCommands", { app });
+  if (app.commands.length === 0) {
+    app.command("help").description("Show help").action(() => {
+      const out = app.configureOutput().writeOut ?? ((text: string) => console.log(text.trimEnd()));
+      out("No CLI command loaded.\n");
+    });
+  }
+  return app;
 }

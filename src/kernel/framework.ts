@@ -20,6 +20,7 @@ import type { Environment } from "./environment.ts";
 import type { Envelope } from "./envelope.ts";
 import { HookRuntime } from "./hook_runtime.ts";
 import { PluginManager, type PluginStatus } from "./plugin.ts";
+import { type CliApp, createCliApp } from "./cli_app.ts";
 import type { RunningScope } from "./running_scope.ts";
 import type { TapeContext, TapeSidecar } from "./tape_context.ts";
 import type { ModelOptions } from "./model_options.ts";
@@ -363,6 +364,11 @@ export class KernelFramework {
   /** Asks the router to quit a session; a no-op without one. */
   async quitViaChannelRouter(sessionId: string): Promise<void> {
     await this.#resources.router?.quit(sessionId);
+  }
+
+  /** The root `bub` CLI app with every plugin's commands (see `registerCliCommands`). */
+  createCliApp(): CliApp {
+    return createCliApp(this);
   }
 
   /** Collects `onboardConfig` fragments (lowest priority first), merges and validates them. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-export type { CliApp, CliHost } from "./cli_app.ts";
+export { type CliApp, type CliHost, createCliApp } from "./cli_app.ts";
 export {
   type FrameworkOptions,
   KernelFramework,
