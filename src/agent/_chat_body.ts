@@ -16,6 +16,7 @@ import { contentText } from "./_prompt.ts";
 import { bodyExtras } from "./_model_stream.ts";
 import { mergeBody } from "./_request_body.ts";
 import { openaiToolSchema } from "./_openai_schema.ts";
+import { findKept, type KeptMessage, sameAsSource } from "../tape/_message_source.ts";
 
 /** The two chat-completions protocols. */
 export type ChatProtocol = "openai-chat" | "openai-compatible";
@@ -35,6 +36,8 @@ const toolCache = new WeakMap<object, ToolJson>();
 const OPENAI_REWRITES = /"(?:propertyNames|pattern|allOf|\$ref)":/;
 const TOOLS_MARKER = "\u0000bub-tools\u0000";
 const TOOLS_MARKER_JSON = `"tools":${JSON.stringify(TOOLS_MARKER)}`;
+const MESSAGES_MARKER = "\u0000bub-messages\u0000";
+const MESSAGES_MARKER_JSON = `"messages":${JSON.stringify(MESSAGES_MARKER)}`;
 // OpenAI models the SDK treats as reasoning models (developer role, max_completion_tokens).
 const OPENAI_REASONING = /^(?:o\d|gpt-(?:[5-9]|\d\d))/;
 
@@ -188,6 +191,42 @@ function convertMessage(protocol: ChatProtocol, message: ChatMessage): Record<st
   }
 }
 
+/** The JSON of a fold's kept messages, by position, per protocol. */
+interface KeptJson {
+  "openai-chat"?: (string | undefined)[];
+  "openai-compatible"?: (string | undefined)[];
+}
+
+// By a context's list of kept messages (see `_message_source.ts`): a long session's history is
+// converted and serialised once, not on every call.
+const keptCache = new WeakMap<readonly KeptMessage[], KeptJson>();
+
+/** The messages' JSON array (the same text `JSON.stringify` gives for the converted list). */
+function messagesJson(protocol: ChatProtocol, messages: readonly ChatMessage[]): string {
+  const list = messages as unknown as readonly KeptMessage[];
+  const run = findKept(list);
+  let known: (string | undefined)[] | null = null;
+  let kept: readonly KeptMessage[] = [];
+  let start = 0;
+  if (run !== null) {
+    ({ kept, start } = run);
+    let cached = keptCache.get(kept);
+    if (cached === undefined) keptCache.set(kept, cached = {});
+    known = cached[protocol] ??= [];
+  }
+  let out = "[";
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    const at = i - start;
+    const json = known !== null && at >= 0 && at < kept.length &&
+        sameAsSource(list[i]!, kept[at]!)
+      ? known[at] ??= JSON.stringify(convertMessage(protocol, message))
+      : JSON.stringify(convertMessage(protocol, message));
+    out += i === 0 ? json : `,${json}`;
+  }
+  return out + "]";
+}
+
 /**
  * The request body text, or null when a tool schema needs the SDK's rewriting. Call only for
  * requests {@link chatBodyCovers} accepts.
@@ -201,15 +240,23 @@ export function chatRequestBody(
     ? toolsJson(request.tools, protocol)
     : undefined;
   if (tools === null) return null;
-  const messages = request.messages.map((message) => convertMessage(protocol, message));
   const body: Record<string, unknown> = { model: id.model };
   if (request.maxTokens != null) body.max_tokens = request.maxTokens;
-  body.messages = messages;
+  body.messages = MESSAGES_MARKER;
   if (tools !== undefined) body.tools = TOOLS_MARKER;
   body.stream = true;
   body.stream_options = { include_usage: true };
-  const text = JSON.stringify(mergeBody(body, bodyExtras(protocol, request).extras));
-  if (tools === undefined) return text;
-  const at = text.lastIndexOf(TOOLS_MARKER_JSON);
-  return `${text.slice(0, at)}"tools":${tools}${text.slice(at + TOOLS_MARKER_JSON.length)}`;
+  // The messages and tools are spliced in as JSON text (the same text `JSON.stringify` gives).
+  let text = JSON.stringify(mergeBody(body, bodyExtras(protocol, request).extras));
+  if (tools !== undefined) {
+    const at = text.lastIndexOf(TOOLS_MARKER_JSON);
+    if (at >= 0) {
+      text = `${text.slice(0, at)}"tools":${tools}${text.slice(at + TOOLS_MARKER_JSON.length)}`;
+    }
+  }
+  const at = text.indexOf(MESSAGES_MARKER_JSON);
+  if (at < 0) return text; // Replaced by a body field.
+  return `${text.slice(0, at)}"messages":${messagesJson(protocol, request.messages)}${
+    text.slice(at + MESSAGES_MARKER_JSON.length)
+  }`;
 }

@@ -8,6 +8,7 @@ import { LAST_ANCHOR, TapeContext } from "../kernel/tape_context.ts";
 import { dumpsOrString, pyDumps } from "./_json.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
+import { recordKept } from "./_message_source.ts";
 
 export { LAST_ANCHOR, TapeContext };
 export type { TapeContextOptions, TapeSelector } from "../kernel/tape_context.ts";
@@ -132,6 +133,8 @@ export function copyMessages(
       }
       : { ...message };
   }
+  // A request body built from the copies may reuse what it derived from the (unchanging) sources.
+  recordKept(messages);
   return out;
 }
 
