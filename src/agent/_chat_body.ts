@@ -16,7 +16,7 @@ import { contentText } from "./_prompt.ts";
 import { bodyExtras } from "./_model_stream.ts";
 import { mergeBody } from "./_request_body.ts";
 import { openaiToolSchema } from "./_openai_schema.ts";
-import { findKept, type KeptMessage, sameAsSource } from "../tape/_message_source.ts";
+import { messagesJson } from "./_chat_messages.ts";
 
 /** The two chat-completions protocols. */
 export type ChatProtocol = "openai-chat" | "openai-compatible";
@@ -191,51 +191,14 @@ function convertMessage(protocol: ChatProtocol, message: ChatMessage): Record<st
   }
 }
 
-/** The JSON of a fold's kept messages, by position, per protocol. */
-interface KeptJson {
-  "openai-chat"?: (string | undefined)[];
-  "openai-compatible"?: (string | undefined)[];
+/** A body in three parts: text, the cached bytes of a session's history (or null), text. */
+interface BodyParts {
+  head: string;
+  kept: Uint8Array | null;
+  tail: string;
 }
 
-// By a context's list of kept messages (see `_message_source.ts`): a long session's history is
-// converted and serialised once, not on every call.
-const keptCache = new WeakMap<readonly KeptMessage[], KeptJson>();
-
-/** The messages' JSON array (the same text `JSON.stringify` gives for the converted list). */
-function messagesJson(protocol: ChatProtocol, messages: readonly ChatMessage[]): string {
-  const list = messages as unknown as readonly KeptMessage[];
-  const run = findKept(list);
-  let known: (string | undefined)[] | null = null;
-  let kept: readonly KeptMessage[] = [];
-  let start = 0;
-  if (run !== null) {
-    ({ kept, start } = run);
-    let cached = keptCache.get(kept);
-    if (cached === undefined) keptCache.set(kept, cached = {});
-    known = cached[protocol] ??= [];
-  }
-  let out = "[";
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i]!;
-    const at = i - start;
-    const json = known !== null && at >= 0 && at < kept.length &&
-        sameAsSource(list[i]!, kept[at]!)
-      ? known[at] ??= JSON.stringify(convertMessage(protocol, message))
-      : JSON.stringify(convertMessage(protocol, message));
-    out += i === 0 ? json : `,${json}`;
-  }
-  return out + "]";
-}
-
-/**
- * The request body text, or null when a tool schema needs the SDK's rewriting. Call only for
- * requests {@link chatBodyCovers} accepts.
- */
-export function chatRequestBody(
-  protocol: ChatProtocol,
-  id: ModelId,
-  request: ModelRequest,
-): string | null {
+function bodyParts(protocol: ChatProtocol, id: ModelId, request: ModelRequest): BodyParts | null {
   const tools = request.tools && request.tools.length > 0
     ? toolsJson(request.tools, protocol)
     : undefined;
@@ -255,8 +218,55 @@ export function chatRequestBody(
     }
   }
   const at = text.indexOf(MESSAGES_MARKER_JSON);
-  if (at < 0) return text; // Replaced by a body field.
-  return `${text.slice(0, at)}"messages":${messagesJson(protocol, request.messages)}${
-    text.slice(at + MESSAGES_MARKER_JSON.length)
-  }`;
+  if (at < 0) return { head: text, kept: null, tail: "" }; // Replaced by a body field.
+  const messages = messagesJson(
+    protocol,
+    request.messages as unknown as readonly Record<string, unknown>[],
+    (message) => JSON.stringify(convertMessage(protocol, message as unknown as ChatMessage)),
+  );
+  return {
+    head: `${text.slice(0, at)}"messages":${messages.open}`,
+    kept: messages.kept,
+    tail: `${messages.close}${text.slice(at + MESSAGES_MARKER_JSON.length)}`,
+  };
+}
+
+const DECODER = new TextDecoder();
+const ENCODER = new TextEncoder();
+
+/**
+ * The request body text, or null when a tool schema needs the SDK's rewriting. Call only for
+ * requests {@link chatBodyCovers} accepts.
+ */
+export function chatRequestBody(
+  protocol: ChatProtocol,
+  id: ModelId,
+  request: ModelRequest,
+): string | null {
+  const parts = bodyParts(protocol, id, request);
+  if (parts === null) return null;
+  return parts.kept === null
+    ? parts.head + parts.tail
+    : `${parts.head}${DECODER.decode(parts.kept)}${parts.tail}`;
+}
+
+/**
+ * The UTF-8 bytes of {@link chatRequestBody}, built without a string of the whole body: a long
+ * session's history is copied from its cached bytes.
+ */
+export function chatRequestBytes(
+  protocol: ChatProtocol,
+  id: ModelId,
+  request: ModelRequest,
+): Uint8Array<ArrayBuffer> | null {
+  const parts = bodyParts(protocol, id, request);
+  if (parts === null) return null;
+  if (parts.kept === null) return ENCODER.encode(parts.head + parts.tail);
+  const head = ENCODER.encode(parts.head);
+  const tail = ENCODER.encode(parts.tail);
+  const out = new Uint8Array(head.length + parts.kept.length + tail.length);
+  out.set(head);
+  out.set(parts.kept, head.length);
+  out.set(tail, head.length + parts.kept.length);
+  return out;
 }

@@ -1,11 +1,16 @@
 /**
  * The request body reuses each kept context message's JSON (issue 13: a long session's history is
- * serialised once): the body must equal the one built from plain copies of the same messages on
- * every call, and a copy a hook changed (content, tool calls, keys) must be sent as changed.
+ * serialised once, as bytes): the body (text and bytes) must equal the one built from plain copies
+ * of the same messages on every call, and a copy a hook changed (content, tool calls, keys) must be
+ * sent as changed.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChatProtocol, chatRequestBody } from "../../src/agent/_chat_body.ts";
+import {
+  type ChatProtocol,
+  chatRequestBody,
+  chatRequestBytes,
+} from "../../src/agent/_chat_body.ts";
 import type { ChatMessage, ModelRequest } from "../../src/agent/model_client.ts";
 import { parseModelId } from "../../src/agent/provider_presets.ts";
 import { anchorEntry, messageEntry, toolCallEntry, toolResultEntry } from "../../src/tape/entry.ts";
@@ -23,7 +28,10 @@ function body(protocol: ChatProtocol, messages: Messages): string {
     messages: messages as unknown as ChatMessage[],
     maxTokens: 64,
   };
-  return chatRequestBody(protocol, ID, request)!;
+  const text = chatRequestBody(protocol, ID, request)!;
+  // The bytes the runtime's fetch gets are the text's, encoded.
+  assert.equal(new TextDecoder().decode(chatRequestBytes(protocol, ID, request)!), text);
+  return text;
 }
 
 /** The same messages as plain objects no context handed out (nothing cached applies). */
