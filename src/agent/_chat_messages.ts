@@ -28,13 +28,15 @@ interface KeptBytes {
 }
 
 const ENCODER = new TextEncoder();
+/** Shorter runs (a fresh session, a turn's own messages) are serialised as they come. */
+const MIN_KEPT_RUN = 16;
 const cache = new WeakMap<readonly KeptMessage[], Map<string, KeptBytes>>();
 
 function _extend(store: KeptBytes, json: string): void {
   const at = store.ends.length === 0 ? 0 : store.ends[store.ends.length - 1]! + 1;
   const need = at + json.length * 3;
   if (need > store.bytes.length) {
-    const grown = new Uint8Array(Math.max(need, store.bytes.length * 2, 4096));
+    const grown = new Uint8Array(Math.max(need, store.bytes.length * 2));
     grown.set(store.bytes.subarray(0, at));
     store.bytes = grown;
   }
@@ -60,7 +62,7 @@ export function messagesJson(
       matched++;
     }
   }
-  if (run === null || matched === 0) {
+  if (run === null || matched < MIN_KEPT_RUN) {
     return { open: `[${messages.map(json).join(",")}]`, kept: null, close: "" };
   }
   let byKey = cache.get(run.kept);

@@ -18,6 +18,8 @@ import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
 import { Tape } from "../../src/tape/tape.ts";
 
 const ID = parseModelId("openai:bench");
+/** Turns of history (4 messages each): enough for the cached run of kept messages. */
+const TURNS = 8;
 const PROTOCOLS: ChatProtocol[] = ["openai-chat", "openai-compatible"];
 
 type Messages = Record<string, unknown>[];
@@ -42,7 +44,7 @@ function plain(messages: Messages): Messages {
 async function sessionTape(): Promise<Tape> {
   const tape = new Tape({ store: new InMemoryTapeStore(), name: "a__b" });
   await tape.store.append("a__b", anchorEntry("session/start", { owner: "human" }));
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < TURNS; i++) {
     await tape.store.append("a__b", messageEntry({ role: "user", content: `turn ${i} é` }));
     await tape.store.append(
       "a__b",
@@ -72,46 +74,48 @@ describe("chat request body of kept context messages", () => {
       }
     });
 
-    test(`${protocol}: a copy changed by a hook is sent as changed`, async () => {
-      const tape = await sessionTape();
-      body(protocol, await tape.readMessages()); // Fills the cache.
-      const changes: Array<(messages: Messages) => void> = [
-        (m) => void (m[0]!.content = "rewritten"),
-        (m) => void delete m[0]!.content,
-        (m) => {
-          const content = m[0]!.content;
-          delete m[0]!.content;
-          m[0]!.content = content; // Same value, another key order.
-        },
-        (m) => void (m[0]!.extra = 1),
-        (m) => {
-          const calls = m[1]!.tool_calls as Array<Record<string, unknown>>;
-          calls[0]!.function = { name: "fs.read", arguments: '{"path":"other"}' };
-        },
-        (m) =>
-          void (m[1]!.tool_calls as unknown[]).push({
-            id: "call_x",
-            type: "function",
-            function: { name: "fs.write", arguments: "{}" },
-          }),
-        (m) => void (m[2]!.content = "changed result"),
-        (m) => void (m[3]!.reasoning_content = "other"),
-      ];
-      for (const change of changes) {
-        const messages = await tape.readMessages();
-        const before = body(protocol, messages);
-        change(messages);
-        // Key order, unknown keys and (OpenAI chat) reasoning do not reach the body; the rest does.
-        const unsent = protocol === "openai-chat" ? [2, 3, 7] : [2, 3];
-        if (!unsent.includes(changes.indexOf(change))) {
-          assert.notEqual(body(protocol, messages), before);
+    for (const at of [0, 20]) {
+      test(`${protocol}: a copy changed by a hook is sent as changed (turn ${at / 4})`, async () => {
+        const tape = await sessionTape();
+        body(protocol, await tape.readMessages()); // Fills the cache.
+        const changes: Array<(messages: Messages) => void> = [
+          (m) => void (m[at + 0]!.content = "rewritten"),
+          (m) => void delete m[at + 0]!.content,
+          (m) => {
+            const content = m[at + 0]!.content;
+            delete m[at + 0]!.content;
+            m[at + 0]!.content = content; // Same value, another key order.
+          },
+          (m) => void (m[at + 0]!.extra = 1),
+          (m) => {
+            const calls = m[at + 1]!.tool_calls as Array<Record<string, unknown>>;
+            calls[0]!.function = { name: "fs.read", arguments: '{"path":"other"}' };
+          },
+          (m) =>
+            void (m[at + 1]!.tool_calls as unknown[]).push({
+              id: "call_x",
+              type: "function",
+              function: { name: "fs.write", arguments: "{}" },
+            }),
+          (m) => void (m[at + 2]!.content = "changed result"),
+          (m) => void (m[at + 3]!.reasoning_content = "other"),
+        ];
+        for (const change of changes) {
+          const messages = await tape.readMessages();
+          const before = body(protocol, messages);
+          change(messages);
+          // Key order, unknown keys and (OpenAI chat) reasoning do not reach the body; the rest does.
+          const unsent = protocol === "openai-chat" ? [2, 3, 7] : [2, 3];
+          if (!unsent.includes(changes.indexOf(change))) {
+            assert.notEqual(body(protocol, messages), before);
+          }
+          assert.equal(body(protocol, messages), body(protocol, plain(messages)));
+          // The unchanged copies of the next call still get the source's JSON.
+          const fresh = await tape.readMessages();
+          assert.equal(body(protocol, fresh), body(protocol, plain(fresh)));
         }
-        assert.equal(body(protocol, messages), body(protocol, plain(messages)));
-        // The unchanged copies of the next call still get the source's JSON.
-        const fresh = await tape.readMessages();
-        assert.equal(body(protocol, fresh), body(protocol, plain(fresh)));
-      }
-    });
+      });
+    }
   }
 
   test("two sessions read before either request is built, and a handoff that restarts the context", async () => {
