@@ -126,7 +126,8 @@ export function copyMessages(
   const out: ChatMessage[] = new Array(head + more.length);
   for (let i = 0; i < out.length; i++) {
     const message = i < head ? messages[i]! : more[i - head]!;
-    out[i] = BUILT_CALLS.has(message)
+    // Only a message with `tool_calls` can be one the fold built (looked up in the weak set).
+    out[i] = message.tool_calls !== undefined && BUILT_CALLS.has(message)
       ? {
         ...message,
         tool_calls: (message.tool_calls as Record<string, unknown>[]).map((call) => ({ ...call })),
