@@ -251,17 +251,18 @@ export function chatRequestBody(
 }
 
 /**
- * The UTF-8 bytes of {@link chatRequestBody}, built without a string of the whole body: a long
- * session's history is copied from its cached bytes.
+ * {@link chatRequestBody} as the runtime's `fetch` takes it best: its UTF-8 bytes, built without a
+ * string of the whole body, when a long session's history is copied from its cached bytes; else
+ * the text itself (the runtime encodes it).
  */
 export function chatRequestBytes(
   protocol: ChatProtocol,
   id: ModelId,
   request: ModelRequest,
-): Uint8Array<ArrayBuffer> | null {
+): Uint8Array<ArrayBuffer> | string | null {
   const parts = bodyParts(protocol, id, request);
   if (parts === null) return null;
-  if (parts.kept === null) return ENCODER.encode(parts.head + parts.tail);
+  if (parts.kept === null) return parts.head + parts.tail;
   const head = ENCODER.encode(parts.head);
   const tail = ENCODER.encode(parts.tail);
   const out = new Uint8Array(head.length + parts.kept.length + tail.length);
