@@ -108,3 +108,32 @@ export function inclusiveTimes(profile: CpuProfile, names: RegExp): SelfTimes {
   }
   return out;
 }
+
+/**
+ * Time spent outside Bub's code (runtime, native calls, npm packages), in ms, keyed by the nearest
+ * Bub function on the stack (`file:line name`) and the bucket it was spent in: who asked for it.
+ */
+export function outsideTimesByCaller(profile: CpuProfile): SelfTimes {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) {
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  }
+  const out: SelfTimes = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    const leaf = byId.get(profile.samples[i]!);
+    if (leaf === undefined) continue;
+    const bucket = bucketOf(leaf.callFrame);
+    if (bucket === "bub" || bucket.startsWith("(idle") || bucket.startsWith("(program")) continue;
+    for (let id = parent.get(leaf.id); id !== undefined; id = parent.get(id)) {
+      const frame = byId.get(id)!.callFrame;
+      if (bucketOf(frame) !== "bub") continue;
+      const file = frame.url.match(/\/(src\/[\w/.-]+\.ts)/)![1];
+      const key = `${file}:${frame.lineNumber + 1} ${frame.functionName || "(anon)"} → ${bucket}`;
+      out.set(key, (out.get(key) ?? 0) + ms);
+      break;
+    }
+  }
+  return out;
+}

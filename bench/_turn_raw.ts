@@ -105,14 +105,15 @@ export function rawBytesTurn(url: string, bodies: readonly string[]): Turn {
 }
 
 /**
- * Runs `run` with the global `fetch` recording every string request body (the provider client
- * looks the global `fetch` up per call) and returns the bodies.
+ * Runs `run` with the global `fetch` recording every request body given as text or bytes (the
+ * provider client looks the global `fetch` up per call) and returns the bodies as text.
  */
 export async function recordBodies(run: () => Promise<void>): Promise<string[]> {
   const bodies: string[] = [];
   const real = globalThis.fetch;
   globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
     if (typeof init?.body === "string") bodies.push(init.body);
+    else if (init?.body instanceof Uint8Array) bodies.push(new TextDecoder().decode(init.body));
     return real(input, init);
   }) as typeof fetch;
   try {

@@ -72,10 +72,14 @@ function median(values: number[]): number {
 
 async function measure(url: string, memoryTape: boolean): Promise<void> {
   // Record the request bodies Bub sends, so the raw client can post the same bytes.
-  const bodies: string[] = [];
+  // Kept as sent (text, or the bytes the runtime's fetch gets): recording must not add work.
+  const bodies: Array<string | Uint8Array<ArrayBuffer>> = [];
   const original = globalThis.fetch;
   globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-    if (typeof init?.body === "string") bodies.push(init.body);
+    const body = init?.body;
+    if (typeof body === "string" || body instanceof Uint8Array) {
+      bodies.push(body as string | Uint8Array<ArrayBuffer>);
+    }
     if (bodies.length > 4) bodies.splice(0, bodies.length - 4);
     return original(input, init);
   }) as typeof fetch;
@@ -94,7 +98,7 @@ async function measure(url: string, memoryTape: boolean): Promise<void> {
     done++;
     if (result.modelOutput !== TEXT.join("")) throw new Error(`unexpected ${result.modelOutput}`);
   };
-  const raw = async (body: string) => {
+  const raw = async (body: string | Uint8Array<ArrayBuffer>) => {
     const response = await original(`${url}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: "Bearer sk-bench" },

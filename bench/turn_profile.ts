@@ -5,7 +5,8 @@
  *
  * Run: `scripts/tool deno run -A bench/turn_profile.ts` or `scripts/tool node
  * bench/turn_profile.ts`. `BENCH_N` profiled turns (default 1000) after 200 warm-up turns;
- * `BENCH_TAPE=memory` for the in-memory tape (default the file tape); `BENCH_TOP` rows (default 25).
+ * `BENCH_TAPE=memory` for the in-memory tape (default the file tape); `BENCH_TOP` rows (default 25);
+ * `BENCH_PRIOR=<turns>` profiles one session grown to that many prior turns instead of fresh sessions.
  *
  * @module
  */
@@ -13,14 +14,22 @@ import { spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { inclusiveTimes, selfTimes, startProfile, topRows } from "./_cpu_profile.ts";
+import {
+  inclusiveTimes,
+  outsideTimesByCaller,
+  selfTimes,
+  startProfile,
+  topRows,
+} from "./_cpu_profile.ts";
 import { TEXT } from "./_turn_raw.ts";
 import { createBenchBub } from "./_bench_bub.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const N = Number(process.env.BENCH_N ?? 1000);
 const TOP = Number(process.env.BENCH_TOP ?? 25);
-const WARMUP = 200;
+/** Prior turns of one same-session run (0: a fresh session per turn). */
+const PRIOR = Number(process.env.BENCH_PRIOR ?? 0);
+const WARMUP = PRIOR > 0 ? PRIOR : 200;
 /** Functions whose inclusive time is reported (the system prompt's parts, by default). */
 const INCLUSIVE = new RegExp(
   process.env.BENCH_INCLUSIVE ??
@@ -53,7 +62,7 @@ const { bub, home } = await createBenchBub(server.url, {
 const scope = await bub.running();
 const turn = async (i: number) => {
   const result = await bub.processInbound(
-    { channel: "bench", chatId: `p-${i}`, content: `turn ${i}` },
+    { channel: "bench", chatId: PRIOR > 0 ? "same" : `p-${i}`, content: `turn ${i}` },
     { stream: true },
   );
   if (result.modelOutput !== TEXT.join("")) throw new Error(`unexpected ${result.modelOutput}`);
@@ -74,7 +83,8 @@ const { functions, buckets } = selfTimes(profile);
 const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
 const bub_ = buckets.get("bub") ?? 0;
 console.log(
-  `## ${runtime}, ${process.env.BENCH_TAPE ?? "file"} tape, ${N} turns: ` +
+  `## ${runtime}, ${process.env.BENCH_TAPE ?? "file"} tape, ${N} turns` +
+    (PRIOR > 0 ? ` of one session after ${PRIOR} prior turns` : "") + ": " +
     `${wall.toFixed(2)} ms wall/turn, ${
       ((cpu.user + cpu.system) / 1000 / N).toFixed(2)
     } ms CPU/turn ` +
@@ -84,6 +94,14 @@ console.log(["| bucket | ms/turn |", "|---|---|", ...topRows(buckets, N, 15)].jo
 console.log();
 console.log(
   ["| Bub function (self time) | ms/turn |", "|---|---|", ...topRows(functions, N, TOP)].join("\n"),
+);
+console.log();
+console.log(
+  [
+    "| Bub caller → time outside Bub's code | ms/turn |",
+    "|---|---|",
+    ...topRows(outsideTimesByCaller(profile), N, TOP),
+  ].join("\n"),
 );
 console.log();
 console.log(

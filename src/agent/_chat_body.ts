@@ -16,6 +16,7 @@ import { contentText } from "./_prompt.ts";
 import { bodyExtras } from "./_model_stream.ts";
 import { mergeBody } from "./_request_body.ts";
 import { openaiToolSchema } from "./_openai_schema.ts";
+import { messagesJson } from "./_chat_messages.ts";
 
 /** The two chat-completions protocols. */
 export type ChatProtocol = "openai-chat" | "openai-compatible";
@@ -35,6 +36,8 @@ const toolCache = new WeakMap<object, ToolJson>();
 const OPENAI_REWRITES = /"(?:propertyNames|pattern|allOf|\$ref)":/;
 const TOOLS_MARKER = "\u0000bub-tools\u0000";
 const TOOLS_MARKER_JSON = `"tools":${JSON.stringify(TOOLS_MARKER)}`;
+const MESSAGES_MARKER = "\u0000bub-messages\u0000";
+const MESSAGES_MARKER_JSON = `"messages":${JSON.stringify(MESSAGES_MARKER)}`;
 // OpenAI models the SDK treats as reasoning models (developer role, max_completion_tokens).
 const OPENAI_REASONING = /^(?:o\d|gpt-(?:[5-9]|\d\d))/;
 
@@ -188,6 +191,49 @@ function convertMessage(protocol: ChatProtocol, message: ChatMessage): Record<st
   }
 }
 
+/** A body in three parts: text, the cached bytes of a session's history (or null), text. */
+interface BodyParts {
+  head: string;
+  kept: Uint8Array | null;
+  tail: string;
+}
+
+function bodyParts(protocol: ChatProtocol, id: ModelId, request: ModelRequest): BodyParts | null {
+  const tools = request.tools && request.tools.length > 0
+    ? toolsJson(request.tools, protocol)
+    : undefined;
+  if (tools === null) return null;
+  const body: Record<string, unknown> = { model: id.model };
+  if (request.maxTokens != null) body.max_tokens = request.maxTokens;
+  body.messages = MESSAGES_MARKER;
+  if (tools !== undefined) body.tools = TOOLS_MARKER;
+  body.stream = true;
+  body.stream_options = { include_usage: true };
+  // The messages and tools are spliced in as JSON text (the same text `JSON.stringify` gives).
+  let text = JSON.stringify(mergeBody(body, bodyExtras(protocol, request).extras));
+  if (tools !== undefined) {
+    const at = text.lastIndexOf(TOOLS_MARKER_JSON);
+    if (at >= 0) {
+      text = `${text.slice(0, at)}"tools":${tools}${text.slice(at + TOOLS_MARKER_JSON.length)}`;
+    }
+  }
+  const at = text.indexOf(MESSAGES_MARKER_JSON);
+  if (at < 0) return { head: text, kept: null, tail: "" }; // Replaced by a body field.
+  const messages = messagesJson(
+    protocol,
+    request.messages as unknown as readonly Record<string, unknown>[],
+    (message) => JSON.stringify(convertMessage(protocol, message as unknown as ChatMessage)),
+  );
+  return {
+    head: `${text.slice(0, at)}"messages":${messages.open}`,
+    kept: messages.kept,
+    tail: `${messages.close}${text.slice(at + MESSAGES_MARKER_JSON.length)}`,
+  };
+}
+
+const DECODER = new TextDecoder();
+const ENCODER = new TextEncoder();
+
 /**
  * The request body text, or null when a tool schema needs the SDK's rewriting. Call only for
  * requests {@link chatBodyCovers} accepts.
@@ -197,19 +243,31 @@ export function chatRequestBody(
   id: ModelId,
   request: ModelRequest,
 ): string | null {
-  const tools = request.tools && request.tools.length > 0
-    ? toolsJson(request.tools, protocol)
-    : undefined;
-  if (tools === null) return null;
-  const messages = request.messages.map((message) => convertMessage(protocol, message));
-  const body: Record<string, unknown> = { model: id.model };
-  if (request.maxTokens != null) body.max_tokens = request.maxTokens;
-  body.messages = messages;
-  if (tools !== undefined) body.tools = TOOLS_MARKER;
-  body.stream = true;
-  body.stream_options = { include_usage: true };
-  const text = JSON.stringify(mergeBody(body, bodyExtras(protocol, request).extras));
-  if (tools === undefined) return text;
-  const at = text.lastIndexOf(TOOLS_MARKER_JSON);
-  return `${text.slice(0, at)}"tools":${tools}${text.slice(at + TOOLS_MARKER_JSON.length)}`;
+  const parts = bodyParts(protocol, id, request);
+  if (parts === null) return null;
+  return parts.kept === null
+    ? parts.head + parts.tail
+    : `${parts.head}${DECODER.decode(parts.kept)}${parts.tail}`;
+}
+
+/**
+ * {@link chatRequestBody} as the runtime's `fetch` takes it best: its UTF-8 bytes, built without a
+ * string of the whole body, when a long session's history is copied from its cached bytes; else
+ * the text itself (the runtime encodes it).
+ */
+export function chatRequestBytes(
+  protocol: ChatProtocol,
+  id: ModelId,
+  request: ModelRequest,
+): Uint8Array<ArrayBuffer> | string | null {
+  const parts = bodyParts(protocol, id, request);
+  if (parts === null) return null;
+  if (parts.kept === null) return parts.head + parts.tail;
+  const head = ENCODER.encode(parts.head);
+  const tail = ENCODER.encode(parts.tail);
+  const out = new Uint8Array(head.length + parts.kept.length + tail.length);
+  out.set(head);
+  out.set(parts.kept, head.length);
+  out.set(tail, head.length + parts.kept.length);
+  return out;
 }

@@ -139,12 +139,12 @@ function connectError(error: unknown, id: ModelId): BubError {
  * the assembled tool calls, usage and the finish. Aborting `options.signal` throws its reason.
  *
  * @param target the model's URL, headers and `fetch`
- * @param body the request body (see `chatRequestBody`)
+ * @param body the request body (see `chatRequestBody` and `chatRequestBytes`)
  * @param options abort signal and activity callback
  */
 export async function* streamChatCompletions(
   target: ChatCompletionsTarget,
-  body: string,
+  body: string | Uint8Array<ArrayBuffer>,
   options: ModelStreamOptions = {},
 ): AsyncGenerator<ModelEvent> {
   const { id, protocol } = target;

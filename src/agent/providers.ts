@@ -26,7 +26,7 @@ import {
   resolveChatTarget,
   streamChatCompletions,
 } from "./chat_completions_client.ts";
-import { chatBodyCovers, chatRequestBody } from "./_chat_body.ts";
+import { chatBodyCovers, chatRequestBody, chatRequestBytes } from "./_chat_body.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
 
 export type { FetchLike } from "./_request_body.ts";
@@ -221,7 +221,11 @@ export class ProviderModelClient implements ModelClient {
     const preset = providerPreset(id.provider);
     const target = this.#target(request.model, id);
     if (target !== null && chatBodyCovers(target.protocol, id, request)) {
-      const body = chatRequestBody(target.protocol, id, request);
+      // The runtime's own fetch gets bytes (a long history copied, not re-encoded); a `fetch`
+      // given in the settings gets the body as text, as it always has.
+      const body = target.fetch === defaultFetch
+        ? chatRequestBytes(target.protocol, id, request)
+        : chatRequestBody(target.protocol, id, request);
       if (body !== null) {
         yield* streamChatCompletions(target, body, options);
         return;

@@ -97,9 +97,18 @@ export function isoFromMicros(micros: number): string {
   return `${base}${fraction ? `.${_pad(fraction, 6)}` : ""}+00:00`;
 }
 
+// The last instant formatted: entries of one step are mostly written within one millisecond.
+let lastMs = Number.NaN;
+let lastIso = "";
+
 /** The ISO form of `date` (default now) as tape entries store it. */
-export function isoNow(date: Date = new Date()): string {
-  return isoFromMicros(date.getTime() * 1000);
+export function isoNow(date?: Date): string {
+  const ms = date === undefined ? Date.now() : date.getTime();
+  if (ms !== lastMs) {
+    lastIso = isoFromMicros(ms * 1000);
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 /** A UTC `YYYYMMDDTHHMMSSZ` stamp (archive file names). */

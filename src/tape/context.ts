@@ -8,6 +8,7 @@ import { LAST_ANCHOR, TapeContext } from "../kernel/tape_context.ts";
 import { dumpsOrString, pyDumps } from "./_json.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
+import { recordKept } from "./_message_source.ts";
 
 export { LAST_ANCHOR, TapeContext };
 export type { TapeContextOptions, TapeSelector } from "../kernel/tape_context.ts";
@@ -125,13 +126,16 @@ export function copyMessages(
   const out: ChatMessage[] = new Array(head + more.length);
   for (let i = 0; i < out.length; i++) {
     const message = i < head ? messages[i]! : more[i - head]!;
-    out[i] = BUILT_CALLS.has(message)
+    // Only a message with `tool_calls` can be one the fold built (looked up in the weak set).
+    out[i] = message.tool_calls !== undefined && BUILT_CALLS.has(message)
       ? {
         ...message,
         tool_calls: (message.tool_calls as Record<string, unknown>[]).map((call) => ({ ...call })),
       }
       : { ...message };
   }
+  // A request body built from the copies may reuse what it derived from the (unchanging) sources.
+  recordKept(messages);
   return out;
 }
 

@@ -1,0 +1,81 @@
+/**
+ * The `messages` array of a chat-completions body, with a long session's history serialised
+ * once: the JSON of a context's kept messages (see `tape/_message_source.ts`) is kept per kept
+ * list and protocol as one growing UTF-8 buffer, so a request whose messages start with unchanged
+ * copies of that history sends those bytes as they are and serialises only the rest (the system
+ * prompt, the turn's own messages). Building a fresh string of the whole history costs Node
+ * milliseconds per call at a thousand turns; copying its bytes costs microseconds.
+ *
+ * @module
+ */
+import { findKept, type KeptMessage, sameAsSource } from "../tape/_message_source.ts";
+
+/** The messages' JSON: `open`, then the cached bytes of the kept run (if any), then `close`. */
+export interface MessagesJson {
+  /** `[` and the JSON of the messages before the kept run (with the comma that follows). */
+  open: string;
+  /** The kept run's JSON bytes (message JSON joined by commas), or null. */
+  kept: Uint8Array | null;
+  /** The rest (with the comma before it) and `]`. */
+  close: string;
+}
+
+/** One kept list's JSON bytes for one protocol. */
+interface KeptBytes {
+  bytes: Uint8Array;
+  /** `ends[j]`: where message j's JSON ends (message j > 0 starts one byte after `ends[j - 1]`). */
+  ends: number[];
+}
+
+const ENCODER = new TextEncoder();
+/** Shorter runs (a fresh session, a turn's own messages) are serialised as they come. */
+const MIN_KEPT_RUN = 16;
+const cache = new WeakMap<readonly KeptMessage[], Map<string, KeptBytes>>();
+
+function _extend(store: KeptBytes, json: string): void {
+  const at = store.ends.length === 0 ? 0 : store.ends[store.ends.length - 1]! + 1;
+  const need = at + json.length * 3;
+  if (need > store.bytes.length) {
+    const grown = new Uint8Array(Math.max(need, store.bytes.length * 2));
+    grown.set(store.bytes.subarray(0, at));
+    store.bytes = grown;
+  }
+  if (at > 0) store.bytes[at - 1] = 0x2c; // ","
+  const { written } = ENCODER.encodeInto(json, store.bytes.subarray(at));
+  store.ends.push(at + written);
+}
+
+/**
+ * The JSON of `messages` as the body sends it; `json` gives one message's JSON (the converted
+ * message, serialised). Equal, as text, to `[` + each message's `json` joined by commas + `]`.
+ */
+export function messagesJson(
+  key: string,
+  messages: readonly Record<string, unknown>[],
+  json: (message: Record<string, unknown>) => string,
+): MessagesJson {
+  const run = findKept(messages);
+  let matched = 0;
+  if (run !== null) {
+    const limit = Math.min(run.kept.length, messages.length - run.start);
+    while (matched < limit && sameAsSource(messages[run.start + matched]!, run.kept[matched]!)) {
+      matched++;
+    }
+  }
+  if (run === null || matched < MIN_KEPT_RUN) {
+    return { open: `[${messages.map(json).join(",")}]`, kept: null, close: "" };
+  }
+  let byKey = cache.get(run.kept);
+  if (byKey === undefined) cache.set(run.kept, byKey = new Map());
+  let store = byKey.get(key);
+  if (store === undefined) byKey.set(key, store = { bytes: new Uint8Array(0), ends: [] });
+  // A kept message's JSON is its copy's (they are equal): serialise the source itself.
+  for (let j = store.ends.length; j < matched; j++) _extend(store, json(run.kept[j]!));
+  const before = messages.slice(0, run.start).map(json);
+  const after = messages.slice(run.start + matched).map(json);
+  return {
+    open: before.length > 0 ? `[${before.join(",")},` : "[",
+    kept: store.bytes.subarray(0, store.ends[matched - 1]!),
+    close: after.length > 0 ? `,${after.join(",")}]` : "]",
+  };
+}

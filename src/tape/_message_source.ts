@@ -1,0 +1,99 @@
+/**
+ * The kept messages behind context copies: `copyMessages` hands out fresh copies of the messages a
+ * context keeps (callers may change them) and remembers the kept lists it copied most recently. A
+ * kept message never changes (a tape payload is frozen; a message a fold built is never touched
+ * again) and a fold's list of kept messages only grows, so a consumer may cache what it derives
+ * from a kept message by its position in that list (a request body's JSON) and reuse it for any
+ * message that still equals it ({@link sameAsSource}), whoever made that message.
+ *
+ * Only the lists are remembered (the folds hold them anyway), not the copies: keeping every copy
+ * reachable would move each call's copies to the old generation.
+ *
+ * @module
+ */
+
+/** A kept context message. */
+export type KeptMessage = Readonly<Record<string, unknown>>;
+
+/** Lists remembered: several turns may read their contexts before building their requests. */
+const RECENT_LISTS = 8;
+const recent: (readonly KeptMessage[])[] = [];
+
+/** Records that a context handed out copies of `kept` (a fold's growing list), from its start. */
+export function recordKept(kept: readonly KeptMessage[]): void {
+  if (kept.length === 0 || recent[0] === kept) return;
+  const at = recent.indexOf(kept);
+  if (at > 0) recent.splice(at, 1);
+  recent.unshift(kept);
+  if (recent.length > RECENT_LISTS) recent.pop();
+}
+
+/** Where a context's copies sit in a list of messages. */
+export interface KeptRun {
+  /** Index in the list of the copy of `kept[0]`. */
+  start: number;
+  /** The kept messages (cache by position; check each message with {@link sameAsSource}). */
+  kept: readonly KeptMessage[];
+}
+
+/** How far into a request its context may start (after system and inserted messages). */
+const START_SCAN = 8;
+
+/**
+ * The recently copied list whose first message `messages` holds (in its first few places) and
+ * whose last copied message follows at the same offset, or null.
+ */
+export function findKept(messages: readonly KeptMessage[]): KeptRun | null {
+  const scan = Math.min(messages.length, START_SCAN);
+  for (const kept of recent) {
+    for (let start = 0; start < scan; start++) {
+      if (!sameAsSource(messages[start]!, kept[0]!)) continue;
+      // The list may have grown since it was copied: any of its later messages may end the run.
+      const last = Math.min(kept.length, messages.length - start) - 1;
+      if (last === 0 || sameAsSource(messages[start + last]!, kept[last]!)) {
+        return { start, kept };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * True when `copy` still holds exactly the own enumerable keys and values of `source` (in any
+ * order); `tool_calls` (copied call by call) is compared call by call. Values are compared by
+ * identity: what a copy shares with its source is frozen or never changed.
+ */
+export function sameAsSource(copy: KeptMessage, source: KeptMessage): boolean {
+  let keys = 0;
+  for (const key in copy) {
+    keys++;
+    const value = copy[key];
+    const original = source[key];
+    if (value === original) {
+      if (value !== undefined || Object.hasOwn(source, key)) continue;
+      return false;
+    }
+    if (key !== "tool_calls" || !Array.isArray(value) || !Array.isArray(original)) return false;
+    if (value.length !== original.length) return false;
+    for (let c = 0; c < value.length; c++) {
+      if (!_sameCall(value[c], original[c])) return false;
+    }
+  }
+  for (const _ in source) keys--;
+  return keys === 0;
+}
+
+function _sameCall(call: unknown, from: unknown): boolean {
+  if (call === from) return true;
+  if (typeof call !== "object" || call === null || typeof from !== "object" || from === null) {
+    return false;
+  }
+  let keys = 0;
+  for (const key in call) {
+    keys++;
+    const value = (call as Record<string, unknown>)[key];
+    if (value !== (from as Record<string, unknown>)[key] || !Object.hasOwn(from, key)) return false;
+  }
+  for (const _ in from) keys--;
+  return keys === 0;
+}
