@@ -106,6 +106,11 @@ export class LazyChannel extends Channel {
     return this.#loader.loaded;
   }
 
+  /** The implementation, imported and created on the first call (not started). */
+  implementation(): Promise<Channel> {
+    return this.#loader.channel();
+  }
+
   /** Whether bursts of messages are merged. */
   override get needsDebounce(): boolean {
     return this.#options.needsDebounce;

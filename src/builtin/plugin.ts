@@ -18,7 +18,7 @@ import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
 import { loadTelegramSettings } from "./settings.ts";
 import { parseAllowList } from "../channels/telegram/_allow_list.ts";
-import { LazyChannel } from "./lazy_channel.ts";
+import { LazyTelegramChannel } from "./lazy_telegram_channel.ts";
 import { WebChannel } from "../channels/web/web_channel.ts";
 import type { Channel } from "../channels/channel.ts";
 import { LazyCliChannel } from "./lazy_cli_channel.ts";
@@ -163,15 +163,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
       // Telegram and the CLI REPL are imported when they start (or first send); the web console
       // when it starts.
       return [
-        new LazyChannel({
-          name: "telegram",
-          enabled: () => telegramOptions.token.trim() !== "",
-          needsDebounce: true,
-          load: async () =>
-            new (await import("../channels/telegram/telegram_channel.ts")).TelegramChannel(
-              telegramOptions,
-            ),
-        }),
+        new LazyTelegramChannel(telegramOptions),
         cli,
         new WebChannel({
           host: framework,
