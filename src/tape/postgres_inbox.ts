@@ -9,6 +9,7 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { appendColumns, pgAppend } from "./_pg_append.ts";
+import { type InboxClaim, type InboxMessage, pgClaimSessions } from "./_pg_claims.ts";
 import type { TapeLease } from "./_pg_leases.ts";
 import type { TapeEntry } from "./entry.ts";
 import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
@@ -18,15 +19,7 @@ export function inboxChannel(schema: string): string {
   return (schema === "public" ? "bub_inbox" : `bub_inbox_${schema}`).slice(0, 63);
 }
 
-/** A pending inbound message. */
-export interface InboxMessage {
-  /** The row id (increasing in arrival order). */
-  readonly id: number;
-  /** The session it belongs to. */
-  readonly session: string;
-  /** The message as enqueued. */
-  readonly body: Record<string, unknown>;
-}
+export type { InboxClaim, InboxMessage } from "./_pg_claims.ts";
 
 /** What {@link PostgresInbox.enqueue} did. */
 export interface EnqueueResult {
@@ -103,26 +96,24 @@ export class PostgresInbox {
    * Takes the lease of a session that has pending messages and no live owner (oldest message
    * first); null when there is none. The caller renews the lease with the store while working.
    */
-  async claim(
-    owner: string,
-    ttlMs: number,
-  ): Promise<{ lease: TapeLease; messages: InboxMessage[] } | null> {
-    const { open, tables } = pgStoreInternals(this.#store);
-    const sql = await open();
-    const candidates = await sql.unsafe(
-      `SELECT session FROM (
-        SELECT i.session, min(i.id) AS first FROM ${tables.inbox} i
-        LEFT JOIN ${tables.leases} l ON l.key = i.session
-        WHERE i.state = 'pending'
-          AND (l.key IS NULL OR l.owner IS NULL OR l.lease_until < clock_timestamp())
-        GROUP BY i.session
-      ) s ORDER BY first LIMIT 8`,
-    );
-    for (const row of candidates) {
-      const lease = await this.#store.acquireLease(String(row.session), owner, ttlMs);
-      if (lease) return { lease, messages: await this.pending(lease.key) };
+  async claim(owner: string, ttlMs: number): Promise<InboxClaim | null> {
+    return (await this.claimMany(owner, ttlMs, 1))[0] ?? null;
+  }
+
+  /**
+   * Takes the leases of up to `limit` sessions that have pending messages and no live owner, in
+   * one statement (the session with the oldest message first), with their pending messages. A
+   * session another instance claims at the same time is skipped, never shared.
+   */
+  async claimMany(owner: string, ttlMs: number, limit: number): Promise<InboxClaim[]> {
+    if (typeof owner !== "string" || owner === "") {
+      throw new TypeError("Cannot claim: owner must be a non-empty string");
     }
-    return null;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new TypeError(`Cannot claim: limit must be an integer >= 1, got ${limit}`);
+    }
+    const { open, tables } = pgStoreInternals(this.#store);
+    return await pgClaimSessions(await open(), tables, owner, ttlMs, limit);
   }
 
   /** The pending messages of `session`, oldest first. */

@@ -12,6 +12,9 @@ import { type SessionHost, SessionRun } from "./_session_run.ts";
 
 const logger = getLogger(["bub", "channels", "cluster"]);
 
+/** Most sessions one claim statement takes (a bound on its duration and on one instance's grab). */
+const CLAIM_BATCH = 32;
+
 /** Options of {@link ClusterWorker}. */
 export interface ClusterWorkerOptions {
   /** The fenced store the turns append through. */
@@ -101,19 +104,23 @@ export class ClusterWorker {
     }
   }
 
+  /** Claims sessions up to the free capacity, many per statement (one batch per round trip). */
   async #claimAll(): Promise<void> {
     const { inbox, owner, leaseMs } = this.#options;
     const max = this.#options.maxSessions ?? 256;
     while (!this.#stopping && this.#runs.size < max) {
+      const limit = Math.min(CLAIM_BATCH, max - this.#runs.size);
       let claimed;
       try {
-        claimed = await inbox.claim(owner, leaseMs);
+        claimed = await inbox.claimMany(owner, leaseMs, limit);
       } catch (error) {
         logger.warn("cluster.claim failed: {error}", { error });
         return;
       }
-      if (!claimed) return;
-      this.#start(new SessionRun(this.#context(), claimed.lease, claimed.messages));
+      for (const { lease, messages } of claimed) {
+        this.#start(new SessionRun(this.#context(), lease, messages));
+      }
+      if (claimed.length < limit) return; // nothing more to claim now
     }
   }
 
