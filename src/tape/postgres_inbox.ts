@@ -132,6 +132,23 @@ export class PostgresInbox {
   }
 
   /**
+   * The newest pending message id of each of `sessions` that has one, in one query (a held
+   * session whose newest id is above the last it took has news).
+   */
+  async pendingHeads(sessions: readonly string[]): Promise<Map<string, number>> {
+    const heads = new Map<string, number>();
+    if (sessions.length === 0) return heads;
+    const { open, tables } = pgStoreInternals(this.#store);
+    const rows = await (await open()).unsafe(
+      `SELECT session, max(id) AS head FROM ${tables.inbox}
+      WHERE session = ANY($1::text[]) AND state = 'pending' GROUP BY session`,
+      [[...sessions]],
+    );
+    for (const row of rows) heads.set(String(row.session), Number(row.head));
+    return heads;
+  }
+
+  /**
    * Ends a turn: appends `entries` to `tape` fenced by `lease` and marks `messageIds` done, in
    * one transaction. After a takeover nothing changes and a `temporary` BubError with
    * `details.reason === "lease_lost"` is thrown (the new owner runs the messages again).

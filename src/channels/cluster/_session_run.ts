@@ -68,6 +68,7 @@ export class SessionRun {
   #lease: TapeLease;
   #queue: Item[];
   #seen: Set<number>;
+  #newest = 0;
   #lost = false;
   #finished = false;
   #wake: (() => void) | null = null;
@@ -79,6 +80,12 @@ export class SessionRun {
     this.session = lease.key;
     this.#queue = messages.map((message) => ({ message, envelope: null }));
     this.#seen = new Set(messages.map((message) => message.id));
+    for (const message of messages) this.#newest = Math.max(this.#newest, message.id);
+  }
+
+  /** True when `head` (the newest pending message id) is one this run has not taken yet. */
+  behind(head: number): boolean {
+    return head > this.#newest;
   }
 
   /** New messages may be pending (a notification or the poll). */
@@ -176,7 +183,10 @@ export class SessionRun {
     this.#woken = false;
     const fresh = (await this.#ctx.inbox.pending(this.session))
       .filter((message) => !this.#seen.has(message.id));
-    for (const message of fresh) this.#seen.add(message.id);
+    for (const message of fresh) {
+      this.#seen.add(message.id);
+      this.#newest = Math.max(this.#newest, message.id);
+    }
     return fresh;
   }
 

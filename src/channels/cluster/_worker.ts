@@ -93,14 +93,31 @@ export class ClusterWorker {
             };
           });
           this.#kick = null;
+          // The poll (notifications are lost while a connection reconnects): one query for the
+          // held sessions, and only those with messages they have not taken are woken.
+          if (!this.#kicked && !this.#stopping) await this.#pollHeld();
         }
-        for (const { run } of this.#runs.values()) run.wake();
       }
     } finally {
       signal.removeEventListener("abort", onAbort);
       await listener.close().catch(() => {});
       for (const { run } of this.#runs.values()) run.wake();
       await Promise.all([...this.#runs.values()].map(({ done }) => done));
+    }
+  }
+
+  async #pollHeld(): Promise<void> {
+    let heads;
+    try {
+      heads = await this.#options.inbox.pendingHeads([...this.#runs.keys()]);
+    } catch (error) {
+      logger.warn("cluster.poll failed: {error}", { error });
+      for (const { run } of this.#runs.values()) run.wake();
+      return;
+    }
+    for (const [session, head] of heads) {
+      const held = this.#runs.get(session);
+      if (held?.run.behind(head)) held.run.wake();
     }
   }
 
