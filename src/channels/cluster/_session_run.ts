@@ -47,6 +47,11 @@ export interface SessionContext {
   readonly host: SessionHost;
   readonly workspace: string;
   readonly leaseMs: number;
+  /**
+   * How long an idle session stays held for its next message before its lease is released (a
+   * chat's next message then runs without a new claim). 0 releases at once.
+   */
+  readonly holdIdleMs: number;
   /** True once the instance stops: turns then end without completing their messages. */
   stopping(): boolean;
 }
@@ -103,9 +108,7 @@ export class SessionRun {
     try {
       await this.#recordInterruption(tape);
       while (!this.#lost && !this.#ctx.stopping()) {
-        if (this.#queue.length === 0) {
-          for (const message of await this.#fetch()) this.#queue.push({ message, envelope: null });
-        }
+        if (this.#queue.length === 0) await this.#refill();
         const item = this.#queue.shift();
         if (!item) break;
         await this.#turn(tape, item);
@@ -176,6 +179,27 @@ export class SessionRun {
         next_epoch: this.#lease.epoch,
       }),
     ]);
+  }
+
+  /** Fetches pending messages; when none, waits up to `holdIdleMs` for a wake-up with some. */
+  async #refill(): Promise<void> {
+    const deadline = Date.now() + this.#ctx.holdIdleMs;
+    for (;;) {
+      for (const message of await this.#fetch()) this.#queue.push({ message, envelope: null });
+      const left = deadline - Date.now();
+      if (this.#queue.length > 0 || left <= 0 || this.#lost || this.#ctx.stopping()) return;
+      if (!this.#woken) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = null;
+      }
+      if (!this.#woken || this.#lost || this.#ctx.stopping()) return;
+    }
   }
 
   /** Pending messages not taken yet, oldest first. */
