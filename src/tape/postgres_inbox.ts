@@ -59,7 +59,7 @@ export class PostgresInbox {
   }
 
   /**
-   * Adds a message for `session` and notifies listeners, in one transaction. A `dedupeKey`
+   * Adds a message for `session` and notifies listeners, in one statement. A `dedupeKey`
    * seen before (e.g. a Telegram `update_id`) adds nothing.
    */
   async enqueue(
@@ -74,22 +74,19 @@ export class PostgresInbox {
     const text = JSON.stringify(body);
     const { open, tables } = pgStoreInternals(this.#store);
     const sql = await open();
-    return await sql.begin(async (tx) => {
-      const rows = await tx.unsafe(
-        `INSERT INTO ${tables.inbox} (session, dedupe_key, body) VALUES ($1, $2, $3::text::json)
-        ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
-        [session, options.dedupeKey ?? null, text],
-      );
-      if (rows.length === 0) {
-        const earlier = await tx.unsafe(
-          `SELECT id FROM ${tables.inbox} WHERE dedupe_key = $1`,
-          [options.dedupeKey],
-        );
-        return { id: Number(earlier[0]?.id), duplicate: true };
-      }
-      await tx.unsafe("SELECT pg_notify($1, $2)", [inboxChannel(this.#store.schema), session]);
-      return { id: Number(rows[0]!.id), duplicate: false };
-    });
+    // One statement (one transaction): the row and its notification (sent at commit).
+    const rows = await sql.unsafe(
+      `WITH ins AS (
+        INSERT INTO ${tables.inbox} (session, dedupe_key, body) VALUES ($1, $2, $3::text::json)
+        ON CONFLICT (dedupe_key) DO NOTHING RETURNING id
+      ) SELECT id, pg_notify($4, $1)::text AS notified FROM ins`,
+      [session, options.dedupeKey ?? null, text, inboxChannel(this.#store.schema)],
+    );
+    if (rows.length > 0) return { id: Number(rows[0]!.id), duplicate: false };
+    const earlier = await sql.unsafe(`SELECT id FROM ${tables.inbox} WHERE dedupe_key = $1`, [
+      options.dedupeKey,
+    ]);
+    return { id: Number(earlier[0]?.id), duplicate: true };
   }
 
   /**
