@@ -164,16 +164,18 @@ export class PostgresInbox {
       `Cannot complete messages of ${lease.key}: the lease (epoch ${lease.epoch}) of ${lease.owner} was lost`,
       { reason: "lease_lost", key: lease.key, owner: lease.owner, epoch: lease.epoch, tape },
     );
+    if (entries.length > 0) {
+      // One statement: the fenced append and the completion commit together or not at all.
+      const done = { inbox: tables.inbox, ids: messageIds };
+      if (await pgAppend(sql, tables, tape, columns, lease, done) === 0) throw lost;
+      return;
+    }
     await sql.begin(async (tx) => {
-      if (entries.length > 0) {
-        if (await pgAppend(tx, tables, tape, columns, lease) === 0) throw lost;
-      } else {
-        const held = await tx.unsafe(
-          `SELECT 1 FROM ${tables.leases} WHERE key = $1 AND owner = $2 AND epoch = $3 FOR SHARE`,
-          [lease.key, lease.owner, lease.epoch],
-        );
-        if (held.length === 0) throw lost;
-      }
+      const held = await tx.unsafe(
+        `SELECT 1 FROM ${tables.leases} WHERE key = $1 AND owner = $2 AND epoch = $3 FOR SHARE`,
+        [lease.key, lease.owner, lease.epoch],
+      );
+      if (held.length === 0) throw lost;
       await tx.unsafe(
         `UPDATE ${tables.inbox} SET state = 'done', done_at = clock_timestamp()
         WHERE id = ANY($1::bigint[]) AND session = $2 AND state = 'pending'`,
