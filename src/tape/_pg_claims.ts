@@ -31,7 +31,9 @@ export interface InboxClaim {
 
 /**
  * Leases up to `limit` unowned sessions with pending messages to `owner` and returns them with
- * their pending messages, the session with the oldest message first. Two statements: the leases
+ * their pending messages, the session with the oldest message first. With `share` > 1, at most
+ * that fraction of the waiting sessions (at least one) is taken, leaving the rest to other
+ * instances claiming at the same time. Two statements: the leases
  * in one, then the messages in a snapshot taken after them (a previous owner completes its
  * messages before it releases the lease, so completed messages are never returned).
  */
@@ -41,15 +43,21 @@ export async function pgClaimSessions(
   owner: string,
   ttlMs: number,
   limit: number,
+  share = 1,
 ): Promise<InboxClaim[]> {
   const taken = await sql.unsafe(
-    `WITH candidates AS (
+    `WITH waiting AS (
       SELECT i.session, min(i.id) AS first FROM ${t.inbox} i
       WHERE i.state = 'pending' AND NOT EXISTS (
         SELECT 1 FROM ${t.leases} l
         WHERE l.key = i.session AND l.owner IS NOT NULL AND l.lease_until >= clock_timestamp()
       )
-      GROUP BY i.session ORDER BY first LIMIT $3
+      GROUP BY i.session
+    ), ranked AS (
+      SELECT session, first, row_number() OVER (ORDER BY first) AS n, count(*) OVER () AS total
+      FROM waiting
+    ), candidates AS (
+      SELECT session, first FROM ranked WHERE n <= least($3, greatest(1, ceil(total / $4::float8)))
     ), taken AS (
       INSERT INTO ${t.leases} AS l (key, owner, epoch, lease_until)
       SELECT session, $1, 1, clock_timestamp() + $2 * interval '1 millisecond'
@@ -61,7 +69,7 @@ export async function pgClaimSessions(
     )
     SELECT taken.key, taken.epoch, taken.until_ms FROM taken
     JOIN candidates c ON c.session = taken.key ORDER BY c.first`,
-    [owner, ttlMs, limit],
+    [owner, ttlMs, limit, share],
   );
   if (taken.length === 0) return [];
   const claims = new Map<string, InboxClaim>();

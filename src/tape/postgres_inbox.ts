@@ -100,9 +100,16 @@ export class PostgresInbox {
   /**
    * Takes the leases of up to `limit` sessions that have pending messages and no live owner, in
    * one statement (the session with the oldest message first), with their pending messages. A
-   * session another instance claims at the same time is skipped, never shared.
+   * session another instance claims at the same time is skipped, never shared. `share` (default
+   * 1) takes at most 1/share of the waiting sessions (at least one), so instances that claim at
+   * the same time split them.
    */
-  async claimMany(owner: string, ttlMs: number, limit: number): Promise<InboxClaim[]> {
+  async claimMany(
+    owner: string,
+    ttlMs: number,
+    limit: number,
+    options: { share?: number } = {},
+  ): Promise<InboxClaim[]> {
     if (typeof owner !== "string" || owner === "") {
       throw new TypeError("Cannot claim: owner must be a non-empty string");
     }
@@ -110,7 +117,11 @@ export class PostgresInbox {
       throw new TypeError(`Cannot claim: limit must be an integer >= 1, got ${limit}`);
     }
     const { open, tables } = pgStoreInternals(this.#store);
-    return await pgClaimSessions(await open(), tables, owner, ttlMs, limit);
+    const share = options.share ?? 1;
+    if (typeof share !== "number" || !(share >= 1)) {
+      throw new TypeError(`Cannot claim: share must be a number >= 1, got ${share}`);
+    }
+    return await pgClaimSessions(await open(), tables, owner, ttlMs, limit, share);
   }
 
   /** The pending messages of `session`, oldest first. */

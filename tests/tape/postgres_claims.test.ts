@@ -123,11 +123,23 @@ if (url) {
         );
       }));
 
+    test("share takes a part of the waiting sessions (at least one), leaving the rest", () =>
+      withInstances(2, async ([a, b]) => {
+        for (let i = 1; i <= 5; i++) await a!.inbox.enqueue(`s${i}`, { content: `${i}` });
+        const first = await a!.inbox.claimMany("A", 30_000, 10, { share: 2 });
+        assert.deepEqual(first.map((c) => c.lease.key), ["s1", "s2", "s3"], "ceil(5 / 2)");
+        const second = await b!.inbox.claimMany("B", 30_000, 10, { share: 2 });
+        assert.deepEqual(second.map((c) => c.lease.key), ["s4"]);
+        const last = await b!.inbox.claimMany("B", 30_000, 10, { share: 2 });
+        assert.deepEqual(last.map((c) => c.lease.key), ["s5"], "at least one");
+      }));
+
     test("bad input is a TypeError", () =>
       withInstances(1, async ([a]) => {
         await assert.rejects(a!.inbox.claimMany("A", 30_000, 0), TypeError);
         await assert.rejects(a!.inbox.claimMany("A", 30_000, 1.5), TypeError);
         await assert.rejects(a!.inbox.claimMany("", 30_000, 1), TypeError);
+        await assert.rejects(a!.inbox.claimMany("A", 30_000, 1, { share: 0.5 }), TypeError);
       }));
   });
 }

@@ -26,7 +26,8 @@ if (url) {
       schema,
       owner: "A",
       workspace: "/cluster-test",
-      leaseSeconds: 6, // an idle session is held min(1 s, lease / 3) = 1 s
+      leaseSeconds: 6,
+      holdIdleSeconds: 1, // at most lease / 3
       pollSeconds: 0.1,
       enabledChannels: "memory",
     });
