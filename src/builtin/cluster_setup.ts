@@ -33,6 +33,7 @@ export async function clusterGatewayFor(
     workspace: framework.workspace,
     leaseSeconds: settings.cluster_lease_seconds,
     pollSeconds: settings.cluster_poll_seconds,
+    holdIdleSeconds: settings.cluster_hold_idle_seconds,
     electedPollers: token === "" ? {} : { telegram: `telegram-poller:${botId}` },
   });
 }

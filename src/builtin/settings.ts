@@ -124,6 +124,12 @@ export interface TapeStoreSettings {
   cluster_lease_seconds: number;
   /** With a PostgreSQL store, how often an instance polls the inbox besides NOTIFY. @default 0.5 */
   cluster_poll_seconds: number;
+  /**
+   * With a PostgreSQL store, how long an idle session stays held by its instance for its next
+   * message before the lease is released (at most a third of the lease); 0 releases at once.
+   * @default 0
+   */
+  cluster_hold_idle_seconds: number;
 }
 
 /** `McpSettings`: YAML root, env prefix `BUB_`. */

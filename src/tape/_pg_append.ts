@@ -52,7 +52,8 @@ export function appendColumns(tape: string, entries: readonly TapeEntry[]): PgCo
 /**
  * Inserts the rows in one statement; returns how many were inserted (0 when `fence` no longer
  * holds). The fence takes a share lock on the lease row, so a takeover waits for this append and
- * an append after a takeover sees the new epoch.
+ * an append after a takeover sees the new epoch. With `complete` (and a fence), the inbox rows
+ * `complete.ids` of the fence's session are marked done by the same statement when it appends.
  */
 export async function pgAppend(
   sql: PgSql,
@@ -60,6 +61,7 @@ export async function pgAppend(
   tape: string,
   columns: PgColumns,
   fence: PgFence | null = null,
+  complete: { readonly inbox: string; readonly ids: readonly number[] } | null = null,
 ): Promise<number> {
   const count = columns[0]!.length;
   const params: unknown[] = [tape, count, ...columns];
@@ -67,6 +69,16 @@ export async function pgAppend(
     ? `SELECT $1, $2::bigint FROM ${t.leases} WHERE key = $9 AND owner = $10 AND epoch = $11 FOR SHARE`
     : "VALUES ($1, $2::bigint)";
   if (fence) params.push(fence.key, fence.owner, fence.epoch);
+  // The inbox rows of a fenced turn end in the same statement, only when the fence held.
+  let done = "";
+  if (fence && complete) {
+    params.push(complete.ids.map(String));
+    done = `, done AS (
+      UPDATE ${complete.inbox} SET state = 'done', done_at = clock_timestamp()
+      WHERE id = ANY($12::bigint[]) AND session = $9 AND state = 'pending' AND EXISTS (SELECT 1 FROM h)
+      RETURNING 1
+    )`;
+  }
   const rows = await sql.unsafe(
     `WITH h AS (
       INSERT INTO ${t.tapes} AS t (name, head) ${source} ON CONFLICT (name)
@@ -77,7 +89,7 @@ export async function pgAppend(
       FROM h, unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
         WITH ORDINALITY AS r(kind, anchor, event, payload, meta, date, n)
       RETURNING 1
-    ) SELECT count(*)::int AS n FROM ins`,
+    )${done} SELECT count(*)::int AS n FROM ins`,
     params,
   );
   return Number(rows[0]?.n ?? 0);

@@ -39,6 +39,7 @@ export {
 export {
   type EnqueueResult,
   inboxChannel,
+  type InboxClaim,
   type InboxMessage,
   PostgresInbox,
 } from "./postgres_inbox.ts";

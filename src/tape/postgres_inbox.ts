@@ -9,6 +9,7 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { appendColumns, pgAppend } from "./_pg_append.ts";
+import { type InboxClaim, type InboxMessage, pgClaimSessions } from "./_pg_claims.ts";
 import type { TapeLease } from "./_pg_leases.ts";
 import type { TapeEntry } from "./entry.ts";
 import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
@@ -18,15 +19,7 @@ export function inboxChannel(schema: string): string {
   return (schema === "public" ? "bub_inbox" : `bub_inbox_${schema}`).slice(0, 63);
 }
 
-/** A pending inbound message. */
-export interface InboxMessage {
-  /** The row id (increasing in arrival order). */
-  readonly id: number;
-  /** The session it belongs to. */
-  readonly session: string;
-  /** The message as enqueued. */
-  readonly body: Record<string, unknown>;
-}
+export type { InboxClaim, InboxMessage } from "./_pg_claims.ts";
 
 /** What {@link PostgresInbox.enqueue} did. */
 export interface EnqueueResult {
@@ -66,7 +59,7 @@ export class PostgresInbox {
   }
 
   /**
-   * Adds a message for `session` and notifies listeners, in one transaction. A `dedupeKey`
+   * Adds a message for `session` and notifies listeners, in one statement. A `dedupeKey`
    * seen before (e.g. a Telegram `update_id`) adds nothing.
    */
   async enqueue(
@@ -81,48 +74,54 @@ export class PostgresInbox {
     const text = JSON.stringify(body);
     const { open, tables } = pgStoreInternals(this.#store);
     const sql = await open();
-    return await sql.begin(async (tx) => {
-      const rows = await tx.unsafe(
-        `INSERT INTO ${tables.inbox} (session, dedupe_key, body) VALUES ($1, $2, $3::text::json)
-        ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
-        [session, options.dedupeKey ?? null, text],
-      );
-      if (rows.length === 0) {
-        const earlier = await tx.unsafe(
-          `SELECT id FROM ${tables.inbox} WHERE dedupe_key = $1`,
-          [options.dedupeKey],
-        );
-        return { id: Number(earlier[0]?.id), duplicate: true };
-      }
-      await tx.unsafe("SELECT pg_notify($1, $2)", [inboxChannel(this.#store.schema), session]);
-      return { id: Number(rows[0]!.id), duplicate: false };
-    });
+    // One statement (one transaction): the row and its notification (sent at commit).
+    const rows = await sql.unsafe(
+      `WITH ins AS (
+        INSERT INTO ${tables.inbox} (session, dedupe_key, body) VALUES ($1, $2, $3::text::json)
+        ON CONFLICT (dedupe_key) DO NOTHING RETURNING id
+      ) SELECT id, pg_notify($4, $1)::text AS notified FROM ins`,
+      [session, options.dedupeKey ?? null, text, inboxChannel(this.#store.schema)],
+    );
+    if (rows.length > 0) return { id: Number(rows[0]!.id), duplicate: false };
+    const earlier = await sql.unsafe(`SELECT id FROM ${tables.inbox} WHERE dedupe_key = $1`, [
+      options.dedupeKey,
+    ]);
+    return { id: Number(earlier[0]?.id), duplicate: true };
   }
 
   /**
    * Takes the lease of a session that has pending messages and no live owner (oldest message
    * first); null when there is none. The caller renews the lease with the store while working.
    */
-  async claim(
+  async claim(owner: string, ttlMs: number): Promise<InboxClaim | null> {
+    return (await this.claimMany(owner, ttlMs, 1))[0] ?? null;
+  }
+
+  /**
+   * Takes the leases of up to `limit` sessions that have pending messages and no live owner, in
+   * one statement (the session with the oldest message first), with their pending messages. A
+   * session another instance claims at the same time is skipped, never shared. `share` (default
+   * 1) takes at most 1/share of the waiting sessions (at least one), so instances that claim at
+   * the same time split them.
+   */
+  async claimMany(
     owner: string,
     ttlMs: number,
-  ): Promise<{ lease: TapeLease; messages: InboxMessage[] } | null> {
-    const { open, tables } = pgStoreInternals(this.#store);
-    const sql = await open();
-    const candidates = await sql.unsafe(
-      `SELECT session FROM (
-        SELECT i.session, min(i.id) AS first FROM ${tables.inbox} i
-        LEFT JOIN ${tables.leases} l ON l.key = i.session
-        WHERE i.state = 'pending'
-          AND (l.key IS NULL OR l.owner IS NULL OR l.lease_until < clock_timestamp())
-        GROUP BY i.session
-      ) s ORDER BY first LIMIT 8`,
-    );
-    for (const row of candidates) {
-      const lease = await this.#store.acquireLease(String(row.session), owner, ttlMs);
-      if (lease) return { lease, messages: await this.pending(lease.key) };
+    limit: number,
+    options: { share?: number } = {},
+  ): Promise<InboxClaim[]> {
+    if (typeof owner !== "string" || owner === "") {
+      throw new TypeError("Cannot claim: owner must be a non-empty string");
     }
-    return null;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new TypeError(`Cannot claim: limit must be an integer >= 1, got ${limit}`);
+    }
+    const { open, tables } = pgStoreInternals(this.#store);
+    const share = options.share ?? 1;
+    if (typeof share !== "number" || !(share >= 1)) {
+      throw new TypeError(`Cannot claim: share must be a number >= 1, got ${share}`);
+    }
+    return await pgClaimSessions(await open(), tables, owner, ttlMs, limit, share);
   }
 
   /** The pending messages of `session`, oldest first. */
@@ -138,6 +137,23 @@ export class PostgresInbox {
       session: String(row.session),
       body: JSON.parse(String(row.body)),
     }));
+  }
+
+  /**
+   * The newest pending message id of each of `sessions` that has one, in one query (a held
+   * session whose newest id is above the last it took has news).
+   */
+  async pendingHeads(sessions: readonly string[]): Promise<Map<string, number>> {
+    const heads = new Map<string, number>();
+    if (sessions.length === 0) return heads;
+    const { open, tables } = pgStoreInternals(this.#store);
+    const rows = await (await open()).unsafe(
+      `SELECT session, max(id) AS head FROM ${tables.inbox}
+      WHERE session = ANY($1::text[]) AND state = 'pending' GROUP BY session`,
+      [[...sessions]],
+    );
+    for (const row of rows) heads.set(String(row.session), Number(row.head));
+    return heads;
   }
 
   /**
@@ -159,16 +175,18 @@ export class PostgresInbox {
       `Cannot complete messages of ${lease.key}: the lease (epoch ${lease.epoch}) of ${lease.owner} was lost`,
       { reason: "lease_lost", key: lease.key, owner: lease.owner, epoch: lease.epoch, tape },
     );
+    if (entries.length > 0) {
+      // One statement: the fenced append and the completion commit together or not at all.
+      const done = { inbox: tables.inbox, ids: messageIds };
+      if (await pgAppend(sql, tables, tape, columns, lease, done) === 0) throw lost;
+      return;
+    }
     await sql.begin(async (tx) => {
-      if (entries.length > 0) {
-        if (await pgAppend(tx, tables, tape, columns, lease) === 0) throw lost;
-      } else {
-        const held = await tx.unsafe(
-          `SELECT 1 FROM ${tables.leases} WHERE key = $1 AND owner = $2 AND epoch = $3 FOR SHARE`,
-          [lease.key, lease.owner, lease.epoch],
-        );
-        if (held.length === 0) throw lost;
-      }
+      const held = await tx.unsafe(
+        `SELECT 1 FROM ${tables.leases} WHERE key = $1 AND owner = $2 AND epoch = $3 FOR SHARE`,
+        [lease.key, lease.owner, lease.epoch],
+      );
+      if (held.length === 0) throw lost;
       await tx.unsafe(
         `UPDATE ${tables.inbox} SET state = 'done', done_at = clock_timestamp()
         WHERE id = ANY($1::bigint[]) AND session = $2 AND state = 'pending'`,

@@ -30,6 +30,8 @@ export class PostgresLeader implements AsyncDisposable {
   readonly name: string;
   #store: PostgresTapeStore;
   #connection: PgSql | null = null;
+  /** A follower's connection, kept between attempts. */
+  #candidate: PgSql | null = null;
   #pid = 0;
 
   /**
@@ -56,28 +58,32 @@ export class PostgresLeader implements AsyncDisposable {
     return `bub_leader:${this.#store.schema}:${this.name}`;
   }
 
-  /** Takes the leadership when nobody holds it; true when this candidate leads. */
+  /**
+   * Takes the leadership when nobody holds it; true when this candidate leads. A follower keeps
+   * its connection and asks again on it (no new connection per attempt); a failed one is
+   * replaced at the next attempt.
+   */
   async tryLead(): Promise<boolean> {
     if (this.#connection) return true;
-    const connection = await pgStoreInternals(this.#store).connectOne();
+    const connection = this.#candidate ??= await pgStoreInternals(this.#store).connectOne();
+    let rows;
     try {
-      const rows = await connection.unsafe(
+      rows = await connection.unsafe(
         "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok, pg_backend_pid() AS pid",
         [this.#key()],
       );
-      if (rows[0]?.ok === true) {
-        this.#connection = connection;
-        this.#pid = Number(rows[0].pid);
-        return true;
-      }
     } catch (error) {
-      await connection.end({ timeout: 0 });
+      if (this.#candidate === connection) this.#candidate = null;
+      await connection.end({ timeout: 0 }).catch(() => {});
       throw new BubError("temporary", `Cannot elect a leader for ${this.name}: ${error}`, {
         name: this.name,
       }, { cause: error });
     }
-    await connection.end({ timeout: 0 });
-    return false;
+    if (rows[0]?.ok !== true || this.#candidate !== connection) return false;
+    this.#candidate = null;
+    this.#connection = connection;
+    this.#pid = Number(rows[0].pid);
+    return true;
   }
 
   /** Asks the server whether the lock is still held; false (no longer leading) when not. */
@@ -97,8 +103,11 @@ export class PostgresLeader implements AsyncDisposable {
     return false;
   }
 
-  /** Gives the leadership up. */
+  /** Gives the leadership up (and a follower's connection). */
   async resign(): Promise<void> {
+    const candidate = this.#candidate;
+    this.#candidate = null;
+    await candidate?.end({ timeout: 0 }).catch(() => {});
     const connection = this.#connection;
     this.#connection = null;
     if (!connection) return;

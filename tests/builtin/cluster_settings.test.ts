@@ -7,11 +7,17 @@ test("cluster settings: defaults, env overrides, and a clear error naming the se
   const defaults = loadTapeStoreSettings({ env: {} });
   assert.equal(defaults.cluster_lease_seconds, 15);
   assert.equal(defaults.cluster_poll_seconds, 0.5);
+  assert.equal(defaults.cluster_hold_idle_seconds, 0);
   const set = loadTapeStoreSettings({
-    env: { BUB_CLUSTER_LEASE_SECONDS: "3", BUB_CLUSTER_POLL_SECONDS: "0.2" },
+    env: {
+      BUB_CLUSTER_LEASE_SECONDS: "3",
+      BUB_CLUSTER_POLL_SECONDS: "0.2",
+      BUB_CLUSTER_HOLD_IDLE_SECONDS: "1",
+    },
   });
   assert.equal(set.cluster_lease_seconds, 3);
   assert.equal(set.cluster_poll_seconds, 0.2);
+  assert.equal(set.cluster_hold_idle_seconds, 1);
   assert.throws(
     () => loadTapeStoreSettings({ env: { BUB_CLUSTER_LEASE_SECONDS: "0" } }),
     (error) => BubError.isInstance(error) && /cluster_lease_seconds/i.test(error.message),

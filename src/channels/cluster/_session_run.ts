@@ -47,6 +47,11 @@ export interface SessionContext {
   readonly host: SessionHost;
   readonly workspace: string;
   readonly leaseMs: number;
+  /**
+   * How long an idle session stays held for its next message before its lease is released (a
+   * chat's next message then runs without a new claim). 0 releases at once.
+   */
+  readonly holdIdleMs: number;
   /** True once the instance stops: turns then end without completing their messages. */
   stopping(): boolean;
 }
@@ -68,6 +73,7 @@ export class SessionRun {
   #lease: TapeLease;
   #queue: Item[];
   #seen: Set<number>;
+  #newest = 0;
   #lost = false;
   #finished = false;
   #wake: (() => void) | null = null;
@@ -79,6 +85,12 @@ export class SessionRun {
     this.session = lease.key;
     this.#queue = messages.map((message) => ({ message, envelope: null }));
     this.#seen = new Set(messages.map((message) => message.id));
+    for (const message of messages) this.#newest = Math.max(this.#newest, message.id);
+  }
+
+  /** True when `head` (the newest pending message id) is one this run has not taken yet. */
+  behind(head: number): boolean {
+    return head > this.#newest;
   }
 
   /** New messages may be pending (a notification or the poll). */
@@ -96,9 +108,7 @@ export class SessionRun {
     try {
       await this.#recordInterruption(tape);
       while (!this.#lost && !this.#ctx.stopping()) {
-        if (this.#queue.length === 0) {
-          for (const message of await this.#fetch()) this.#queue.push({ message, envelope: null });
-        }
+        if (this.#queue.length === 0) await this.#refill();
         const item = this.#queue.shift();
         if (!item) break;
         await this.#turn(tape, item);
@@ -171,12 +181,36 @@ export class SessionRun {
     ]);
   }
 
+  /** Fetches pending messages; when none, waits up to `holdIdleMs` for a wake-up with some. */
+  async #refill(): Promise<void> {
+    const deadline = Date.now() + this.#ctx.holdIdleMs;
+    for (;;) {
+      for (const message of await this.#fetch()) this.#queue.push({ message, envelope: null });
+      const left = deadline - Date.now();
+      if (this.#queue.length > 0 || left <= 0 || this.#lost || this.#ctx.stopping()) return;
+      if (!this.#woken) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = null;
+      }
+      if (!this.#woken || this.#lost || this.#ctx.stopping()) return;
+    }
+  }
+
   /** Pending messages not taken yet, oldest first. */
   async #fetch(): Promise<InboxMessage[]> {
     this.#woken = false;
     const fresh = (await this.#ctx.inbox.pending(this.session))
       .filter((message) => !this.#seen.has(message.id));
-    for (const message of fresh) this.#seen.add(message.id);
+    for (const message of fresh) {
+      this.#seen.add(message.id);
+      this.#newest = Math.max(this.#newest, message.id);
+    }
     return fresh;
   }
 

@@ -12,6 +12,15 @@ import { type SessionHost, SessionRun } from "./_session_run.ts";
 
 const logger = getLogger(["bub", "channels", "cluster"]);
 
+/** Most sessions one claim statement takes (a bound on its duration and on one instance's grab). */
+const CLAIM_BATCH = 32;
+
+/**
+ * A claim takes at most half the waiting sessions (at least one), then claims again: instances
+ * woken by the same notification split a burst instead of the quickest taking it all.
+ */
+const CLAIM_SHARE = 2;
+
 /** Options of {@link ClusterWorker}. */
 export interface ClusterWorkerOptions {
   /** The fenced store the turns append through. */
@@ -28,6 +37,8 @@ export interface ClusterWorkerOptions {
   readonly leaseMs: number;
   /** Polling interval in ms. */
   readonly pollMs: number;
+  /** How long an idle session stays held for its next message (at most a third of the lease). */
+  readonly holdIdleMs?: number;
   /** Most sessions run at once by this instance. Default 256. */
   readonly maxSessions?: number;
 }
@@ -90,8 +101,10 @@ export class ClusterWorker {
             };
           });
           this.#kick = null;
+          // The poll (notifications are lost while a connection reconnects): one query for the
+          // held sessions, and only those with messages they have not taken are woken.
+          if (!this.#kicked && !this.#stopping) await this.#pollHeld();
         }
-        for (const { run } of this.#runs.values()) run.wake();
       }
     } finally {
       signal.removeEventListener("abort", onAbort);
@@ -101,25 +114,45 @@ export class ClusterWorker {
     }
   }
 
+  async #pollHeld(): Promise<void> {
+    let heads;
+    try {
+      heads = await this.#options.inbox.pendingHeads([...this.#runs.keys()]);
+    } catch (error) {
+      logger.warn("cluster.poll failed: {error}", { error });
+      for (const { run } of this.#runs.values()) run.wake();
+      return;
+    }
+    for (const [session, head] of heads) {
+      const held = this.#runs.get(session);
+      if (held?.run.behind(head)) held.run.wake();
+    }
+  }
+
+  /** Claims sessions up to the free capacity, many per statement (one batch per round trip). */
   async #claimAll(): Promise<void> {
     const { inbox, owner, leaseMs } = this.#options;
     const max = this.#options.maxSessions ?? 256;
     while (!this.#stopping && this.#runs.size < max) {
+      const limit = Math.min(CLAIM_BATCH, max - this.#runs.size);
       let claimed;
       try {
-        claimed = await inbox.claim(owner, leaseMs);
+        claimed = await inbox.claimMany(owner, leaseMs, limit, { share: CLAIM_SHARE });
       } catch (error) {
         logger.warn("cluster.claim failed: {error}", { error });
         return;
       }
-      if (!claimed) return;
-      this.#start(new SessionRun(this.#context(), claimed.lease, claimed.messages));
+      for (const { lease, messages } of claimed) {
+        this.#start(new SessionRun(this.#context(), lease, messages));
+      }
+      if (claimed.length === 0) return; // nothing more to claim now
     }
   }
 
   #context() {
     const { store, inbox, host, workspace, leaseMs } = this.#options;
-    return { store, inbox, host, workspace, leaseMs, stopping: () => this.#stopping };
+    const holdIdleMs = Math.min(this.#options.holdIdleMs ?? 0, leaseMs / 3);
+    return { store, inbox, host, workspace, leaseMs, holdIdleMs, stopping: () => this.#stopping };
   }
 
   #start(run: SessionRun): void {

@@ -49,6 +49,12 @@ export interface ClusterGatewayOptions extends ChannelManagerOptions {
   readonly leaseSeconds?: number;
   /** Inbox polling interval in seconds (NOTIFY wakes sooner). Default 0.5. */
   readonly pollSeconds?: number;
+  /**
+   * How long an idle session stays held for its next message before its lease is released
+   * (capped at a third of the lease); 0 (default) releases at once, which spreads sessions over
+   * the instances at every turn.
+   */
+  readonly holdIdleSeconds?: number;
   /** Channels polled by one elected instance: channel name → job (`telegram-poller:<bot id>`). */
   readonly electedPollers?: Readonly<Record<string, string>>;
   /** The schema of the store's tables. Default `"public"`. */
@@ -81,6 +87,7 @@ export class ClusterGateway {
   #fenced: FencedTapeStore;
   #leaseMs: number;
   #pollMs: number;
+  #holdIdleMs: number;
   #workspace: string;
   #worker: ClusterWorker | null = null;
   #working: Promise<void> | null = null;
@@ -96,6 +103,8 @@ export class ClusterGateway {
   constructor(framework: ClusterFramework, options: ClusterGatewayOptions) {
     this.#leaseMs = positive("cluster_lease_seconds", options.leaseSeconds ?? 15) * 1000;
     this.#pollMs = positive("cluster_poll_seconds", options.pollSeconds ?? 0.5) * 1000;
+    const hold = options.holdIdleSeconds ?? 0;
+    this.#holdIdleMs = hold === 0 ? 0 : positive("cluster_hold_idle_seconds", hold) * 1000;
     this.#workspace = options.workspace;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.store = new PostgresTapeStore(
@@ -222,6 +231,7 @@ export class ClusterGateway {
       workspace: this.#workspace,
       leaseMs: this.#leaseMs,
       pollMs: this.#pollMs,
+      holdIdleMs: this.#holdIdleMs,
       host: {
         admit: (message) => manager.admit(message),
         schedule: (message) => manager.schedule(message),
