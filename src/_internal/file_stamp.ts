@@ -15,9 +15,23 @@ export function statQuiet(path: string): Stats | null {
   }
 }
 
-/** A string that changes whenever the file or directory behind `stats` changes. */
-export function stampOf(stats: Stats): string {
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+/**
+ * How recent a change must be for its stamp to be untrusted: file times are coarse (a kernel tick
+ * on Linux, up to 2 s on some filesystems), so a second change that soon can leave every field
+ * of the stamp as it was.
+ */
+const RACY_MS = 2000;
+let racyStamps = 0;
+
+/**
+ * A string that changes whenever the file or directory behind `stats` changes. While its newest
+ * time is under 2 s old the stamp is unique (it matches no cached value), so a change made within
+ * the same clock tick as the last one is never missed — as git treats "racily clean" files.
+ */
+export function stampOf(stats: Stats, now: number = Date.now()): string {
+  const stamp = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+  const newest = Math.max(stats.mtimeMs, stats.ctimeMs);
+  return now - newest < RACY_MS ? `${stamp}:racy${++racyStamps}` : stamp;
 }
 
 /** A map from a key to a value and the stamp it was derived under, holding at most `limit` keys. */
