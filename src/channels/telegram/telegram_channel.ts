@@ -5,7 +5,7 @@
  * @module
  */
 import type { Api, Bot, Context } from "grammy";
-import type { Message, Update, UserFromGetMe } from "grammy/types";
+import type { Message } from "grammy/types";
 import { getLogger } from "../../_internal/log.ts";
 import { lazyImport } from "../../_internal/lazy.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
@@ -14,7 +14,8 @@ import { BubError } from "../../kernel/errors.ts";
 import { redactedErrorText } from "../../_internal/redact.ts";
 import { Channel } from "../channel.ts";
 import { AccessPolicy, openGatewayError } from "./_access.ts";
-import { buildInbound, leadingCommand, malformedReason, outboundText } from "./_inbound.ts";
+import { outboundText } from "./_inbound.ts";
+import { handleUpdate, type UpdateContext } from "./_updates.ts";
 import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
 import { telegramFileOf } from "./_parse.ts";
 import { splitMessageText } from "./_split.ts";
@@ -27,17 +28,12 @@ import type { StreamEvent } from "../../kernel/stream_events.ts";
 export { parseAllowList } from "./_access.ts";
 export { splitMessageText, TELEGRAM_MESSAGE_LIMIT } from "./_split.ts";
 export type { TypingLifespan } from "./_typing.ts";
+export { COMMAND_DENIED_MESSAGE, NO_ACCESS_MESSAGE } from "./_updates.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
 /** grammy (~70 ms of import time), imported when the bot is first needed (start, send). */
 const grammy = lazyImport(() => import("grammy"));
 
-/** Reply to `/start` from a chat outside `allowChats`. */
-export const NO_ACCESS_MESSAGE =
-  "You are not allowed to chat with me. Please deploy your own instance of Bub.";
-/** Reply to a comma command from a user who is not literally on `allowUsers`. */
-export const COMMAND_DENIED_MESSAGE =
-  "Comma commands are only accepted from users listed in BUB_TELEGRAM_ALLOW_USERS.";
 /** Largest file downloaded for a media item (2 MiB). */
 export const MAX_MEDIA_BYTES: number = 2 * 1024 * 1024;
 
@@ -102,6 +98,7 @@ export class TelegramChannel extends Channel {
   #polling: Promise<void> | null = null;
   #stopping = false;
   #typing: TypingIndicators;
+  #updates: UpdateContext;
 
   /**
    * Creates the channel (no I/O until `start` or `send`).
@@ -140,6 +137,15 @@ export class TelegramChannel extends Channel {
         signal as unknown as GrammySignal,
       );
     }, interval);
+    this.#updates = {
+      channel: this.name,
+      access: this.#access,
+      handler: options.handler,
+      typing: this.#typing,
+      reply: (message, text) => this.#reply(message, text),
+      download: (fileId, fileSize) => this.#download(fileId, fileSize),
+      redact: (error) => this.#redact(error),
+    };
   }
 
   /** True: bursts of messages are merged. */
@@ -278,46 +284,12 @@ export class TelegramChannel extends Channel {
         ...(proxy as Record<string, never> | null),
       },
     });
-    bot.use((ctx: Context) => this.#onUpdate(ctx.update, ctx.me));
+    bot.use((ctx: Context) => handleUpdate(ctx.update, ctx.me, this.#updates));
     bot.catch((error) =>
       logger.error("telegram.update failed: {error}", { error: this.#redact(error.error) })
     );
     this.#bot = bot;
     return bot;
-  }
-
-  /**
-   * Handles one update; resolves once the handler took the message over, so polling (which
-   * awaits it) acknowledges an update only after that: a cluster instance killed mid-batch leaves
-   * the unqueued updates to the next poller.
-   */
-  #onUpdate(update: Update, me: UserFromGetMe): Promise<void> | void {
-    try {
-      if (!("message" in update)) return;
-      const reason = malformedReason(update.message);
-      if (reason) {
-        logger.warning("telegram.update malformed update_id={updateId} reason={reason}", {
-          updateId: update.update_id,
-          reason,
-        });
-        return;
-      }
-      const message = update.message!;
-      const command = leadingCommand(message);
-      if (command) {
-        if (command.target && command.target.toLowerCase() !== (me.username ?? "").toLowerCase()) {
-          return;
-        }
-        if (command.name === "start") return this.#onStart(message);
-        if (command.name !== "bub" || command.args === "") return;
-      }
-      return this.#onMessage(message, me);
-    } catch (error) {
-      logger.error("telegram.update failed update_id={updateId}: {error}", {
-        updateId: update?.update_id,
-        error: this.#redact(error),
-      });
-    }
   }
 
   #reply(message: Message, text: string): void {
@@ -329,57 +301,6 @@ export class TelegramChannel extends Channel {
         });
       },
     );
-  }
-
-  #onStart(message: Message): void {
-    const allowed = this.#access.chatAllowed(String(message.chat.id));
-    this.#reply(message, allowed ? "Bub is online. Send text to start." : NO_ACCESS_MESSAGE);
-  }
-
-  #onMessage(message: Message, me: UserFromGetMe): Promise<void> | void {
-    const chatId = String(message.chat.id);
-    if (!this.#access.chatAllowed(chatId)) {
-      logger.debug("telegram.ignored chat_id={chatId}: chat not allowed", { chatId });
-      return;
-    }
-    const user = message.from;
-    if (!user || typeof user.id !== "number") {
-      logger.warning("telegram.ignored chat_id={chatId}: message without sender", { chatId });
-      return;
-    }
-    if (!this.#access.userAllowed(user)) {
-      logger.warning("telegram.denied user_id={userId} username={username} chat_id={chatId}", {
-        userId: user.id,
-        username: user.username ?? "-",
-        chatId,
-      });
-      this.#reply(message, "Access denied.");
-      return;
-    }
-    const inbound = this.#buildMessage(message, me);
-    if (inbound.kind === "command" && !this.#access.userListed(user)) {
-      logger.warning(
-        "telegram.command_denied user_id={userId} username={username} chat_id={chatId}",
-        { userId: user.id, username: user.username ?? "-", chatId },
-      );
-      this.#reply(message, COMMAND_DENIED_MESSAGE);
-      return;
-    }
-    return this.#options.handler(inbound).catch((error: unknown) => {
-      logger.error("telegram.handler failed chat_id={chatId}: {error}", {
-        chatId,
-        error: this.#redact(error),
-      });
-    });
-  }
-
-  #buildMessage(message: Message, me: UserFromGetMe): ChannelMessage {
-    const chatId = String(message.chat.id);
-    return buildInbound(message, me, {
-      channel: this.name,
-      download: (fileId, size) => this.#download(fileId, size),
-      lifespan: () => this.#typing.lifespan(chatId),
-    });
   }
 
   async #download(fileId: string, fileSize: number | null): Promise<Uint8Array | null> {
