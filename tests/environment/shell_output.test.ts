@@ -153,7 +153,11 @@ describe("command output stays bounded in memory", () => {
   });
 });
 
-/** A real process whose output the host reads slowly, as a loaded host does: 64 bytes per 40 ms. */
+/**
+ * A real process whose output the host reads slowly, as a loaded host does: 256 bytes per 100 ms
+ * (about 1.1 s for the test's 2.8 KB, three times the drain timeout; few, long waits, so a loaded
+ * runtime's late timers cannot stretch it past the drain's cap of ten drain timeouts).
+ */
 class SlowReadProcess extends Process {
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;
@@ -191,9 +195,9 @@ function _trickle(): TransformStream<Uint8Array, Uint8Array> {
   return new TransformStream(
     {
       async transform(chunk, controller) {
-        for (let at = 0; at < chunk.byteLength; at += 64) {
-          await new Promise((resolve) => setTimeout(resolve, 40));
-          controller.enqueue(chunk.slice(at, at + 64));
+        for (let at = 0; at < chunk.byteLength; at += 256) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          controller.enqueue(chunk.slice(at, at + 256));
         }
       },
     },
