@@ -67,12 +67,17 @@ copyAssets(join(root, "src"));
 // yaml's Node build is ~40 CommonJS files (its ES module build is bundled instead). The others
 // stay external: they are loaded with `await import()` when needed, or are small.
 const INLINED = new Set(["zod", "yaml", "marked"]);
+// commander is bundled in too, from a build of its own (below): loaded from node_modules it is 8
+// CommonJS files, and it requires `node:child_process` at import for a feature Bub never uses
+// (executable subcommands). Together that was about a third of the root's cold import on Node
+// and Bun. The package keeps commander as a dependency for its types.
+const VENDORED = new Set(["commander"]);
 // Optional dependencies (the OpenTelemetry SDK the CLI imports only to export traces) stay
 // external and optional in the manifest.
 const optionalDependencies = (packageJson.optionalDependencies ?? {}) as Record<string, string>;
 const externals = [
   ...Object.keys(packageJson.dependencies as Record<string, string>)
-    .filter((name) => !INLINED.has(name)),
+    .filter((name) => !INLINED.has(name) && !VENDORED.has(name)),
   ...Object.keys(optionalDependencies),
 ].flatMap((name) => [`--external:${name}`, `--external:${name}/*`]);
 const exportSources = denoJson.exports as Record<string, string>;
@@ -116,6 +121,7 @@ execFileSync(join(root, "node_modules/.bin/esbuild"), [
   "--charset=ascii",
   ...externals,
   `--alias:yaml=${join(root, "node_modules/yaml/browser/index.js")}`,
+  `--alias:commander=${vendorCommander()}`,
   `--outdir=${join(out, "dist")}`,
   `--outbase=${join(out, "esm")}`,
   "--chunk-names=chunks/[name]-[hash]",
@@ -136,6 +142,7 @@ for (const key of coreKeys) {
   );
 }
 rmSync(coreEntry);
+rmSync(join(out, ".vendor"), { recursive: true, force: true });
 
 /**
  * Makes every bundle pure ASCII. esbuild already escapes non-ASCII characters in code
@@ -157,6 +164,48 @@ function asciiOnly(dir: string): void {
       if (ascii !== text) writeFileSync(path, ascii);
     }
   }
+}
+
+/**
+ * Bundles commander (its ES module wrapper and the CommonJS files behind it) into one ES module in
+ * `npm/.vendor/`, and returns its path. An ES module bundle has no `require`, so commander's five
+ * `require("node:…")` calls are aliased to shims that take the module from
+ * `process.getBuiltinModule` (Node >= 22.3, Deno, Bun); `node:child_process` is taken only when
+ * `spawn` is called, so importing commander no longer loads it.
+ */
+function vendorCommander(): string {
+  const dir = join(out, ".vendor");
+  const shims = join(dir, "shims");
+  mkdirSync(shims, { recursive: true });
+  const builtin = (name: string): string => `globalThis.process.getBuiltinModule("node:${name}")`;
+  const aliases: string[] = [];
+  for (const name of ["events", "path", "fs", "process", "child_process"]) {
+    const shim = join(shims, `${name}.cjs`);
+    writeFileSync(
+      shim,
+      name === "child_process"
+        ? `module.exports = { spawn: (...args) => ${builtin(name)}.spawn(...args) };\n`
+        : `module.exports = ${builtin(name)};\n`,
+    );
+    aliases.push(`--alias:node:${name}=${shim}`);
+  }
+  const bundle = join(dir, "commander.mjs");
+  execFileSync(join(root, "node_modules/.bin/esbuild"), [
+    join(root, "node_modules/commander/esm.mjs"),
+    "--bundle",
+    "--format=esm",
+    "--platform=node",
+    "--target=es2022",
+    ...aliases,
+    `--outfile=${bundle}`,
+    "--log-level=warning",
+  ], { cwd: root, stdio: "inherit" });
+  // Anything else commander would require at run time is a build error, not a crash later.
+  const text = readFileSync(bundle, "utf8");
+  if (/__require\(|\brequire\(/.test(text.replace(/function __require\(\)/g, ""))) {
+    throw new Error("Cannot build: the commander bundle still calls require()");
+  }
+  return bundle;
 }
 
 /** The value exports of each compiled module (read from esbuild's metafile, nothing bundled). */

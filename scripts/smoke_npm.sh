@@ -28,6 +28,7 @@ import * as core from "@bub/core";
 import * as testing from "@bub/core/testing";
 import * as cli from "@bub/core/cli";
 import * as skillsModule from "@bub/core/skills";
+const childProcessAtImport = process.moduleLoadList?.includes("NativeModule child_process");
 // Every subpath imports and exports something.
 for (const sub of ["kernel", "tape", "agent", "tools", "channels", "environment", "skills", "builtin"]) {
   const module = await import(`@bub/core/${sub}`);
@@ -58,6 +59,12 @@ try {
 } finally {
   await scope[Symbol.asyncDispose]();
 }
+// The pinned createCliApp() works from the root (commander is bundled in, see build_npm.ts), and
+// on Node importing the root loaded no `node:child_process` (commander takes it only to spawn).
+const app = echo.createCliApp();
+assert.equal(app.name(), "bub");
+assert.ok(app.commands.some((command) => command.name() === "run"), "no run command");
+assert.ok(!childProcessAtImport, "importing @bub/core loaded node:child_process");
 // A builtin agent turn with a tool call, against the mock model over HTTP.
 const server = await testing.MockLlmServer.start({ script: testing.demoResponder });
 try {
