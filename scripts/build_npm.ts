@@ -63,15 +63,16 @@ copyAssets(join(root, "src"));
 // of its cold import time. Declarations stay in esm/.
 //
 // The dependencies that synchronous code imports statically are bundled in too, tree-shaken:
-// zod's package loads ~150 modules (every locale) where Bub uses a few schema builders, and
-// yaml's Node build is ~40 CommonJS files (its ES module build is bundled instead). The others
+// zod's package loads ~150 modules (every locale) where Bub uses a few schema builders. The others
 // stay external: they are loaded with `await import()` when needed, or are small.
-const INLINED = new Set(["zod", "yaml", "marked"]);
-// commander is bundled in too, from a build of its own (below): loaded from node_modules it is 8
-// CommonJS files, and it requires `node:child_process` at import for a feature Bub never uses
-// (executable subcommands). Together that was about a third of the root's cold import on Node
-// and Bun. The package keeps commander as a dependency for its types.
-const VENDORED = new Set(["commander"]);
+const INLINED = new Set(["zod", "marked"]);
+// yaml and commander, which the root needs at import (config.yml is read by the constructor, and
+// `createCliApp()` is synchronous), are bundled in from minified builds of their own
+// (`vendorBundle` below). Minified, yaml compiles in about half the time on Node. From
+// node_modules, commander is 8 CommonJS files and requires `node:child_process` at import for a
+// feature Bub never uses (executable subcommands). The package keeps both as dependencies for
+// their types.
+const VENDORED = new Set(["commander", "yaml"]);
 // Optional dependencies (the OpenTelemetry SDK the CLI imports only to export traces) stay
 // external and optional in the manifest.
 const optionalDependencies = (packageJson.optionalDependencies ?? {}) as Record<string, string>;
@@ -120,8 +121,9 @@ execFileSync(join(root, "node_modules/.bin/esbuild"), [
   "--target=es2022",
   "--charset=ascii",
   ...externals,
-  `--alias:yaml=${join(root, "node_modules/yaml/browser/index.js")}`,
-  `--alias:commander=${vendorCommander()}`,
+  "--external:#vendor/*",
+  ...vendorYaml(),
+  ...vendorCommander(),
   `--outdir=${join(out, "dist")}`,
   `--outbase=${join(out, "esm")}`,
   "--chunk-names=chunks/[name]-[hash]",
@@ -143,6 +145,17 @@ for (const key of coreKeys) {
 }
 rmSync(coreEntry);
 rmSync(join(out, ".vendor"), { recursive: true, force: true });
+// The bundles carry code of these packages: their licenses ship with the package.
+writeFileSync(
+  join(out, "THIRD_PARTY_LICENSES.md"),
+  "# Third-party licenses\n\nnpm/dist bundles code of the packages below.\n" +
+    [...INLINED, ...VENDORED].sort().map((name) => {
+      const dir = join(root, "node_modules", name);
+      const { version } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      const license = readFileSync(join(dir, "LICENSE"), "utf8").trim();
+      return `\n## ${name} ${version}\n\n\`\`\`\n${license}\n\`\`\`\n`;
+    }).join(""),
+);
 
 /**
  * Makes every bundle pure ASCII. esbuild already escapes non-ASCII characters in code
@@ -167,15 +180,50 @@ function asciiOnly(dir: string): void {
 }
 
 /**
- * Bundles commander (its ES module wrapper and the CommonJS files behind it) into one ES module in
- * `npm/.vendor/`, and returns its path. An ES module bundle has no `require`, so commander's five
- * `require("node:…")` calls are aliased to shims that take the module from
- * `process.getBuiltinModule` (Node >= 22.3, Deno, Bun); `node:child_process` is taken only when
- * `spawn` is called, so importing commander no longer loads it.
+ * Bundles the dependency `name` from `entry` into one minified ES module, `dist/vendor/<name>.mjs`,
+ * and returns the esbuild flags that make the package's own bundles import it as
+ * `#vendor/<name>` (the manifest's `imports` maps that to the file). It stays a file of its own so
+ * that it stays minified (re-bundled, esbuild would print it out again in full). `aliases`: extra
+ * esbuild `--alias` flags for the vendored build.
  */
-function vendorCommander(): string {
-  const dir = join(out, ".vendor");
-  const shims = join(dir, "shims");
+function vendorBundle(name: string, entry: string, aliases: string[] = []): string[] {
+  const bundle = join(out, "dist", "vendor", `${name}.mjs`);
+  execFileSync(join(root, "node_modules/.bin/esbuild"), [
+    entry,
+    "--bundle",
+    "--format=esm",
+    "--platform=node",
+    "--target=es2022",
+    "--charset=ascii",
+    "--minify",
+    ...aliases,
+    `--outfile=${bundle}`,
+    "--log-level=warning",
+  ], { cwd: root, stdio: "inherit" });
+  // Anything the bundle would `require` at run time is a build error, not a crash later.
+  if (readFileSync(bundle, "utf8").includes("Dynamic require of")) {
+    throw new Error(`Cannot build: the ${name} bundle still calls require()`);
+  }
+  return [`--alias:${name}=#vendor/${name}`];
+}
+
+/** yaml's ES module build, reduced to the two functions Bub imports (a third fails the build). */
+function vendorYaml(): string[] {
+  const entry = join(out, ".vendor", "yaml.mjs");
+  mkdirSync(dirname(entry), { recursive: true });
+  const browser = join(root, "node_modules/yaml/browser/index.js");
+  writeFileSync(entry, `export { parse, stringify } from ${JSON.stringify(browser)};\n`);
+  return vendorBundle("yaml", entry);
+}
+
+/**
+ * commander (its ES module wrapper and the CommonJS files behind it). An ES module has no
+ * `require`, so commander's five `require("node:…")` calls are aliased to shims that take the
+ * module from `process.getBuiltinModule` (Node >= 22.3, Deno, Bun); `node:child_process` is taken
+ * only when `spawn` is called, so importing commander no longer loads it.
+ */
+function vendorCommander(): string[] {
+  const shims = join(out, ".vendor", "shims");
   mkdirSync(shims, { recursive: true });
   const builtin = (name: string): string => `globalThis.process.getBuiltinModule("node:${name}")`;
   const aliases: string[] = [];
@@ -189,23 +237,7 @@ function vendorCommander(): string {
     );
     aliases.push(`--alias:node:${name}=${shim}`);
   }
-  const bundle = join(dir, "commander.mjs");
-  execFileSync(join(root, "node_modules/.bin/esbuild"), [
-    join(root, "node_modules/commander/esm.mjs"),
-    "--bundle",
-    "--format=esm",
-    "--platform=node",
-    "--target=es2022",
-    ...aliases,
-    `--outfile=${bundle}`,
-    "--log-level=warning",
-  ], { cwd: root, stdio: "inherit" });
-  // Anything else commander would require at run time is a build error, not a crash later.
-  const text = readFileSync(bundle, "utf8");
-  if (/__require\(|\brequire\(/.test(text.replace(/function __require\(\)/g, ""))) {
-    throw new Error("Cannot build: the commander bundle still calls require()");
-  }
-  return bundle;
+  return vendorBundle("commander", join(root, "node_modules/commander/esm.mjs"), aliases);
 }
 
 /** The value exports of each compiled module (read from esbuild's metafile, nothing bundled). */
@@ -269,10 +301,11 @@ const manifest = {
   type: "module",
   engines: { node: ">=22.12" },
   exports: exportsMap,
+  imports: { "#vendor/*": "./dist/vendor/*.mjs" },
   main: exportsMap["."]!.import,
   types: exportsMap["."]!.types,
   bin: { bub: bin },
-  files: ["dist/", "esm/", "README.md", "LICENSE"],
+  files: ["dist/", "esm/", "README.md", "LICENSE", "THIRD_PARTY_LICENSES.md"],
   sideEffects: false,
   dependencies: packageJson.dependencies,
   optionalDependencies,
