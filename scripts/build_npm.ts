@@ -44,7 +44,7 @@ function copyAssets(dir: string): void {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) copyAssets(path);
-    else if (!path.endsWith(".ts") && !path.endsWith(".css")) {
+    else if ((!path.endsWith(".ts") || path.endsWith(".d.ts")) && !path.endsWith(".css")) {
       const target = join(out, "esm", relative(root, path));
       mkdirSync(dirname(target), { recursive: true });
       if (path.endsWith(".md")) {
@@ -66,13 +66,29 @@ copyAssets(join(root, "src"));
 // zod's package loads ~150 modules (every locale) where Bub uses a few schema builders. The others
 // stay external: they are loaded with `await import()` when needed, or are small.
 const INLINED = new Set(["zod", "marked"]);
-// yaml and commander, which the root needs at import (config.yml is read by the constructor, and
-// `createCliApp()` is synchronous), are bundled in from minified builds of their own
-// (`vendorBundle` below). Minified, yaml compiles in about half the time on Node. From
-// node_modules, commander is 8 CommonJS files and requires `node:child_process` at import for a
-// feature Bub never uses (executable subcommands). The package keeps both as dependencies for
-// their types.
+// yaml and commander, which the root needs at import, are committed as minified ES modules in
+// src/_vendor/ (scripts/build_vendor.ts). They ship as files of their own, dist/vendor/*.js,
+// imported as `#vendor/<name>` through the manifest's `imports`: re-bundled, esbuild would print
+// them out again in full. The package keeps both as dependencies for their types.
 const VENDORED = new Set(["commander", "yaml"]);
+const vendorDir = join(out, "dist", "vendor");
+mkdirSync(vendorDir, { recursive: true });
+for (const name of VENDORED) {
+  cpSync(join(root, "src", "_vendor", `${name}.js`), join(vendorDir, `${name}.js`));
+}
+/** Points the compiled modules' imports of src/_vendor/<name>.js at `#vendor/<name>`. */
+function importVendored(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) importVendored(path);
+    else if (path.endsWith(".js") && !path.includes("/_vendor/")) {
+      const text = readFileSync(path, "utf8");
+      const rewritten = text.replace(/from "(?:\.\.?\/)+_vendor\/(\w+)\.js"/g, 'from "#vendor/$1"');
+      if (rewritten !== text) writeFileSync(path, rewritten);
+    }
+  }
+}
+importVendored(join(out, "esm"));
 // Optional dependencies (the OpenTelemetry SDK the CLI imports only to export traces) stay
 // external and optional in the manifest.
 const optionalDependencies = (packageJson.optionalDependencies ?? {}) as Record<string, string>;
@@ -122,8 +138,6 @@ execFileSync(join(root, "node_modules/.bin/esbuild"), [
   "--charset=ascii",
   ...externals,
   "--external:#vendor/*",
-  ...vendorYaml(),
-  ...vendorCommander(),
   `--outdir=${join(out, "dist")}`,
   `--outbase=${join(out, "esm")}`,
   "--chunk-names=chunks/[name]-[hash]",
@@ -144,7 +158,6 @@ for (const key of coreKeys) {
   );
 }
 rmSync(coreEntry);
-rmSync(join(out, ".vendor"), { recursive: true, force: true });
 // The bundles carry code of these packages: their licenses ship with the package.
 writeFileSync(
   join(out, "THIRD_PARTY_LICENSES.md"),
@@ -177,67 +190,6 @@ function asciiOnly(dir: string): void {
       if (ascii !== text) writeFileSync(path, ascii);
     }
   }
-}
-
-/**
- * Bundles the dependency `name` from `entry` into one minified ES module, `dist/vendor/<name>.mjs`,
- * and returns the esbuild flags that make the package's own bundles import it as
- * `#vendor/<name>` (the manifest's `imports` maps that to the file). It stays a file of its own so
- * that it stays minified (re-bundled, esbuild would print it out again in full). `aliases`: extra
- * esbuild `--alias` flags for the vendored build.
- */
-function vendorBundle(name: string, entry: string, aliases: string[] = []): string[] {
-  const bundle = join(out, "dist", "vendor", `${name}.mjs`);
-  execFileSync(join(root, "node_modules/.bin/esbuild"), [
-    entry,
-    "--bundle",
-    "--format=esm",
-    "--platform=node",
-    "--target=es2022",
-    "--charset=ascii",
-    "--minify",
-    ...aliases,
-    `--outfile=${bundle}`,
-    "--log-level=warning",
-  ], { cwd: root, stdio: "inherit" });
-  // Anything the bundle would `require` at run time is a build error, not a crash later.
-  if (readFileSync(bundle, "utf8").includes("Dynamic require of")) {
-    throw new Error(`Cannot build: the ${name} bundle still calls require()`);
-  }
-  return [`--alias:${name}=#vendor/${name}`];
-}
-
-/** yaml's ES module build, reduced to the two functions Bub imports (a third fails the build). */
-function vendorYaml(): string[] {
-  const entry = join(out, ".vendor", "yaml.mjs");
-  mkdirSync(dirname(entry), { recursive: true });
-  const browser = join(root, "node_modules/yaml/browser/index.js");
-  writeFileSync(entry, `export { parse, stringify } from ${JSON.stringify(browser)};\n`);
-  return vendorBundle("yaml", entry);
-}
-
-/**
- * commander (its ES module wrapper and the CommonJS files behind it). An ES module has no
- * `require`, so commander's five `require("node:…")` calls are aliased to shims that take the
- * module from `process.getBuiltinModule` (Node >= 22.3, Deno, Bun); `node:child_process` is taken
- * only when `spawn` is called, so importing commander no longer loads it.
- */
-function vendorCommander(): string[] {
-  const shims = join(out, ".vendor", "shims");
-  mkdirSync(shims, { recursive: true });
-  const builtin = (name: string): string => `globalThis.process.getBuiltinModule("node:${name}")`;
-  const aliases: string[] = [];
-  for (const name of ["events", "path", "fs", "process", "child_process"]) {
-    const shim = join(shims, `${name}.cjs`);
-    writeFileSync(
-      shim,
-      name === "child_process"
-        ? `module.exports = { spawn: (...args) => ${builtin(name)}.spawn(...args) };\n`
-        : `module.exports = ${builtin(name)};\n`,
-    );
-    aliases.push(`--alias:node:${name}=${shim}`);
-  }
-  return vendorBundle("commander", join(root, "node_modules/commander/esm.mjs"), aliases);
 }
 
 /** The value exports of each compiled module (read from esbuild's metafile, nothing bundled). */
@@ -301,7 +253,7 @@ const manifest = {
   type: "module",
   engines: { node: ">=22.12" },
   exports: exportsMap,
-  imports: { "#vendor/*": "./dist/vendor/*.mjs" },
+  imports: { "#vendor/*": "./dist/vendor/*.js" },
   main: exportsMap["."]!.import,
   types: exportsMap["."]!.types,
   bin: { bub: bin },

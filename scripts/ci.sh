@@ -13,6 +13,7 @@ deno check mod.ts src/ tests/ examples/ bench/ scripts/
 # The committed web console bundle matches its sources (tests/channels/web/page_bundle.test.ts
 # checks the same on every runtime).
 deno run -A scripts/build_web.ts --check
+deno run -A scripts/build_vendor.ts --check
 # Every module the package exports (deno.json "exports"), linted together: a type one of them shows
 # must be exported by one of them.
 mapfile -t exported < <(deno eval 'const j = JSON.parse(Deno.readTextFileSync("deno.json")); for (const p of Object.values(j.exports)) console.log(p)')

@@ -5,7 +5,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import { Command } from "commander";
+import { Command } from "../_vendor/commander.js";
 import type { HookRuntime } from "./hook_runtime.ts";
 
 /** The CLI application type (a `commander` `Command`). */

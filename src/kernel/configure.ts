@@ -7,7 +7,7 @@
 import { isPlainObject } from "../_internal/object.ts";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { parse, stringify } from "yaml";
+import { parse, stringify } from "../_vendor/yaml.js";
 import process from "node:process";
 import { BubError } from "./errors.ts";
 

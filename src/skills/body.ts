@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
-import { stringify } from "yaml";
+import { stringify } from "../_vendor/yaml.js";
 import { stripFrontmatter } from "./frontmatter.ts";
 import type { Skill } from "./skill.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
-import { parse } from "yaml";
+import { parse } from "../_vendor/yaml.js";
 
 const FENCE = "---";
 const LEADING_BLOCK = /^---\s*\n[\s\S]*?\n---\s*\n/;

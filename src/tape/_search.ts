@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { stringify } from "yaml";
+import { stringify } from "../_vendor/yaml.js";
 import { lazyImport } from "../_internal/lazy.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { QuerySpec } from "./_evaluate.ts";
