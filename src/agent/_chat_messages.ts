@@ -58,7 +58,10 @@ export function messagesJson(
   let matched = 0;
   if (run !== null) {
     const limit = Math.min(run.kept.length, messages.length - run.start);
-    while (matched < limit && sameAsSource(messages[run.start + matched]!, run.kept[matched]!)) {
+    const { kept, shapes, start } = run;
+    while (
+      matched < limit && sameAsSource(messages[start + matched]!, kept[matched]!, shapes[matched]!)
+    ) {
       matched++;
     }
   }

@@ -1,0 +1,128 @@
+/**
+ * Context copies by shape (issue 13): a kept message of a common shape is copied as one object
+ * literal, and a request body compares a copy with its source by the shape's keys. The copies must
+ * be what a spread gives — the same keys in the same order, the same values, fresh objects every
+ * read (a caller's change never reaches the next read) — for every shape the fold builds or
+ * stores: `{role, content}` payloads and anchors, tool results with and without their call's
+ * id and name, built tool calls, and payloads of any other form (more keys, other key orders).
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { TapeContext } from "../../src/kernel/tape_context.ts";
+import { LAST_ANCHOR, selectMessages } from "../../src/tape/context.ts";
+import {
+  anchorEntry,
+  messageEntry,
+  type TapeEntry,
+  toolCallEntry,
+  toolResultEntry,
+} from "../../src/tape/entry.ts";
+import { sameAsSource } from "../../src/tape/_message_source.ts";
+import { copyMessage, payloadShape, SHAPE_ANY, SHAPE_TEXT } from "../../src/tape/_message_shape.ts";
+import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
+import { Tape } from "../../src/tape/tape.ts";
+
+const CALL = { id: "call_1", type: "function", function: { name: "fs.read", arguments: "{}" } };
+
+function entries(): TapeEntry[] {
+  return [
+    anchorEntry("phase", { n: 1 }),
+    messageEntry({ role: "user", content: "hi" }),
+    messageEntry({ content: "reversed", role: "user" }),
+    messageEntry({ role: "assistant", content: "a", reasoning_content: "r" }),
+    messageEntry({ role: "user", content: [{ type: "text", text: "parts" }] }),
+    toolCallEntry([CALL, { type: "function", function: { name: "nameless" } }, { id: "c3" }]),
+    toolResultEntry(["ok", { value: 2 }, "third", "surplus"]),
+    messageEntry({ role: "assistant", content: null }),
+  ];
+}
+
+/** The selection as it was built before shapes: spread copies. */
+function spreadCopies(messages: Record<string, unknown>[]): Record<string, unknown>[] {
+  return messages.map((message) => {
+    const copy = { ...message };
+    if (Array.isArray(message.tool_calls)) {
+      copy.tool_calls = message.tool_calls.map((call: Record<string, unknown>) => ({ ...call }));
+    }
+    return copy;
+  });
+}
+
+test("copies of every shape equal spread copies, key order included, and are fresh on every read", async () => {
+  for (
+    const context of [
+      new TapeContext({ anchor: null, select: selectMessages }),
+      new TapeContext({ anchor: LAST_ANCHOR }),
+    ]
+  ) {
+    const tape = new Tape({ store: new InMemoryTapeStore(), name: "a__b", context });
+    for (const entry of entries()) await tape.append(entry);
+    const first = await tape.readMessages();
+    assert.ok(first.length > 0);
+    assert.equal(JSON.stringify(first), JSON.stringify(spreadCopies(first)));
+    const second = await tape.readMessages();
+    assert.equal(JSON.stringify(second), JSON.stringify(first));
+    for (let i = 0; i < first.length; i++) {
+      assert.notEqual(second[i], first[i]);
+      assert.deepEqual(Object.keys(second[i]!), Object.keys(first[i]!));
+      if (Array.isArray(first[i]!.tool_calls)) {
+        assert.notEqual(second[i]!.tool_calls, first[i]!.tool_calls);
+        (first[i]!.tool_calls as Record<string, unknown>[])[0]!.id = "changed";
+      }
+      first[i]!.content = "changed";
+      first[i]!.extra = true;
+    }
+    assert.equal(JSON.stringify(await tape.readMessages()), JSON.stringify(second));
+  }
+});
+
+test("the selection's tool messages keep the key order role, content, tool_call_id, name", () => {
+  const messages = selectMessages(entries());
+  const tools = messages.filter((message) => message.role === "tool");
+  assert.deepEqual(tools.map((message) => Object.keys(message)), [
+    ["role", "content", "tool_call_id", "name"],
+    ["role", "content", "name"],
+    ["role", "content", "tool_call_id"],
+    ["role", "content"],
+  ]);
+});
+
+test("a payload's shape: exactly role then content (defined, no symbol keys) is the literal shape", () => {
+  assert.equal(payloadShape({ role: "user", content: "x" }), SHAPE_TEXT);
+  assert.equal(payloadShape({ role: "user", content: null }), SHAPE_TEXT);
+  assert.equal(payloadShape({ content: "x", role: "user" }), SHAPE_ANY);
+  assert.equal(payloadShape({ role: "user", content: undefined }), SHAPE_ANY);
+  assert.equal(payloadShape({ role: "user" }), SHAPE_ANY);
+  assert.equal(payloadShape({ role: "user", content: "x", name: "n" }), SHAPE_ANY);
+  assert.equal(payloadShape({ role: "user", content: "x", [Symbol("s")]: 1 }), SHAPE_ANY);
+  const inherited = Object.assign(Object.create({ content: "x" }), { role: "user" });
+  assert.equal(payloadShape(inherited), SHAPE_ANY);
+});
+
+test("a copy compared with its source by shape: any change of a key or value is seen", () => {
+  const cases: [Record<string, unknown>, 0 | 1 | 2 | 3][] = [
+    [{ role: "user", content: "x" }, 1],
+    [{ role: "tool", content: "ok", tool_call_id: "c", name: "n" }, 2],
+    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }] }, 3],
+    [{ role: "assistant", content: "a", reasoning_content: "r" }, 0],
+  ];
+  for (const [source, shape] of cases) {
+    assert.ok(sameAsSource(copyMessage(source, shape), source, shape));
+    for (const key of Object.keys(source)) {
+      const changed = copyMessage(source, shape);
+      changed[key] = "other";
+      assert.equal(sameAsSource(changed, source, shape), false, `${key} changed`);
+      const removed = copyMessage(source, shape);
+      delete removed[key];
+      assert.equal(sameAsSource(removed, source, shape), false, `${key} removed`);
+    }
+    const added = copyMessage(source, shape);
+    added.extra = 1;
+    assert.equal(sameAsSource(added, source, shape), false, "key added");
+    if (shape === 3) {
+      const call = copyMessage(source, shape);
+      (call.tool_calls as Record<string, unknown>[])[0]!.id = "other";
+      assert.equal(sameAsSource(call, source, shape), false, "call changed");
+    }
+  }
+});
