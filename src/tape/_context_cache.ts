@@ -17,23 +17,23 @@ import {
   copyMessages,
   type FoldedMessage,
   MessageFold,
-  type MessageShape,
   selectMessages,
 } from "./context.ts";
 import type { TapeEntry } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
+import { ShapeList } from "./_message_shape.ts";
 import type { TapeStore } from "./store.ts";
 
 /** A fold's outcome: the messages and the calls still waiting for results. */
 interface Folded {
   readonly messages: readonly FoldedMessage[];
   /** The shapes of `messages`, by position. */
-  readonly shapes: readonly MessageShape[];
+  readonly shapes: ShapeList;
   readonly pending: readonly Record<string, unknown>[];
   /** Messages after `messages` (a fork's buffer), if any. */
   readonly tail?: readonly FoldedMessage[];
   /** The shapes of `tail`. */
-  readonly tailShapes?: readonly MessageShape[];
+  readonly tailShapes?: ShapeList;
 }
 
 /** The kept fold of one live view for one context shape. */
@@ -122,7 +122,7 @@ async function _folded(
         base = parent.tail?.length
           ? {
             messages: [...parent.messages, ...parent.tail],
-            shapes: [...parent.shapes, ...parent.tailShapes!],
+            shapes: parent.shapes.concat(parent.tailShapes!),
             pending: parent.pending,
           }
           : parent;
@@ -144,7 +144,7 @@ async function _folded(
     shapes: cleared ? tail.shapes : base!.shapes,
     pending: tail.pending,
     tail: cleared ? [] : tail.messages,
-    tailShapes: cleared ? [] : tail.shapes,
+    tailShapes: cleared ? new ShapeList() : tail.shapes,
   };
 }
 

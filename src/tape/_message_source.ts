@@ -16,8 +16,10 @@ import {
   type MessageShape,
   SHAPE_ANY,
   SHAPE_CALLS,
+  SHAPE_PLAIN_CALLS,
   SHAPE_RESULT,
   SHAPE_TEXT,
+  type ShapeList,
 } from "./_message_shape.ts";
 
 export type { KeptMessage };
@@ -27,7 +29,7 @@ const RECENT_LISTS = 8;
 /** A kept list and its shapes (a fold's `messages` and `shapes`, growing together). */
 interface Recent {
   kept: readonly KeptMessage[];
-  shapes: readonly MessageShape[];
+  shapes: ShapeList;
 }
 const recent: Recent[] = [];
 
@@ -35,7 +37,7 @@ const recent: Recent[] = [];
  * Records that a context handed out copies of `kept` (a fold's growing list, each message of
  * the {@link MessageShape} at its position in `shapes`), from its start.
  */
-export function recordKept(kept: readonly KeptMessage[], shapes: readonly MessageShape[]): void {
+export function recordKept(kept: readonly KeptMessage[], shapes: ShapeList): void {
   if (kept.length === 0 || recent[0]?.kept === kept) return;
   const at = recent.findIndex((entry) => entry.kept === kept);
   if (at > 0) recent.splice(at, 1);
@@ -50,7 +52,7 @@ export interface KeptRun {
   /** The kept messages (cache by position; check each message with {@link sameAsSource}). */
   kept: readonly KeptMessage[];
   /** Each kept message's shape, by position. */
-  shapes: readonly MessageShape[];
+  shapes: ShapeList;
 }
 
 /** How far into a request its context may start (after system and inserted messages). */
@@ -64,10 +66,10 @@ export function findKept(messages: readonly KeptMessage[]): KeptRun | null {
   const scan = Math.min(messages.length, START_SCAN);
   for (const { kept, shapes } of recent) {
     for (let start = 0; start < scan; start++) {
-      if (!sameAsSource(messages[start]!, kept[0]!, shapes[0]!)) continue;
+      if (!sameAsSource(messages[start]!, kept[0]!, shapes.get(0))) continue;
       // The list may have grown since it was copied: any of its later messages may end the run.
       const last = Math.min(kept.length, messages.length - start) - 1;
-      if (last === 0 || sameAsSource(messages[start + last]!, kept[last]!, shapes[last]!)) {
+      if (last === 0 || sameAsSource(messages[start + last]!, kept[last]!, shapes.get(last))) {
         return { start, kept, shapes };
       }
     }
@@ -104,6 +106,9 @@ export function sameAsSource(
     case SHAPE_CALLS:
       return copy.role === source.role && copy.content === source.content &&
         _sameCalls(copy.tool_calls, source.tool_calls) && _keyCount(copy) === 3;
+    case SHAPE_PLAIN_CALLS:
+      return copy.role === source.role && copy.content === source.content &&
+        _samePlainCalls(copy.tool_calls, source.tool_calls) && _keyCount(copy) === 3;
     default:
       return _sameAny(copy, source);
   }
@@ -115,6 +120,24 @@ function _sameCalls(value: unknown, original: unknown): boolean {
   if (value.length !== original.length) return false;
   for (let c = 0; c < value.length; c++) {
     if (!_sameCall(value[c], original[c])) return false;
+  }
+  return true;
+}
+
+/** `_sameCalls` for a source whose calls are all plain (see `foldedCall`). */
+function _samePlainCalls(value: unknown, original: unknown): boolean {
+  if (value === original) return true;
+  if (!Array.isArray(value)) return false;
+  const calls = original as readonly KeptMessage[];
+  if (value.length !== calls.length) return false;
+  for (let c = 0; c < value.length; c++) {
+    const call = value[c];
+    const from = calls[c]!;
+    if (typeof call !== "object" || call === null) return false;
+    if (call.id !== from.id || call.type !== from.type || call.function !== from.function) {
+      return false;
+    }
+    if (_keyCount(call) !== 3) return false;
   }
   return true;
 }

@@ -11,13 +11,18 @@ import type { TapeQuery } from "./query.ts";
 import { recordKept } from "./_message_source.ts";
 import {
   copyMessage,
+  foldedCall,
   type MessageShape,
   payloadShape,
   SHAPE_ANY,
   SHAPE_CALLS,
+  SHAPE_PLAIN_CALLS,
   SHAPE_RESULT,
   SHAPE_TEXT,
+  ShapeList,
 } from "./_message_shape.ts";
+
+const NO_SHAPES = new ShapeList();
 
 export { LAST_ANCHOR, TapeContext };
 export type { TapeContextOptions, TapeSelector } from "../kernel/tape_context.ts";
@@ -54,7 +59,7 @@ export class MessageFold {
   /** The selected messages so far (read them out with {@link copyMessages}). */
   messages: FoldedMessage[] = [];
   /** Each message's {@link MessageShape}, by position. */
-  shapes: MessageShape[] = [];
+  shapes: ShapeList = new ShapeList();
   /** The calls of the last `tool_call` entry, waiting for their results. */
   pending: readonly Record<string, unknown>[];
   readonly #messagesOnly: boolean;
@@ -73,7 +78,7 @@ export class MessageFold {
   /** Forgets everything (an anchor the context starts after). */
   reset(): void {
     this.messages = [];
-    this.shapes = [];
+    this.shapes = new ShapeList();
     this.pending = [];
   }
 
@@ -103,13 +108,18 @@ export class MessageFold {
         break;
       case "tool_call": {
         const calls = Array.isArray(payload.calls) ? payload.calls : [];
-        // Copies as the spec has them; a stored payload's calls are frozen, so they are shared.
-        const pending = calls.filter(isRecord).map((call) =>
-          Object.isFrozen(call) ? call : { ...call }
-        );
+        let plain = true;
+        const pending = calls.filter(isRecord).map((call) => {
+          const [copy, isPlain] = foldedCall(call);
+          plain &&= isPlain;
+          return copy;
+        });
         this.pending = pending;
         if (pending.length) {
-          this.#add({ role: "assistant", content: "", tool_calls: pending }, SHAPE_CALLS);
+          this.#add(
+            { role: "assistant", content: "", tool_calls: pending },
+            plain ? SHAPE_PLAIN_CALLS : SHAPE_CALLS,
+          );
         }
         break;
       }
@@ -145,14 +155,14 @@ export class MessageFold {
  */
 export function copyMessages(
   messages: readonly FoldedMessage[],
-  shapes: readonly MessageShape[],
+  shapes: ShapeList,
   more: readonly FoldedMessage[] = [],
-  moreShapes: readonly MessageShape[] = [],
+  moreShapes: ShapeList = NO_SHAPES,
 ): ChatMessage[] {
   const head = messages.length;
   const out: ChatMessage[] = new Array(head + more.length);
-  for (let i = 0; i < head; i++) out[i] = copyMessage(messages[i]!, shapes[i]!);
-  for (let i = 0; i < more.length; i++) out[head + i] = copyMessage(more[i]!, moreShapes[i]!);
+  for (let i = 0; i < head; i++) out[i] = copyMessage(messages[i]!, shapes.get(i));
+  for (let i = 0; i < more.length; i++) out[head + i] = copyMessage(more[i]!, moreShapes.get(i));
   // A request body built from the copies may reuse what it derived from the (unchanging) sources.
   recordKept(messages, shapes);
   return out;

@@ -33,6 +33,8 @@ function entries(): TapeEntry[] {
     messageEntry({ role: "user", content: [{ type: "text", text: "parts" }] }),
     toolCallEntry([CALL, { type: "function", function: { name: "nameless" } }, { id: "c3" }]),
     toolResultEntry(["ok", { value: 2 }, "third", "surplus"]),
+    toolCallEntry([CALL, { ...CALL, id: "call_2" }]),
+    toolResultEntry(["one", "two"]),
     messageEntry({ role: "assistant", content: null }),
   ];
 }
@@ -84,7 +86,17 @@ test("the selection's tool messages keep the key order role, content, tool_call_
     ["role", "content", "name"],
     ["role", "content", "tool_call_id"],
     ["role", "content"],
+    ["role", "content", "tool_call_id", "name"],
+    ["role", "content", "tool_call_id", "name"],
   ]);
+  const calls = messages.filter((message) => message.tool_calls !== undefined);
+  assert.deepEqual(
+    calls.map((message) => (message.tool_calls as object[]).map((call) => Object.keys(call))),
+    [
+      [["id", "type", "function"], ["type", "function"], ["id"]],
+      [["id", "type", "function"], ["id", "type", "function"]],
+    ],
+  );
 });
 
 test("a payload's shape: exactly role then content (defined, no symbol keys) is the literal shape", () => {
@@ -100,10 +112,11 @@ test("a payload's shape: exactly role then content (defined, no symbol keys) is 
 });
 
 test("a copy compared with its source by shape: any change of a key or value is seen", () => {
-  const cases: [Record<string, unknown>, 0 | 1 | 2 | 3][] = [
+  const cases: [Record<string, unknown>, 0 | 1 | 2 | 3 | 4][] = [
     [{ role: "user", content: "x" }, 1],
     [{ role: "tool", content: "ok", tool_call_id: "c", name: "n" }, 2],
-    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }] }, 3],
+    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }, { id: "x" }] }, 3],
+    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }, { ...CALL, id: "y" }] }, 4],
     [{ role: "assistant", content: "a", reasoning_content: "r" }, 0],
   ];
   for (const [source, shape] of cases) {
@@ -119,10 +132,20 @@ test("a copy compared with its source by shape: any change of a key or value is 
     const added = copyMessage(source, shape);
     added.extra = 1;
     assert.equal(sameAsSource(added, source, shape), false, "key added");
-    if (shape === 3) {
-      const call = copyMessage(source, shape);
-      (call.tool_calls as Record<string, unknown>[])[0]!.id = "other";
-      assert.equal(sameAsSource(call, source, shape), false, "call changed");
+    if (shape >= 3) {
+      const changes: Array<(calls: Record<string, unknown>[]) => void> = [
+        (calls) => void (calls[0]!.id = "other"),
+        (calls) => void (calls[1]!.extra = 1),
+        (calls) => void delete calls[0]!.type,
+        (calls) => void calls.pop(),
+        (calls) => void (calls[0] = { ...calls[0] }),
+      ];
+      for (const [i, change] of changes.entries()) {
+        const copy = copyMessage(source, shape);
+        change(copy.tool_calls as Record<string, unknown>[]);
+        // A call replaced by an equal one is still the same (its JSON is).
+        assert.equal(sameAsSource(copy, source, shape), i === 4, `call change ${i}`);
+      }
     }
   }
 });
