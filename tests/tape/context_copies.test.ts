@@ -5,9 +5,17 @@
  * read (a caller's change never reaches the next read) — for every shape the fold builds or
  * stores: `{role, content}` payloads and anchors, tool results with and without their call's
  * id and name, built tool calls, and payloads of any other form (more keys, other key orders).
+ * The recorded tape `tests/fixtures/tape/bub_session.jsonl` must give the contexts and request
+ * bodies it gave before (`bub_session.context.json`, written by the code before shapes).
  */
 import assert from "node:assert/strict";
+import { copyFile, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { test } from "node:test";
+import { type ChatProtocol, chatRequestBody } from "../../src/agent/_chat_body.ts";
+import { parseModelId } from "../../src/agent/provider_presets.ts";
+import { FileTapeStore } from "../../src/tape/file_store.ts";
+import { withDir } from "./_helpers.ts";
 import { TapeContext } from "../../src/kernel/tape_context.ts";
 import { LAST_ANCHOR, selectMessages } from "../../src/tape/context.ts";
 import {
@@ -148,4 +156,44 @@ test("a copy compared with its source by shape: any change of a key or value is 
       }
     }
   }
+});
+
+test("a recorded tape's contexts and request bodies are what they were before shapes (golden)", async () => {
+  const golden = JSON.parse(
+    await readFile(new URL("../fixtures/tape/bub_session.context.json", import.meta.url), "utf8"),
+  ) as Record<string, { messages: string; bodies: Record<ChatProtocol, string> }>;
+  await withDir(async (dir) => {
+    await copyFile(
+      new URL("../fixtures/tape/bub_session.jsonl", import.meta.url),
+      join(dir, "fixture.jsonl"),
+    );
+    const store = new FileTapeStore(dir);
+    const anchors: [string, typeof LAST_ANCHOR | null][] = [
+      ["whole tape", null],
+      ["after the last anchor", LAST_ANCHOR],
+    ];
+    for (const [name, anchor] of anchors) {
+      for (const select of [selectMessages, null]) {
+        const tape = new Tape({
+          store,
+          name: "fixture",
+          context: new TapeContext({ anchor, select }),
+        });
+        const expected = golden[`${name}${select ? "" : ", messages only"}`]!;
+        for (let read = 0; read < 2; read++) {
+          const messages = await tape.readMessages();
+          assert.equal(JSON.stringify(messages), expected.messages);
+          for (const protocol of ["openai-chat", "openai-compatible"] as const) {
+            const body = chatRequestBody(protocol, parseModelId("openai:x"), {
+              model: "openai:x",
+              messages: messages as never,
+              maxTokens: 9,
+            });
+            assert.equal(body, expected.bodies[protocol]);
+          }
+        }
+      }
+    }
+    await store[Symbol.asyncDispose]?.();
+  });
 });
