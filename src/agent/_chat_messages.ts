@@ -24,7 +24,9 @@ export interface MessagesJson {
 interface KeptBytes {
   bytes: Uint8Array;
   /** `ends[j]`: where message j's JSON ends (message j > 0 starts one byte after `ends[j - 1]`). */
-  ends: number[];
+  ends: Uint32Array;
+  /** Messages serialised so far. */
+  count: number;
 }
 
 const ENCODER = new TextEncoder();
@@ -33,16 +35,23 @@ const MIN_KEPT_RUN = 16;
 const cache = new WeakMap<readonly KeptMessage[], Map<string, KeptBytes>>();
 
 function _extend(store: KeptBytes, json: string): void {
-  const at = store.ends.length === 0 ? 0 : store.ends[store.ends.length - 1]! + 1;
+  const count = store.count;
+  const at = count === 0 ? 0 : store.ends[count - 1]! + 1;
   const need = at + json.length * 3;
   if (need > store.bytes.length) {
     const grown = new Uint8Array(Math.max(need, store.bytes.length * 2));
     grown.set(store.bytes.subarray(0, at));
     store.bytes = grown;
   }
+  if (count === store.ends.length) {
+    const grown = new Uint32Array(Math.max(64, count * 2));
+    grown.set(store.ends);
+    store.ends = grown;
+  }
   if (at > 0) store.bytes[at - 1] = 0x2c; // ","
   const { written } = ENCODER.encodeInto(json, store.bytes.subarray(at));
-  store.ends.push(at + written);
+  store.ends[count] = at + written;
+  store.count = count + 1;
 }
 
 /**
@@ -58,7 +67,11 @@ export function messagesJson(
   let matched = 0;
   if (run !== null) {
     const limit = Math.min(run.kept.length, messages.length - run.start);
-    while (matched < limit && sameAsSource(messages[run.start + matched]!, run.kept[matched]!)) {
+    const { kept, shapes, start } = run;
+    while (
+      matched < limit &&
+      sameAsSource(messages[start + matched]!, kept[matched]!, shapes.get(matched))
+    ) {
       matched++;
     }
   }
@@ -68,9 +81,11 @@ export function messagesJson(
   let byKey = cache.get(run.kept);
   if (byKey === undefined) cache.set(run.kept, byKey = new Map());
   let store = byKey.get(key);
-  if (store === undefined) byKey.set(key, store = { bytes: new Uint8Array(0), ends: [] });
+  if (store === undefined) {
+    byKey.set(key, store = { bytes: new Uint8Array(0), ends: new Uint32Array(0), count: 0 });
+  }
   // A kept message's JSON is its copy's (they are equal): serialise the source itself.
-  for (let j = store.ends.length; j < matched; j++) _extend(store, json(run.kept[j]!));
+  for (let j = store.count; j < matched; j++) _extend(store, json(run.kept[j]!));
   const before = messages.slice(0, run.start).map(json);
   const after = messages.slice(run.start + matched).map(json);
   return {

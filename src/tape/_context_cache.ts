@@ -21,14 +21,19 @@ import {
 } from "./context.ts";
 import type { TapeEntry } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
+import { ShapeList } from "./_message_shape.ts";
 import type { TapeStore } from "./store.ts";
 
 /** A fold's outcome: the messages and the calls still waiting for results. */
 interface Folded {
   readonly messages: readonly FoldedMessage[];
+  /** The shapes of `messages`, by position. */
+  readonly shapes: ShapeList;
   readonly pending: readonly Record<string, unknown>[];
   /** Messages after `messages` (a fork's buffer), if any. */
   readonly tail?: readonly FoldedMessage[];
+  /** The shapes of `tail`. */
+  readonly tailShapes?: ShapeList;
 }
 
 /** The kept fold of one live view for one context shape. */
@@ -115,7 +120,11 @@ async function _folded(
       if (parent === null) return null;
       if (parent !== NO_BASE) {
         base = parent.tail?.length
-          ? { messages: [...parent.messages, ...parent.tail], pending: parent.pending }
+          ? {
+            messages: [...parent.messages, ...parent.tail],
+            shapes: parent.shapes.concat(parent.tailShapes!),
+            pending: parent.pending,
+          }
           : parent;
       }
     } catch (error) {
@@ -132,8 +141,10 @@ async function _folded(
   }
   return {
     messages: cleared ? tail.messages : base!.messages,
+    shapes: cleared ? tail.shapes : base!.shapes,
     pending: tail.pending,
     tail: cleared ? [] : tail.messages,
+    tailShapes: cleared ? new ShapeList() : tail.shapes,
   };
 }
 
@@ -157,5 +168,5 @@ export async function incrementalMessages(
   const folded = await _folded(store, query, key, messagesOnly);
   // Not soft at the top: a missing anchor throws the store's own not-found error.
   if (folded === null || folded === NO_BASE) return null;
-  return copyMessages(folded.messages, folded.tail);
+  return copyMessages(folded.messages, folded.shapes, folded.tail, folded.tailShapes);
 }

@@ -38,9 +38,12 @@ function _shareSystem(parsed: TapeEntry): Record<string, unknown> {
 
 // The last meta stored: an equal flat meta (the `run_id` of every entry of one call) shares it.
 let lastMeta: Record<string, unknown> | null = null;
+// Every empty meta (most events') is this one.
+const EMPTY_META: Record<string, unknown> = Object.freeze({});
 
 function _shareMeta(meta: Record<string, unknown>): Record<string, unknown> {
   const keys = Object.keys(meta);
+  if (keys.length === 0) return EMPTY_META;
   if (keys.length > 4) return meta;
   for (const key of keys) {
     const value = meta[key];

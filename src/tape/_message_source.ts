@@ -11,20 +11,37 @@
  *
  * @module
  */
+import {
+  type KeptMessage,
+  type MessageShape,
+  SHAPE_ANY,
+  SHAPE_CALLS,
+  SHAPE_PLAIN_CALLS,
+  SHAPE_RESULT,
+  SHAPE_TEXT,
+  type ShapeList,
+} from "./_message_shape.ts";
 
-/** A kept context message. */
-export type KeptMessage = Readonly<Record<string, unknown>>;
+export type { KeptMessage };
 
 /** Lists remembered: several turns may read their contexts before building their requests. */
 const RECENT_LISTS = 8;
-const recent: (readonly KeptMessage[])[] = [];
+/** A kept list and its shapes (a fold's `messages` and `shapes`, growing together). */
+interface Recent {
+  kept: readonly KeptMessage[];
+  shapes: ShapeList;
+}
+const recent: Recent[] = [];
 
-/** Records that a context handed out copies of `kept` (a fold's growing list), from its start. */
-export function recordKept(kept: readonly KeptMessage[]): void {
-  if (kept.length === 0 || recent[0] === kept) return;
-  const at = recent.indexOf(kept);
+/**
+ * Records that a context handed out copies of `kept` (a fold's growing list, each message of
+ * the {@link MessageShape} at its position in `shapes`), from its start.
+ */
+export function recordKept(kept: readonly KeptMessage[], shapes: ShapeList): void {
+  if (kept.length === 0 || recent[0]?.kept === kept) return;
+  const at = recent.findIndex((entry) => entry.kept === kept);
   if (at > 0) recent.splice(at, 1);
-  recent.unshift(kept);
+  recent.unshift({ kept, shapes });
   if (recent.length > RECENT_LISTS) recent.pop();
 }
 
@@ -34,6 +51,8 @@ export interface KeptRun {
   start: number;
   /** The kept messages (cache by position; check each message with {@link sameAsSource}). */
   kept: readonly KeptMessage[];
+  /** Each kept message's shape, by position. */
+  shapes: ShapeList;
 }
 
 /** How far into a request its context may start (after system and inserted messages). */
@@ -45,25 +64,85 @@ const START_SCAN = 8;
  */
 export function findKept(messages: readonly KeptMessage[]): KeptRun | null {
   const scan = Math.min(messages.length, START_SCAN);
-  for (const kept of recent) {
+  for (const { kept, shapes } of recent) {
     for (let start = 0; start < scan; start++) {
-      if (!sameAsSource(messages[start]!, kept[0]!)) continue;
+      if (!sameAsSource(messages[start]!, kept[0]!, shapes.get(0))) continue;
       // The list may have grown since it was copied: any of its later messages may end the run.
       const last = Math.min(kept.length, messages.length - start) - 1;
-      if (last === 0 || sameAsSource(messages[start + last]!, kept[last]!)) {
-        return { start, kept };
+      if (last === 0 || sameAsSource(messages[start + last]!, kept[last]!, shapes.get(last))) {
+        return { start, kept, shapes };
       }
     }
   }
   return null;
 }
 
+/** The enumerable keys of `value` (a copy: own keys, as a spread made them). */
+function _keyCount(value: KeptMessage): number {
+  let keys = 0;
+  for (const _ in value) keys++;
+  return keys;
+}
+
 /**
  * True when `copy` still holds exactly the own enumerable keys and values of `source` (in any
  * order); `tool_calls` (copied call by call) is compared call by call. Values are compared by
- * identity: what a copy shares with its source is frozen or never changed.
+ * identity: what a copy shares with its source is frozen or never changed. `shape` is the
+ * source's {@link MessageShape}: a known shape compares its keys without walking the source's.
  */
-export function sameAsSource(copy: KeptMessage, source: KeptMessage): boolean {
+export function sameAsSource(
+  copy: KeptMessage,
+  source: KeptMessage,
+  shape: MessageShape = SHAPE_ANY,
+): boolean {
+  switch (shape) {
+    case SHAPE_TEXT:
+      return copy.role === source.role && copy.content === source.content &&
+        _keyCount(copy) === 2;
+    case SHAPE_RESULT:
+      return copy.role === source.role && copy.content === source.content &&
+        copy.tool_call_id === source.tool_call_id && copy.name === source.name &&
+        _keyCount(copy) === 4;
+    case SHAPE_CALLS:
+      return copy.role === source.role && copy.content === source.content &&
+        _sameCalls(copy.tool_calls, source.tool_calls) && _keyCount(copy) === 3;
+    case SHAPE_PLAIN_CALLS:
+      return copy.role === source.role && copy.content === source.content &&
+        _samePlainCalls(copy.tool_calls, source.tool_calls) && _keyCount(copy) === 3;
+    default:
+      return _sameAny(copy, source);
+  }
+}
+
+function _sameCalls(value: unknown, original: unknown): boolean {
+  if (value === original) return true;
+  if (!Array.isArray(value) || !Array.isArray(original)) return false;
+  if (value.length !== original.length) return false;
+  for (let c = 0; c < value.length; c++) {
+    if (!_sameCall(value[c], original[c])) return false;
+  }
+  return true;
+}
+
+/** `_sameCalls` for a source whose calls are all plain (see `foldedCall`). */
+function _samePlainCalls(value: unknown, original: unknown): boolean {
+  if (value === original) return true;
+  if (!Array.isArray(value)) return false;
+  const calls = original as readonly KeptMessage[];
+  if (value.length !== calls.length) return false;
+  for (let c = 0; c < value.length; c++) {
+    const call = value[c];
+    const from = calls[c]!;
+    if (typeof call !== "object" || call === null) return false;
+    if (call.id !== from.id || call.type !== from.type || call.function !== from.function) {
+      return false;
+    }
+    if (_keyCount(call) !== 3) return false;
+  }
+  return true;
+}
+
+function _sameAny(copy: KeptMessage, source: KeptMessage): boolean {
   let keys = 0;
   for (const key in copy) {
     keys++;
@@ -73,11 +152,7 @@ export function sameAsSource(copy: KeptMessage, source: KeptMessage): boolean {
       if (value !== undefined || Object.hasOwn(source, key)) continue;
       return false;
     }
-    if (key !== "tool_calls" || !Array.isArray(value) || !Array.isArray(original)) return false;
-    if (value.length !== original.length) return false;
-    for (let c = 0; c < value.length; c++) {
-      if (!_sameCall(value[c], original[c])) return false;
-    }
+    if (key !== "tool_calls" || !_sameCalls(value, original)) return false;
   }
   for (const _ in source) keys--;
   return keys === 0;

@@ -9,6 +9,20 @@ import { dumpsOrString, pyDumps } from "./_json.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import { recordKept } from "./_message_source.ts";
+import {
+  copyMessage,
+  foldedCall,
+  type MessageShape,
+  payloadShape,
+  SHAPE_ANY,
+  SHAPE_CALLS,
+  SHAPE_PLAIN_CALLS,
+  SHAPE_RESULT,
+  SHAPE_TEXT,
+  ShapeList,
+} from "./_message_shape.ts";
+
+const NO_SHAPES = new ShapeList();
 
 export { LAST_ANCHOR, TapeContext };
 export type { TapeContextOptions, TapeSelector } from "../kernel/tape_context.ts";
@@ -34,10 +48,7 @@ function _toolContent(value: unknown): string {
 
 /** A message as a fold keeps it: a message entry's (frozen) payload, or one the fold built. */
 export type FoldedMessage = Readonly<Record<string, unknown>>;
-
-// The assistant `tool_calls` messages a fold builds: copied with their calls when read out (as
-// a fresh selection gives fresh calls), unlike a stored message that holds `tool_calls` itself.
-const BUILT_CALLS = new WeakSet<object>();
+export type { MessageShape };
 
 /**
  * The builtin selection as a left fold over entries, so a context can be extended entry by entry
@@ -47,6 +58,8 @@ const BUILT_CALLS = new WeakSet<object>();
 export class MessageFold {
   /** The selected messages so far (read them out with {@link copyMessages}). */
   messages: FoldedMessage[] = [];
+  /** Each message's {@link MessageShape}, by position. */
+  shapes: ShapeList = new ShapeList();
   /** The calls of the last `tool_call` entry, waiting for their results. */
   pending: readonly Record<string, unknown>[];
   readonly #messagesOnly: boolean;
@@ -65,50 +78,69 @@ export class MessageFold {
   /** Forgets everything (an anchor the context starts after). */
   reset(): void {
     this.messages = [];
+    this.shapes = new ShapeList();
     this.pending = [];
+  }
+
+  #add(message: FoldedMessage, shape: MessageShape): void {
+    this.messages.push(message);
+    this.shapes.push(shape);
   }
 
   /** Adds one (context-visible) entry. */
   push(entry: TapeEntry): void {
     const payload = entry.payload;
     if (this.#messagesOnly) {
-      if (entry.kind === "message") this.messages.push(payload);
+      if (entry.kind === "message") this.#add(payload, payloadShape(payload));
       return;
     }
     switch (entry.kind) {
       case "anchor": {
         const state = "state" in payload ? pyDumps(payload.state ?? null) : "null";
-        this.messages.push({
+        this.#add({
           role: "assistant",
           content: `[Anchor created: ${String(payload.name)}]: ${state}`,
-        });
+        }, SHAPE_TEXT);
         break;
       }
       case "message":
-        if (isRecord(payload)) this.messages.push(payload);
+        if (isRecord(payload)) this.#add(payload, payloadShape(payload));
         break;
       case "tool_call": {
         const calls = Array.isArray(payload.calls) ? payload.calls : [];
-        const pending = calls.filter(isRecord).map((call) => ({ ...call }));
+        let plain = true;
+        const pending = calls.filter(isRecord).map((call) => {
+          const [copy, isPlain] = foldedCall(call);
+          plain &&= isPlain;
+          return copy;
+        });
         this.pending = pending;
         if (pending.length) {
-          const message = { role: "assistant", content: "", tool_calls: pending };
-          BUILT_CALLS.add(message);
-          this.messages.push(message);
+          this.#add(
+            { role: "assistant", content: "", tool_calls: pending },
+            plain ? SHAPE_PLAIN_CALLS : SHAPE_CALLS,
+          );
         }
         break;
       }
       case "tool_result": {
         if (!Array.isArray(payload.results)) break;
         payload.results.forEach((result, i) => {
-          const message: ChatMessage = { role: "tool", content: _toolContent(result) };
+          const content = _toolContent(result);
           const call = this.pending[i];
-          if (call) {
-            if (typeof call.id === "string" && call.id) message.tool_call_id = call.id;
-            const fn = call.function;
-            if (isRecord(fn) && typeof fn.name === "string" && fn.name) message.name = fn.name;
+          const id = call && typeof call.id === "string" && call.id ? call.id : undefined;
+          const fn = call?.function;
+          const name = isRecord(fn) && typeof fn.name === "string" && fn.name ? fn.name : undefined;
+          if (id !== undefined && name !== undefined) {
+            this.#add({ role: "tool", content, tool_call_id: id, name }, SHAPE_RESULT);
+          } else if (id === undefined && name === undefined) {
+            this.#add({ role: "tool", content }, SHAPE_TEXT);
+          } else {
+            const message: ChatMessage = { role: "tool", content };
+            if (id !== undefined) message.tool_call_id = id;
+            if (name !== undefined) message.name = name;
+            this.#add(message, SHAPE_ANY);
           }
-          this.messages.push(message);
         });
         this.pending = [];
         break;
@@ -117,25 +149,22 @@ export class MessageFold {
   }
 }
 
-/** Fresh copies of folded messages (then of `more`): what a selection returns (callers may change them). */
+/**
+ * Fresh copies of folded messages (then of `more`), each copied as its shape says: what a
+ * selection returns (callers may change them).
+ */
 export function copyMessages(
   messages: readonly FoldedMessage[],
+  shapes: ShapeList,
   more: readonly FoldedMessage[] = [],
+  moreShapes: ShapeList = NO_SHAPES,
 ): ChatMessage[] {
   const head = messages.length;
   const out: ChatMessage[] = new Array(head + more.length);
-  for (let i = 0; i < out.length; i++) {
-    const message = i < head ? messages[i]! : more[i - head]!;
-    // Only a message with `tool_calls` can be one the fold built (looked up in the weak set).
-    out[i] = message.tool_calls !== undefined && BUILT_CALLS.has(message)
-      ? {
-        ...message,
-        tool_calls: (message.tool_calls as Record<string, unknown>[]).map((call) => ({ ...call })),
-      }
-      : { ...message };
-  }
+  for (let i = 0; i < head; i++) out[i] = copyMessage(messages[i]!, shapes.get(i));
+  for (let i = 0; i < more.length; i++) out[head + i] = copyMessage(more[i]!, moreShapes.get(i));
   // A request body built from the copies may reuse what it derived from the (unchanging) sources.
-  recordKept(messages);
+  recordKept(messages, shapes);
   return out;
 }
 
@@ -157,7 +186,7 @@ export function selectMessages(
 ): ChatMessage[] {
   const fold = new MessageFold();
   for (const entry of entries as readonly TapeEntry[]) fold.push(entry);
-  return copyMessages(fold.messages);
+  return copyMessages(fold.messages, fold.shapes);
 }
 
 /**

@@ -1,0 +1,162 @@
+/**
+ * The shapes of kept context messages: how a fold's message is copied when a context is read out
+ * (one object literal for the common shapes instead of a spread) and how a copy is compared with
+ * it (its known keys, not a walk of both objects). See `context.ts` and `_message_source.ts`.
+ *
+ * @module
+ */
+
+/** A kept context message. */
+export type KeptMessage = Readonly<Record<string, unknown>>;
+
+/**
+ * How a kept message is copied (and a copy compared with it, see `_message_source.ts`), one code
+ * per kept message, in a list beside the messages:
+ * {@link SHAPE_ANY} any object (a shallow copy);
+ * {@link SHAPE_TEXT} exactly `role`, `content` (in that order, both defined);
+ * {@link SHAPE_RESULT} a built tool message: `role`, `content`, `tool_call_id`, `name`;
+ * {@link SHAPE_CALLS} a built `{role, content, tool_calls}` whose calls are copied one by one;
+ * {@link SHAPE_PLAIN_CALLS} the same with every call exactly `id`, `type`, `function` (in that
+ * order, all defined; see {@link foldedCall}).
+ * A copy of a known shape is one object literal: the same keys, order and values as a spread.
+ */
+export type MessageShape = 0 | 1 | 2 | 3 | 4;
+/** See {@link MessageShape}. */
+export const SHAPE_ANY = 0;
+/** See {@link MessageShape}. */
+export const SHAPE_TEXT = 1;
+/** See {@link MessageShape}. */
+export const SHAPE_RESULT = 2;
+/** See {@link MessageShape}. */
+export const SHAPE_CALLS = 3;
+/** See {@link MessageShape}. */
+export const SHAPE_PLAIN_CALLS = 4;
+
+const CALL_KEYS = ["id", "type", "function"] as const;
+
+/** True when `call` holds exactly `id`, `type`, `function` (in that order, all defined). */
+function _plainCall(call: Readonly<Record<string, unknown>>): boolean {
+  let keys = 0;
+  for (const key in call) {
+    if (keys > 2 || key !== CALL_KEYS[keys] || !Object.hasOwn(call, key)) return false;
+    if (call[key] === undefined) return false;
+    keys++;
+  }
+  return keys === 3 && Object.getOwnPropertySymbols(call).length === 0;
+}
+
+/**
+ * A fold's copy of a tool call (a pending call, and the call its built message keeps): an object
+ * literal for a plain `{id, type, function}` call (one shape for all of them: cheap to copy and to
+ * compare, also for engines slow with the frozen objects a payload holds), else a spread. Returns
+ * the copy and whether it is plain.
+ */
+export function foldedCall(
+  call: Readonly<Record<string, unknown>>,
+): [Record<string, unknown>, boolean] {
+  if (_plainCall(call)) return [{ id: call.id, type: call.type, function: call.function }, true];
+  return [{ ...call }, false];
+}
+
+/**
+ * The shapes of a kept list of messages, one byte each (a long session keeps thousands): grows
+ * with its list and stays the same object, so a reader holding it sees the list's later shapes.
+ */
+export class ShapeList {
+  #bytes: Uint8Array;
+  #length = 0;
+
+  /**
+   * Creates the object.
+   *
+   * @param shapes the first shapes
+   */
+  constructor(shapes: Iterable<MessageShape> = []) {
+    this.#bytes = new Uint8Array(16);
+    for (const shape of shapes) this.push(shape);
+  }
+
+  /** The number of shapes. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Appends `shape`. */
+  push(shape: MessageShape): void {
+    if (this.#length === this.#bytes.length) {
+      const grown = new Uint8Array(this.#bytes.length * 2);
+      grown.set(this.#bytes);
+      this.#bytes = grown;
+    }
+    this.#bytes[this.#length++] = shape;
+  }
+
+  /** The shape at `index` ({@link SHAPE_ANY} past the end). */
+  get(index: number): MessageShape {
+    return index < this.#length ? this.#bytes[index] as MessageShape : SHAPE_ANY;
+  }
+
+  /** The shapes of this list, then those of `more`. */
+  concat(more: ShapeList): ShapeList {
+    const out = new ShapeList();
+    for (let i = 0; i < this.#length; i++) out.push(this.get(i));
+    for (let i = 0; i < more.length; i++) out.push(more.get(i));
+    return out;
+  }
+}
+
+/** The shape of a stored message payload: {@link SHAPE_TEXT} or {@link SHAPE_ANY}. */
+export function payloadShape(payload: KeptMessage): MessageShape {
+  let keys = 0;
+  for (const key in payload) {
+    if (++keys > 2 || !Object.hasOwn(payload, key)) return SHAPE_ANY;
+    if (key !== (keys === 1 ? "role" : "content")) return SHAPE_ANY;
+  }
+  if (keys !== 2 || payload.role === undefined || payload.content === undefined) return SHAPE_ANY;
+  // A spread also copies symbol keys: such a payload is copied by a spread.
+  return Object.getOwnPropertySymbols(payload).length === 0 ? SHAPE_TEXT : SHAPE_ANY;
+}
+
+function _copyCalls(calls: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = new Array(calls.length);
+  for (let c = 0; c < calls.length; c++) out[c] = { ...calls[c] };
+  return out;
+}
+
+function _copyPlainCalls(calls: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = new Array(calls.length);
+  for (let c = 0; c < calls.length; c++) {
+    const call = calls[c]!;
+    out[c] = { id: call.id, type: call.type, function: call.function };
+  }
+  return out;
+}
+
+/** A fresh copy of kept `message` of `shape` (see {@link MessageShape}). */
+export function copyMessage(message: KeptMessage, shape: MessageShape): Record<string, unknown> {
+  switch (shape) {
+    case SHAPE_TEXT:
+      return { role: message.role, content: message.content };
+    case SHAPE_RESULT:
+      return {
+        role: message.role,
+        content: message.content,
+        tool_call_id: message.tool_call_id,
+        name: message.name,
+      };
+    case SHAPE_CALLS:
+      return {
+        role: message.role,
+        content: message.content,
+        tool_calls: _copyCalls(message.tool_calls as Record<string, unknown>[]),
+      };
+    case SHAPE_PLAIN_CALLS:
+      return {
+        role: message.role,
+        content: message.content,
+        tool_calls: _copyPlainCalls(message.tool_calls as Record<string, unknown>[]),
+      };
+    default:
+      return { ...message };
+  }
+}
