@@ -11,13 +11,14 @@
  * This protocol, not an OS advisory lock, is used on every runtime: Node and Bun offer no
  * `flock`, and processes of different runtimes share one tape folder.
  *
- * Creating, reading and removing the small lock file are metadata operations of a few
- * microseconds, done with synchronous calls (each asynchronous one costs a thread-pool round
- * trip, several per append); waiting for another holder stays asynchronous.
+ * Creating and removing the small lock file are metadata operations of a few microseconds, done
+ * with synchronous calls (each asynchronous one costs a thread-pool round trip, several per
+ * append); waiting for another holder stays asynchronous. The holder keeps the lock file open and
+ * checks it is still its own by its link count (one `fstat`), not by reading it back.
  *
  * @module
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { stat, unlink } from "node:fs/promises";
 import process from "node:process";
 import { BubError } from "../kernel/errors.ts";
@@ -57,22 +58,59 @@ function _alive(pid: number): boolean {
   }
 }
 
-function _tryCreate(path: string, content: string): boolean {
+/** Creates the lock file `path` holding `content`; its descriptor (kept open), or null when taken. */
+function _create(path: string, content: string): number | null {
   let fd: number;
   try {
     fd = openSync(path, "wx", 0o600);
   } catch (error) {
-    if (_code(error) === "EEXIST") return false;
+    if (_code(error) === "EEXIST") return null;
     throw error;
   }
   try {
     const bytes = new TextEncoder().encode(content);
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written);
-  } finally {
-    closeSync(fd);
+  } catch (error) {
+    _closeQuiet(fd);
+    _unlinkQuiet(path);
+    throw error;
   }
+  return fd;
+}
+
+function _tryCreate(path: string, content: string): boolean {
+  const fd = _create(path, content);
+  if (fd === null) return false;
+  _closeQuiet(fd);
   return true;
+}
+
+function _closeQuiet(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed: nothing to release.
+  }
+}
+
+/**
+ * Removes our lock file `path`, open as `fd`, unless it is no longer ours: a lock file is only
+ * ever linked under its one path (created with `wx`, never renamed or linked), so while its
+ * descriptor is open it still has a link exactly when the path still names it; once a waiter
+ * broke it (unlinked it), its link count is 0 and the path, if any, is another holder's file.
+ * Open, its inode cannot be reused by that other file either.
+ */
+function _release(path: string, fd: number, token: string): void {
+  try {
+    const links = fstatSync(fd).nlink;
+    // A runtime reporting no link count falls back to reading the lock file back.
+    if (typeof links === "number" && links >= 0 ? links > 0 : _read(path) === token) {
+      _unlinkQuiet(path);
+    }
+  } finally {
+    _closeQuiet(fd);
+  }
 }
 
 function _read(path: string): string | null {
@@ -151,7 +189,8 @@ export async function withFileLock<T>(
   const token = _lockContent();
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let wait = 1;
-  while (!_tryCreate(path, token)) {
+  let fd: number | null;
+  while ((fd = _create(path, token)) === null) {
     options.signal?.throwIfAborted();
     const content = _read(path);
     if (content !== null && await _isStale(path, content)) {
@@ -172,6 +211,6 @@ export async function withFileLock<T>(
   try {
     return await fn();
   } finally {
-    if (_read(path) === token) _unlinkQuiet(path);
+    _release(path, fd, token);
   }
 }

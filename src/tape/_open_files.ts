@@ -44,8 +44,9 @@ export class OpenFiles {
    * {@link release}. Call it holding the tape's lock.
    */
   acquire(tape: string, path: string): OpenFile {
-    const stats = statSync(path, { throwIfNoEntry: false });
     let held = this.#held.get(tape);
+    // Nothing held: the open below creates or finds the file (no `stat` of the path first).
+    const stats = held && statSync(path, { throwIfNoEntry: false });
     if (held && (stats === undefined || (Number(stats.ino ?? 0) || 0) !== held.ino)) {
       // Reset or replaced by another process: the held descriptor is another file now.
       if (held.busy === 0) _closeQuiet(held.fd);

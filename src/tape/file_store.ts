@@ -71,6 +71,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   #files = new OpenFiles();
   #mutex = new KeyedMutex();
   #ready: Promise<void> | null = null;
+  #directorySeen = false;
 
   /**
    * Creates the object.
@@ -181,6 +182,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     } catch {
       current = undefined; // The read below reports it.
     }
+    if (current === undefined && this.#directoryExists()) return [];
     const cached = current &&
       indexedEvents(this.#cache.get(tape), wanted, current.size, Number(current.ino ?? 0));
     if (cached && (cached.found.size === wanted.size || cached.end === 0)) {
@@ -197,7 +199,25 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
 
   /** The newest entry of `tape`, read from the end of its file (see {@link TapeStore}). */
   async lastEntry(tape: string): Promise<TapeEntry | null> {
+    // A cache holding the end of the file has its last entry (a missing file has none): no open.
+    const current = this.#statQuiet(this.pathOf(tape));
+    if (current === undefined && this.#directoryExists()) return null;
+    const known = current && this.#cache.get(tape);
+    if (known && known.ino === current.ino && known.offset === current.size) {
+      const last = known.entries[known.entries.length - 1];
+      if (last || known.base === 0) return last ?? null;
+    }
     return await this.#withFile(tape, (fd, size) => findLastEntry(fd, size)) ?? null;
+  }
+
+  /** The size and inode of `path`: undefined when missing, null when `stat` fails (a read reports it). */
+  #statQuiet(path: string): { size: number; ino: number } | undefined | null {
+    try {
+      const stats = statSync(path, { throwIfNoEntry: false });
+      return stats && { size: stats.size, ino: Number(stats.ino ?? 0) || 0 };
+    } catch {
+      return null;
+    }
   }
 
   /** Runs `fn` on the open file of `tape` under the tape's mutex; null when it is missing. */
@@ -334,16 +354,28 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
    */
   #head(query: TapeQuery): Promise<TapeEntry[] | null> {
     if (this.#cache.get(query.tape)?.base === 0) return Promise.resolve(null);
+    // A missing file has no entries (one `stat`, no failed open); with a cache left of it (another
+    // process reset the tape) the ordinary path drops that cache.
+    if (this.#statQuiet(this.pathOf(query.tape)) === undefined) {
+      const gone = this.#cache.get(query.tape) === undefined && this.#directoryExists();
+      return Promise.resolve(gone ? [] : null);
+    }
     return this.#withFile(query.tape, (fd, size) => readHead(fd, size, query));
   }
 
-  /** True when the directory is one (then a tape file `stat` did not find is missing). */
+  /**
+   * True when the directory is one (then a tape file `stat` did not find is missing). Once seen it
+   * is remembered: a directory removed later holds no tapes, which the `stat` of a tape tells.
+   */
   #directoryExists(): boolean {
+    if (this.#directorySeen) return true;
     try {
-      return statSync(this.directory, { throwIfNoEntry: false })?.isDirectory() ?? false;
+      this.#directorySeen = statSync(this.directory, { throwIfNoEntry: false })?.isDirectory() ??
+        false;
     } catch {
-      return false;
+      this.#directorySeen = false;
     }
+    return this.#directorySeen;
   }
 
   #ensureDirectory(): Promise<void> {
