@@ -1,5 +1,6 @@
 /**
- * A cross-process lock file: created exclusively (`wx`) with `<pid>:<token>:<start>:<boot>`
+ * A cross-process lock file: created exclusively (`wx`), or linked from a store's template
+ * file (`_lock_template.ts`, same content, no new inode), with `<pid>:<token>:<start>:<boot>`
  * inside (the holder's PID, a random token, and on Linux its start time and the boot id), removed
  * on release. A lock whose holder is gone is broken under a second "breaker" lock, so two
  * waiters never both break it. The holder is gone when no process has its PID, or when the
@@ -23,12 +24,8 @@ import { stat, unlink } from "node:fs/promises";
 import process from "node:process";
 import { BubError } from "../kernel/errors.ts";
 import { delay } from "../_internal/async.ts";
-import {
-  bootTimeSeconds,
-  currentBootId,
-  ownIdentity,
-  processStartTicks,
-} from "./_process_identity.ts";
+import { bootTimeSeconds, currentBootId, processStartTicks } from "./_process_identity.ts";
+import { lockContent, type LockTemplate } from "./_lock_template.ts";
 
 /** Options of {@link withFileLock}. */
 export interface FileLockOptions {
@@ -38,6 +35,8 @@ export interface FileLockOptions {
   signal?: AbortSignal;
   /** Names the tape in errors. */
   what: string;
+  /** Takes the lock by linking this store's template (see `_lock_template.ts`). */
+  template?: LockTemplate;
 }
 
 const EMPTY_LOCK_GRACE_MS = 2_000;
@@ -160,15 +159,9 @@ async function _isStale(path: string, content: string): Promise<boolean> {
   return Date.now() - mtimeMs > EMPTY_LOCK_GRACE_MS;
 }
 
-/** The content of a lock file held by this process. */
-function _lockContent(): string {
-  const own = ownIdentity();
-  return `${own.pid}:${crypto.randomUUID()}:${own.startTicks ?? ""}:${own.bootId ?? ""}`;
-}
-
 async function _breakStale(path: string, seen: string): Promise<void> {
   const breaker = `${path}.break`;
-  if (!_tryCreate(breaker, _lockContent())) {
+  if (!_tryCreate(breaker, lockContent())) {
     const other = _read(breaker);
     if (other !== null && await _isStale(breaker, other)) await unlink(breaker).catch(() => {});
     return;
@@ -180,17 +173,27 @@ async function _breakStale(path: string, seen: string): Promise<void> {
   }
 }
 
+/** Takes the lock `path` (linked from `template`, else created): its release, or null when held. */
+function _take(path: string, template: LockTemplate | undefined): (() => void) | null {
+  const linked = template?.tryLink(path) ?? null;
+  if (linked !== null) {
+    return linked ? () => template!.release(path) : null;
+  }
+  const token = lockContent();
+  const fd = _create(path, token);
+  return fd === null ? null : () => _release(path, fd, token);
+}
+
 /** Runs `fn` holding the lock file `path`; waits (with backoff) while another holder has it. */
 export async function withFileLock<T>(
   path: string,
   fn: () => Promise<T>,
   options: FileLockOptions,
 ): Promise<T> {
-  const token = _lockContent();
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let wait = 1;
-  let fd: number | null;
-  while ((fd = _create(path, token)) === null) {
+  let release: (() => void) | null;
+  while ((release = _take(path, options.template)) === null) {
     options.signal?.throwIfAborted();
     const content = _read(path);
     if (content !== null && await _isStale(path, content)) {
@@ -211,6 +214,6 @@ export async function withFileLock<T>(
   try {
     return await fn();
   } finally {
-    _release(path, fd, token);
+    release();
   }
 }

@@ -18,6 +18,7 @@ import {
 } from "./_file_cache.ts";
 import { storedCopy, storedEntry } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
+import { LockTemplate } from "./_lock_template.ts";
 import { KeyedMutex } from "./_mutex.ts";
 import { OpenFiles } from "./_open_files.ts";
 import { searchPass } from "./_search.ts";
@@ -48,7 +49,8 @@ function _code(error: unknown): string | undefined {
  * file backwards), so its cost follows the entries after that anchor, not the tape's length;
  * a query about earlier entries reads the whole file once.
  *
- * Appends take a per-tape lock file (`<tape>.jsonl.lock`), catch up with the file, assign the
+ * Appends take a per-tape lock file (`<tape>.jsonl.lock`, a hard link of the store's hidden
+ * `.bub-lock.<random>` holder file, see `_lock_template.ts`), catch up with the file, assign the
  * next id and flush, so concurrent processes get unique, gapless, increasing ids. A torn last
  * line left by a killed writer is skipped and terminated before the next append.
  *
@@ -72,6 +74,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   #mutex = new KeyedMutex();
   #ready: Promise<void> | null = null;
   #directorySeen = false;
+  #template: LockTemplate;
 
   /**
    * Creates the object.
@@ -90,6 +93,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.directory = directory;
     this.#durable = options.durable ?? true;
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+    this.#template = new LockTemplate(directory);
     // Incremental contexts read a tape's cache, caught up (see `_live_view.ts`).
     provideLiveView(
       this,
@@ -147,7 +151,11 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
           await unlink(path).catch((error) => {
             if (_code(error) !== "ENOENT") throw error;
           });
-        }, { what: `tape ${JSON.stringify(tape)}`, timeoutMs: this.#lockTimeoutMs });
+        }, {
+          what: `tape ${JSON.stringify(tape)}`,
+          timeoutMs: this.#lockTimeoutMs,
+          template: this.#template,
+        });
         this.#cache.delete(tape);
       } catch (error) {
         this.#fail("reset", tape, error);
@@ -261,6 +269,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
         await withFileLock(`${path}.lock`, () => this.#appendLocked(tape, path, checked), {
           what: `tape ${JSON.stringify(tape)}`,
           timeoutMs: this.#lockTimeoutMs,
+          template: this.#template,
         });
       } catch (error) {
         this.#fail("append entry to", tape, error);
@@ -393,6 +402,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   async close(): Promise<void> {
     await Promise.resolve();
     this.#files.closeAll();
+    this.#template.close();
     this.#cache.clear();
   }
 
