@@ -7,6 +7,7 @@
  * @module
  */
 import { closeSync, fstatSync, openSync, statSync } from "node:fs";
+import type { SpareFile } from "./_spare_file.ts";
 
 /** Descriptors held at most (least recently used closed first, never one in use). */
 const HELD_FILES = 16;
@@ -43,7 +44,7 @@ export class OpenFiles {
    * The open file of `tape` at `path` (created when missing), marked in use until
    * {@link release}. Call it holding the tape's lock.
    */
-  acquire(tape: string, path: string): OpenFile {
+  acquire(tape: string, path: string, spare?: SpareFile): OpenFile {
     let held = this.#held.get(tape);
     // Nothing held: the open below creates or finds the file (no `stat` of the path first).
     const stats = held && statSync(path, { throwIfNoEntry: false });
@@ -58,6 +59,10 @@ export class OpenFiles {
       this.#held.set(tape, held);
       held.busy++;
       return { fd: held.fd, ino: held.ino, size: stats.size };
+    }
+    // A new tape's file is the spare when one is ready (linked, not created: see `_spare_file.ts`).
+    if (spare?.ready && statSync(path, { throwIfNoEntry: false }) === undefined) {
+      spare.placeAt(path);
     }
     const fd = openSync(path, "a+", 0o600);
     let opened;

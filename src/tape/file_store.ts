@@ -19,6 +19,7 @@ import {
 import { storedCopy, storedEntry } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
 import { LockTemplate } from "./_lock_template.ts";
+import { SpareFile } from "./_spare_file.ts";
 import { KeyedMutex } from "./_mutex.ts";
 import { OpenFiles } from "./_open_files.ts";
 import { searchPass } from "./_search.ts";
@@ -75,6 +76,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   #ready: Promise<void> | null = null;
   #directorySeen = false;
   #template: LockTemplate;
+  #spare: SpareFile;
 
   /**
    * Creates the object.
@@ -94,6 +96,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.#durable = options.durable ?? true;
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
     this.#template = new LockTemplate(directory);
+    this.#spare = new SpareFile(directory);
     // Incremental contexts read a tape's cache, caught up (see `_live_view.ts`).
     provideLiveView(
       this,
@@ -281,7 +284,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   // the write are synchronous calls (each asynchronous one costs a thread-pool round trip); the
   // flush and catch-up reads stay async.
   async #appendLocked(tape: string, path: string, entries: TapeEntry[]): Promise<void> {
-    const { fd, ino, size: found } = this.#files.acquire(tape, path);
+    const { fd, ino, size: found } = this.#files.acquire(tape, path, this.#spare);
     let failed = true;
     try {
       let size = found;
@@ -307,7 +310,12 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       });
       const bytes = ENCODER.encode(text);
       writeFdAll(fd, bytes);
-      if (this.#durable) await datasyncFd(fd);
+      if (this.#durable) {
+        const flushed = datasyncFd(fd);
+        // The main thread only waits for the flush: the next new tape's file is made meanwhile.
+        this.#spare.prepare();
+        await flushed;
+      }
       absorbWritten(cache, stored, bytes.length);
       failed = false;
     } finally {
@@ -403,6 +411,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     await Promise.resolve();
     this.#files.closeAll();
     this.#template.close();
+    this.#spare.close();
     this.#cache.clear();
   }
 

@@ -72,20 +72,32 @@ test("a linked lock is the holder file under the lock's name, gone on release; c
     assert.deepEqual(await holderFiles(dir), []);
   }));
 
-test("a store's appends leave only the tape and, until close, one holder file", () =>
+test("a store's appends leave only its tapes and, until close, its holder and spare files", () =>
   withDir(async (dir) => {
     const store = new FileTapeStore(dir);
-    for (const content of ["a", "b", "c"]) {
-      await store.append("a__b", messageEntry({ role: "user", content }));
+    for (const tape of ["a__b", "a__c", "a__b", "a__d"]) {
+      await store.append(tape, messageEntry({ role: "user", content: tape }));
     }
     await store.reset("a__c");
     assert.equal((await holderFiles(dir)).length, 1);
-    assert.deepEqual((await readdir(dir)).filter((n) => !n.startsWith(".bub-lock.")), [
-      "a__b.jsonl",
-    ]);
+    const hidden = (await readdir(dir)).filter((n) => n.startsWith(".bub-")).sort();
+    assert.match(hidden.join(" "), /^\.bub-lock\.[0-9a-f-]{36} \.bub-spare\.[0-9a-f-]{36}$/);
+    for (const name of ["a__b.jsonl", "a__d.jsonl", ...hidden]) {
+      assert.equal((await stat(join(dir, name))).mode & 0o777, 0o600, name);
+      assert.equal((await stat(join(dir, name))).nlink, 1, name);
+    }
     await store.close();
-    assert.deepEqual(await readdir(dir), ["a__b.jsonl"]);
-    assert.deepEqual(await store.listTapes(), ["a__b"]);
+    assert.deepEqual((await readdir(dir)).sort(), ["a__b.jsonl", "a__d.jsonl"]);
+    assert.deepEqual(await store.listTapes(), ["a__b", "a__d"]);
+    const fresh = new FileTapeStore(dir);
+    for (const tape of ["a__b", "a__d"]) {
+      const entries = await new TapeQuery(tape, fresh).all();
+      assert.deepEqual(
+        entries.map((e) => [e.id, e.payload.content]),
+        tape === "a__b" ? [[1, "a__b"], [2, "a__b"]] : [[1, "a__d"]],
+      );
+    }
+    await fresh.close();
   }));
 
 for (const linked of [true, false]) {
