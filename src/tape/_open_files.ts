@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { closeSync, fstatSync, openSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, statSync } from "node:fs";
 import type { SpareFile } from "./_spare_file.ts";
 
 /** Descriptors held at most (least recently used closed first, never one in use). */
@@ -61,7 +61,7 @@ export class OpenFiles {
       return { fd: held.fd, ino: held.ino, size: stats.size };
     }
     // A new tape's file is the spare when one is ready (linked, not created: see `_spare_file.ts`).
-    if (spare?.ready && statSync(path, { throwIfNoEntry: false }) === undefined) {
+    if (spare?.ready && !existsSync(path)) {
       spare.placeAt(path);
     }
     const fd = openSync(path, "a+", 0o600);
