@@ -176,9 +176,7 @@ async function _breakStale(path: string, seen: string): Promise<void> {
 /** Takes the lock `path` (linked from `template`, else created): its release, or null when held. */
 function _take(path: string, template: LockTemplate | undefined): (() => void) | null {
   const linked = template?.tryLink(path) ?? null;
-  if (linked !== null) {
-    return linked ? () => template!.release(path) : null;
-  }
+  if (linked !== null) return linked ? () => template!.release(path, linked) : null;
   const token = lockContent();
   const fd = _create(path, token);
   return fd === null ? null : () => _release(path, fd, token);

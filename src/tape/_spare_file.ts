@@ -2,8 +2,8 @@
  * A spare empty file for the next new tape: creating a file (a new inode) costs 0.1–0.4 ms on
  * ext4, several times a `link` under a new name. A durable store makes the spare while its flush
  * runs on the thread pool (the main thread only waits then), and a new tape's first batch links
- * it under the tape's name instead of creating the file. The spare is `.bub-spare.<random>` in
- * the tape folder (mode 0600 like a tape), removed when the store closes.
+ * it under the tape's name instead of creating the file. The spare is `.bub-spare.<pid>.<random>`
+ * in the tape folder (mode 0600 like a tape), removed when the store closes.
  *
  * The tape file is the same as a created one: empty, this process's owner and mode, linked under
  * the tape's name (exclusively: an existing name is never replaced) before the batch is written
@@ -13,6 +13,7 @@
  */
 import { closeSync, linkSync, openSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 
 function _unlinkQuiet(path: string): void {
   try {
@@ -58,7 +59,7 @@ export class SpareFile {
   /** Makes a spare when there is none (quietly: without one, the next new tape is created). */
   prepare(): void {
     if (this.#path !== null) return;
-    const path = join(this.#directory, `.bub-spare.${crypto.randomUUID()}`);
+    const path = join(this.#directory, `.bub-spare.${process.pid}.${crypto.randomUUID()}`);
     try {
       closeSync(openSync(path, "wx", 0o600));
       this.#path = path;
@@ -67,10 +68,11 @@ export class SpareFile {
     }
   }
 
-  /** Removes the spare. */
-  close(): void {
+  /** Removes the spare; true when there was one. */
+  close(): boolean {
     const spare = this.#path;
     this.#path = null;
     if (spare !== null) _unlinkQuiet(spare);
+    return spare !== null;
   }
 }

@@ -30,6 +30,7 @@ import { storedCopy, storedEntry } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
 import { LockTemplate } from "./_lock_template.ts";
 import { SpareFile } from "./_spare_file.ts";
+import { pruneStrayFiles } from "./_stray_files.ts";
 import { KeyedMutex } from "./_mutex.ts";
 import { OpenFiles } from "./_open_files.ts";
 import { searchPass } from "./_search.ts";
@@ -432,8 +433,9 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   async close(): Promise<void> {
     await Promise.resolve();
     this.#files.closeAll();
-    this.#template.close();
-    this.#spare.close();
+    // A store that wrote here also removes what killed processes left (see `_stray_files.ts`).
+    const wrote = this.#template.close();
+    if (this.#spare.close() || wrote) pruneStrayFiles(this.directory);
     this.#cache.clear();
   }
 

@@ -81,7 +81,12 @@ test("a store's appends leave only its tapes and, until close, its holder and sp
     await store.reset("a__c");
     assert.equal((await holderFiles(dir)).length, 1);
     const hidden = (await readdir(dir)).filter((n) => n.startsWith(".bub-")).sort();
-    assert.match(hidden.join(" "), /^\.bub-lock\.[0-9a-f-]{36} \.bub-spare\.[0-9a-f-]{36}$/);
+    assert.match(
+      hidden.join(" "),
+      new RegExp(
+        `^\\.bub-lock\\.${process.pid}\\.[0-9a-f-]{36} \\.bub-spare\\.${process.pid}\\.[0-9a-f-]{36}$`,
+      ),
+    );
     for (const name of ["a__b.jsonl", "a__d.jsonl", ...hidden]) {
       assert.equal((await stat(join(dir, name))).mode & 0o777, 0o600, name);
       assert.equal((await stat(join(dir, name))).nlink, 1, name);
@@ -145,4 +150,22 @@ test("a lock file created by another process holds off a store that links its lo
       assert.ok(BubError.isInstance(error) && error.kind === "temporary", String(error));
     });
     await store.close();
+  }));
+
+test("a holder file removed while its lock is held: the lock is still released, and the next lock links a new holder file", () =>
+  withDir(async (dir) => {
+    const template = new LockTemplate(dir);
+    const first = join(dir, "a.jsonl.lock");
+    const second = join(dir, "b.jsonl.lock");
+    await withFileLock(first, async () => {
+      for (const name of await holderFiles(dir)) await unlink(join(dir, name));
+      await withFileLock(second, async () => {
+        assert.equal((await holderFiles(dir)).length, 1);
+        assert.notEqual((await stat(first)).ino, (await stat(second)).ino);
+      }, { what: "tape b", template });
+    }, { what: "tape a", template });
+    await assert.rejects(stat(first), { code: "ENOENT" });
+    await assert.rejects(stat(second), { code: "ENOENT" });
+    template.close();
+    assert.deepEqual(await readdir(dir), []);
   }));

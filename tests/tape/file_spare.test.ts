@@ -1,10 +1,13 @@
 /**
  * The spare file a durable file store links as a new tape's file (`_spare_file.ts`): never put
- * over an existing file, used once, and a tape made from it holds exactly the batch written.
+ * over an existing file, used once, and a tape made from it holds exactly the batch written; and
+ * the helper files of killed processes removed when a store closes (`_stray_files.ts`).
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import process from "node:process";
 import { test } from "node:test";
 import { SpareFile } from "../../src/tape/_spare_file.ts";
 import { messageEntry } from "../../src/tape/entry.ts";
@@ -53,4 +56,41 @@ test("new tapes made from spares hold their own batches; a tape created by anoth
     }
     assert.deepEqual((await new TapeQuery("a__t5", fresh).all()).map((e) => e.id), [1]);
     await fresh.close();
+  }));
+
+/** The PID of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["--version"], { stdio: "ignore" });
+  await new Promise((resolve) => child.once("exit", resolve));
+  return child.pid!;
+}
+
+test("a store that wrote removes, on close, the helper files killed processes left, and no others", () =>
+  withDir(async (dir) => {
+    const dead = await deadPid();
+    const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });
+    await new Promise((resolve, reject) => sleeper.once("spawn", resolve).once("error", reject));
+    const exited = new Promise((resolve) => sleeper.once("exit", resolve));
+    try {
+      const names = [
+        `.bub-lock.${dead}.1`,
+        `.bub-spare.${dead}.2`,
+        `.bub-lock.${sleeper.pid}.3`,
+        `.bub-spare.${sleeper.pid}.4`,
+        ".bub-lock.not-a-pid",
+        "notes.txt",
+      ];
+      for (const name of names) await writeFile(join(dir, name), "");
+      const reader = new FileTapeStore(dir);
+      assert.deepEqual(await new TapeQuery("a__b", reader).all(), []);
+      await reader.close(); // Wrote nothing: leaves the folder alone.
+      assert.equal((await readdir(dir)).length, names.length);
+      const store = new FileTapeStore(dir);
+      await store.append("a__b", messageEntry({ content: "x" }));
+      await store.close();
+      assert.deepEqual((await readdir(dir)).sort(), [...names.slice(2), "a__b.jsonl"].sort());
+    } finally {
+      sleeper.kill("SIGKILL");
+      await exited;
+    }
   }));
