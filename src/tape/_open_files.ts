@@ -74,7 +74,6 @@ export class OpenFiles {
     }
     held = { fd, ino: Number(opened.ino ?? 0) || 0, busy: 1 };
     this.#held.set(tape, held);
-    this.#trim();
     return { fd, ino: held.ino, size: opened.size };
   }
 
@@ -103,7 +102,11 @@ export class OpenFiles {
     for (const tape of [...this.#held.keys()]) this.drop(tape);
   }
 
-  #trim(): void {
+  /**
+   * Closes the least recently used files beyond the limit (not one in use). Separate from
+   * {@link acquire} so a store runs it while a flush keeps it waiting anyway.
+   */
+  trim(): void {
     for (const [tape, held] of this.#held) {
       if (this.#held.size <= HELD_FILES) return;
       if (held.busy === 0) this.drop(tape);

@@ -333,9 +333,13 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       writeFdAll(fd, bytes);
       if (this.#durable) {
         const flushed = datasyncFd(fd);
-        // The main thread only waits for the flush: the next new tape's file is made meanwhile.
+        // The main thread only waits for the flush: the next new tape's file is made, and the
+        // least recently used descriptor closed, meanwhile.
         this.#spare.prepare();
+        this.#files.trim();
         await flushed;
+      } else {
+        this.#files.trim();
       }
       absorbWritten(cache, stored, bytes.length);
       failed = false;
