@@ -1,8 +1,8 @@
 /**
- * A spare empty file for the next new tape: creating a file (a new inode) costs 0.1–0.4 ms on
- * ext4, several times a `link` under a new name. A durable store makes the spare while its flush
- * runs on the thread pool (the main thread only waits then), and a new tape's first batch links
- * it under the tape's name instead of creating the file. The spare is `.bub-spare.<pid>.<random>`
+ * A spare empty file for the next new tape: creating a file (a new inode) costs 0.1–0.6 ms on
+ * ext4, several times a `link` under a new name. A durable store starts making the spare on the
+ * thread pool once a batch is flushed (not awaited), and a new tape's first batch links it under
+ * the tape's name instead of creating the file. The spare is `.bub-spare.<pid>.<random>`
  * in the tape folder (mode 0600 like a tape), removed when the store closes.
  *
  * The tape file is the same as a created one: empty, this process's owner and mode, linked under
@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { closeSync, linkSync, openSync, unlinkSync } from "node:fs";
+import { linkSync, unlinkSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 
@@ -27,6 +28,8 @@ function _unlinkQuiet(path: string): void {
 export class SpareFile {
   readonly #directory: string;
   #path: string | null = null;
+  #making: Promise<void> | null = null;
+  #generation = 0;
 
   /** @param directory the tape folder (links cannot cross file systems) */
   constructor(directory: string) {
@@ -56,23 +59,38 @@ export class SpareFile {
     }
   }
 
-  /** Makes a spare when there is none (quietly: without one, the next new tape is created). */
-  prepare(): void {
-    if (this.#path !== null) return;
+  /**
+   * Starts making a spare when there is none, on the thread pool and not awaited: call it after a
+   * flush (a file created while one runs delays it by about the create's time), so the create
+   * overlaps what follows the batch; the next new tape finds it ready, or is created as before.
+   * The promise (never rejected) settles when the spare is made; callers need not wait for it.
+   */
+  refill(): Promise<void> {
+    if (this.#path !== null) return Promise.resolve();
+    if (this.#making !== null) return this.#making;
     const path = join(this.#directory, `.bub-spare.${process.pid}.${crypto.randomUUID()}`);
-    try {
-      closeSync(openSync(path, "wx", 0o600));
-      this.#path = path;
-    } catch {
-      _unlinkQuiet(path);
-    }
+    const generation = this.#generation;
+    this.#making = open(path, "wx", 0o600).then(
+      (handle) =>
+        handle.close().then(() => {
+          if (generation === this.#generation) this.#path = path;
+          else _unlinkQuiet(path); // Closed meanwhile.
+        }),
+      () => {},
+    ).catch(() => _unlinkQuiet(path)).finally(() => {
+      this.#making = null;
+    });
+    return this.#making;
   }
 
-  /** Removes the spare; true when there was one. */
-  close(): boolean {
+  /** Removes the spare (waiting for one being made); true when there was one. */
+  async close(): Promise<boolean> {
+    this.#generation++;
+    const making = this.#making;
+    if (making !== null) await making;
     const spare = this.#path;
     this.#path = null;
     if (spare !== null) _unlinkQuiet(spare);
-    return spare !== null;
+    return spare !== null || making !== null;
   }
 }

@@ -333,11 +333,11 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       writeFdAll(fd, bytes);
       if (this.#durable) {
         const flushed = datasyncFd(fd);
-        // The main thread only waits for the flush: the next new tape's file is made, and the
-        // least recently used descriptor closed, meanwhile.
-        this.#spare.prepare();
+        // The main thread only waits for the flush: the least recently used descriptor is closed
+        // meanwhile; the next new tape's file is made after it (see `_spare_file.ts`).
         this.#files.trim();
         await flushed;
+        void this.#spare.refill();
       } else {
         this.#files.trim();
       }
@@ -439,7 +439,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.#files.closeAll();
     // A store that wrote here also removes what killed processes left (see `_stray_files.ts`).
     const wrote = this.#template.close();
-    if (this.#spare.close() || wrote) pruneStrayFiles(this.directory);
+    if (await this.#spare.close() || wrote) pruneStrayFiles(this.directory);
     this.#cache.clear();
   }
 

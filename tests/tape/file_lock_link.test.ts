@@ -80,13 +80,10 @@ test("a store's appends leave only its tapes and, until close, its holder and sp
     }
     await store.reset("a__c");
     assert.equal((await holderFiles(dir)).length, 1);
+    // The holder file, and the spare unless it is still being made after the last batch.
     const hidden = (await readdir(dir)).filter((n) => n.startsWith(".bub-")).sort();
-    assert.match(
-      hidden.join(" "),
-      new RegExp(
-        `^\\.bub-lock\\.${process.pid}\\.[0-9a-f-]{36} \\.bub-spare\\.${process.pid}\\.[0-9a-f-]{36}$`,
-      ),
-    );
+    const own = `${process.pid}\\.[0-9a-f-]{36}`;
+    assert.match(hidden.join(" "), new RegExp(`^\\.bub-lock\\.${own}( \\.bub-spare\\.${own})?$`));
     for (const name of ["a__b.jsonl", "a__d.jsonl", ...hidden]) {
       assert.equal((await stat(join(dir, name))).mode & 0o777, 0o600, name);
       assert.equal((await stat(join(dir, name))).nlink, 1, name);

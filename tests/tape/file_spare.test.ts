@@ -15,22 +15,29 @@ import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
 import { withDir } from "./_helpers.ts";
 
+/** Waits until a spare file is in `dir`. */
+async function spareMade(dir: string): Promise<void> {
+  while (!(await readdir(dir)).some((name) => name.startsWith(".bub-spare."))) {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
 test("a spare is placed once, only where no file is, and removed on close", () =>
   withDir(async (dir) => {
     const spare = new SpareFile(dir);
     assert.equal(spare.placeAt(join(dir, "a")), false);
-    spare.prepare();
+    await spare.refill();
     assert.equal(spare.ready, true);
     await writeFile(join(dir, "taken"), "kept");
     assert.equal(spare.placeAt(join(dir, "taken")), false);
     assert.equal(await readFile(join(dir, "taken"), "utf8"), "kept");
     assert.deepEqual(await readdir(dir), ["taken"]);
-    spare.prepare();
+    await spare.refill();
     assert.equal(spare.placeAt(join(dir, "new")), true);
     assert.equal(spare.ready, false);
     assert.equal(await readFile(join(dir, "new"), "utf8"), "");
-    spare.prepare();
-    spare.close();
+    void spare.refill(); // Closed while it is being made: removed all the same.
+    assert.equal(await spare.close(), true);
     assert.deepEqual((await readdir(dir)).sort(), ["new", "taken"]);
   }));
 
@@ -38,12 +45,14 @@ test("new tapes made from spares hold their own batches; a tape created by anoth
   withDir(async (dir) => {
     await using store = new FileTapeStore(dir);
     for (let i = 0; i < 5; i++) {
+      if (i > 0) await spareMade(dir); // Made after the previous batch, not awaited by it.
       await store.appendMany(`a__t${i}`, [
         messageEntry({ content: `first ${i}` }),
         messageEntry({ content: `second ${i}` }),
       ]);
     }
     // The spare is ready; another writer creates the next tape first.
+    await spareMade(dir);
     await writeFile(join(dir, "a__t5.jsonl"), "");
     await store.append("a__t5", messageEntry({ content: "after outside create" }));
     const fresh = new FileTapeStore(dir);
