@@ -97,6 +97,11 @@ export class FileCaches {
     return cache;
   }
 
+  /** True when `tape` has a cache (its use order unchanged). */
+  has(tape: string): boolean {
+    return this.#caches.has(tape);
+  }
+
   /** Stores the cache of `tape` as the most recently used; drops the oldest beyond the limit. */
   set(tape: string, cache: FileCache): void {
     this.#caches.delete(tape);

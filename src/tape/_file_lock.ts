@@ -1,5 +1,6 @@
 /**
- * A cross-process lock file: created exclusively (`wx`) with `<pid>:<token>:<start>:<boot>`
+ * A cross-process lock file: created exclusively (`wx`), or linked from a store's template
+ * file (`_lock_template.ts`, same content, no new inode), with `<pid>:<token>:<start>:<boot>`
  * inside (the holder's PID, a random token, and on Linux its start time and the boot id), removed
  * on release. A lock whose holder is gone is broken under a second "breaker" lock, so two
  * waiters never both break it. The holder is gone when no process has its PID, or when the
@@ -11,23 +12,20 @@
  * This protocol, not an OS advisory lock, is used on every runtime: Node and Bun offer no
  * `flock`, and processes of different runtimes share one tape folder.
  *
- * Creating, reading and removing the small lock file are metadata operations of a few
- * microseconds, done with synchronous calls (each asynchronous one costs a thread-pool round
- * trip, several per append); waiting for another holder stays asynchronous.
+ * Creating and removing the small lock file are metadata operations of a few microseconds, done
+ * with synchronous calls (each asynchronous one costs a thread-pool round trip, several per
+ * append); waiting for another holder stays asynchronous. The holder keeps the lock file open and
+ * checks it is still its own by its link count (one `fstat`), not by reading it back.
  *
  * @module
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { stat, unlink } from "node:fs/promises";
 import process from "node:process";
 import { BubError } from "../kernel/errors.ts";
 import { delay } from "../_internal/async.ts";
-import {
-  bootTimeSeconds,
-  currentBootId,
-  ownIdentity,
-  processStartTicks,
-} from "./_process_identity.ts";
+import { bootTimeSeconds, currentBootId, processStartTicks } from "./_process_identity.ts";
+import { lockContent, type LockTemplate } from "./_lock_template.ts";
 
 /** Options of {@link withFileLock}. */
 export interface FileLockOptions {
@@ -37,6 +35,8 @@ export interface FileLockOptions {
   signal?: AbortSignal;
   /** Names the tape in errors. */
   what: string;
+  /** Takes the lock by linking this store's template (see `_lock_template.ts`). */
+  template?: LockTemplate;
 }
 
 const EMPTY_LOCK_GRACE_MS = 2_000;
@@ -57,22 +57,59 @@ function _alive(pid: number): boolean {
   }
 }
 
-function _tryCreate(path: string, content: string): boolean {
+/** Creates the lock file `path` holding `content`; its descriptor (kept open), or null when taken. */
+function _create(path: string, content: string): number | null {
   let fd: number;
   try {
     fd = openSync(path, "wx", 0o600);
   } catch (error) {
-    if (_code(error) === "EEXIST") return false;
+    if (_code(error) === "EEXIST") return null;
     throw error;
   }
   try {
     const bytes = new TextEncoder().encode(content);
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written);
-  } finally {
-    closeSync(fd);
+  } catch (error) {
+    _closeQuiet(fd);
+    _unlinkQuiet(path);
+    throw error;
   }
+  return fd;
+}
+
+function _tryCreate(path: string, content: string): boolean {
+  const fd = _create(path, content);
+  if (fd === null) return false;
+  _closeQuiet(fd);
   return true;
+}
+
+function _closeQuiet(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed: nothing to release.
+  }
+}
+
+/**
+ * Removes our lock file `path`, open as `fd`, unless it is no longer ours: a lock file is only
+ * ever linked under its one path (created with `wx`, never renamed or linked), so while its
+ * descriptor is open it still has a link exactly when the path still names it; once a waiter
+ * broke it (unlinked it), its link count is 0 and the path, if any, is another holder's file.
+ * Open, its inode cannot be reused by that other file either.
+ */
+function _release(path: string, fd: number, token: string): void {
+  try {
+    const links = fstatSync(fd).nlink;
+    // A runtime reporting no link count falls back to reading the lock file back.
+    if (typeof links === "number" && links >= 0 ? links > 0 : _read(path) === token) {
+      _unlinkQuiet(path);
+    }
+  } finally {
+    _closeQuiet(fd);
+  }
 }
 
 function _read(path: string): string | null {
@@ -122,15 +159,9 @@ async function _isStale(path: string, content: string): Promise<boolean> {
   return Date.now() - mtimeMs > EMPTY_LOCK_GRACE_MS;
 }
 
-/** The content of a lock file held by this process. */
-function _lockContent(): string {
-  const own = ownIdentity();
-  return `${own.pid}:${crypto.randomUUID()}:${own.startTicks ?? ""}:${own.bootId ?? ""}`;
-}
-
 async function _breakStale(path: string, seen: string): Promise<void> {
   const breaker = `${path}.break`;
-  if (!_tryCreate(breaker, _lockContent())) {
+  if (!_tryCreate(breaker, lockContent())) {
     const other = _read(breaker);
     if (other !== null && await _isStale(breaker, other)) await unlink(breaker).catch(() => {});
     return;
@@ -142,16 +173,25 @@ async function _breakStale(path: string, seen: string): Promise<void> {
   }
 }
 
+/** Takes the lock `path` (linked from `template`, else created): its release, or null when held. */
+function _take(path: string, template: LockTemplate | undefined): (() => void) | null {
+  const linked = template?.tryLink(path) ?? null;
+  if (linked !== null) return linked ? () => template!.release(path, linked) : null;
+  const token = lockContent();
+  const fd = _create(path, token);
+  return fd === null ? null : () => _release(path, fd, token);
+}
+
 /** Runs `fn` holding the lock file `path`; waits (with backoff) while another holder has it. */
 export async function withFileLock<T>(
   path: string,
   fn: () => Promise<T>,
   options: FileLockOptions,
 ): Promise<T> {
-  const token = _lockContent();
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let wait = 1;
-  while (!_tryCreate(path, token)) {
+  let release: (() => void) | null;
+  while ((release = _take(path, options.template)) === null) {
     options.signal?.throwIfAborted();
     const content = _read(path);
     if (content !== null && await _isStale(path, content)) {
@@ -172,6 +212,6 @@ export async function withFileLock<T>(
   try {
     return await fn();
   } finally {
-    if (_read(path) === token) _unlinkQuiet(path);
+    release();
   }
 }

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { closeSync, fstatSync, openSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, statSync } from "node:fs";
+import type { SpareFile } from "./_spare_file.ts";
 
 /** Descriptors held at most (least recently used closed first, never one in use). */
 const HELD_FILES = 16;
@@ -43,9 +44,10 @@ export class OpenFiles {
    * The open file of `tape` at `path` (created when missing), marked in use until
    * {@link release}. Call it holding the tape's lock.
    */
-  acquire(tape: string, path: string): OpenFile {
-    const stats = statSync(path, { throwIfNoEntry: false });
+  acquire(tape: string, path: string, spare?: SpareFile): OpenFile {
     let held = this.#held.get(tape);
+    // Nothing held: the open below creates or finds the file (no `stat` of the path first).
+    const stats = held && statSync(path, { throwIfNoEntry: false });
     if (held && (stats === undefined || (Number(stats.ino ?? 0) || 0) !== held.ino)) {
       // Reset or replaced by another process: the held descriptor is another file now.
       if (held.busy === 0) _closeQuiet(held.fd);
@@ -58,6 +60,10 @@ export class OpenFiles {
       held.busy++;
       return { fd: held.fd, ino: held.ino, size: stats.size };
     }
+    // A new tape's file is the spare when one is ready (linked, not created: see `_spare_file.ts`).
+    if (spare?.ready && !existsSync(path)) {
+      spare.placeAt(path);
+    }
     const fd = openSync(path, "a+", 0o600);
     let opened;
     try {
@@ -68,7 +74,6 @@ export class OpenFiles {
     }
     held = { fd, ino: Number(opened.ino ?? 0) || 0, busy: 1 };
     this.#held.set(tape, held);
-    this.#trim();
     return { fd, ino: held.ino, size: opened.size };
   }
 
@@ -97,7 +102,11 @@ export class OpenFiles {
     for (const tape of [...this.#held.keys()]) this.drop(tape);
   }
 
-  #trim(): void {
+  /**
+   * Closes the least recently used files beyond the limit (not one in use). Separate from
+   * {@link acquire} so a store runs it while a flush keeps it waiting anyway.
+   */
+  trim(): void {
     for (const [tape, held] of this.#held) {
       if (this.#held.size <= HELD_FILES) return;
       if (held.busy === 0) this.drop(tape);

@@ -3,7 +3,17 @@
  *
  * @module
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
@@ -18,6 +28,9 @@ import {
 } from "./_file_cache.ts";
 import { storedCopy, storedEntry } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
+import { LockTemplate } from "./_lock_template.ts";
+import { SpareFile } from "./_spare_file.ts";
+import { pruneStrayFiles } from "./_stray_files.ts";
 import { KeyedMutex } from "./_mutex.ts";
 import { OpenFiles } from "./_open_files.ts";
 import { searchPass } from "./_search.ts";
@@ -43,12 +56,23 @@ function _code(error: unknown): string | undefined {
 }
 
 /**
+ * `stat` of a tape file (undefined when missing). With `probe` (no cache of the tape: a new tape
+ * is likely) an `existsSync` answers a missing file first: Deno's `statSync` builds and catches
+ * an error for one (~0.05 ms), `existsSync` does not.
+ */
+function _stat(path: string, probe: boolean): Stats | undefined {
+  if (probe && !existsSync(path)) return undefined;
+  return statSync(path, { throwIfNoEntry: false });
+}
+
+/**
  * Tapes as `<directory>/<tape>.jsonl` files, read incrementally and cached per file. The first
  * anchor query or append on a long tape reads it from its last anchor on (found by scanning the
  * file backwards), so its cost follows the entries after that anchor, not the tape's length;
  * a query about earlier entries reads the whole file once.
  *
- * Appends take a per-tape lock file (`<tape>.jsonl.lock`), catch up with the file, assign the
+ * Appends take a per-tape lock file (`<tape>.jsonl.lock`, a hard link of the store's hidden
+ * `.bub-lock.<random>` holder file, see `_lock_template.ts`), catch up with the file, assign the
  * next id and flush, so concurrent processes get unique, gapless, increasing ids. A torn last
  * line left by a killed writer is skipped and terminated before the next append.
  *
@@ -71,6 +95,9 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   #files = new OpenFiles();
   #mutex = new KeyedMutex();
   #ready: Promise<void> | null = null;
+  #directorySeen = false;
+  #template: LockTemplate;
+  #spare: SpareFile;
 
   /**
    * Creates the object.
@@ -89,6 +116,8 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.directory = directory;
     this.#durable = options.durable ?? true;
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+    this.#template = new LockTemplate(directory);
+    this.#spare = new SpareFile(directory);
     // Incremental contexts read a tape's cache, caught up (see `_live_view.ts`).
     provideLiveView(
       this,
@@ -146,7 +175,11 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
           await unlink(path).catch((error) => {
             if (_code(error) !== "ENOENT") throw error;
           });
-        }, { what: `tape ${JSON.stringify(tape)}`, timeoutMs: this.#lockTimeoutMs });
+        }, {
+          what: `tape ${JSON.stringify(tape)}`,
+          timeoutMs: this.#lockTimeoutMs,
+          template: this.#template,
+        });
         this.#cache.delete(tape);
       } catch (error) {
         this.#fail("reset", tape, error);
@@ -175,12 +208,13 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     // The cache indexes the newest event of each name: no scan of its entries, and no open when
     // it holds the end of the file and answers for every name (or holds the whole file).
     const path = this.pathOf(tape);
-    let current;
+    let current: Stats | undefined | null;
     try {
-      current = statSync(path, { throwIfNoEntry: false });
+      current = _stat(path, !this.#cache.has(tape));
     } catch {
-      current = undefined; // The read below reports it.
+      current = null; // The read below reports it.
     }
+    if (current === undefined && this.#directoryExists()) return [];
     const cached = current &&
       indexedEvents(this.#cache.get(tape), wanted, current.size, Number(current.ino ?? 0));
     if (cached && (cached.found.size === wanted.size || cached.end === 0)) {
@@ -197,7 +231,25 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
 
   /** The newest entry of `tape`, read from the end of its file (see {@link TapeStore}). */
   async lastEntry(tape: string): Promise<TapeEntry | null> {
+    // A cache holding the end of the file has its last entry (a missing file has none): no open.
+    const current = this.#statQuiet(tape);
+    if (current === undefined && this.#directoryExists()) return null;
+    const known = current && this.#cache.get(tape);
+    if (known && known.ino === current.ino && known.offset === current.size) {
+      const last = known.entries[known.entries.length - 1];
+      if (last || known.base === 0) return last ?? null;
+    }
     return await this.#withFile(tape, (fd, size) => findLastEntry(fd, size)) ?? null;
+  }
+
+  /** The size and inode of `tape`'s file: undefined when missing, null when `stat` fails (a read reports it). */
+  #statQuiet(tape: string): { size: number; ino: number } | undefined | null {
+    try {
+      const stats = _stat(this.pathOf(tape), !this.#cache.has(tape));
+      return stats && { size: stats.size, ino: Number(stats.ino ?? 0) || 0 };
+    } catch {
+      return null;
+    }
   }
 
   /** Runs `fn` on the open file of `tape` under the tape's mutex; null when it is missing. */
@@ -241,6 +293,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
         await withFileLock(`${path}.lock`, () => this.#appendLocked(tape, path, checked), {
           what: `tape ${JSON.stringify(tape)}`,
           timeoutMs: this.#lockTimeoutMs,
+          template: this.#template,
         });
       } catch (error) {
         this.#fail("append entry to", tape, error);
@@ -252,7 +305,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   // the write are synchronous calls (each asynchronous one costs a thread-pool round trip); the
   // flush and catch-up reads stay async.
   async #appendLocked(tape: string, path: string, entries: TapeEntry[]): Promise<void> {
-    const { fd, ino, size: found } = this.#files.acquire(tape, path);
+    const { fd, ino, size: found } = this.#files.acquire(tape, path, this.#spare);
     let failed = true;
     try {
       let size = found;
@@ -278,7 +331,16 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       });
       const bytes = ENCODER.encode(text);
       writeFdAll(fd, bytes);
-      if (this.#durable) await datasyncFd(fd);
+      if (this.#durable) {
+        const flushed = datasyncFd(fd);
+        // The main thread only waits for the flush: the least recently used descriptor is closed
+        // meanwhile; the next new tape's file is made after it (see `_spare_file.ts`).
+        this.#files.trim();
+        await flushed;
+        void this.#spare.refill();
+      } else {
+        this.#files.trim();
+      }
       absorbWritten(cache, stored, bytes.length);
       failed = false;
     } finally {
@@ -292,7 +354,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     // open (reads happen several times per turn).
     let current;
     try {
-      current = statSync(path, { throwIfNoEntry: false });
+      current = _stat(path, !this.#cache.has(tape));
     } catch (error) {
       this.#fail("read", tape, error);
     }
@@ -334,16 +396,30 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
    */
   #head(query: TapeQuery): Promise<TapeEntry[] | null> {
     if (this.#cache.get(query.tape)?.base === 0) return Promise.resolve(null);
+    // A missing file has no entries (one `stat`, no failed open); with a cache left of it (another
+    // process reset the tape) the ordinary path drops that cache.
+    if (this.#statQuiet(query.tape) === undefined) {
+      const gone = this.#cache.get(query.tape) === undefined && this.#directoryExists();
+      return Promise.resolve(gone ? [] : null);
+    }
     return this.#withFile(query.tape, (fd, size) => readHead(fd, size, query));
   }
 
-  /** True when the directory is one (then a tape file `stat` did not find is missing). */
+  /**
+   * True when the directory is one (then a tape file `stat` did not find is missing). Once seen it
+   * is remembered: a directory removed later holds no tapes, which the `stat` of a tape tells.
+   */
   #directoryExists(): boolean {
+    if (this.#directorySeen) return true;
     try {
-      return statSync(this.directory, { throwIfNoEntry: false })?.isDirectory() ?? false;
+      // Searchable too: a tape `existsSync` did not find there is then missing, not unreachable.
+      this.#directorySeen =
+        (statSync(this.directory, { throwIfNoEntry: false })?.isDirectory() ?? false) &&
+        (accessSync(this.directory, constants.X_OK), true);
     } catch {
-      return false;
+      this.#directorySeen = false;
     }
+    return this.#directorySeen;
   }
 
   #ensureDirectory(): Promise<void> {
@@ -361,6 +437,9 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   async close(): Promise<void> {
     await Promise.resolve();
     this.#files.closeAll();
+    // A store that wrote here also removes what killed processes left (see `_stray_files.ts`).
+    const wrote = this.#template.close();
+    if (await this.#spare.close() || wrote) pruneStrayFiles(this.directory);
     this.#cache.clear();
   }
 
