@@ -111,6 +111,11 @@ export function isoNow(date?: Date): string {
   return lastIso;
 }
 
+/** True when `text` is what {@link isoNow} last returned (a valid date, no need to parse it). */
+export function isLastIsoNow(text: string): boolean {
+  return text === lastIso && lastIso !== "";
+}
+
 /** A UTC `YYYYMMDDTHHMMSSZ` stamp (archive file names). */
 export function utcStamp(date: Date = new Date()): string {
   return `${_pad(date.getUTCFullYear(), 4)}${_pad(date.getUTCMonth() + 1)}${
