@@ -42,8 +42,17 @@ export interface AgentLoopArgs {
   signal?: AbortSignal;
 }
 
+// The last instant formatted: a step's events mostly fall within one millisecond.
+let lastMs = Number.NaN;
+let lastUtc = "";
+
 function utcNow(): string {
-  return new Date().toISOString().replace("Z", "+00:00");
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastUtc = new Date(ms).toISOString().replace("Z", "+00:00");
+    lastMs = ms;
+  }
+  return lastUtc;
 }
 
 /**
