@@ -173,12 +173,34 @@ export function abortableIterable<T>(
   iterable: AsyncIterable<T>,
   signal: AbortSignal | undefined,
 ): AsyncIterableIterator<T> {
-  if (!signal) return _plain(iterable);
+  if (!signal) return new PlainIterator(iterable);
   return new AbortableIterator(iterable, signal);
 }
 
-async function* _plain<T>(iterable: AsyncIterable<T>): AsyncGenerator<T> {
-  yield* iterable;
+/**
+ * {@link abortableIterable} without a signal: the source's own iterator, opened on first use, its
+ * results handed through as they are (for `for await`, which stops at the first done or error).
+ */
+class PlainIterator<T> implements AsyncIterableIterator<T> {
+  #iterable: AsyncIterable<T>;
+  #iterator: AsyncIterator<T> | null = null;
+
+  constructor(iterable: AsyncIterable<T>) {
+    this.#iterable = iterable;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    return (this.#iterator ??= this.#iterable[Symbol.asyncIterator]()).next();
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    await this.#iterator?.return?.();
+    return { done: true, value: undefined };
+  }
 }
 
 /** Asks `iterator` to close once its pending `next()` settles, ignoring the outcome. */

@@ -40,6 +40,8 @@ export interface AgentLoopArgs {
   model: string;
   /** The turn's cancellation signal: once aborted, a failing step is a cancellation, not an error. */
   signal?: AbortSignal;
+  /** Runs once when the loop's stream closes (see `AsyncStreamEventsOptions.onClose`). */
+  onClose?: () => void | Promise<void>;
 }
 
 // The last instant formatted: a step's events mostly fall within one millisecond.
@@ -61,7 +63,10 @@ function utcNow(): string {
  */
 export function agentLoop(args: AgentLoopArgs): AsyncStreamEvents {
   const streamState = new StreamState();
-  return new AsyncStreamEvents(steps(args, streamState), { state: streamState });
+  return new AsyncStreamEvents(steps(args, streamState), {
+    state: streamState,
+    onClose: args.onClose,
+  });
 }
 
 async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {
