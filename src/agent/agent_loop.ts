@@ -44,14 +44,23 @@ export interface AgentLoopArgs {
   onClose?: () => void | Promise<void>;
 }
 
-// The last instant formatted: a step's events mostly fall within one millisecond.
+// The last instant formatted (a step's events mostly fall within one millisecond) and the last
+// second's `YYYY-MM-DDTHH:MM:SS`: `toISOString` with `+00:00` for `Z`, without a `Date` per call.
 let lastMs = Number.NaN;
 let lastUtc = "";
+let lastSecond = Number.NaN;
+let secondText = "";
 
 function utcNow(): string {
   const ms = Date.now();
   if (ms !== lastMs) {
-    lastUtc = new Date(ms).toISOString().replace("Z", "+00:00");
+    const second = Math.floor(ms / 1000);
+    if (second !== lastSecond) {
+      secondText = new Date(second * 1000).toISOString().slice(0, 19);
+      lastSecond = second;
+    }
+    const milli = ms - second * 1000;
+    lastUtc = `${secondText}.${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}+00:00`;
     lastMs = ms;
   }
   return lastUtc;
