@@ -7,11 +7,12 @@
  * bench/turn_profile.ts`. `BENCH_N` profiled turns (default 1000) after 200 warm-up turns;
  * `BENCH_TAPE=memory` for the in-memory tape (default the file tape); `BENCH_TOP` rows (default 25);
  * `BENCH_PRIOR=<turns>` profiles one session grown to that many prior turns instead of fresh sessions.
+ * `BENCH_PROFILE_OUT=<file>` also writes the raw profile (a `.cpuprofile`, with per-line ticks).
  *
  * @module
  */
 import { spawn } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import {
@@ -75,6 +76,9 @@ for (let i = WARMUP; i < WARMUP + N; i++) await turn(i);
 const wall = (performance.now() - started) / N;
 const cpu = process.cpuUsage(cpuStart);
 const profile = await stop();
+if (process.env.BENCH_PROFILE_OUT) {
+  writeFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify(profile));
+}
 await scope[Symbol.asyncDispose]();
 server.stop();
 rmSync(home, { recursive: true, force: true });

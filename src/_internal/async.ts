@@ -43,44 +43,163 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
     promise.catch(() => {});
     return Promise.reject(signal.reason);
   }
-  const { promise: aborted, reject } = Promise.withResolvers<never>();
-  const abort = () => reject(signal.reason);
-  signal.addEventListener("abort", abort, { once: true });
-  return Promise.race([promise, aborted]).finally(() => {
-    signal.removeEventListener("abort", abort);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then((value) => {
+      signal.removeEventListener("abort", abort);
+      resolve(value);
+    }, (error) => {
+      signal.removeEventListener("abort", abort);
+      reject(error);
+    });
   });
+}
+
+/**
+ * {@link abortable} for a sequence of promises raced one at a time against one signal (a stream's
+ * `next()` calls): one abort listener for all of them instead of one each. Dispose it to remove
+ * the listener.
+ */
+export class AbortRace implements Disposable {
+  #signal: AbortSignal | undefined;
+  #reject: ((reason: unknown) => void) | null = null;
+  #abort = () => {
+    const reject = this.#reject;
+    this.#reject = null;
+    reject?.(this.#signal!.reason);
+  };
+
+  /**
+   * Creates the object.
+   *
+   * @param signal the signal to race against (none: promises are returned as they are)
+   */
+  constructor(signal: AbortSignal | undefined) {
+    this.#signal = signal;
+    signal?.addEventListener("abort", this.#abort, { once: true });
+  }
+
+  /** `promise`, or its rejection with `signal.reason` as soon as the signal aborts. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    const signal = this.#signal;
+    if (!signal) return promise;
+    if (signal.aborted) {
+      promise.catch(() => {});
+      return Promise.reject(signal.reason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#reject = reject;
+      promise.then((value) => {
+        if (this.#reject === reject) this.#reject = null;
+        resolve(value);
+      }, (error) => {
+        if (this.#reject === reject) this.#reject = null;
+        reject(error);
+      });
+    });
+  }
+
+  /** Removes the abort listener. */
+  [Symbol.dispose](): void {
+    this.#reject = null;
+    this.#signal?.removeEventListener("abort", this.#abort);
+  }
+}
+
+/** The iterator of {@link abortableIterable}. */
+class AbortableIterator<T> implements AsyncIterableIterator<T> {
+  #iterable: AsyncIterable<T>;
+  #iterator: AsyncIterator<T> | null = null;
+  #race: AbortRace;
+  #signal: AbortSignal;
+  #pulling = false;
+  #finished = false;
+
+  constructor(iterable: AsyncIterable<T>, signal: AbortSignal) {
+    this.#iterable = iterable;
+    this.#signal = signal;
+    this.#race = new AbortRace(signal);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.#finished) return Promise.resolve({ done: true, value: undefined });
+    let iterator = this.#iterator;
+    if (iterator === null) {
+      if (this.#signal.aborted) return this.#fail(this.#signal.reason);
+      iterator = this.#iterator = this.#iterable[Symbol.asyncIterator]();
+    }
+    this.#pulling = true;
+    return this.#race.race(iterator.next()).then((result) => {
+      this.#pulling = false;
+      if (result.done) this.#end();
+      return result;
+    }, (error) => this.#fail(error));
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    if (!this.#finished) {
+      this.#end();
+      // A `next()` still in flight may never settle: then the source is closed once it does.
+      if (this.#pulling) _closeLater(this.#iterator!);
+      else await this.#iterator?.return?.();
+    }
+    return { done: true, value: undefined };
+  }
+
+  #end(): void {
+    this.#finished = true;
+    this.#race[Symbol.dispose]();
+  }
+
+  #fail(error: unknown): Promise<never> {
+    if (!this.#finished) {
+      this.#end();
+      if (this.#iterator !== null) _closeLater(this.#iterator);
+    }
+    return Promise.reject(error);
+  }
 }
 
 /**
  * Iterates `iterable` until `signal` aborts; then throws `signal.reason` at once and closes the
  * source (without waiting for a `next()` still in flight, which may never settle).
  */
-export async function* abortableIterable<T>(
+export function abortableIterable<T>(
   iterable: AsyncIterable<T>,
   signal: AbortSignal | undefined,
-): AsyncGenerator<T> {
-  if (!signal) {
-    yield* iterable;
-    return;
+): AsyncIterableIterator<T> {
+  if (!signal) return new PlainIterator(iterable);
+  return new AbortableIterator(iterable, signal);
+}
+
+/**
+ * {@link abortableIterable} without a signal: the source's own iterator, opened on first use, its
+ * results handed through as they are (for `for await`, which stops at the first done or error).
+ */
+class PlainIterator<T> implements AsyncIterableIterator<T> {
+  #iterable: AsyncIterable<T>;
+  #iterator: AsyncIterator<T> | null = null;
+
+  constructor(iterable: AsyncIterable<T>) {
+    this.#iterable = iterable;
   }
-  signal.throwIfAborted();
-  const iterator = iterable[Symbol.asyncIterator]();
-  let pulling = false;
-  let done = false;
-  try {
-    while (true) {
-      pulling = true;
-      const result = await abortable(iterator.next(), signal);
-      pulling = false;
-      if (result.done) {
-        done = true;
-        return;
-      }
-      yield result.value;
-    }
-  } finally {
-    if (pulling) _closeLater(iterator);
-    else if (!done) await iterator.return?.();
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    return (this.#iterator ??= this.#iterable[Symbol.asyncIterator]()).next();
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    await this.#iterator?.return?.();
+    return { done: true, value: undefined };
   }
 }
 

@@ -46,6 +46,7 @@ export class CallDeadline implements Disposable {
   #stallSeconds: number | null;
   #failure: BubError | null = null;
   #done = false;
+  #lastActivity = 0;
 
   /**
    * Starts both clocks.
@@ -87,14 +88,22 @@ export class CallDeadline implements Disposable {
    */
   touch(): void {
     if (this.#stallMs === null || this.#done) return;
-    clearTimeout(this.#stall);
-    this.#stall = setTimeout(
-      () =>
+    // Activity is a time stamp; one timer at a time checks it when it fires (no timer per chunk).
+    this.#lastActivity = performance.now();
+    if (this.#stall === undefined) this.#armStall(this.#stallMs);
+  }
+
+  #armStall(ms: number): void {
+    this.#stall = setTimeout(() => {
+      this.#stall = undefined;
+      if (this.#done) return;
+      const quiet = performance.now() - this.#lastActivity;
+      if (quiet >= this.#stallMs!) {
         this.#fail(
           `Model stream stalled: no data from the provider for ${this.#stallSeconds} seconds.`,
-        ),
-      this.#stallMs,
-    );
+        );
+      } else this.#armStall(this.#stallMs! - quiet);
+    }, ms);
   }
 
   #fail(message: string): void {

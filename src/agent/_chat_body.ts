@@ -2,7 +2,8 @@
  * The JSON body of a streamed chat-completions request, built directly: byte for byte what the
  * AI SDK's OpenAI chat and OpenAI-compatible providers send for the same request (after Bub's
  * body fields are merged in), without the round trip through the SDK's prompt format. Each tool's
- * JSON is serialised once and reused while its schema object lives.
+ * JSON is serialised once and reused while its schema object lives; the tools array and the text
+ * around the messages and tools are reused while they stay the same (the calls of one runner).
  *
  * Requests this builder does not cover exactly (non-text user parts, OpenAI reasoning models,
  * schemas the OpenAI provider rewrites) are reported by {@link chatBodyCovers} and go through
@@ -10,13 +11,13 @@
  *
  * @module
  */
-import type { ChatMessage, ChatTool, ChatToolCall, ModelRequest } from "./model_client.ts";
+import type { ChatMessage, ChatTool, ModelRequest } from "./model_client.ts";
 import type { ModelId } from "./provider_presets.ts";
-import { contentText } from "./_prompt.ts";
 import { bodyExtras } from "./_model_stream.ts";
 import { mergeBody } from "./_request_body.ts";
 import { openaiToolSchema } from "./_openai_schema.ts";
 import { messagesJson } from "./_chat_messages.ts";
+import { messageJson } from "./_chat_message_json.ts";
 
 /** The two chat-completions protocols. */
 export type ChatProtocol = "openai-chat" | "openai-compatible";
@@ -61,16 +62,35 @@ function toolJson(tool: ChatTool): ToolJson {
   return entry;
 }
 
+// The last tools array built per protocol: its parts (the cached entries) and its text.
+const lastTools = new Map<ChatProtocol, { parts: (string | null)[]; json: string | null }>();
+
 /** The tools' JSON array, or null when the OpenAI provider would rewrite a schema. */
 function toolsJson(tools: readonly ChatTool[], protocol: ChatProtocol): string | null {
-  let out = "[";
+  const parts: (string | null)[] = new Array(tools.length);
   for (let i = 0; i < tools.length; i++) {
     const entry = toolJson(tools[i]!);
-    const json = protocol === "openai-chat" ? entry.openai : entry.json;
-    if (json === null) return null;
+    parts[i] = protocol === "openai-chat" ? entry.openai : entry.json;
+  }
+  const last = lastTools.get(protocol);
+  if (
+    last !== undefined && last.parts.length === parts.length &&
+    last.parts.every((part, i) => part === parts[i])
+  ) {
+    return last.json;
+  }
+  let out: string | null = "[";
+  for (let i = 0; i < parts.length; i++) {
+    const json = parts[i]!;
+    if (json === null) {
+      out = null;
+      break;
+    }
     out += i === 0 ? json : `,${json}`;
   }
-  return out + "]";
+  const json = out === null ? null : `${out}]`;
+  lastTools.set(protocol, { parts, json });
+  return json;
 }
 
 function textOnly(content: unknown): boolean {
@@ -111,86 +131,6 @@ export function chatBodyCovers(
   return true;
 }
 
-function parseArguments(text: string): unknown {
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function isPlainObject(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A tool call's arguments as each provider re-serialises them. */
-function callArguments(protocol: ChatProtocol, raw: string): string {
-  const input = parseArguments(raw);
-  if (typeof input !== "string") {
-    return JSON.stringify(protocol === "openai-chat" && !isPlainObject(input) ? {} : input);
-  }
-  try {
-    const parsed = JSON.parse(input);
-    return protocol === "openai-chat" && !isPlainObject(parsed) ? "{}" : input;
-  } catch {
-    return protocol === "openai-chat" ? "{}" : JSON.stringify(input);
-  }
-}
-
-function toolCalls(protocol: ChatProtocol, calls: readonly ChatToolCall[]): unknown[] {
-  return calls.map((call) => ({
-    id: call.id,
-    type: "function",
-    function: {
-      name: call.function.name,
-      arguments: callArguments(protocol, call.function.arguments ?? ""),
-    },
-  }));
-}
-
-function userMessage(content: ChatMessage["content"]): Record<string, unknown> {
-  if (content == null) return { role: "user", content: "" };
-  if (typeof content === "string") return { role: "user", content };
-  const parts = content.map((part) => ({
-    type: "text",
-    text: String((part as { text?: unknown }).text ?? ""),
-  }));
-  if (parts.length === 1) return { role: "user", content: parts[0]!.text };
-  return { role: "user", content: parts };
-}
-
-function convertMessage(protocol: ChatProtocol, message: ChatMessage): Record<string, unknown> {
-  switch (message.role) {
-    case "system":
-    case "developer":
-      return { role: "system", content: contentText(message.content) };
-    case "user":
-      return userMessage(message.content);
-    case "assistant": {
-      const text = contentText(message.content);
-      const calls = message.tool_calls && message.tool_calls.length > 0
-        ? toolCalls(protocol, message.tool_calls)
-        : undefined;
-      const out: Record<string, unknown> = {
-        role: "assistant",
-        content: calls ? text || null : text,
-      };
-      if (protocol === "openai-compatible" && message.reasoning_content) {
-        out.reasoning_content = message.reasoning_content;
-      }
-      if (calls) out.tool_calls = calls;
-      return out;
-    }
-    case "tool":
-      return {
-        role: "tool",
-        tool_call_id: message.tool_call_id,
-        content: contentText(message.content),
-      };
-  }
-}
-
 /** A body in three parts: text, the cached bytes of a session's history (or null), text. */
 interface BodyParts {
   head: string;
@@ -198,19 +138,116 @@ interface BodyParts {
   tail: string;
 }
 
+/**
+ * The body's text around its messages and tools, cut at the two markers: `pre` + messages +
+ * `mid` + tools + `post` (no tools: `pre` + messages + `mid`). Null when the markers are not in
+ * that order (a body field replaced one): such bodies are spliced the long way.
+ */
+interface BodyTemplate {
+  pre: string;
+  mid: string;
+  post: string;
+}
+
+// The last body template per key (a runner's calls share model, settings and tool presence).
+let lastTemplate: { key: string; template: BodyTemplate | null } | null = null;
+
+function templateKey(
+  protocol: ChatProtocol,
+  id: ModelId,
+  request: ModelRequest,
+  hasTools: boolean,
+): string | null {
+  const args = request.completionArgs;
+  let argsKey = "";
+  if (args != null) {
+    try {
+      // The keys' order matters to the merge even where a value serialises to nothing.
+      argsKey = `${JSON.stringify(Object.keys(args))}${JSON.stringify(args)}`;
+    } catch {
+      return null;
+    }
+  }
+  return JSON.stringify([
+    protocol,
+    id.model,
+    request.maxTokens ?? null,
+    hasTools,
+    request.reasoningEffort ?? null,
+    argsKey,
+  ]);
+}
+
+function bodyTemplate(text: string, hasTools: boolean): BodyTemplate | null {
+  const messagesAt = text.indexOf(MESSAGES_MARKER_JSON);
+  if (messagesAt < 0) return null;
+  const afterMessages = messagesAt + MESSAGES_MARKER_JSON.length;
+  const pre = `${text.slice(0, messagesAt)}"messages":`;
+  if (!hasTools) return { pre, mid: text.slice(afterMessages), post: "" };
+  const toolsAt = text.lastIndexOf(TOOLS_MARKER_JSON);
+  if (toolsAt < afterMessages) return null;
+  return {
+    pre,
+    mid: `${text.slice(afterMessages, toolsAt)}"tools":`,
+    post: text.slice(toolsAt + TOOLS_MARKER_JSON.length),
+  };
+}
+
+function bodyText(
+  protocol: ChatProtocol,
+  id: ModelId,
+  request: ModelRequest,
+  hasTools: boolean,
+): string {
+  const body: Record<string, unknown> = { model: id.model };
+  if (request.maxTokens != null) body.max_tokens = request.maxTokens;
+  body.messages = MESSAGES_MARKER;
+  if (hasTools) body.tools = TOOLS_MARKER;
+  body.stream = true;
+  body.stream_options = { include_usage: true };
+  return JSON.stringify(mergeBody(body, bodyExtras(protocol, request).extras));
+}
+
 function bodyParts(protocol: ChatProtocol, id: ModelId, request: ModelRequest): BodyParts | null {
   const tools = request.tools && request.tools.length > 0
     ? toolsJson(request.tools, protocol)
     : undefined;
   if (tools === null) return null;
-  const body: Record<string, unknown> = { model: id.model };
-  if (request.maxTokens != null) body.max_tokens = request.maxTokens;
-  body.messages = MESSAGES_MARKER;
-  if (tools !== undefined) body.tools = TOOLS_MARKER;
-  body.stream = true;
-  body.stream_options = { include_usage: true };
+  const hasTools = tools !== undefined;
+  const key = templateKey(protocol, id, request, hasTools);
+  let template: BodyTemplate | null;
+  if (key !== null && lastTemplate !== null && lastTemplate.key === key) {
+    template = lastTemplate.template;
+  } else {
+    template = bodyTemplate(bodyText(protocol, id, request, hasTools), hasTools);
+    if (key !== null) lastTemplate = { key, template };
+  }
+  if (template === null || (hasTools && tools.includes(MESSAGES_MARKER_JSON))) {
+    return splicedParts(protocol, id, request, tools);
+  }
+  const messages = messagesJson(
+    protocol,
+    request.messages as unknown as readonly Record<string, unknown>[],
+    (message) => messageJson(protocol, message as unknown as ChatMessage),
+  );
+  return {
+    head: `${template.pre}${messages.open}`,
+    kept: messages.kept,
+    tail: hasTools
+      ? `${messages.close}${template.mid}${tools}${template.post}`
+      : `${messages.close}${template.mid}`,
+  };
+}
+
+/** {@link bodyParts} the long way: the body's text built and both markers replaced in it. */
+function splicedParts(
+  protocol: ChatProtocol,
+  id: ModelId,
+  request: ModelRequest,
+  tools: string | undefined,
+): BodyParts {
   // The messages and tools are spliced in as JSON text (the same text `JSON.stringify` gives).
-  let text = JSON.stringify(mergeBody(body, bodyExtras(protocol, request).extras));
+  let text = bodyText(protocol, id, request, tools !== undefined);
   if (tools !== undefined) {
     const at = text.lastIndexOf(TOOLS_MARKER_JSON);
     if (at >= 0) {
@@ -222,7 +259,7 @@ function bodyParts(protocol: ChatProtocol, id: ModelId, request: ModelRequest): 
   const messages = messagesJson(
     protocol,
     request.messages as unknown as readonly Record<string, unknown>[],
-    (message) => JSON.stringify(convertMessage(protocol, message as unknown as ChatMessage)),
+    (message) => messageJson(protocol, message as unknown as ChatMessage),
   );
   return {
     head: `${text.slice(0, at)}"messages":${messages.open}`,

@@ -31,9 +31,12 @@ export class SseDecoder {
     const buffer = this.#buffer === "" ? text : this.#buffer + text;
     let at = 0;
     const length = buffer.length;
+    // The next `\r` at or after `at` (-1: none), looked up again only once passed: streams
+    // rarely send one, and a scan to the end for each line would be quadratic in a chunk.
+    let cr = -2;
     while (at < length) {
       let end = buffer.indexOf("\n", at);
-      const cr = buffer.indexOf("\r", at);
+      if (cr !== -1 && cr < at) cr = buffer.indexOf("\r", at);
       if (cr >= 0 && (end < 0 || cr < end)) end = cr;
       if (end < 0) break;
       // A `\r` at the end of the text may be the first half of `\r\n`.

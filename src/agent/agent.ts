@@ -212,7 +212,8 @@ export class Agent {
       allowed_skills: allowedSkills && allowedSkills.length > 0 ? allowedSkills : null,
       allowed_tools: allowedTools && allowedTools.length > 0 ? allowedTools : null,
     });
-    const loop = agentLoop({
+    // The loop's own stream merges the fork when it closes (no second stream around it).
+    return agentLoop({
       tape: fork,
       state,
       prompt,
@@ -222,9 +223,6 @@ export class Agent {
         this.#runStep(fork, stepPrompt, state, model, allowedTools, allowedSkills, options.signal),
       continuePrompt: (args) => this.host.continuePrompt(args),
       signal: options.signal,
-    });
-    return new AsyncStreamEvents(loop, {
-      state: loop.state,
       onClose: () => fork[Symbol.asyncDispose](),
     });
   }

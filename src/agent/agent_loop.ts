@@ -40,10 +40,30 @@ export interface AgentLoopArgs {
   model: string;
   /** The turn's cancellation signal: once aborted, a failing step is a cancellation, not an error. */
   signal?: AbortSignal;
+  /** Runs once when the loop's stream closes (see `AsyncStreamEventsOptions.onClose`). */
+  onClose?: () => void | Promise<void>;
 }
 
+// The last instant formatted (a step's events mostly fall within one millisecond) and the last
+// second's `YYYY-MM-DDTHH:MM:SS`: `toISOString` with `+00:00` for `Z`, without a `Date` per call.
+let lastMs = Number.NaN;
+let lastUtc = "";
+let lastSecond = Number.NaN;
+let secondText = "";
+
 function utcNow(): string {
-  return new Date().toISOString().replace("Z", "+00:00");
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    const second = Math.floor(ms / 1000);
+    if (second !== lastSecond) {
+      secondText = new Date(second * 1000).toISOString().slice(0, 19);
+      lastSecond = second;
+    }
+    const milli = ms - second * 1000;
+    lastUtc = `${secondText}.${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}+00:00`;
+    lastMs = ms;
+  }
+  return lastUtc;
 }
 
 /**
@@ -52,7 +72,10 @@ function utcNow(): string {
  */
 export function agentLoop(args: AgentLoopArgs): AsyncStreamEvents {
   const streamState = new StreamState();
-  return new AsyncStreamEvents(steps(args, streamState), { state: streamState });
+  return new AsyncStreamEvents(steps(args, streamState), {
+    state: streamState,
+    onClose: args.onClose,
+  });
 }
 
 async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {

@@ -6,7 +6,7 @@
  * @module
  */
 import { getLogger } from "../_internal/log.ts";
-import { abortable } from "../_internal/async.ts";
+import { AbortRace } from "../_internal/async.ts";
 import type { AgentHooks } from "../kernel/agent_hooks.ts";
 import { isCancellation, LlmCallRequest, LlmCallResult } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
@@ -210,6 +210,8 @@ export class ModelRunner {
       signal,
     });
     const callSignal = deadline.signal;
+    // One abort listener for every `next()` of the call.
+    const race = new AbortRace(callSignal);
 
     let text = "";
     const calls: SerializedToolCall[] = [];
@@ -219,13 +221,13 @@ export class ModelRunner {
     let pulling = false;
     let finished = false;
     try {
-      events = await this.#start(request, tools, state, deadline);
+      events = await this.#start(request, tools, state, deadline, race);
       provider = events.provider;
       for (;;) {
-        // Checked first: a next() dropped by an already-aborted `abortable` would reject unhandled.
+        // Checked first: a next() dropped by an already-aborted race would reject unhandled.
         callSignal?.throwIfAborted();
         pulling = true;
-        const next = await abortable(events.iterator.next(), callSignal);
+        const next = await race.race(events.iterator.next());
         pulling = false;
         deadline.touch();
         if (next.done) {
@@ -255,6 +257,7 @@ export class ModelRunner {
       if (failure !== error || !isCancellation(error)) await fire(outcome(failure));
       throw failure;
     } finally {
+      race[Symbol.dispose]();
       deadline[Symbol.dispose]();
       // An early close or a failure leaves the provider stream open: close it (its HTTP body).
       if (events !== null && !finished) await _closeProvider(events.iterator, pulling);
@@ -313,6 +316,7 @@ export class ModelRunner {
     tools: readonly Tool[],
     state: TurnState,
     deadline: CallDeadline,
+    race: AbortRace,
   ): Promise<{ iterator: AsyncIterator<ModelEvent>; provider: string | null }> {
     const signal = deadline.signal;
     const onActivity = () => deadline.touch();
@@ -333,7 +337,7 @@ export class ModelRunner {
         reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,
       }, { signal, onActivity })[Symbol.asyncIterator]();
       try {
-        const first = await abortable(iterator.next(), signal);
+        const first = await race.race(iterator.next());
         if (first.done) {
           throw new BubError("provider", `Model call to ${model} ended before it started.`);
         }

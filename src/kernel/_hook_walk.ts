@@ -51,11 +51,23 @@ function argsFor(args: WalkArgs, options: WalkOptions): Record<string, unknown> 
  * Calls each implementation in order, awaiting thenables (and nothing else), and hands every
  * value to `visit` until it returns true. Sequential, never concurrent (kernel spec §3.7).
  */
-export async function walkHook(
+export function walkHook(
   impls: readonly HookImplementation[],
   args: WalkArgs,
   visit: HookVisit,
   options: WalkOptions = {},
+): Promise<void> {
+  // Nothing to call (most hooks of most turns): no async frame.
+  return impls.length === 0 ? DONE : _walk(impls, args, visit, options);
+}
+
+const DONE: Promise<void> = Promise.resolve();
+
+async function _walk(
+  impls: readonly HookImplementation[],
+  args: WalkArgs,
+  visit: HookVisit,
+  options: WalkOptions,
 ): Promise<void> {
   for (const impl of ordered(impls, options)) {
     let value: unknown;

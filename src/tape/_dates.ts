@@ -89,12 +89,25 @@ function _pad(n: number, width = 2): string {
 export function isoFromMicros(micros: number): string {
   const ms = Math.floor(micros / 1000);
   const us = micros - ms * 1000;
-  const d = new Date(ms);
-  const fraction = d.getUTCMilliseconds() * 1000 + us;
-  const base = `${_pad(d.getUTCFullYear(), 4)}-${_pad(d.getUTCMonth() + 1)}-${
-    _pad(d.getUTCDate())
-  }T${_pad(d.getUTCHours())}:${_pad(d.getUTCMinutes())}:${_pad(d.getUTCSeconds())}`;
-  return `${base}${fraction ? `.${_pad(fraction, 6)}` : ""}+00:00`;
+  const second = Math.floor(ms / 1000);
+  const fraction = (ms - second * 1000) * 1000 + us;
+  return `${_secondText(second)}${fraction ? `.${_pad(fraction, 6)}` : ""}+00:00`;
+}
+
+// The last second formatted: the entries of a turn mostly fall within one second.
+let lastSecond = Number.NaN;
+let lastSecondText = "";
+
+/** `YYYY-MM-DDTHH:MM:SS` of a UTC second since the epoch. */
+function _secondText(second: number): string {
+  if (second !== lastSecond) {
+    const d = new Date(second * 1000);
+    lastSecondText = `${_pad(d.getUTCFullYear(), 4)}-${_pad(d.getUTCMonth() + 1)}-${
+      _pad(d.getUTCDate())
+    }T${_pad(d.getUTCHours())}:${_pad(d.getUTCMinutes())}:${_pad(d.getUTCSeconds())}`;
+    lastSecond = second;
+  }
+  return lastSecondText;
 }
 
 // The last instant formatted: entries of one step are mostly written within one millisecond.
@@ -109,6 +122,11 @@ export function isoNow(date?: Date): string {
     lastMs = ms;
   }
   return lastIso;
+}
+
+/** True when `text` is what {@link isoNow} last returned (a valid date, no need to parse it). */
+export function isLastIsoNow(text: string): boolean {
+  return text === lastIso && lastIso !== "";
 }
 
 /** A UTC `YYYYMMDDTHHMMSSZ` stamp (archive file names). */

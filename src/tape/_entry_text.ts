@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { deepFreeze, pyDumps } from "./_json.ts";
+import { freezeParsed, frozenJsonCopy, NOT_PLAIN, pyDumps } from "./_json.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 
 // A stored copy → its JSONL line without the id: `"kind": …, "payload": …, "meta": …, "date": …`.
@@ -32,7 +32,7 @@ function _shareSystem(parsed: TapeEntry): Record<string, unknown> {
   const keys = Object.keys(payload);
   if (keys.length !== 1) return payload;
   if (lastSystem !== null && lastSystem.content === payload.content) return lastSystem.payload;
-  lastSystem = { content: payload.content, payload: deepFreeze(payload) };
+  lastSystem = { content: payload.content, payload: Object.freeze(payload) };
   return payload;
 }
 
@@ -77,15 +77,14 @@ export function storedEntry(
     body = known;
   } else {
     const checked = validateEntry(tape, entry);
-    body = _body(tape, checked);
-    const parsed = JSON.parse(`{${body}}`) as TapeEntry;
-    copy = deepFreeze({
-      id,
-      kind: parsed.kind,
-      payload: _shareSystem(parsed),
-      meta: _shareMeta(parsed.meta),
-      date: parsed.date,
-    });
+    const plain = _plainCopy(id, checked);
+    if (plain !== null) {
+      copy = plain;
+      body = _body(tape, plain);
+    } else {
+      body = _body(tape, checked);
+      copy = _frozenCopy(id, JSON.parse(`{${body}}`) as TapeEntry);
+    }
   }
   if (keepText) BODIES.set(copy, body);
   return { copy, line: `{"id": ${id}, ${body}}\n` };
@@ -103,23 +102,44 @@ export function storedCopy(tape: string, entry: unknown, id: number, keepText = 
   if (keepText || BODIES.has(entry as TapeEntry)) {
     return storedEntry(tape, entry, id, keepText).copy;
   }
-  // No text wanted (a memory store): the native JSON round trip is the cheapest copy.
-  const { kind, payload, meta, date } = validateEntry(tape, entry);
+  // No text wanted (a memory store): a copy of plain data, else the native JSON round trip (both
+  // give what the Python-format text parses to).
+  const checked = validateEntry(tape, entry);
+  const plain = _plainCopy(id, checked);
+  if (plain !== null) return plain;
+  const { kind, payload, meta, date } = checked;
   let parsed: TapeEntry;
   try {
     parsed = JSON.parse(JSON.stringify({ kind, payload, meta, date })) as TapeEntry;
-  } catch (error) {
-    throw new TypeError(
-      `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
-    );
+  } catch {
+    _body(tape, { id: 0, kind, payload, meta, date }); // Throws the Python encoder's error.
+    throw new TypeError(`Cannot append entry to tape ${JSON.stringify(tape)}`);
   }
-  return deepFreeze({
+  return _frozenCopy(id, parsed);
+}
+
+/** The stored copy of a checked entry made of plain data (see `frozenJsonCopy`), else null. */
+function _plainCopy(id: number, checked: TapeEntry): TapeEntry | null {
+  const payload = frozenJsonCopy(checked.payload);
+  if (payload === NOT_PLAIN) return null;
+  const meta = frozenJsonCopy(checked.meta);
+  if (meta === NOT_PLAIN) return null;
+  return _frozenCopy(id, {
     id,
-    kind: parsed.kind,
-    payload: _shareSystem(parsed),
-    meta: _shareMeta(parsed.meta),
-    date: parsed.date,
+    kind: checked.kind,
+    payload: payload as Record<string, unknown>,
+    meta: meta as Record<string, unknown>,
+    date: checked.date,
   });
+}
+
+/** The stored copy of a freshly parsed entry: frozen throughout, equal prompts and metas shared. */
+function _frozenCopy(id: number, parsed: TapeEntry): TapeEntry {
+  const payload = _shareSystem(parsed);
+  if (!Object.isFrozen(payload)) freezeParsed(payload);
+  const meta = _shareMeta(parsed.meta);
+  if (!Object.isFrozen(meta)) freezeParsed(meta);
+  return Object.freeze({ id, kind: parsed.kind, payload, meta, date: parsed.date });
 }
 
 /** Makes `store` (a fork's buffer) keep the text of the entries it stores. */

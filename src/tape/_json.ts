@@ -118,3 +118,80 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * Freezes a value fresh from `JSON.parse` and everything in it: no cycles, nothing frozen yet, so
+ * no checks (the stored copies of tape entries).
+ */
+export function freezeParsed(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) freezeParsed(value[i]);
+  } else {
+    for (const key in value) freezeParsed((value as Record<string, unknown>)[key]);
+  }
+}
+
+/** What {@link frozenJsonCopy} returns for a value it leaves to the native JSON round trip. */
+export const NOT_PLAIN: unique symbol = Symbol("not plain JSON");
+
+const MAX_DEPTH = 64;
+
+function _copy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      // As the round trip: -0 becomes 0, non-finite numbers null.
+      return value === 0 ? 0 : Number.isFinite(value) ? value : null;
+    case "object":
+      break;
+    default:
+      return NOT_PLAIN; // undefined, functions and symbols: their place decides (see below).
+  }
+  if (value === null) return null;
+  if (depth > MAX_DEPTH) return NOT_PLAIN;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return NOT_PLAIN;
+    if (typeof (value as { toJSON?: unknown }).toJSON === "function") return NOT_PLAIN;
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      const type = typeof item;
+      if (type === "undefined" || type === "function" || type === "symbol") out[i] = null;
+      else {
+        const copy = _copy(item, depth + 1);
+        if (copy === NOT_PLAIN) return NOT_PLAIN;
+        out[i] = copy;
+      }
+    }
+    return Object.freeze(out);
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+  const object = value as Record<string, unknown>;
+  if (typeof object.toJSON === "function") return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    const item = object[key];
+    const type = typeof item;
+    if (type === "undefined" || type === "function" || type === "symbol") continue;
+    if (key === "__proto__") return NOT_PLAIN;
+    const copy = _copy(item, depth + 1);
+    if (copy === NOT_PLAIN) return NOT_PLAIN;
+    out[key] = copy;
+  }
+  return Object.freeze(out);
+}
+
+/**
+ * A frozen deep copy of `value` equal to `JSON.parse(JSON.stringify(value))`, made without the
+ * text, or {@link NOT_PLAIN} when `value` holds anything but plain objects, arrays, strings,
+ * numbers, booleans and null (a `toJSON`, a class instance, a bigint, a boxed primitive, a
+ * `__proto__` key, nesting deeper than 64): such values take the JSON round trip.
+ */
+export function frozenJsonCopy(value: unknown): unknown {
+  return _copy(value, 0);
+}

@@ -5,8 +5,7 @@
  */
 import { isRecord } from "../_internal/object.ts";
 import type { BubErrorDict } from "../kernel/errors.ts";
-import { parseIsoMicros } from "./_dates.ts";
-import { isoNow } from "./_dates.ts";
+import { isLastIsoNow, isoNow, parseIsoMicros } from "./_dates.ts";
 
 /** One record of a tape. Stores assign `id` (per tape, from 1); constructors leave it 0. */
 export interface TapeEntry {
@@ -100,10 +99,10 @@ function _describe(value: unknown): string {
 }
 
 // The last date found valid: the entries of one step mostly share their date (see `isoNow`).
-let lastValidDate = "";
+let lastValidDate: string | null = null;
 
 function _validDate(date: string): boolean {
-  if (date === lastValidDate) return true;
+  if (date === lastValidDate || isLastIsoNow(date)) return true;
   if (parseIsoMicros(date) === null) return false;
   lastValidDate = date;
   return true;
@@ -115,6 +114,19 @@ function _validDate(date: string): boolean {
  */
 export function validateEntry(tape: string, entry: unknown): TapeEntry {
   validateTapeName(tape);
+  if (
+    isRecord(entry) && typeof entry.kind === "string" && entry.kind !== "" &&
+    isRecord(entry.payload) && (entry.meta == null || isRecord(entry.meta)) &&
+    typeof entry.date === "string" && _validDate(entry.date)
+  ) {
+    return {
+      id: 0,
+      kind: entry.kind,
+      payload: entry.payload,
+      meta: entry.meta ?? {},
+      date: entry.date,
+    };
+  }
   const prefix = `Cannot append entry to tape ${JSON.stringify(tape)}`;
   if (!isRecord(entry)) {
     throw new TypeError(`${prefix}: entry must be an object, got ${_describe(entry)}`);
@@ -137,8 +149,12 @@ export function validateEntry(tape: string, entry: unknown): TapeEntry {
   return { id: 0, kind: entry.kind, payload: entry.payload, meta, date: entry.date };
 }
 
+// The last tape name found valid: a turn appends to one tape.
+let lastValidTape: string | null = null;
+
 /** Throws a `TypeError` unless `tape` is a usable tape name (non-empty, no path separators). */
 export function validateTapeName(tape: unknown): asserts tape is string {
+  if (tape === lastValidTape) return;
   if (
     typeof tape !== "string" || tape === "" || tape === "." || tape === ".." ||
     /[/\\\0]/.test(tape)
@@ -149,4 +165,5 @@ export function validateTapeName(tape: unknown): asserts tape is string {
       }`,
     );
   }
+  lastValidTape = tape;
 }

@@ -8,7 +8,7 @@ import { isRecord } from "../_internal/object.ts";
 import { getLogger } from "../_internal/log.ts";
 import { BubError } from "../kernel/errors.ts";
 import { createEntry, type TapeEntry } from "./entry.ts";
-import { InMemoryTapeStore } from "./memory_store.ts";
+import { appendStoredCopies, InMemoryTapeStore } from "./memory_store.ts";
 import type { TapeQuery } from "./query.ts";
 import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
 import { latestEvents, pickLatestEvents } from "./latest_events.ts";
@@ -64,6 +64,8 @@ export class ForkTapeStore implements TapeStore {
   readonly sidecarTapes: readonly string[];
   #local = new InMemoryTapeStore();
   #reset = new Set<string>();
+  /** The parent is a plain memory store: the merge hands it the buffer's copies as they are. */
+  #direct: boolean;
 
   /**
    * Creates the object.
@@ -75,8 +77,10 @@ export class ForkTapeStore implements TapeStore {
     this.parent = toAsyncTapeStore(parent);
     this.tape = options.tape;
     this.sidecarTapes = [...(options.sidecarTapes ?? [])];
-    // The buffer keeps its entries' text: the merge writes it as is (see `_entry_text.ts`).
-    keepEntryText(this.#local);
+    // A plain memory parent takes the buffer's frozen copies as they are; any other parent gets
+    // the buffer's entries with their text, which the merge writes as is (see `_entry_text.ts`).
+    this.#direct = Object.getPrototypeOf(this.parent) === InMemoryTapeStore.prototype;
+    if (!this.#direct) keepEntryText(this.#local);
     // Incremental contexts read a managed tape's layer (see `_live_view.ts`).
     provideForkLayers(
       this,
@@ -117,9 +121,11 @@ export class ForkTapeStore implements TapeStore {
    * concurrently (e.g. the spills of parallel tool calls) never land between them.
    */
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
-    const redacted = entries.map((entry) =>
-      isRecord(entry?.payload) ? { ...entry, payload: redactPayload(entry.payload) } : entry
-    );
+    const redacted = entries.map((entry) => {
+      if (!isRecord(entry?.payload)) return entry;
+      const payload = redactPayload(entry.payload);
+      return payload === entry.payload ? entry : { ...entry, payload };
+    });
     await appendAll(this.#managed(tape) ? this.#local : this.parent, tape, redacted);
   }
 
@@ -168,7 +174,9 @@ export class ForkTapeStore implements TapeStore {
 
   async #mergeTape(tape: string): Promise<void> {
     if (this.#reset.has(tape)) await this.parent.reset(tape);
-    await appendAll(this.parent, tape, this.#local.read(tape) ?? []);
+    const local = this.#local.read(tape) ?? [];
+    if (this.#direct) appendStoredCopies(this.parent as InMemoryTapeStore, tape, local);
+    else await appendAll(this.parent, tape, local);
     this.#reset.delete(tape);
     await this.#local.reset(tape);
   }

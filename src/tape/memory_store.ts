@@ -19,6 +19,9 @@ interface _Tape extends EntryView {
   events: Map<string, TapeEntry>;
 }
 
+// Set by the class's static block: stores copies already made by a store (see `appendStoredCopies`).
+let storeCopies: (store: InMemoryTapeStore, tape: string, copies: readonly TapeEntry[]) => void;
+
 /**
  * Tapes in memory: per-tape ids from 1, stored entries are frozen JSON copies.
  *
@@ -92,7 +95,22 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
     const first = this.#tapes.get(tape)?.nextId ?? 1;
     // Every entry is checked and copied before any is stored.
     const keep = keepsEntryText(this);
-    const copies = entries.map((entry, i) => storedCopy(tape, entry, first + i, keep));
+    this.#store(tape, entries.map((entry, i) => storedCopy(tape, entry, first + i, keep)));
+  }
+
+  static {
+    storeCopies = (store, tape, copies) => {
+      const first = store.#tapes.get(tape)?.nextId ?? 1;
+      store.#store(
+        tape,
+        copies.map(({ kind, payload, meta, date }, i) =>
+          Object.freeze({ id: first + i, kind, payload, meta, date })
+        ),
+      );
+    };
+  }
+
+  #store(tape: string, copies: readonly TapeEntry[]): void {
     let state = this.#tapes.get(tape);
     if (!state) {
       this.#tapes.set(tape, state = { entries: [], anchors: [], nextId: 1, events: new Map() });
@@ -116,4 +134,17 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/**
+ * Appends to `store` entries that are already stored copies (frozen throughout, checked, equal
+ * to their JSON round trip): another memory store's entries, as a fork's merge hands them over.
+ * They are stored with this store's ids and shared parts, without another check or copy.
+ */
+export function appendStoredCopies(
+  store: InMemoryTapeStore,
+  tape: string,
+  copies: readonly TapeEntry[],
+): void {
+  if (copies.length > 0) storeCopies(store, tape, copies);
 }

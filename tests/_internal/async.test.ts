@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { abortable, abortableIterable, delay } from "../../src/_internal/async.ts";
+import { abortable, abortableIterable, AbortRace, delay } from "../../src/_internal/async.ts";
 
 /** A promise with its resolvers, for stepping sources by hand. */
 function deferred<T = void>(): PromiseWithResolvers<T> {
@@ -144,5 +144,54 @@ describe("abortableIterable", () => {
       (e) => e === reason,
     );
     assert.equal(pulled, false);
+  });
+});
+
+describe("AbortRace", () => {
+  test("passes values and rejections through, one promise after another", async () => {
+    const controller = new AbortController();
+    using race = new AbortRace(controller.signal);
+    assert.equal(await race.race(Promise.resolve(1)), 1);
+    const error = new Error("inner");
+    await assert.rejects(race.race(Promise.reject(error)), (e) => e === error);
+    assert.equal(await race.race(Promise.resolve(2)), 2);
+    using none = new AbortRace(undefined);
+    assert.equal(await none.race(Promise.resolve(3)), 3);
+  });
+
+  test("rejects the pending race with signal.reason as soon as the signal aborts, and later ones at once", async () => {
+    const controller = new AbortController();
+    const reason = new Error("stop");
+    using race = new AbortRace(controller.signal);
+    assert.equal(await race.race(Promise.resolve(1)), 1);
+    const pending = race.race(new Promise<number>(() => {}));
+    controller.abort(reason);
+    await assert.rejects(pending, (e) => e === reason);
+    let rejectLater!: (error: unknown) => void;
+    const dropped = new Promise<number>((_, reject) => rejectLater = reject);
+    await assert.rejects(race.race(dropped), (e) => e === reason);
+    rejectLater(new Error("dropped: must not go unhandled"));
+  });
+
+  test("adds one abort listener for all its races and removes it when disposed", async () => {
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let added = 0;
+    let removed = 0;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added++;
+      add(...args);
+    }) as typeof add;
+    signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      removed++;
+      remove(...args);
+    }) as typeof remove;
+    {
+      using race = new AbortRace(signal);
+      for (let i = 0; i < 5; i++) assert.equal(await race.race(Promise.resolve(i)), i);
+    }
+    assert.deepEqual([added, removed], [1, 1]);
   });
 });

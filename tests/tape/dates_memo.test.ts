@@ -27,3 +27,16 @@ test("validateEntry rejects an invalid date right after accepting a valid one", 
   }
   assert.equal(validateEntry("a__b", valid).date, valid.date);
 });
+
+test("isoFromMicros formats each instant on its own, whatever instant came before", () => {
+  const reference = (micros: number) => {
+    const d = new Date(Math.floor(micros / 1000));
+    const fraction = d.getUTCMilliseconds() * 1000 + (micros - Math.floor(micros / 1000) * 1000);
+    const iso = d.toISOString().slice(0, 19);
+    return `${iso}${fraction ? `.${String(fraction).padStart(6, "0")}` : ""}+00:00`;
+  };
+  const base = 1_700_000_000_000_000;
+  const instants = [base, base + 1, base + 999_999, base + 1_000_000, base, base - 1, 0, -1, 1];
+  for (let i = 0; i < 200; i++) instants.push(base + i * 7_919 * 1_000, base - i * 13);
+  for (const micros of instants) assert.equal(isoFromMicros(micros), reference(micros));
+});
