@@ -43,16 +43,11 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
     promise.catch(() => {});
     return Promise.reject(signal.reason);
   }
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener("abort", abort, { once: true });
-    promise.then((value) => {
-      signal.removeEventListener("abort", abort);
-      resolve(value);
-    }, (error) => {
-      signal.removeEventListener("abort", abort);
-      reject(error);
-    });
+  const { promise: aborted, reject } = Promise.withResolvers<never>();
+  const abort = () => reject(signal.reason);
+  signal.addEventListener("abort", abort, { once: true });
+  return Promise.race([promise, aborted]).finally(() => {
+    signal.removeEventListener("abort", abort);
   });
 }
 
@@ -107,99 +102,36 @@ export class AbortRace implements Disposable {
   }
 }
 
-/** The iterator of {@link abortableIterable}. */
-class AbortableIterator<T> implements AsyncIterableIterator<T> {
-  #iterable: AsyncIterable<T>;
-  #iterator: AsyncIterator<T> | null = null;
-  #race: AbortRace;
-  #signal: AbortSignal;
-  #pulling = false;
-  #finished = false;
-
-  constructor(iterable: AsyncIterable<T>, signal: AbortSignal) {
-    this.#iterable = iterable;
-    this.#signal = signal;
-    this.#race = new AbortRace(signal);
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
-    return this;
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    if (this.#finished) return Promise.resolve({ done: true, value: undefined });
-    let iterator = this.#iterator;
-    if (iterator === null) {
-      if (this.#signal.aborted) return this.#fail(this.#signal.reason);
-      iterator = this.#iterator = this.#iterable[Symbol.asyncIterator]();
-    }
-    this.#pulling = true;
-    return this.#race.race(iterator.next()).then((result) => {
-      this.#pulling = false;
-      if (result.done) this.#end();
-      return result;
-    }, (error) => this.#fail(error));
-  }
-
-  async return(): Promise<IteratorResult<T>> {
-    if (!this.#finished) {
-      this.#end();
-      // A `next()` still in flight may never settle: then the source is closed once it does.
-      if (this.#pulling) _closeLater(this.#iterator!);
-      else await this.#iterator?.return?.();
-    }
-    return { done: true, value: undefined };
-  }
-
-  #end(): void {
-    this.#finished = true;
-    this.#race[Symbol.dispose]();
-  }
-
-  #fail(error: unknown): Promise<never> {
-    if (!this.#finished) {
-      this.#end();
-      if (this.#iterator !== null) _closeLater(this.#iterator);
-    }
-    return Promise.reject(error);
-  }
-}
-
 /**
  * Iterates `iterable` until `signal` aborts; then throws `signal.reason` at once and closes the
  * source (without waiting for a `next()` still in flight, which may never settle).
  */
-export function abortableIterable<T>(
+export async function* abortableIterable<T>(
   iterable: AsyncIterable<T>,
   signal: AbortSignal | undefined,
-): AsyncIterableIterator<T> {
-  if (!signal) return new PlainIterator(iterable);
-  return new AbortableIterator(iterable, signal);
-}
-
-/**
- * {@link abortableIterable} without a signal: the source's own iterator, opened on first use, its
- * results handed through as they are (for `for await`, which stops at the first done or error).
- */
-class PlainIterator<T> implements AsyncIterableIterator<T> {
-  #iterable: AsyncIterable<T>;
-  #iterator: AsyncIterator<T> | null = null;
-
-  constructor(iterable: AsyncIterable<T>) {
-    this.#iterable = iterable;
+): AsyncGenerator<T> {
+  if (!signal) {
+    yield* iterable;
+    return;
   }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
-    return this;
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    return (this.#iterator ??= this.#iterable[Symbol.asyncIterator]()).next();
-  }
-
-  async return(): Promise<IteratorResult<T>> {
-    await this.#iterator?.return?.();
-    return { done: true, value: undefined };
+  signal.throwIfAborted();
+  const iterator = iterable[Symbol.asyncIterator]();
+  let pulling = false;
+  let done = false;
+  try {
+    while (true) {
+      pulling = true;
+      const result = await abortable(iterator.next(), signal);
+      pulling = false;
+      if (result.done) {
+        done = true;
+        return;
+      }
+      yield result.value;
+    }
+  } finally {
+    if (pulling) _closeLater(iterator);
+    else if (!done) await iterator.return?.();
   }
 }
 

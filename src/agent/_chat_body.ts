@@ -19,8 +19,8 @@ import { openaiToolSchema } from "./_openai_schema.ts";
 import { messagesJson } from "./_chat_messages.ts";
 import { messageJson } from "./_chat_message_json.ts";
 
-/** The two chat-completions protocols. */
-export type ChatProtocol = "openai-chat" | "openai-compatible";
+import type { ChatProtocol } from "./_chat_message_json.ts";
+export type { ChatProtocol };
 
 /** One tool's serialised forms: as sent by OpenAI-compatible providers and by OpenAI chat. */
 interface ToolJson {

@@ -7,17 +7,10 @@
  * @module
  */
 import type { ChatMessage, ChatToolCall } from "./model_client.ts";
-import { contentText } from "./_prompt.ts";
-import type { ChatProtocol } from "./_chat_body.ts";
+import { contentText, parseArguments } from "./_prompt.ts";
 
-function parseArguments(text: string): unknown {
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
+/** The two chat-completions protocols. */
+export type ChatProtocol = "openai-chat" | "openai-compatible";
 
 function isPlainObject(value: unknown): boolean {
   return typeof value === "object" && value !== null && !Array.isArray(value);

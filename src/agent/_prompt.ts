@@ -91,7 +91,8 @@ function userContent(
   return content.map(convertPart);
 }
 
-function parseArguments(text: string): unknown {
+/** A tool call's arguments text parsed as JSON; `{}` when blank, the text itself when not JSON. */
+export function parseArguments(text: string): unknown {
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
