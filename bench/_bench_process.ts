@@ -35,3 +35,13 @@ export async function startServer(script: string): Promise<{ url: string; child:
   });
   return { url, child };
 }
+
+/** Runs a full garbage collection (Bun's, or `gc` under `--expose-gc`); false when there is none. */
+export function collectGarbage(): boolean {
+  const g = (globalThis as { gc?: () => void }).gc;
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  if (bun) bun.gc(true);
+  else if (g) g();
+  else return false;
+  return true;
+}

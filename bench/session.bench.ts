@@ -16,7 +16,7 @@ import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import process from "node:process";
 import { createBenchBub } from "./_bench_bub.ts";
-import { runtimeCommand, startServer } from "./_bench_process.ts";
+import { collectGarbage, runtimeCommand, startServer } from "./_bench_process.ts";
 
 const K = Number(process.env.BENCH_K ?? 15);
 const POINTS = (process.env.BENCH_POINTS ?? "10,100,300,1000").split(",").map(Number);
@@ -54,15 +54,6 @@ async function drain(response: Response): Promise<void> {
   for (const line of text.split("\n")) {
     if (line.startsWith("data: ") && line !== "data: [DONE]") JSON.parse(line.slice(6));
   }
-}
-
-function collectGarbage(): boolean {
-  const g = (globalThis as { gc?: () => void }).gc;
-  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
-  if (bun) bun.gc(true);
-  else if (g) g();
-  else return false;
-  return true;
 }
 
 function median(values: number[]): number {

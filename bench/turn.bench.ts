@@ -22,7 +22,7 @@ import { pathToFileURL } from "node:url";
 import { rawBytesTurn, rawTurn, recordBodies, TEXT, type Turn } from "./_turn_raw.ts";
 import { type GrowthRow, measureGrowth } from "./_turn_growth.ts";
 import { createBenchBub } from "./_bench_bub.ts";
-import { runtimeCommand, startServer } from "./_bench_process.ts";
+import { collectGarbage, runtimeCommand, startServer } from "./_bench_process.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const PEERS = join(ROOT, "bench/.peers");
@@ -220,15 +220,6 @@ async function timeInterleaved(variants: Record<string, Turn>): Promise<Record<s
     };
   }
   return rows;
-}
-
-function collectGarbage(): boolean {
-  const g = (globalThis as { gc?: () => void }).gc;
-  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
-  if (bun) bun.gc(true);
-  else if (g) g();
-  else return false;
-  return true;
 }
 
 async function retainedPerTurn(turn: Turn): Promise<number | null> {

@@ -15,21 +15,12 @@ import process from "node:process";
 import { TEXT } from "./_turn_raw.ts";
 import { measureGrowth } from "./_turn_growth.ts";
 import { createBenchBub } from "./_bench_bub.ts";
-import { runtimeCommand, startServer } from "./_bench_process.ts";
+import { collectGarbage, runtimeCommand, startServer } from "./_bench_process.ts";
 
 const GROWTH = (process.env.BENCH_GROWTH ?? "10,100,300,1000").split(",").map(Number)
   .filter((level) => level > 0);
 const SAMPLES = Number(process.env.BENCH_GROWTH_SAMPLES ?? 30);
 const RUNTIMES = (process.env.BENCH_RUNTIMES ?? "node24,deno,bun").split(",");
-
-function collectGarbage(): boolean {
-  const g = (globalThis as { gc?: () => void }).gc;
-  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
-  if (bun) bun.gc(true);
-  else if (g) g();
-  else return false;
-  return true;
-}
 
 async function measure(url: string): Promise<void> {
   const { bub, home } = await createBenchBub(url, {
