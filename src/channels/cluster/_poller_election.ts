@@ -44,12 +44,20 @@ export function electedChannel(channel: Channel, options: ElectionOptions): Chan
     logger.info("cluster.poller leading {job}", { job: options.job });
   };
 
-  const tick = async (): Promise<void> => {
+  /** The election round in flight: `stop` waits for it, so it cannot start polling again. */
+  let ticking: Promise<void> | null = null;
+  const tick = (): void => {
     timer = null;
+    ticking = round().finally(() => ticking = null);
+  };
+
+  const round = async (): Promise<void> => {
     if (stopped) return;
     try {
       if (leader.leading) {
-        if (!await leader.stillLeading()) {
+        const leading = await leader.stillLeading();
+        if (stopped) return;
+        if (!leading) {
           if (started) {
             logger.warn("cluster.poller lost the lead of {job}", { job: options.job });
             started = false;
@@ -60,13 +68,13 @@ export function electedChannel(channel: Channel, options: ElectionOptions): Chan
           logger.warn("cluster.poller restarting {job}", { job: options.job });
           await startChannel();
         }
-      } else if (await leader.tryLead()) {
+      } else if (await leader.tryLead() && !stopped) {
         await startChannel();
       }
     } catch (error) {
       logger.warn("cluster.poller election failed for {job}: {error}", { job: options.job, error });
     }
-    if (!stopped) timer = setTimeout(() => void tick(), options.retryMs);
+    if (!stopped) timer = setTimeout(tick, options.retryMs);
   };
 
   const start = async (stop: AbortController): Promise<void> => {
@@ -75,13 +83,15 @@ export function electedChannel(channel: Channel, options: ElectionOptions): Chan
     // The first attempt is awaited so a misconfigured channel fails `bub gateway` at once.
     if (await leader.tryLead()) await startChannel();
     else logger.info("cluster.poller following {job}", { job: options.job });
-    timer = setTimeout(() => void tick(), options.retryMs);
+    timer = setTimeout(tick, options.retryMs);
   };
 
   const stop = async (): Promise<void> => {
     stopped = true;
     if (timer !== null) clearTimeout(timer);
     timer = null;
+    // A round still waiting on PostgreSQL could otherwise start polling after this stop.
+    await ticking;
     try {
       await channel.stop();
     } finally {
