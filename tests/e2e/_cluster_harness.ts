@@ -88,6 +88,24 @@ export async function liveLeases(sql: PgSql): Promise<Map<string, string[]>> {
   return result;
 }
 
+/**
+ * Owner → sessions it holds a live lease on and that have a message not done yet (a turn running
+ * or about to): an idle session's lease may still be listed for a moment after its last turn, and
+ * killing its holder then interrupts nothing.
+ */
+export async function busyLeases(sql: PgSql): Promise<Map<string, string[]>> {
+  const rows = await sql.unsafe(
+    `SELECT owner, key FROM bub_leases l WHERE owner IS NOT NULL AND lease_until > clock_timestamp()
+       AND EXISTS (SELECT 1 FROM bub_inbox i WHERE i.session = l.key AND i.state = 'pending')`,
+  );
+  const result = new Map<string, string[]>();
+  for (const row of rows) {
+    const owner = String(row.owner);
+    result.set(owner, [...result.get(owner) ?? [], String(row.key)]);
+  }
+  return result;
+}
+
 /** What the database says after the run. */
 export interface ClusterFacts {
   /** Tapes whose ids are not exactly 1..n. */

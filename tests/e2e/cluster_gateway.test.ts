@@ -19,6 +19,7 @@ import { MockLlmServer } from "../../src/testing/mock_llm_server.ts";
 import { tempDirs } from "../cli/_spawn.ts";
 import { postgresUrl } from "../tape/_postgres.ts";
 import {
+  busyLeases,
   clusterFacts,
   freshDatabase,
   type Instance,
@@ -140,15 +141,16 @@ if (url && missing.length === 0) {
         return wanted.every((tag) => said.has(tag));
       };
 
-      // Round 1: SIGKILL a worker holding a session (not the poller) while turns run. (Claims spread
-      // the sessions, and an idle session's lease is released, so a worker may hold one at a time.)
+      // Round 1: SIGKILL a worker holding a session with a message not done yet (not the poller)
+      // while turns run. (Claims spread the sessions, and an idle session's lease is released, so a
+      // worker may hold one at a time.)
       const round1 = send(0, PER_ROUND);
       await until("25 answers", () => replies().length >= 25, 30_000);
       let victim: Instance | undefined;
       let held: string[] = [];
       const deadline = Date.now() + 20_000;
       while (!victim) {
-        const leases = await liveLeases(sql);
+        const leases = await busyLeases(sql);
         victim = instances.find((instance) =>
           alive(instance) && leads(instance) === 0 && (leases.get(instance.owner) ?? []).length >= 1
         );
