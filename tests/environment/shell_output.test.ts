@@ -154,9 +154,9 @@ describe("command output stays bounded in memory", () => {
 });
 
 /**
- * A real process whose output the host reads slowly, as a loaded host does: 256 bytes per 100 ms
- * (about 1.1 s for the test's 2.8 KB; few, long waits, so a loaded runtime's late timers stretch
- * it less).
+ * A real process whose output the host reads slowly, as a loaded host does: 768 bytes per 300 ms
+ * (about 1.2 s for the test's 2.8 KB). Few, long waits: in Bun's single-process full suite a timer
+ * has fired up to ~0.5 s late, and 43 short waits once took 6 s.
  */
 class SlowReadProcess extends Process {
   readonly stdout: ReadableStream<Uint8Array>;
@@ -195,9 +195,9 @@ function _trickle(): TransformStream<Uint8Array, Uint8Array> {
   return new TransformStream(
     {
       async transform(chunk, controller) {
-        for (let at = 0; at < chunk.byteLength; at += 256) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          controller.enqueue(chunk.slice(at, at + 256));
+        for (let at = 0; at < chunk.byteLength; at += 768) {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          controller.enqueue(chunk.slice(at, at + 768));
         }
       },
     },
@@ -220,9 +220,8 @@ class SlowReadEnvironment extends Environment {
 }
 
 test("output still arriving after the exit is read to the end, however long it takes", async () => {
-  // A drain timeout of 600 ms puts the drain's cap (ten of them) at 6 s: a loaded Bun in the full
-  // suite has been seen to deliver these 1.1 s of reading in over 3 s.
-  const timings = { ...FAST, drainTimeoutMs: 600 };
+  // A drain timeout of 500 ms puts the drain's cap (ten of them) at 5 s, four times the reading.
+  const timings = { ...FAST, drainTimeoutMs: 500 };
   const shells = new ShellManager({ timings });
   const lines = Array.from({ length: 300 }, (_, i) => `line ${i}`);
   const started = Date.now();
