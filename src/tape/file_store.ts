@@ -3,30 +3,15 @@
  *
  * @module
  */
-import {
-  accessSync,
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readSync,
-  type Stats,
-  statSync,
-} from "node:fs";
+import { accessSync, constants, type Stats, statSync } from "node:fs";
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import { datasyncFd, writeFdAll } from "./_fd.ts";
-import {
-  absorbWritten,
-  emptyCache,
-  type FileCache,
-  FileCaches,
-  indexedEvents,
-} from "./_file_cache.ts";
-import { storedCopy, storedEntry } from "./_entry_text.ts";
+import { appendBatch } from "./_file_append.ts";
+import { emptyCache, type FileCache, FileCaches, indexedEvents } from "./_file_cache.ts";
+import { errorCode, statTape, withOpenFile } from "./_file_read.ts";
+import { storedCopy } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
 import { LockTemplate } from "./_lock_template.ts";
 import { SpareFile } from "./_spare_file.ts";
@@ -47,22 +32,6 @@ export interface FileTapeStoreOptions {
   durable?: boolean;
   /** How long an append waits for another process's lock (default 30 000 ms). */
   lockTimeoutMs?: number;
-}
-
-const ENCODER = new TextEncoder();
-
-function _code(error: unknown): string | undefined {
-  return (error as { code?: string } | null)?.code;
-}
-
-/**
- * `stat` of a tape file (undefined when missing). With `probe` (no cache of the tape: a new tape
- * is likely) an `existsSync` answers a missing file first: Deno's `statSync` builds and catches
- * an error for one (~0.05 ms), `existsSync` does not.
- */
-function _stat(path: string, probe: boolean): Stats | undefined {
-  if (probe && !existsSync(path)) return undefined;
-  return statSync(path, { throwIfNoEntry: false });
 }
 
 /**
@@ -138,7 +107,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       `Cannot ${action} tape ${JSON.stringify(tape)} in ${JSON.stringify(this.directory)}: ${
         error instanceof Error ? error.message : String(error)
       }`,
-      { tape, code: _code(error) ?? null },
+      { tape, code: errorCode(error) ?? null },
       { cause: error },
     );
   }
@@ -149,7 +118,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     try {
       names = await readdir(this.directory);
     } catch (error) {
-      if (_code(error) === "ENOENT") return [];
+      if (errorCode(error) === "ENOENT") return [];
       throw new BubError(
         "unknown",
         `Cannot list tapes in ${JSON.stringify(this.directory)}: ${(error as Error).message}`,
@@ -173,7 +142,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
         await withFileLock(`${path}.lock`, async () => {
           this.#files.drop(tape);
           await unlink(path).catch((error) => {
-            if (_code(error) !== "ENOENT") throw error;
+            if (errorCode(error) !== "ENOENT") throw error;
           });
         }, {
           what: `tape ${JSON.stringify(tape)}`,
@@ -210,7 +179,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     const path = this.pathOf(tape);
     let current: Stats | undefined | null;
     try {
-      current = _stat(path, !this.#cache.has(tape));
+      current = statTape(path, !this.#cache.has(tape));
     } catch {
       current = null; // The read below reports it.
     }
@@ -245,7 +214,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   /** The size and inode of `tape`'s file: undefined when missing, null when `stat` fails (a read reports it). */
   #statQuiet(tape: string): { size: number; ino: number } | undefined | null {
     try {
-      const stats = _stat(this.pathOf(tape), !this.#cache.has(tape));
+      const stats = statTape(this.pathOf(tape), !this.#cache.has(tape));
       return stats && { size: stats.size, ino: Number(stats.ino ?? 0) || 0 };
     } catch {
       return null;
@@ -259,20 +228,10 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   ): Promise<T | null> {
     const path = this.pathOf(tape);
     return this.#mutex.run(tape, async () => {
-      let fd: number;
       try {
-        fd = openSync(path, "r");
-      } catch (error) {
-        if (_code(error) === "ENOENT") return null;
-        this.#fail("read", tape, error);
-      }
-      try {
-        const { size, ino } = fstatSync(fd);
-        return await fn(fd, size, Number(ino ?? 0) || 0);
+        return await withOpenFile(path, fn);
       } catch (error) {
         this.#fail("read", tape, error);
-      } finally {
-        closeSync(fd);
       }
     });
   }
@@ -290,7 +249,15 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     await this.#mutex.run(tape, async () => {
       try {
         await this.#ensureDirectory();
-        await withFileLock(`${path}.lock`, () => this.#appendLocked(tape, path, checked), {
+        const target = {
+          tape,
+          path,
+          files: this.#files,
+          cache: this.#cache,
+          spare: this.#spare,
+          durable: this.#durable,
+        };
+        await withFileLock(`${path}.lock`, () => appendBatch(target, checked), {
           what: `tape ${JSON.stringify(tape)}`,
           timeoutMs: this.#lockTimeoutMs,
           template: this.#template,
@@ -301,60 +268,13 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     });
   }
 
-  // The file stays open between appends (see `_open_files.ts`); `stat`, the last-byte check and
-  // the write are synchronous calls (each asynchronous one costs a thread-pool round trip); the
-  // flush and catch-up reads stay async.
-  async #appendLocked(tape: string, path: string, entries: TapeEntry[]): Promise<void> {
-    const { fd, ino, size: found } = this.#files.acquire(tape, path, this.#spare);
-    let failed = true;
-    try {
-      let size = found;
-      const known = this.#cache.get(tape);
-      // A cache that ends at the end of this file ends on a newline: no need to look.
-      if (size > 0 && !(known && known.ino === ino && known.offset === size)) {
-        const last = new Uint8Array(1);
-        readSync(fd, last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) {
-          // A torn line from a killed writer: terminate it so it stays a (skipped) line of its own.
-          writeFdAll(fd, ENCODER.encode("\n"));
-          size += 1;
-        }
-      }
-      const cache = await this.#cache.catchUp(tape, fd, size, ino, null);
-      let id = cache.entries[cache.entries.length - 1]?.id ?? 0;
-      // The same text goes to the file and (already parsed) to the cache: nothing is re-read.
-      let text = "";
-      const stored = entries.map((entry) => {
-        const { copy, line } = storedEntry(tape, entry, ++id);
-        text += line;
-        return copy;
-      });
-      const bytes = ENCODER.encode(text);
-      writeFdAll(fd, bytes);
-      if (this.#durable) {
-        const flushed = datasyncFd(fd);
-        // The main thread only waits for the flush: the least recently used descriptor is closed
-        // meanwhile; the next new tape's file is made after it (see `_spare_file.ts`).
-        this.#files.trim();
-        await flushed;
-        void this.#spare.refill();
-      } else {
-        this.#files.trim();
-      }
-      absorbWritten(cache, stored, bytes.length);
-      failed = false;
-    } finally {
-      this.#files.release(tape, fd, failed);
-    }
-  }
-
   async #refresh(tape: string, query: QuerySpec): Promise<FileCache> {
     const path = this.pathOf(tape);
     // Fast path: a missing file, or one that has not changed since it was last read, needs no
     // open (reads happen several times per turn).
     let current;
     try {
-      current = _stat(path, !this.#cache.has(tape));
+      current = statTape(path, !this.#cache.has(tape));
     } catch (error) {
       this.#fail("read", tape, error);
     }
@@ -369,24 +289,17 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     ) {
       return known;
     }
-    let fd: number;
+    let cache: FileCache | null;
     try {
-      fd = openSync(path, "r");
-    } catch (error) {
-      if (_code(error) === "ENOENT") {
-        this.#cache.delete(tape);
-        return emptyCache();
-      }
-      this.#fail("read", tape, error);
-    }
-    try {
-      const { size, ino } = fstatSync(fd);
-      return await this.#cache.catchUp(tape, fd, size, Number(ino ?? 0) || 0, query);
+      cache = await withOpenFile(
+        path,
+        (fd, size, ino) => this.#cache.catchUp(tape, fd, size, ino, query),
+      );
     } catch (error) {
       this.#fail("read", tape, error);
-    } finally {
-      closeSync(fd);
     }
+    if (cache === null) this.#cache.delete(tape);
+    return cache ?? emptyCache();
   }
 
   /**
