@@ -17,6 +17,7 @@ import {
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
+import { mergeSharedChunks } from "./_npm_merge.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const out = join(root, "npm");
@@ -141,8 +142,25 @@ execFileSync(join(root, "node_modules/.bin/esbuild"), [
   `--outdir=${join(out, "dist")}`,
   `--outbase=${join(out, "esm")}`,
   "--chunk-names=chunks/[name]-[hash]",
+  `--metafile=${join(out, "meta.json")}`,
   "--log-level=warning",
 ], { cwd: root, stdio: "inherit" });
+// Node pays ~0.6 ms per file it loads: chunks that the same entries load are merged into one
+// file (scripts/_npm_merge.ts).
+mergeSharedChunks(
+  root,
+  JSON.parse(readFileSync(join(out, "meta.json"), "utf8")),
+  [
+    { entry: "npm/dist/mod.js", label: "root" },
+    { entry: "npm/dist/_core.js", label: "core" },
+    { entry: "npm/dist/src/testing/mod.js", label: "testing" },
+    { entry: "npm/dist/src/channels/mod.js", label: "channels" },
+    { entry: "npm/dist/src/cli/mod.js", label: "cli" },
+    { entry: "npm/dist/src/cli/bin.js", label: "bin" },
+  ],
+  [...externals, "--external:#vendor/*"],
+);
+rmSync(join(out, "meta.json"));
 asciiOnly(join(out, "dist"));
 // Each library subpath is a facade naming its own exports from the core bundle.
 for (const key of coreKeys) {

@@ -152,6 +152,17 @@ for runtime in "$tools/node22" "$tools/node24" "$tools/bun"; do
   printf '%s: ' "$(basename "$runtime")"; "$runtime" smoke.mjs
 done
 printf 'deno: '; "$tools/deno" run -A smoke.mjs
+# Node pays ~0.6 ms per file it loads: the root's static graph stays a handful of files (chunks
+# loaded together are merged, scripts/_npm_merge.ts; it was 42 files before).
+cat >files.mjs <<'JS'
+import { registerHooks } from "node:module";
+const files = [];
+registerHooks({ load(url, context, next) { if (url.includes("/@bub/core/")) files.push(url); return next(url, context); } });
+await import("@bub/core");
+if (files.length > 12) throw new Error(`importing @bub/core loads ${files.length} files:\n${files.join("\n")}`);
+console.log(`root import: ${files.length} files`);
+JS
+"$tools/node24" files.mjs
 printf 'bin: '; "$tools/node22" node_modules/@bub/core/dist/src/cli/bin.js hooks | head -n 3 | tr '\n' ' '; echo
 "$root/node_modules/.bin/tsc" -p . && echo "consumer type-check OK"
 "$root/node_modules/.bin/publint" "$root/npm"
