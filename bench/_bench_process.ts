@@ -11,12 +11,21 @@ import { join } from "node:path";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
-/** The executable and arguments that run `script` on runtime `name` with `args`. */
+/**
+ * The executable and arguments that run `script` on runtime `name` with `args`. On V8 (Node,
+ * Deno) `gc` is exposed and bytecode is never flushed: a GC that drops the bytecode of functions
+ * not run lately (setup, earlier levels) shrinks the heap by megabytes and made Node's retained
+ * heap per turn read negative.
+ */
 export function runtimeCommand(name: string, script: string, args: string[]): [string, string[]] {
   const bin = join(ROOT, ".tools/bin", name);
   const exe = existsSync(bin) ? bin : name;
-  if (name === "deno") return [exe, ["run", "-A", "--v8-flags=--expose-gc", script, ...args]];
-  if (name.startsWith("node")) return [exe, ["--expose-gc", script, ...args]];
+  if (name === "deno") {
+    return [exe, ["run", "-A", "--v8-flags=--expose-gc,--no-flush-bytecode", script, ...args]];
+  }
+  if (name.startsWith("node")) {
+    return [exe, ["--expose-gc", "--no-flush-bytecode", script, ...args]];
+  }
   return [exe, [script, ...args]];
 }
 
