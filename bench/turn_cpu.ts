@@ -48,7 +48,9 @@ async function round(run: Turn, n: number): Promise<number> {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000 / n;
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)]!;
+const median = (xs: number[]) => quantile(xs, 0.5);
 
 await round(bubTurn, WARMUP);
 await round(raw, WARMUP);
@@ -79,7 +81,7 @@ const w = median(rawCpu);
 console.log(
   `${runtime} ${TAPE} tape: Bub ${b.toFixed(2)} ms CPU/turn, raw (Bub's bytes) ${
     w.toFixed(2)
-  }, over raw ${(b - w).toFixed(2)} (medians of ${ROUNDS} rounds of ${N}; rounds ${
-    bubCpu.map((x) => x.toFixed(2)).join(" ")
-  })`,
+  }, over raw ${(b - w).toFixed(2)}; p10 Bub ${quantile(bubCpu, 0.1).toFixed(2)} raw ${
+    quantile(rawCpu, 0.1).toFixed(2)
+  } (medians of ${ROUNDS} rounds of ${N}; rounds ${bubCpu.map((x) => x.toFixed(2)).join(" ")})`,
 );
