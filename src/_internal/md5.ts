@@ -23,6 +23,15 @@ const CONSTANTS = Int32Array.from(
 
 const encoder = new TextEncoder();
 
+/** The two hex digits of each byte value. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** A word's four bytes, least significant first, as hex. */
+function _hexWord(word: number): string {
+  return HEX[word & 0xff]! + HEX[(word >>> 8) & 0xff]! + HEX[(word >>> 16) & 0xff]! +
+    HEX[(word >>> 24) & 0xff]!;
+}
+
 /**
  * The MD5 digest of `text` (UTF-8) as 32 lowercase hex digits, as
  * `createHash("md5").update(text, "utf8").digest("hex")` gives.
@@ -72,9 +81,5 @@ export function md5Hex(text: string): string {
     c0 = (c0 + c) | 0;
     d0 = (d0 + d) | 0;
   }
-  let hex = "";
-  for (const word of [a0, b0, c0, d0]) {
-    for (let i = 0; i < 4; i++) hex += ((word >>> (i * 8)) & 0xff).toString(16).padStart(2, "0");
-  }
-  return hex;
+  return _hexWord(a0) + _hexWord(b0) + _hexWord(c0) + _hexWord(d0);
 }

@@ -213,9 +213,32 @@ export class ProviderModelClient implements ModelClient {
   }
 
   /** Streams one call; see {@link ModelClient.stream}. */
-  async *stream(
+  stream(request: ModelRequest, options: ModelStreamOptions = {}): AsyncGenerator<ModelEvent> {
+    // A request the direct client covers gets its generator as it is (no generator around every
+    // event). Whatever fails here fails again, the same way, when the full stream is iterated.
+    let direct: AsyncGenerator<ModelEvent> | null = null;
+    try {
+      direct = this.#direct(request, options);
+    } catch {
+      direct = null;
+    }
+    return direct ?? this.#stream(request, options);
+  }
+
+  /** The direct client's stream of a request it covers, else null. */
+  #direct(request: ModelRequest, options: ModelStreamOptions): AsyncGenerator<ModelEvent> | null {
+    const id = parseModelId(request.model);
+    const target = this.#target(request.model, id);
+    if (target === null || !chatBodyCovers(target.protocol, id, request)) return null;
+    const body = target.fetch === defaultFetch
+      ? chatRequestBytes(target.protocol, id, request)
+      : chatRequestBody(target.protocol, id, request);
+    return body === null ? null : streamChatCompletions(target, body, options);
+  }
+
+  async *#stream(
     request: ModelRequest,
-    options: ModelStreamOptions = {},
+    options: ModelStreamOptions,
   ): AsyncGenerator<ModelEvent> {
     const id = parseModelId(request.model);
     const preset = providerPreset(id.provider);

@@ -21,6 +21,8 @@ export class LazyProviderModelClient implements ModelClient {
   readonly specificationVersion: typeof MODEL_CLIENT_SPECIFICATION_VERSION =
     MODEL_CLIENT_SPECIFICATION_VERSION;
   readonly #client: () => Promise<ProviderModelClient>;
+  /** The client once imported: later calls hand its stream out as it is (no generator around it). */
+  #loaded: ProviderModelClient | null = null;
 
   /**
    * Creates the object (nothing is imported or contacted yet).
@@ -35,7 +37,17 @@ export class LazyProviderModelClient implements ModelClient {
   }
 
   /** Streams one call through the provider client; see {@link ModelClient.stream}. */
-  async *stream(request: ModelRequest, options?: ModelStreamOptions): AsyncGenerator<ModelEvent> {
-    yield* (await this.#client()).stream(request, options);
+  stream(request: ModelRequest, options?: ModelStreamOptions): AsyncGenerator<ModelEvent> {
+    const loaded = this.#loaded;
+    return loaded !== null ? loaded.stream(request, options) : this.#firstStream(request, options);
+  }
+
+  async *#firstStream(
+    request: ModelRequest,
+    options?: ModelStreamOptions,
+  ): AsyncGenerator<ModelEvent> {
+    const client = await this.#client();
+    this.#loaded = client;
+    yield* client.stream(request, options);
   }
 }

@@ -32,9 +32,11 @@ export function recoverUnknownTool(
   call: ToolCall,
   registry: ToolRegistry,
 ): ToolCallDecision | null {
+  for (const tool of registry) {
+    if (tool.agentUse && modelToolName(tool.name) === call.tool) return null;
+  }
   const known = registry.list().filter((tool) => tool.agentUse).map((tool) =>
     modelToolName(tool.name)
   );
-  if (known.includes(call.tool)) return null;
   return ToolCallDecision.replace(unknownToolGuidance(call.tool, known));
 }

@@ -58,28 +58,67 @@ export function walkHook(
   options: WalkOptions = {},
 ): Promise<void> {
   // Nothing to call (most hooks of most turns): no async frame.
-  return impls.length === 0 ? DONE : _walk(impls, args, visit, options);
+  if (impls.length === 0) return DONE;
+  try {
+    return walkHookNow(impls, args, visit, options) ?? DONE;
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 const DONE: Promise<void> = Promise.resolve();
 
-async function _walk(
+/**
+ * {@link walkHook} that walks synchronously until an implementation returns a thenable: null when
+ * the walk is over without one (no promise made), else the promise of the rest of the walk. What
+ * an implementation or `visit` throws before that is thrown here.
+ */
+export function walkHookNow(
   impls: readonly HookImplementation[],
+  args: WalkArgs,
+  visit: HookVisit,
+  options: WalkOptions = {},
+): Promise<void> | null {
+  const list = ordered(impls, options);
+  const isolate = options.isolate;
+  for (let i = 0; i < list.length; i++) {
+    const impl = list[i]!;
+    let value: unknown;
+    try {
+      value = impl.fn.call(impl.plugin, argsFor(args, options));
+    } catch (error) {
+      if (!isolate) throw error;
+      value = isolate(error, impl);
+      if (visit(value, impl) === true) return null;
+      continue;
+    }
+    if (isThenable(value)) return _walk(list, i, value, args, visit, options);
+    if (visit(value, impl) === true) return null;
+  }
+  return null;
+}
+
+/** The rest of a walk from `list[at]`, whose implementation returned the thenable `pending`. */
+async function _walk(
+  list: readonly HookImplementation[],
+  at: number,
+  pending: PromiseLike<unknown>,
   args: WalkArgs,
   visit: HookVisit,
   options: WalkOptions,
 ): Promise<void> {
-  for (const impl of ordered(impls, options)) {
+  for (let i = at; i < list.length; i++) {
+    const impl = list[i]!;
     let value: unknown;
     if (options.isolate) {
       try {
-        value = impl.fn.call(impl.plugin, argsFor(args, options));
+        value = i === at ? pending : impl.fn.call(impl.plugin, argsFor(args, options));
         if (isThenable(value)) value = await value;
       } catch (error) {
         value = options.isolate(error, impl);
       }
     } else {
-      value = impl.fn.call(impl.plugin, argsFor(args, options));
+      value = i === at ? pending : impl.fn.call(impl.plugin, argsFor(args, options));
       if (isThenable(value)) value = await value;
     }
     if (visit(value, impl) === true) return;

@@ -129,7 +129,8 @@ async function runModelStage(
   const source = router ? router.wrapStream(message.raw, events) : events;
   let text = "";
   try {
-    for await (const event of abortableIterable(source, signal)) {
+    // Without a signal the source is read as it is (no generator around every event).
+    for await (const event of signal === undefined ? source : abortableIterable(source, signal)) {
       onEvent?.(event as TurnEvent);
       if (event.kind === "text") text += deltaOf(event);
       else if (event.kind === "error") {

@@ -7,7 +7,13 @@
  * @module
  */
 import { metaLogger } from "./_log.ts";
-import { type HookVisit, walkHook, walkHookSync, type WalkOptions } from "./_hook_walk.ts";
+import {
+  type HookVisit,
+  walkHook,
+  walkHookNow,
+  walkHookSync,
+  type WalkOptions,
+} from "./_hook_walk.ts";
 import { modelFamily, type RunModelArgs, runModelEvents, runModelText } from "./_model_dispatch.ts";
 import type { HookImplementation, PluginManager } from "./plugin.ts";
 import type { Envelope } from "./envelope.ts";
@@ -100,22 +106,33 @@ export class HookRuntime {
    * The first non-null result in priority order (awaiting thenables), or null. String-keyed as
    * kernel spec §3 pins it (a hook without a spec dispatches too); prefer the typed {@link call}.
    */
-  async callFirst(hook: string, args: object = {}): Promise<unknown> {
+  callFirst(hook: string, args: object = {}): Promise<unknown> {
     let found: unknown = null;
-    await this.#walk(hook, args, (value) => {
-      if (notNull(value)) found = value;
-      return found !== null;
-    });
-    return found;
+    let rest: Promise<void> | null;
+    try {
+      rest = walkHookNow(this.#plugins.implementations(hook), args, (value) => {
+        if (notNull(value)) found = value;
+        return found !== null;
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Implementations that answered synchronously need no async frame.
+    return rest === null ? Promise.resolve(found) : rest.then(() => found);
   }
 
   /** Every implementation's result in priority order, nulls included. */
-  async callMany(hook: string, args: object = {}): Promise<unknown[]> {
+  callMany(hook: string, args: object = {}): Promise<unknown[]> {
     const results: unknown[] = [];
-    await this.#walk(hook, args, (value) => {
-      results.push(value ?? null);
-    });
-    return results;
+    let rest: Promise<void> | null;
+    try {
+      rest = walkHookNow(this.#plugins.implementations(hook), args, (value) => {
+        results.push(value ?? null);
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return rest === null ? Promise.resolve(results) : rest.then(() => results);
   }
 
   /** Like {@link callFirst}, synchronously; thenables are skipped with a warning. */

@@ -90,21 +90,25 @@ export class AsyncStreamEvents implements AsyncIterableIterator<StreamEvent>, As
   }
 
   /** The next event; done once the stream is closed. */
-  async next(): Promise<IteratorResult<StreamEvent>> {
-    if (this.#closed) return { done: true, value: undefined };
-    let result: IteratorResult<StreamEvent>;
+  next(): Promise<IteratorResult<StreamEvent>> {
+    if (this.#closed) return Promise.resolve({ done: true, value: undefined });
+    let pending: PromiseLike<IteratorResult<StreamEvent>> | IteratorResult<StreamEvent>;
     try {
-      result = await this.#inner.next();
+      pending = this.#inner.next();
     } catch (error) {
-      await this.#finish(false);
-      throw error;
+      return this.#finish(false).then(() => Promise.reject(error));
     }
-    if (result.done) {
-      await this.#finish(false);
-      return { done: true, value: undefined };
-    }
-    return result;
+    // One reaction per event (no async frame): an event is handed on as the inner gave it.
+    return Promise.resolve(pending).then(this.#settled, this.#failed);
   }
+
+  #settled = (result: Step): Step | Promise<Step> => {
+    if (!result.done) return result;
+    return this.#finish(false).then(() => ({ done: true, value: undefined }));
+  };
+
+  #failed = (error: unknown): Promise<never> =>
+    this.#finish(false).then(() => Promise.reject(error));
 
   /** Closes the stream (consumer stopped early). */
   async return(): Promise<IteratorResult<StreamEvent>> {
@@ -141,6 +145,8 @@ export class AsyncStreamEvents implements AsyncIterableIterator<StreamEvent>, As
     return this.#closing;
   }
 }
+
+type Step = IteratorResult<StreamEvent>;
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<StreamEventInit> {
   return typeof value === "object" && value !== null &&

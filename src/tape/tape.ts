@@ -215,7 +215,7 @@ export class Tape implements AsyncDisposable {
         }: data must be an object`,
       );
     }
-    await this.append(createEntry("event", { name, data: { ...data } }, meta));
+    await this.store.append(this.name, createEntry("event", { name, data: { ...data } }, meta));
   }
 
   /**
@@ -252,7 +252,7 @@ export class Tape implements AsyncDisposable {
 
   /** Records one model call (§4.7). */
   async recordChat(options: RecordChatOptions): Promise<void> {
-    await this.appendMany(buildChatEntries(options));
+    await appendAll(this.store, this.name, buildChatEntries(options));
   }
 
   /** Resets the tape (optionally archiving it and its sidecars first); `ok` or `Archived: <path>`. */

@@ -234,7 +234,7 @@ export function snakeCaseName(name: string): string {
 
 /** The model-facing name: every `.` replaced by `_` (`fs.read` → `fs_read`). */
 export function modelToolName(name: string): string {
-  return name.replaceAll(".", "_");
+  return name.includes(".") ? name.replaceAll(".", "_") : name;
 }
 
 /** The agent-usable tools as copies with model-facing names; the originals are untouched. */

@@ -1,0 +1,112 @@
+/**
+ * Bub's own CPU per fresh-session turn, without the network: the `turn.bench.ts` turn with the
+ * global `fetch` replaced by one that answers from the mock server's recorded responses (same
+ * chunks, in memory), so that what remains is Bub's work (request bytes, SSE, hooks, tape, tool)
+ * plus the runtime's `Response`/stream machinery. The raw client against the same fake `fetch`
+ * and Bub's own request bytes is timed in alternating rounds for reference.
+ *
+ * Run: `scripts/tool deno run -A bench/turn_inproc.ts` (or `node`, `bun`). `BENCH_TAPE=memory`
+ * for the in-memory tape (default the file tape); `BENCH_ROUNDS` (default 9) rounds of `BENCH_N`
+ * turns (default 300) after 300 warm-up turns; `BENCH_PROFILE_OUT=<file>` writes a `.cpuprofile`
+ * of `BENCH_PROFILE_N` more Bub turns (default 2000; see `bench/_cpu_profile.ts`).
+ *
+ * @module
+ */
+import { rmSync, writeFileSync } from "node:fs";
+import process from "node:process";
+import { rawBytesTurn, recordBodies, TEXT, type Turn } from "./_turn_raw.ts";
+import { createBenchBub } from "./_bench_bub.ts";
+import { startServer } from "./_bench_process.ts";
+import { startProfile } from "./_cpu_profile.ts";
+
+const N = Number(process.env.BENCH_N ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+const WARMUP = 300;
+const TAPE = process.env.BENCH_TAPE ?? "file";
+const PROFILE_N = Number(process.env.BENCH_PROFILE_N ?? 2000);
+
+const server = await startServer(new URL("./turn.bench.ts", import.meta.url).pathname);
+const { bub, home } = await createBenchBub(server.url, {
+  prefix: "bub-turn-inproc-",
+  memoryTape: TAPE === "memory",
+  env: { BUB_MAX_TOKENS: "1024" },
+});
+const scope = await bub.running();
+const bubTurn: Turn = async (i) => {
+  const result = await bub.processInbound(
+    { channel: "bench", chatId: `c-${i}`, content: `turn ${i}` },
+    { stream: true },
+  );
+  if (result.modelOutput !== TEXT.join("")) throw new Error(`unexpected ${result.modelOutput}`);
+};
+
+// One real turn: its request bodies, and the response chunks of its two calls.
+const real = globalThis.fetch;
+const replies: Uint8Array[][] = [];
+globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+  const response = await real(input, init);
+  const chunks: Uint8Array[] = [];
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  replies.push(chunks);
+  return new Response(new Blob(chunks as BlobPart[]), { headers: response.headers });
+}) as typeof fetch;
+const bodies = await recordBodies(() => bubTurn(-1));
+globalThis.fetch = real;
+server.child.stdin!.end();
+if (replies.length !== 2) throw new Error(`expected 2 calls, got ${replies.length}`);
+
+let call = 0;
+const headers = { "content-type": "text/event-stream" };
+globalThis.fetch = ((_input: string | URL | Request, _init?: RequestInit) => {
+  const chunks = replies[call++ % 2]!;
+  let at = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at < chunks.length) controller.enqueue(chunks[at++]!);
+      else controller.close();
+    },
+  });
+  return Promise.resolve(new Response(body, { headers }));
+}) as typeof fetch;
+const raw = rawBytesTurn("http://127.0.0.1:1", bodies);
+
+let turn = 0;
+async function round(run: Turn, n: number): Promise<number> {
+  const start = process.cpuUsage();
+  for (let i = 0; i < n; i++) await run(turn++);
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000 / n;
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+await round(bubTurn, WARMUP);
+await round(raw, WARMUP);
+const bubCpu: number[] = [];
+const rawCpu: number[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  bubCpu.push(await round(bubTurn, N));
+  rawCpu.push(await round(raw, N));
+}
+if (process.env.BENCH_PROFILE_OUT) {
+  const stop = await startProfile();
+  await round(bubTurn, PROFILE_N);
+  writeFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify(await stop()));
+}
+await scope[Symbol.asyncDispose]();
+rmSync(home, { recursive: true, force: true });
+
+const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
+const b = median(bubCpu);
+const w = median(rawCpu);
+console.log(
+  `${runtime} ${TAPE} tape, no network: Bub ${b.toFixed(3)} ms CPU/turn, raw (Bub's bytes) ${
+    w.toFixed(3)
+  }, over raw ${(b - w).toFixed(3)} (medians of ${ROUNDS} rounds of ${N}; Bub rounds ${
+    bubCpu.map((x) => x.toFixed(3)).join(" ")
+  })`,
+);
