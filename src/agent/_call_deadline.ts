@@ -6,6 +6,7 @@
  * @module
  */
 import { BubError } from "../kernel/errors.ts";
+import { LinkedSignal } from "../_internal/linked_signal.ts";
 
 /** Used when a runner's settings leave `modelTimeoutSeconds` undefined. */
 export const DEFAULT_MODEL_TIMEOUT_SECONDS = 600;
@@ -39,7 +40,7 @@ export function checkLimitSeconds(
 export class CallDeadline implements Disposable {
   /** Aborted by the caller's signal or by either limit. */
   readonly signal: AbortSignal | undefined;
-  #controller = new AbortController();
+  #linked: LinkedSignal;
   #overall: ReturnType<typeof setTimeout> | undefined;
   #stall: ReturnType<typeof setTimeout> | undefined;
   #stallMs: number | null;
@@ -63,11 +64,10 @@ export class CallDeadline implements Disposable {
       : null;
     const bounded = (timeoutSeconds && timeoutSeconds * 1000 <= MAX_TIMER_MS) ||
       this.#stallMs !== null;
-    this.signal = !bounded
-      ? signal
-      : signal
-      ? AbortSignal.any([signal, this.#controller.signal])
-      : this.#controller.signal;
+    // Linked, not `AbortSignal.any()`: the caller's signal may live long (a running scope), and
+    // `any()` would keep every call's signal from it (see linked_signal.ts).
+    this.#linked = new LinkedSignal(bounded ? [signal] : []);
+    this.signal = bounded ? this.#linked.signal : signal;
     if (timeoutSeconds && timeoutSeconds * 1000 <= MAX_TIMER_MS) {
       this.#overall = setTimeout(
         () => this.#fail(`Model call timed out after ${timeoutSeconds} seconds.`),
@@ -110,7 +110,7 @@ export class CallDeadline implements Disposable {
     if (this.#failure !== null) return;
     this.#failure = new BubError("temporary", message);
     this[Symbol.dispose]();
-    this.#controller.abort(this.#failure);
+    this.#linked.abort(this.#failure);
   }
 
   /** Stops both clocks. */
@@ -119,5 +119,6 @@ export class CallDeadline implements Disposable {
     clearTimeout(this.#overall);
     clearTimeout(this.#stall);
     this.#overall = this.#stall = undefined;
+    this.#linked[Symbol.dispose]();
   }
 }

@@ -9,6 +9,7 @@
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { lazyImport } from "../_internal/lazy.ts";
+import { LinkedSignal } from "../_internal/linked_signal.ts";
 import { BubError } from "../kernel/errors.ts";
 import {
   MODEL_CLIENT_SPECIFICATION_VERSION,
@@ -255,10 +256,9 @@ export class ProviderModelClient implements ModelClient {
       }
     }
     // Every call has a signal of its own: the cached model's fetch finds the call's fetch by it.
-    const controller = new AbortController();
-    const signal = options.signal
-      ? AbortSignal.any([options.signal, controller.signal])
-      : controller.signal;
+    // Linked, not `AbortSignal.any()`, which would keep each call's signal from a long-lived one.
+    const linked = new LinkedSignal([options.signal]);
+    const signal = linked.signal;
     const { fetch, callOptions } = buildCall(
       preset.protocol,
       request,
@@ -273,6 +273,7 @@ export class ProviderModelClient implements ModelClient {
       yield* streamLanguageModel(model, callOptions, id, options.signal);
     } finally {
       this.#calls.delete(signal);
+      linked[Symbol.dispose]();
     }
   }
 

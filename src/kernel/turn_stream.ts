@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { LinkedSignal } from "../_internal/linked_signal.ts";
 import type { Envelope } from "./envelope.ts";
 import type { StreamEvent } from "./stream_events.ts";
 import type { TurnResult } from "./turn.ts";
@@ -45,10 +46,9 @@ export async function* streamTurn(
   inbound: Envelope,
   options: StreamInboundOptions = {},
 ): AsyncGenerator<TurnEvent, void, undefined> {
-  const controller = new AbortController();
-  const signal = options.signal
-    ? AbortSignal.any([options.signal, controller.signal])
-    : controller.signal;
+  // Linked, not `AbortSignal.any()`, which would keep each turn's signal from a long-lived one.
+  const linked = new LinkedSignal([options.signal]);
+  const signal = linked.signal;
   const queue: TurnEvent[] = [];
   let wake: (() => void) | null = null;
   const notify = (): void => {
@@ -92,8 +92,9 @@ export async function* streamTurn(
     if (failed) throw failure;
   } finally {
     if (!settled) {
-      controller.abort(new DOMException("The turn stream was closed", "AbortError"));
+      linked.abort(new DOMException("The turn stream was closed", "AbortError"));
       await turn;
     }
+    linked[Symbol.dispose]();
   }
 }

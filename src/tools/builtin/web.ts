@@ -5,6 +5,7 @@
  * @module
  */
 import { s as z } from "../../_internal/schema.ts";
+import { LinkedSignal } from "../../_internal/linked_signal.ts";
 import { withCommas } from "../../tape/_text.ts";
 import { defineTool, type Tool } from "../tool.ts";
 
@@ -123,7 +124,9 @@ export async function fetchWeb(
   for (const [key, value] of Object.entries(args.headers ?? {})) headers.set(key, String(value));
   const ms = seconds * 1000;
   const timeout = options.timeoutSignal ? options.timeoutSignal(ms) : AbortSignal.timeout(ms);
-  const signal = args.signal ? AbortSignal.any([args.signal, timeout]) : timeout;
+  // Linked, not `AbortSignal.any()`, which would keep each fetch's signal from the turn's.
+  const linked = args.signal ? new LinkedSignal([args.signal, timeout]) : null;
+  const signal = linked?.signal ?? timeout;
   const doFetch = options.fetch ?? globalThis.fetch;
   try {
     const response = await doFetch(url, { method: "GET", headers, signal, redirect: "follow" });
@@ -148,6 +151,8 @@ export async function fetchWeb(
       });
     }
     throw error;
+  } finally {
+    linked?.[Symbol.dispose]();
   }
 }
 
