@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
@@ -31,7 +31,12 @@ test("a spare is placed once, only where no file is, and removed on close", () =
     await writeFile(join(dir, "taken"), "kept");
     assert.equal(spare.placeAt(join(dir, "taken")), false);
     assert.equal(await readFile(join(dir, "taken"), "utf8"), "kept");
-    assert.deepEqual(await readdir(dir), ["taken"]);
+    // Not placed over an existing file: the spare stays for the next new tape.
+    assert.equal(spare.ready, true);
+    assert.deepEqual((await readdir(dir)).filter((name) => !name.startsWith(".bub-spare.")), [
+      "taken",
+    ]);
+    assert.equal((await readdir(dir)).length, 2);
     await spare.refill();
     assert.equal(spare.placeAt(join(dir, "new")), true);
     assert.equal(spare.ready, false);
@@ -39,6 +44,23 @@ test("a spare is placed once, only where no file is, and removed on close", () =
     void spare.refill(); // Closed while it is being made: removed all the same.
     assert.equal(await spare.close(), true);
     assert.deepEqual((await readdir(dir)).sort(), ["new", "taken"]);
+  }));
+
+test("a spare asked for and closed before it is made leaves no file; one removed by another process is skipped", () =>
+  withDir(async (dir) => {
+    const spare = new SpareFile(dir);
+    spare.refillSoon(); // Made after this task: closed first, it is never made.
+    assert.equal(await spare.close(), false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(await readdir(dir), []);
+    spare.refillSoon();
+    await spareMade(dir);
+    assert.equal(spare.ready, true);
+    for (const name of await readdir(dir)) await unlink(join(dir, name)); // Another's cleanup.
+    assert.equal(spare.placeAt(join(dir, "a")), false);
+    assert.equal(spare.ready, false);
+    assert.deepEqual(await readdir(dir), []);
+    await spare.close();
   }));
 
 test("new tapes made from spares hold their own batches; a tape created by another writer meanwhile is appended to", () =>
