@@ -60,10 +60,9 @@ export class OpenFiles {
       held.busy++;
       return { fd: held.fd, ino: held.ino, size: stats.size };
     }
-    // A new tape's file is the spare when one is ready (linked, not created, and never over an
-    // existing file: see `_spare_file.ts`).
-    if (spare?.ready) spare.placeAt(path);
-    const fd = openSync(path, "a+", 0o600);
+    // A new tape's file is the spare when one is ready (linked, not created, never over an
+    // existing file, and already open: see `_spare_file.ts`).
+    const fd = (spare?.ready ? spare.placeAt(path) : null) ?? openSync(path, "a+", 0o600);
     let opened;
     try {
       opened = fstatSync(fd);

@@ -5,7 +5,8 @@
  * job (an `open` with a callback, its descriptor closed on the main thread), and a new tape's
  * first batch links it under the tape's name instead of creating the file. The spare is
  * `.bub-spare.<pid>.<random>` in the tape folder (mode 0600 like a tape), removed when the store
- * closes.
+ * closes. The spare stays open from its create (read and append, as a tape file is opened), so
+ * the batch that places it writes through that descriptor: no open of the tape's path.
  *
  * Made right after the flush, with a promise `open` and `close` (two thread-pool jobs), the
  * create ran into the caller's next steps (the next turn's reads wait on the folder and the CPU
@@ -19,10 +20,21 @@
  *
  * @module
  */
-import { closeSync, linkSync, open, unlinkSync } from "node:fs";
+import { closeSync, constants, linkSync, open, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { clearImmediate, setImmediate } from "node:timers";
+
+/** How a tape file is opened (`a+`: read and append), made exclusively (`wx`). */
+const SPARE_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL;
+
+function _closeQuiet(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+}
 
 function _unlinkQuiet(path: string): void {
   try {
@@ -36,6 +48,7 @@ function _unlinkQuiet(path: string): void {
 export class SpareFile {
   readonly #directory: string;
   #path: string | null = null;
+  #fd = -1;
   #making: Promise<void> | null = null;
   #scheduled: ReturnType<typeof setImmediate> | null = null;
   #generation = 0;
@@ -52,23 +65,34 @@ export class SpareFile {
 
   /**
    * Puts the spare at `path` when no file is there (`link` never replaces a name: no `stat` of
-   * the path first); true when it did, false when there was no spare or the link failed (the
-   * caller opens or creates the file). A spare not placed because the name exists stays.
+   * the path first); its descriptor, open to read and append, when it did (the caller owns it
+   * then: no open of the path), null when there was no spare or the link failed (the caller opens
+   * or creates the file). A spare not placed because the name exists stays.
    */
-  placeAt(path: string): boolean {
+  placeAt(path: string): number | null {
     const spare = this.#path;
-    if (spare === null) return false;
+    if (spare === null) return null;
     try {
       linkSync(spare, path);
     } catch (error) {
-      if ((error as { code?: string } | null)?.code === "EEXIST") return false;
-      this.#path = null; // Removed (a cleanup that took this process for gone) or not linkable.
-      _unlinkQuiet(spare);
-      return false;
+      if ((error as { code?: string } | null)?.code === "EEXIST") return null;
+      this.#drop(); // Removed (a cleanup that took this process for gone) or not linkable.
+      return null;
     }
+    const fd = this.#fd;
     this.#path = null;
+    this.#fd = -1;
     _unlinkQuiet(spare);
-    return true;
+    return fd;
+  }
+
+  #drop(): void {
+    const spare = this.#path;
+    if (spare === null) return;
+    _closeQuiet(this.#fd);
+    _unlinkQuiet(spare);
+    this.#path = null;
+    this.#fd = -1;
   }
 
   /**
@@ -86,8 +110,8 @@ export class SpareFile {
   }
 
   /**
-   * Starts making a spare when there is none, in one thread-pool job (the descriptor is closed on
-   * the main thread: closing an empty file just created costs a few microseconds). The promise
+   * Starts making a spare when there is none, in one thread-pool job; its descriptor is kept open
+   * (opened as a tape file is, to read and append) and handed over with the spare. The promise
    * (never rejected) settles when the spare is made; callers need not wait for it.
    */
   refill(): Promise<void> {
@@ -96,14 +120,14 @@ export class SpareFile {
     const path = join(this.#directory, `.bub-spare.${process.pid}.${crypto.randomUUID()}`);
     const generation = this.#generation;
     this.#making = new Promise<void>((resolve) =>
-      open(path, "wx", 0o600, (error, fd) => {
+      open(path, SPARE_FLAGS, 0o600, (error, fd) => {
         this.#making = null;
         if (!error) {
-          try {
-            closeSync(fd);
-            if (generation === this.#generation) this.#path = path;
-            else _unlinkQuiet(path); // Closed meanwhile.
-          } catch {
+          if (generation === this.#generation) {
+            this.#path = path;
+            this.#fd = fd;
+          } else {
+            _closeQuiet(fd); // Closed meanwhile.
             _unlinkQuiet(path);
           }
         }
@@ -121,8 +145,7 @@ export class SpareFile {
     const making = this.#making;
     if (making !== null) await making;
     const spare = this.#path;
-    this.#path = null;
-    if (spare !== null) _unlinkQuiet(spare);
+    this.#drop();
     return spare !== null || making !== null;
   }
 }
