@@ -1,17 +1,18 @@
 /**
  * A spare empty file for the next new tape: creating a file (a new inode) costs 0.1–0.6 ms on
  * ext4, several times a `link` under a new name. A durable store asks for a spare once a batch is
- * flushed; it is made after the batch's caller has gone on (`setImmediate`), in one thread-pool
- * job (an `open` with a callback, its descriptor closed on the main thread), and a new tape's
- * first batch links it under the tape's name instead of creating the file. The spare is
- * `.bub-spare.<pid>.<random>` in the tape folder (mode 0600 like a tape), removed when the store
- * closes. The spare stays open from its create (read and append, as a tape file is opened), so
- * the batch that places it writes through that descriptor: no open of the tape's path.
+ * flushed; it is made after the batch's caller has gone on (`setImmediate`: the turn reports
+ * first), in one thread-pool job (an `open` with a callback), and a new tape's first batch links
+ * it under the tape's name instead of creating the file. The spare is `.bub-spare.<pid>.<random>`
+ * in the tape folder (mode 0600 like a tape), removed when the store closes. It stays open from
+ * its create (read and append, as a tape file is opened), so the batch that places it writes
+ * through that descriptor: no open of the tape's path.
  *
- * Made right after the flush, with a promise `open` and `close` (two thread-pool jobs), the
- * create ran into the caller's next steps (the next turn's reads wait on the folder and the CPU
- * the create takes): Deno's fresh-session turn spent ~0.4 ms more before its merge than with the
- * in-memory tape, Node ~0.2 ms (measured with the two interleaved, see the commit).
+ * The create still costs its time: it overlaps what the process does next (idle time, or a model
+ * call's wait), but a turn started at once on a busy machine pays part of it (a lookup of a new
+ * name in the folder waits while a create holds it; see `bench/turn_file_ab.ts`). Started before
+ * the lock's release, with a promise `open` and `close` (two thread-pool jobs, ~0.05–0.2 ms on the
+ * batch's path), it cost the turn itself more.
  *
  * The tape file is the same as a created one: empty, this process's owner and mode, linked under
  * the tape's name (exclusively: an existing name is never replaced, and the spare then stays for
