@@ -61,10 +61,10 @@ export async function appendBatch(target: BatchTarget, entries: TapeEntry[]): Pr
     if (target.durable) {
       const flushed = datasyncFd(fd);
       // The main thread only waits for the flush: the least recently used descriptor is closed
-      // meanwhile; the next new tape's file is made after it (see `_spare_file.ts`).
+      // meanwhile; the next new tape's file is made after the caller goes on (`_spare_file.ts`).
       files.trim();
       await flushed;
-      void spare.refill();
+      spare.refillSoon();
     } else {
       files.trim();
     }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { closeSync, existsSync, fstatSync, openSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 import type { SpareFile } from "./_spare_file.ts";
 
 /** Descriptors held at most (least recently used closed first, never one in use). */
@@ -60,11 +60,9 @@ export class OpenFiles {
       held.busy++;
       return { fd: held.fd, ino: held.ino, size: stats.size };
     }
-    // A new tape's file is the spare when one is ready (linked, not created: see `_spare_file.ts`).
-    if (spare?.ready && !existsSync(path)) {
-      spare.placeAt(path);
-    }
-    const fd = openSync(path, "a+", 0o600);
+    // A new tape's file is the spare when one is ready (linked, not created, never over an
+    // existing file, and already open: see `_spare_file.ts`).
+    const fd = (spare?.ready ? spare.placeAt(path) : null) ?? openSync(path, "a+", 0o600);
     let opened;
     try {
       opened = fstatSync(fd);

@@ -1,20 +1,41 @@
 /**
  * A spare empty file for the next new tape: creating a file (a new inode) costs 0.1–0.6 ms on
- * ext4, several times a `link` under a new name. A durable store starts making the spare on the
- * thread pool once a batch is flushed (not awaited), and a new tape's first batch links it under
- * the tape's name instead of creating the file. The spare is `.bub-spare.<pid>.<random>`
- * in the tape folder (mode 0600 like a tape), removed when the store closes.
+ * ext4, several times a `link` under a new name. A durable store asks for a spare once a batch is
+ * flushed; it is made after the batch's caller has gone on (`setImmediate`: the turn reports
+ * first), in one thread-pool job (an `open` with a callback), and a new tape's first batch links
+ * it under the tape's name instead of creating the file. The spare is `.bub-spare.<pid>.<random>`
+ * in the tape folder (mode 0600 like a tape), removed when the store closes. It stays open from
+ * its create (read and append, as a tape file is opened), so the batch that places it writes
+ * through that descriptor: no open of the tape's path.
+ *
+ * The create still costs its time: it overlaps what the process does next (idle time, or a model
+ * call's wait), but a turn started at once on a busy machine pays part of it (a lookup of a new
+ * name in the folder waits while a create holds it; see `bench/turn_file_ab.ts`). Started before
+ * the lock's release, with a promise `open` and `close` (two thread-pool jobs, ~0.05–0.2 ms on the
+ * batch's path), it cost the turn itself more.
  *
  * The tape file is the same as a created one: empty, this process's owner and mode, linked under
- * the tape's name (exclusively: an existing name is never replaced) before the batch is written
- * and flushed; the flush commits the link with the data as it commits a create.
+ * the tape's name (exclusively: an existing name is never replaced, and the spare then stays for
+ * the next new tape) before the batch is written and flushed; the flush commits the link with the
+ * data as it commits a create.
  *
  * @module
  */
-import { linkSync, unlinkSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { closeSync, constants, linkSync, open, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import { clearImmediate, setImmediate } from "node:timers";
+
+/** How a tape file is opened (`a+`: read and append), made exclusively (`wx`). */
+const SPARE_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL;
+
+function _closeQuiet(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+}
 
 function _unlinkQuiet(path: string): void {
   try {
@@ -28,7 +49,9 @@ function _unlinkQuiet(path: string): void {
 export class SpareFile {
   readonly #directory: string;
   #path: string | null = null;
+  #fd = -1;
   #making: Promise<void> | null = null;
+  #scheduled: ReturnType<typeof setImmediate> | null = null;
   #generation = 0;
 
   /** @param directory the tape folder (links cannot cross file systems) */
@@ -42,55 +65,88 @@ export class SpareFile {
   }
 
   /**
-   * Puts the spare at `path` (a new tape's file, missing: an existing file is left alone); true
-   * when it did, false when there was no spare or the link failed (the caller creates the file).
+   * Puts the spare at `path` when no file is there (`link` never replaces a name: no `stat` of
+   * the path first); its descriptor, open to read and append, when it did (the caller owns it
+   * then: no open of the path), null when there was no spare or the link failed (the caller opens
+   * or creates the file). A spare not placed because the name exists stays.
    */
-  placeAt(path: string): boolean {
+  placeAt(path: string): number | null {
     const spare = this.#path;
-    if (spare === null) return false;
-    this.#path = null;
+    if (spare === null) return null;
     try {
       linkSync(spare, path);
-      return true;
-    } catch {
-      return false;
-    } finally {
-      _unlinkQuiet(spare);
+    } catch (error) {
+      if ((error as { code?: string } | null)?.code === "EEXIST") return null;
+      this.#drop(); // Removed (a cleanup that took this process for gone) or not linkable.
+      return null;
     }
+    const fd = this.#fd;
+    this.#path = null;
+    this.#fd = -1;
+    _unlinkQuiet(spare);
+    return fd;
+  }
+
+  #drop(): void {
+    const spare = this.#path;
+    if (spare === null) return;
+    _closeQuiet(this.#fd);
+    _unlinkQuiet(spare);
+    this.#path = null;
+    this.#fd = -1;
   }
 
   /**
-   * Starts making a spare when there is none, on the thread pool and not awaited: call it after a
-   * flush (a file created while one runs delays it by about the create's time), so the create
-   * overlaps what follows the batch; the next new tape finds it ready, or is created as before.
-   * The promise (never rejected) settles when the spare is made; callers need not wait for it.
+   * Makes a spare after the current task and its microtasks (what follows the batch goes first),
+   * unless one is ready, being made or asked for: call it after a flush (a file created while one
+   * runs delays it by about the create's time). The next new tape finds it ready, or is created
+   * as before.
+   */
+  refillSoon(): void {
+    if (this.#path !== null || this.#making !== null || this.#scheduled !== null) return;
+    this.#scheduled = setImmediate(() => {
+      this.#scheduled = null;
+      void this.refill();
+    });
+  }
+
+  /**
+   * Starts making a spare when there is none, in one thread-pool job; its descriptor is kept open
+   * (opened as a tape file is, to read and append) and handed over with the spare. The promise
+   * (never rejected) settles when the spare is made; callers need not wait for it.
    */
   refill(): Promise<void> {
     if (this.#path !== null) return Promise.resolve();
     if (this.#making !== null) return this.#making;
     const path = join(this.#directory, `.bub-spare.${process.pid}.${crypto.randomUUID()}`);
     const generation = this.#generation;
-    this.#making = open(path, "wx", 0o600).then(
-      (handle) =>
-        handle.close().then(() => {
-          if (generation === this.#generation) this.#path = path;
-          else _unlinkQuiet(path); // Closed meanwhile.
-        }),
-      () => {},
-    ).catch(() => _unlinkQuiet(path)).finally(() => {
-      this.#making = null;
-    });
+    this.#making = new Promise<void>((resolve) =>
+      open(path, SPARE_FLAGS, 0o600, (error, fd) => {
+        this.#making = null;
+        if (!error) {
+          if (generation === this.#generation) {
+            this.#path = path;
+            this.#fd = fd;
+          } else {
+            _closeQuiet(fd); // Closed meanwhile.
+            _unlinkQuiet(path);
+          }
+        }
+        resolve();
+      })
+    );
     return this.#making;
   }
 
   /** Removes the spare (waiting for one being made); true when there was one. */
   async close(): Promise<boolean> {
+    if (this.#scheduled !== null) clearImmediate(this.#scheduled);
+    this.#scheduled = null;
     this.#generation++;
     const making = this.#making;
     if (making !== null) await making;
     const spare = this.#path;
-    this.#path = null;
-    if (spare !== null) _unlinkQuiet(spare);
+    this.#drop();
     return spare !== null || making !== null;
   }
 }

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { closeSync, fstatSync, readSync, writeSync } from "node:fs";
+import { readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
@@ -25,20 +26,51 @@ async function spareMade(dir: string): Promise<void> {
 test("a spare is placed once, only where no file is, and removed on close", () =>
   withDir(async (dir) => {
     const spare = new SpareFile(dir);
-    assert.equal(spare.placeAt(join(dir, "a")), false);
+    assert.equal(spare.placeAt(join(dir, "a")), null);
     await spare.refill();
     assert.equal(spare.ready, true);
     await writeFile(join(dir, "taken"), "kept");
-    assert.equal(spare.placeAt(join(dir, "taken")), false);
+    assert.equal(spare.placeAt(join(dir, "taken")), null);
     assert.equal(await readFile(join(dir, "taken"), "utf8"), "kept");
-    assert.deepEqual(await readdir(dir), ["taken"]);
+    // Not placed over an existing file: the spare stays for the next new tape.
+    assert.equal(spare.ready, true);
+    assert.deepEqual((await readdir(dir)).filter((name) => !name.startsWith(".bub-spare.")), [
+      "taken",
+    ]);
+    assert.equal((await readdir(dir)).length, 2);
     await spare.refill();
-    assert.equal(spare.placeAt(join(dir, "new")), true);
+    const fd = spare.placeAt(join(dir, "new"));
+    assert.equal(typeof fd, "number");
     assert.equal(spare.ready, false);
     assert.equal(await readFile(join(dir, "new"), "utf8"), "");
+    // Handed over open, to append and read like a tape file.
+    writeSync(fd!, "line\n");
+    assert.equal(await readFile(join(dir, "new"), "utf8"), "line\n");
+    const back = new Uint8Array(4);
+    assert.equal(readSync(fd!, back, 0, 4, 0), 4);
+    assert.equal(new TextDecoder().decode(back), "line");
+    assert.equal(fstatSync(fd!).mode & 0o777, 0o600);
+    closeSync(fd!);
     void spare.refill(); // Closed while it is being made: removed all the same.
     assert.equal(await spare.close(), true);
     assert.deepEqual((await readdir(dir)).sort(), ["new", "taken"]);
+  }));
+
+test("a spare asked for and closed before it is made leaves no file; one removed by another process is skipped", () =>
+  withDir(async (dir) => {
+    const spare = new SpareFile(dir);
+    spare.refillSoon(); // Made after this task: closed first, it is never made.
+    assert.equal(await spare.close(), false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(await readdir(dir), []);
+    spare.refillSoon();
+    await spareMade(dir);
+    assert.equal(spare.ready, true);
+    for (const name of await readdir(dir)) await unlink(join(dir, name)); // Another's cleanup.
+    assert.equal(spare.placeAt(join(dir, "a")), null);
+    assert.equal(spare.ready, false);
+    assert.deepEqual(await readdir(dir), []);
+    await spare.close();
   }));
 
 test("new tapes made from spares hold their own batches; a tape created by another writer meanwhile is appended to", () =>
