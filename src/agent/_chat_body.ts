@@ -270,6 +270,26 @@ function splicedParts(
 
 const DECODER = new TextDecoder();
 const ENCODER = new TextEncoder();
+/**
+ * Bun sends a text body cheaper than bytes (a 300 KB body: ~0.6 ms per call less; Node and Deno
+ * the other way round or even): there the body is the text, its history decoded from the bytes.
+ */
+const TEXT_BODY = "Bun" in globalThis;
+// The last kept run decoded (the calls of one turn send the same history).
+let lastDecoded: { kept: Uint8Array; text: string } | null = null;
+
+function keptText(kept: Uint8Array): string {
+  const last = lastDecoded;
+  if (
+    last !== null && last.kept.buffer === kept.buffer && last.kept.byteOffset === kept.byteOffset &&
+    last.kept.length === kept.length
+  ) {
+    return last.text;
+  }
+  const text = DECODER.decode(kept);
+  lastDecoded = { kept, text };
+  return text;
+}
 
 /**
  * The request body text, or null when a tool schema needs the SDK's rewriting. Call only for
@@ -284,13 +304,14 @@ export function chatRequestBody(
   if (parts === null) return null;
   return parts.kept === null
     ? parts.head + parts.tail
-    : `${parts.head}${DECODER.decode(parts.kept)}${parts.tail}`;
+    : `${parts.head}${keptText(parts.kept)}${parts.tail}`;
 }
 
 /**
  * {@link chatRequestBody} as the runtime's `fetch` takes it best: its UTF-8 bytes, built without a
  * string of the whole body, when a long session's history is copied from its cached bytes; else
- * the text itself (the runtime encodes it).
+ * the text itself (the runtime encodes it). On Bun always the text (its history decoded once per
+ * kept run).
  */
 export function chatRequestBytes(
   protocol: ChatProtocol,
@@ -300,6 +321,7 @@ export function chatRequestBytes(
   const parts = bodyParts(protocol, id, request);
   if (parts === null) return null;
   if (parts.kept === null) return parts.head + parts.tail;
+  if (TEXT_BODY) return `${parts.head}${keptText(parts.kept)}${parts.tail}`;
   const head = ENCODER.encode(parts.head);
   const tail = ENCODER.encode(parts.tail);
   const out = new Uint8Array(head.length + parts.kept.length + tail.length);
