@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { findKept, type KeptMessage, sameAsSource } from "../tape/_message_source.ts";
+import { findKept, type KeptMessage, sameAsKept } from "../tape/_message_source.ts";
 
 /** The messages' JSON: `open`, then the cached bytes of the kept run (if any), then `close`. */
 export interface MessagesJson {
@@ -70,7 +70,7 @@ export function messagesJson(
     const { kept, shapes, start } = run;
     while (
       matched < limit &&
-      sameAsSource(messages[start + matched]!, kept[matched]!, shapes.get(matched))
+      sameAsKept(messages[start + matched]!, shapes, matched, kept[matched]!)
     ) {
       matched++;
     }
