@@ -104,31 +104,34 @@ function textOnly(content: unknown): boolean {
   return true;
 }
 
+/** Whether the direct body sends `message` as the SDK does: a known role, text-only user content. */
+function messageCovered(message: Record<string, unknown>): boolean {
+  switch (message.role) {
+    case "user":
+      return textOnly(message.content);
+    case "system":
+    case "developer":
+    case "assistant":
+    case "tool":
+      return true;
+    default:
+      return false;
+  }
+}
+
 /**
- * Whether the direct body is exactly the SDK's for this request: known roles, text-only user
- * content, and (OpenAI chat) a model the SDK does not treat as a reasoning model.
+ * Whether the direct body may be exactly the SDK's for this request: (OpenAI chat) a model the SDK
+ * does not treat as a reasoning model. Its messages (known roles, text-only user content) are
+ * checked while the body is built: {@link chatRequestBody} and {@link chatRequestBytes} answer
+ * null for a message they do not cover (a long session's kept messages are checked once each,
+ * not on every call).
  */
 export function chatBodyCovers(
   protocol: ChatProtocol,
   id: ModelId,
-  request: ModelRequest,
+  _request: ModelRequest,
 ): boolean {
-  if (protocol === "openai-chat" && OPENAI_REASONING.test(id.model)) return false;
-  for (const message of request.messages) {
-    switch (message.role) {
-      case "user":
-        if (!textOnly(message.content)) return false;
-        break;
-      case "system":
-      case "developer":
-      case "assistant":
-      case "tool":
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+  return !(protocol === "openai-chat" && OPENAI_REASONING.test(id.model));
 }
 
 /** A body in three parts: text, the cached bytes of a session's history (or null), text. */
@@ -229,7 +232,9 @@ function bodyParts(protocol: ChatProtocol, id: ModelId, request: ModelRequest): 
     protocol,
     request.messages as unknown as readonly Record<string, unknown>[],
     (message) => messageJson(protocol, message as unknown as ChatMessage),
+    messageCovered,
   );
+  if (messages === null) return null;
   return {
     head: `${template.pre}${messages.open}`,
     kept: messages.kept,
@@ -245,7 +250,7 @@ function splicedParts(
   id: ModelId,
   request: ModelRequest,
   tools: string | undefined,
-): BodyParts {
+): BodyParts | null {
   // The messages and tools are spliced in as JSON text (the same text `JSON.stringify` gives).
   let text = bodyText(protocol, id, request, tools !== undefined);
   if (tools !== undefined) {
@@ -255,12 +260,18 @@ function splicedParts(
     }
   }
   const at = text.indexOf(MESSAGES_MARKER_JSON);
-  if (at < 0) return { head: text, kept: null, tail: "" }; // Replaced by a body field.
+  if (at < 0) {
+    // Replaced by a body field.
+    const messages = request.messages as unknown as readonly Record<string, unknown>[];
+    return messages.every(messageCovered) ? { head: text, kept: null, tail: "" } : null;
+  }
   const messages = messagesJson(
     protocol,
     request.messages as unknown as readonly Record<string, unknown>[],
     (message) => messageJson(protocol, message as unknown as ChatMessage),
+    messageCovered,
   );
+  if (messages === null) return null;
   return {
     head: `${text.slice(0, at)}"messages":${messages.open}`,
     kept: messages.kept,
@@ -292,8 +303,9 @@ function keptText(kept: Uint8Array): string {
 }
 
 /**
- * The request body text, or null when a tool schema needs the SDK's rewriting. Call only for
- * requests {@link chatBodyCovers} accepts.
+ * The request body text, or null when a tool schema needs the SDK's rewriting or a message is one
+ * the direct body does not cover (see {@link chatBodyCovers}). Call only for requests
+ * {@link chatBodyCovers} accepts.
  */
 export function chatRequestBody(
   protocol: ChatProtocol,
