@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { findKept, type KeptMessage, sameAsKept } from "../tape/_message_source.ts";
+import { findKept, type KeptMessage, matchedCopies } from "../tape/_message_source.ts";
 
 /** The messages' JSON: `open`, then the cached bytes of the kept run (if any), then `close`. */
 export interface MessagesJson {
@@ -72,17 +72,12 @@ export function messagesJson(
   accepts: (message: Record<string, unknown>) => boolean = ACCEPT_ALL,
 ): MessagesJson | null {
   const run = findKept(messages);
-  let matched = 0;
-  if (run !== null) {
-    const limit = Math.min(run.kept.length, messages.length - run.start);
-    const { kept, shapes, start } = run;
-    while (
-      matched < limit &&
-      sameAsKept(messages[start + matched]!, shapes, matched, kept[matched]!)
-    ) {
-      matched++;
-    }
-  }
+  const matched = run === null ? 0 : matchedCopies(
+    run,
+    messages,
+    run.start,
+    Math.min(run.kept.length, messages.length - run.start),
+  );
   if (run === null || matched < MIN_KEPT_RUN) {
     if (!messages.every(accepts)) return null;
     return { open: `[${messages.map(json).join(",")}]`, kept: null, close: "" };

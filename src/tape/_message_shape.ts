@@ -115,6 +115,14 @@ export class ShapeList {
     return index < this.#length ? this.#bytes[index] as MessageShape : SHAPE_ANY;
   }
 
+  /**
+   * The list's arrays as they are now (for a loop over many messages; valid until the next push):
+   * each message's shape and where its values start in `fields`.
+   */
+  columns(): { shapes: Uint8Array; starts: Uint32Array; fields: readonly unknown[] } {
+    return { shapes: this.#bytes, starts: this.#starts, fields: this.fields };
+  }
+
   /** Where the values of the message at `index` start in {@link fields}. */
   start(index: number): number {
     return this.#starts[index]!;

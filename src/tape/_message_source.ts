@@ -156,6 +156,64 @@ export function sameAsKept(
   }
 }
 
+/**
+ * How many messages of `messages` from `start` on are unchanged copies of the kept messages of
+ * `run` (in order, at most `limit`): {@link sameAsKept} for each, in one loop over the list's
+ * arrays.
+ */
+export function matchedCopies(
+  run: KeptRun,
+  messages: readonly KeptMessage[],
+  start: number,
+  limit: number,
+): number {
+  const { shapes, starts, fields } = run.shapes.columns();
+  const kept = run.kept;
+  let j = 0;
+  for (; j < limit; j++) {
+    const copy = messages[start + j]!;
+    const at = starts[j]!;
+    switch (shapes[j]) {
+      case SHAPE_TEXT:
+        if (copy.role !== fields[at] || copy.content !== fields[at + 1] || _keyCount(copy) !== 2) {
+          return j;
+        }
+        break;
+      case SHAPE_RESULT:
+        if (
+          copy.role !== fields[at] || copy.content !== fields[at + 1] ||
+          copy.tool_call_id !== fields[at + 2] || copy.name !== fields[at + 3] ||
+          _keyCount(copy) !== 4
+        ) {
+          return j;
+        }
+        break;
+      case SHAPE_PLAIN_CALLS: {
+        if (copy.role !== fields[at] || copy.content !== fields[at + 1]) return j;
+        const calls = copy.tool_calls;
+        const count = fields[at + 2] as number;
+        if (!Array.isArray(calls) || calls.length !== count) return j;
+        for (let c = 0, k = at + 3; c < count; c++, k += 3) {
+          const call = calls[c];
+          if (typeof call !== "object" || call === null) return j;
+          if (
+            call.id !== fields[k] || call.type !== fields[k + 1] ||
+            call.function !== fields[k + 2] ||
+            _keyCount(call) !== 3
+          ) {
+            return j;
+          }
+        }
+        if (_keyCount(copy) !== 3) return j;
+        break;
+      }
+      default:
+        if (!sameAsSource(copy, kept[j]!, shapes[j] as MessageShape)) return j;
+    }
+  }
+  return j;
+}
+
 function _sameCalls(value: unknown, original: unknown): boolean {
   if (value === original) return true;
   if (!Array.isArray(value) || !Array.isArray(original)) return false;

@@ -25,7 +25,7 @@ import {
   toolCallEntry,
   toolResultEntry,
 } from "../../src/tape/entry.ts";
-import { sameAsKept, sameAsSource } from "../../src/tape/_message_source.ts";
+import { matchedCopies, sameAsKept, sameAsSource } from "../../src/tape/_message_source.ts";
 import {
   copyMessage,
   type MessageShape,
@@ -211,6 +211,39 @@ test("a kept list's side-by-side values: copies and checks equal those made from
         change(changed);
         assert.equal(sameAsKept(changed, list, i, source), sameAsSource(changed, source, shape));
       }
+    }
+  }
+});
+
+test("a run of copies is matched up to its first changed copy, after any messages before it", () => {
+  const cases: [Record<string, unknown>, MessageShape][] = [
+    [{ role: "user", content: "x" }, 1],
+    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }, { ...CALL, id: "y" }] }, 4],
+    [{ role: "tool", content: "ok", tool_call_id: "c", name: "n" }, 2],
+    [{ role: "assistant", content: "a", reasoning_content: "r" }, 0],
+    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }, { id: "x" }] }, 3],
+  ];
+  const kept = Array.from({ length: 30 }, (_, i) => cases[i % cases.length]![0]);
+  const shapes = new ShapeList();
+  kept.forEach((message, i) => shapes.push(cases[i % cases.length]![1], message));
+  const run = { start: 2, kept, shapes };
+  const changes: Array<(copy: Record<string, unknown>) => void> = [
+    (m) => void (m.content = "other"),
+    (m) => void (m.extra = 1),
+    (m) => void (Array.isArray(m.tool_calls) ? m.tool_calls.pop() : delete m.role),
+  ];
+  for (let at = 0; at < kept.length; at++) {
+    for (const change of changes) {
+      const messages = [
+        { role: "system", content: "s" },
+        { role: "user", content: "u" },
+        ...kept.map((message, i) => shapes.copy(i, message)),
+        { role: "user", content: "last" },
+      ];
+      assert.equal(matchedCopies(run, messages, 2, kept.length), kept.length);
+      assert.equal(matchedCopies(run, messages, 2, 7), 7);
+      change(messages[2 + at]!);
+      assert.equal(matchedCopies(run, messages, 2, kept.length), at);
     }
   }
 });
