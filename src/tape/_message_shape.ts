@@ -155,6 +155,47 @@ export class ShapeList {
     }
   }
 
+  /**
+   * Fresh copies of all messages of the list (`messages`, in order) into `out` from `offset` on:
+   * {@link copy} for each, in one loop over the list's arrays.
+   */
+  copyAll(messages: readonly KeptMessage[], out: Record<string, unknown>[], offset: number): void {
+    const fields = this.fields;
+    const bytes = this.#bytes;
+    const starts = this.#starts;
+    const length = Math.min(this.#length, messages.length);
+    for (let i = 0; i < length; i++) {
+      const at = starts[i]!;
+      switch (bytes[i]) {
+        case SHAPE_TEXT:
+          out[offset + i] = { role: fields[at], content: fields[at + 1] };
+          break;
+        case SHAPE_RESULT:
+          out[offset + i] = {
+            role: fields[at],
+            content: fields[at + 1],
+            tool_call_id: fields[at + 2],
+            name: fields[at + 3],
+          };
+          break;
+        case SHAPE_PLAIN_CALLS: {
+          const count = fields[at + 2] as number;
+          const calls: Record<string, unknown>[] = new Array(count);
+          for (let c = 0, k = at + 3; c < count; c++, k += 3) {
+            calls[c] = { id: fields[k], type: fields[k + 1], function: fields[k + 2] };
+          }
+          out[offset + i] = { role: fields[at], content: fields[at + 1], tool_calls: calls };
+          break;
+        }
+        default:
+          out[offset + i] = copyMessage(messages[i]!, bytes[i] as MessageShape);
+      }
+    }
+    for (let i = length; i < messages.length; i++) {
+      out[offset + i] = copyMessage(messages[i]!, SHAPE_ANY);
+    }
+  }
+
   /** The shapes and values of this list, then those of `more`. */
   concat(more: ShapeList): ShapeList {
     const out = new ShapeList();

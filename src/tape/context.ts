@@ -160,8 +160,8 @@ export function copyMessages(
 ): ChatMessage[] {
   const head = messages.length;
   const out: ChatMessage[] = new Array(head + more.length);
-  for (let i = 0; i < head; i++) out[i] = shapes.copy(i, messages[i]!);
-  for (let i = 0; i < more.length; i++) out[head + i] = moreShapes.copy(i, more[i]!);
+  shapes.copyAll(messages, out, 0);
+  moreShapes.copyAll(more, out, head);
   // A request body built from the copies may reuse what it derived from the (unchanging) sources.
   recordKept(messages, shapes);
   return out;

@@ -183,6 +183,17 @@ test("a kept list's side-by-side values: copies and checks equal those made from
   for (let i = 0; i < 40; i++) long.push(cases[i % cases.length]![1], cases[i % cases.length]![0]);
   const lists: [ShapeList, number][] = [[first.concat(second), 0], [long, 0], [long, 35]];
   for (const [list, from] of lists) {
+    // All at once (and messages past the list's end, copied by a spread).
+    const sources = Array.from({ length: list.length + 2 }, (_, i) => cases[i % cases.length]![0]);
+    const all: Record<string, unknown>[] = [{ role: "system", content: "s" }];
+    list.copyAll(sources, all, 1);
+    assert.equal(all.length, sources.length + 1);
+    sources.forEach((source, i) => {
+      const copy = all[i + 1]!;
+      const shape = i < list.length ? cases[i % cases.length]![1] : SHAPE_ANY;
+      assert.equal(JSON.stringify(copy), JSON.stringify(copyMessage(source, shape)));
+      assert.notEqual(copy, source);
+    });
     for (let i = from; i < list.length; i++) {
       const [source, shape] = cases[i % cases.length]!;
       assert.equal(list.get(i), shape);
