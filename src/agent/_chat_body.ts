@@ -11,87 +11,23 @@
  *
  * @module
  */
-import type { ChatMessage, ChatTool, ModelRequest } from "./model_client.ts";
+import type { ChatMessage, ModelRequest } from "./model_client.ts";
+import { toolsJson } from "./_chat_tools_json.ts";
 import type { ModelId } from "./provider_presets.ts";
 import { bodyExtras } from "./_model_stream.ts";
 import { mergeBody } from "./_request_body.ts";
-import { openaiToolSchema } from "./_openai_schema.ts";
 import { messagesJson } from "./_chat_messages.ts";
 import { messageJson } from "./_chat_message_json.ts";
 
 import type { ChatProtocol } from "./_chat_message_json.ts";
 export type { ChatProtocol };
 
-/** One tool's serialised forms: as sent by OpenAI-compatible providers and by OpenAI chat. */
-interface ToolJson {
-  name: string;
-  description: string | undefined;
-  json: string;
-  /** The OpenAI provider's form (normalised schema); null: only the SDK reproduces it. */
-  openai: string | null;
-}
-
-const DEFAULT_PARAMETERS = Object.freeze({ type: "object", properties: {} });
-const toolCache = new WeakMap<object, ToolJson>();
-// Keywords the OpenAI provider may rewrite: schemas naming none are sent as they are.
-const OPENAI_REWRITES = /"(?:propertyNames|pattern|allOf|\$ref)":/;
 const TOOLS_MARKER = "\u0000bub-tools\u0000";
 const TOOLS_MARKER_JSON = `"tools":${JSON.stringify(TOOLS_MARKER)}`;
 const MESSAGES_MARKER = "\u0000bub-messages\u0000";
 const MESSAGES_MARKER_JSON = `"messages":${JSON.stringify(MESSAGES_MARKER)}`;
 // OpenAI models the SDK treats as reasoning models (developer role, max_completion_tokens).
 const OPENAI_REASONING = /^(?:o\d|gpt-(?:[5-9]|\d\d))/;
-
-function toolJson(tool: ChatTool): ToolJson {
-  const fn = tool.function;
-  const parameters = fn.parameters ?? DEFAULT_PARAMETERS;
-  const cached = toolCache.get(parameters);
-  if (cached && cached.name === fn.name && cached.description === fn.description) return cached;
-  const schema = JSON.stringify(parameters);
-  const head = `{"type":"function","function":${
-    JSON.stringify({ name: fn.name, description: fn.description }).slice(0, -1)
-  },"parameters":`;
-  const json = `${head}${schema}}}`;
-  let openai: string | null = json;
-  if (OPENAI_REWRITES.test(schema)) {
-    const normalized = openaiToolSchema(parameters as Record<string, unknown>);
-    openai = normalized === null ? null : `${head}${JSON.stringify(normalized)}}}`;
-  }
-  const entry: ToolJson = { name: fn.name, description: fn.description, json, openai };
-  toolCache.set(parameters, entry);
-  return entry;
-}
-
-// The last tools array built per protocol: its parts (the cached entries) and its text.
-const lastTools = new Map<ChatProtocol, { parts: (string | null)[]; json: string | null }>();
-
-/** The tools' JSON array, or null when the OpenAI provider would rewrite a schema. */
-function toolsJson(tools: readonly ChatTool[], protocol: ChatProtocol): string | null {
-  const parts: (string | null)[] = new Array(tools.length);
-  for (let i = 0; i < tools.length; i++) {
-    const entry = toolJson(tools[i]!);
-    parts[i] = protocol === "openai-chat" ? entry.openai : entry.json;
-  }
-  const last = lastTools.get(protocol);
-  if (
-    last !== undefined && last.parts.length === parts.length &&
-    last.parts.every((part, i) => part === parts[i])
-  ) {
-    return last.json;
-  }
-  let out: string | null = "[";
-  for (let i = 0; i < parts.length; i++) {
-    const json = parts[i]!;
-    if (json === null) {
-      out = null;
-      break;
-    }
-    out += i === 0 ? json : `,${json}`;
-  }
-  const json = out === null ? null : `${out}]`;
-  lastTools.set(protocol, { parts, json });
-  return json;
-}
 
 function textOnly(content: unknown): boolean {
   if (content == null || typeof content === "string") return true;
