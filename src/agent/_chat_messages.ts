@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { findKept, type KeptMessage, sameAsSource } from "../tape/_message_source.ts";
+import { findKept, type KeptMessage, matchedCopies } from "../tape/_message_source.ts";
 
 /** The messages' JSON: `open`, then the cached bytes of the kept run (if any), then `close`. */
 export interface MessagesJson {
@@ -27,6 +27,8 @@ interface KeptBytes {
   ends: Uint32Array;
   /** Messages serialised so far. */
   count: number;
+  /** The first of them `accepts` refused (-1: none). */
+  refused: number;
 }
 
 const ENCODER = new TextEncoder();
@@ -54,40 +56,51 @@ function _extend(store: KeptBytes, json: string): void {
   store.count = count + 1;
 }
 
+/** True for every message. */
+const ACCEPT_ALL = (_message: Record<string, unknown>): boolean => true;
+
 /**
  * The JSON of `messages` as the body sends it; `json` gives one message's JSON (the converted
  * message, serialised). Equal, as text, to `[` + each message's `json` joined by commas + `]`.
+ * Null when `accepts` refuses one of the messages (a copy of a kept message is judged as its
+ * source, once per kept message: they are equal).
  */
 export function messagesJson(
   key: string,
   messages: readonly Record<string, unknown>[],
   json: (message: Record<string, unknown>) => string,
-): MessagesJson {
+  accepts: (message: Record<string, unknown>) => boolean = ACCEPT_ALL,
+): MessagesJson | null {
   const run = findKept(messages);
-  let matched = 0;
-  if (run !== null) {
-    const limit = Math.min(run.kept.length, messages.length - run.start);
-    const { kept, shapes, start } = run;
-    while (
-      matched < limit &&
-      sameAsSource(messages[start + matched]!, kept[matched]!, shapes.get(matched))
-    ) {
-      matched++;
-    }
-  }
+  const matched = run === null ? 0 : matchedCopies(
+    run,
+    messages,
+    run.start,
+    Math.min(run.kept.length, messages.length - run.start),
+  );
   if (run === null || matched < MIN_KEPT_RUN) {
+    if (!messages.every(accepts)) return null;
     return { open: `[${messages.map(json).join(",")}]`, kept: null, close: "" };
   }
   let byKey = cache.get(run.kept);
   if (byKey === undefined) cache.set(run.kept, byKey = new Map());
   let store = byKey.get(key);
   if (store === undefined) {
-    byKey.set(key, store = { bytes: new Uint8Array(0), ends: new Uint32Array(0), count: 0 });
+    const bytes = new Uint8Array(0);
+    byKey.set(key, store = { bytes, ends: new Uint32Array(0), count: 0, refused: -1 });
   }
   // A kept message's JSON is its copy's (they are equal): serialise the source itself.
-  for (let j = store.count; j < matched; j++) _extend(store, json(run.kept[j]!));
-  const before = messages.slice(0, run.start).map(json);
-  const after = messages.slice(run.start + matched).map(json);
+  for (let j = store.count; j < matched; j++) {
+    const source = run.kept[j]!;
+    if (store.refused < 0 && !accepts(source)) store.refused = j;
+    _extend(store, json(source));
+  }
+  if (store.refused >= 0 && store.refused < matched) return null;
+  const beforeRun = messages.slice(0, run.start);
+  const afterRun = messages.slice(run.start + matched);
+  if (!beforeRun.every(accepts) || !afterRun.every(accepts)) return null;
+  const before = beforeRun.map(json);
+  const after = afterRun.map(json);
   return {
     open: before.length > 0 ? `[${before.join(",")},` : "[",
     kept: store.bytes.subarray(0, store.ends[matched - 1]!),

@@ -59,36 +59,55 @@ export function foldedCall(
 }
 
 /**
- * The shapes of a kept list of messages, one byte each (a long session keeps thousands): grows
- * with its list and stays the same object, so a reader holding it sees the list's later shapes.
+ * The shapes of a kept list of messages, one byte each (a long session keeps thousands), and the
+ * values of its known-shape messages side by side in one flat array (role, content, then the
+ * shape's other values; a plain tool-call message: its call count, then each call's id, type and
+ * function): a long session's copies are made and checked from these few contiguous arrays
+ * instead of reading thousands of objects spread over the heap (Bun never moves an object, so a
+ * session's messages lie scattered among the garbage of the turns that made them). Grows with
+ * its list and stays the same object, so a reader holding it sees the list's later messages.
+ * A kept message never changes, so its values are read once, when it is added.
  */
 export class ShapeList {
-  #bytes: Uint8Array;
+  #bytes: Uint8Array = new Uint8Array(16);
   #length = 0;
-
-  /**
-   * Creates the object.
-   *
-   * @param shapes the first shapes
-   */
-  constructor(shapes: Iterable<MessageShape> = []) {
-    this.#bytes = new Uint8Array(16);
-    for (const shape of shapes) this.push(shape);
-  }
+  /** Where each message's values start in {@link fields}. */
+  #starts: Uint32Array = new Uint32Array(16);
+  /** The values of the known-shape messages, in order (see {@link ShapeList}). */
+  readonly fields: unknown[] = [];
 
   /** The number of shapes. */
   get length(): number {
     return this.#length;
   }
 
-  /** Appends `shape`. */
-  push(shape: MessageShape): void {
+  /** Appends `message` of `shape`. */
+  push(shape: MessageShape, message: KeptMessage): void {
     if (this.#length === this.#bytes.length) {
-      const grown = new Uint8Array(this.#bytes.length * 2);
-      grown.set(this.#bytes);
-      this.#bytes = grown;
+      const bytes = new Uint8Array(this.#bytes.length * 2);
+      bytes.set(this.#bytes);
+      this.#bytes = bytes;
+      const starts = new Uint32Array(this.#starts.length * 2);
+      starts.set(this.#starts);
+      this.#starts = starts;
     }
-    this.#bytes[this.#length++] = shape;
+    this.#bytes[this.#length] = shape;
+    this.#starts[this.#length++] = this.fields.length;
+    const fields = this.fields;
+    switch (shape) {
+      case SHAPE_TEXT:
+        fields.push(message.role, message.content);
+        break;
+      case SHAPE_RESULT:
+        fields.push(message.role, message.content, message.tool_call_id, message.name);
+        break;
+      case SHAPE_PLAIN_CALLS: {
+        const calls = message.tool_calls as readonly Record<string, unknown>[];
+        fields.push(message.role, message.content, calls.length);
+        for (const call of calls) fields.push(call.id, call.type, call.function);
+        break;
+      }
+    }
   }
 
   /** The shape at `index` ({@link SHAPE_ANY} past the end). */
@@ -96,12 +115,114 @@ export class ShapeList {
     return index < this.#length ? this.#bytes[index] as MessageShape : SHAPE_ANY;
   }
 
-  /** The shapes of this list, then those of `more`. */
+  /**
+   * The list's arrays as they are now (for a loop over many messages; valid until the next push):
+   * each message's shape and where its values start in `fields`.
+   */
+  columns(): { shapes: Uint8Array; starts: Uint32Array; fields: readonly unknown[] } {
+    return { shapes: this.#bytes, starts: this.#starts, fields: this.fields };
+  }
+
+  /** Where the values of the message at `index` start in {@link fields}. */
+  start(index: number): number {
+    return this.#starts[index]!;
+  }
+
+  /** A fresh copy of the message at `index`, which is `message` (as {@link copyMessage}). */
+  copy(index: number, message: KeptMessage): Record<string, unknown> {
+    const fields = this.fields;
+    const at = this.#starts[index]!;
+    switch (this.get(index)) {
+      case SHAPE_TEXT:
+        return { role: fields[at], content: fields[at + 1] };
+      case SHAPE_RESULT:
+        return {
+          role: fields[at],
+          content: fields[at + 1],
+          tool_call_id: fields[at + 2],
+          name: fields[at + 3],
+        };
+      case SHAPE_PLAIN_CALLS: {
+        const count = fields[at + 2] as number;
+        const calls: Record<string, unknown>[] = new Array(count);
+        for (let c = 0, k = at + 3; c < count; c++, k += 3) {
+          calls[c] = { id: fields[k], type: fields[k + 1], function: fields[k + 2] };
+        }
+        return { role: fields[at], content: fields[at + 1], tool_calls: calls };
+      }
+      default:
+        return copyMessage(message, this.get(index));
+    }
+  }
+
+  /**
+   * Fresh copies of all messages of the list (`messages`, in order) into `out` from `offset` on:
+   * {@link copy} for each, in one loop over the list's arrays.
+   */
+  copyAll(messages: readonly KeptMessage[], out: Record<string, unknown>[], offset: number): void {
+    const fields = this.fields;
+    const bytes = this.#bytes;
+    const starts = this.#starts;
+    const length = Math.min(this.#length, messages.length);
+    for (let i = 0; i < length; i++) {
+      const at = starts[i]!;
+      switch (bytes[i]) {
+        case SHAPE_TEXT:
+          out[offset + i] = { role: fields[at], content: fields[at + 1] };
+          break;
+        case SHAPE_RESULT:
+          out[offset + i] = {
+            role: fields[at],
+            content: fields[at + 1],
+            tool_call_id: fields[at + 2],
+            name: fields[at + 3],
+          };
+          break;
+        case SHAPE_PLAIN_CALLS: {
+          const count = fields[at + 2] as number;
+          const calls: Record<string, unknown>[] = new Array(count);
+          for (let c = 0, k = at + 3; c < count; c++, k += 3) {
+            calls[c] = { id: fields[k], type: fields[k + 1], function: fields[k + 2] };
+          }
+          out[offset + i] = { role: fields[at], content: fields[at + 1], tool_calls: calls };
+          break;
+        }
+        default:
+          out[offset + i] = copyMessage(messages[i]!, bytes[i] as MessageShape);
+      }
+    }
+    for (let i = length; i < messages.length; i++) {
+      out[offset + i] = copyMessage(messages[i]!, SHAPE_ANY);
+    }
+  }
+
+  /** The shapes and values of this list, then those of `more`. */
   concat(more: ShapeList): ShapeList {
     const out = new ShapeList();
-    for (let i = 0; i < this.#length; i++) out.push(this.get(i));
-    for (let i = 0; i < more.length; i++) out.push(more.get(i));
+    out.#append(this);
+    out.#append(more);
     return out;
+  }
+
+  #append(list: ShapeList): void {
+    const offset = this.fields.length;
+    for (const value of list.fields) this.fields.push(value);
+    const length = this.#length + list.#length;
+    let capacity = this.#bytes.length;
+    while (capacity < length) capacity *= 2;
+    if (capacity !== this.#bytes.length) {
+      const bytes = new Uint8Array(capacity);
+      bytes.set(this.#bytes.subarray(0, this.#length));
+      this.#bytes = bytes;
+      const starts = new Uint32Array(capacity);
+      starts.set(this.#starts.subarray(0, this.#length));
+      this.#starts = starts;
+    }
+    for (let i = 0; i < list.#length; i++) {
+      this.#bytes[this.#length + i] = list.#bytes[i]!;
+      this.#starts[this.#length + i] = list.#starts[i]! + offset;
+    }
+    this.#length = length;
   }
 }
 

@@ -10,7 +10,6 @@ import type { TapeEntry } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import { recordKept } from "./_message_source.ts";
 import {
-  copyMessage,
   foldedCall,
   type MessageShape,
   payloadShape,
@@ -84,7 +83,7 @@ export class MessageFold {
 
   #add(message: FoldedMessage, shape: MessageShape): void {
     this.messages.push(message);
-    this.shapes.push(shape);
+    this.shapes.push(shape, message);
   }
 
   /** Adds one (context-visible) entry. */
@@ -161,8 +160,8 @@ export function copyMessages(
 ): ChatMessage[] {
   const head = messages.length;
   const out: ChatMessage[] = new Array(head + more.length);
-  for (let i = 0; i < head; i++) out[i] = copyMessage(messages[i]!, shapes.get(i));
-  for (let i = 0; i < more.length; i++) out[head + i] = copyMessage(more[i]!, moreShapes.get(i));
+  shapes.copyAll(messages, out, 0);
+  moreShapes.copyAll(more, out, head);
   // A request body built from the copies may reuse what it derived from the (unchanging) sources.
   recordKept(messages, shapes);
   return out;

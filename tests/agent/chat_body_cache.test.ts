@@ -2,11 +2,14 @@
  * The request body reuses each kept context message's JSON (issue 13: a long session's history is
  * serialised once, as bytes): the body (text and bytes) must equal the one built from plain copies
  * of the same messages on every call, and a copy a hook changed (content, tool calls, keys) must be
- * sent as changed.
+ * sent as changed. A message the direct body does not cover (non-text user parts, an unknown role)
+ * makes both builders answer null (the call then goes through the SDK), whether it is a copy a hook
+ * changed, a kept message of the tape, or one of the turn's own.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
+  chatBodyCovers,
   type ChatProtocol,
   chatRequestBody,
   chatRequestBytes,
@@ -118,6 +121,56 @@ describe("chat request body of kept context messages", () => {
       });
     }
   }
+
+  test("a message the direct body does not cover: both builders answer null, on every call", async () => {
+    const image = [
+      { type: "text", text: "look" },
+      { type: "image_url", image_url: { url: "https://example.test/i.png" } },
+    ];
+    const uncovered = (protocol: ChatProtocol, messages: Messages) => {
+      const request: ModelRequest = {
+        model: "openai:bench",
+        messages: messages as unknown as ChatMessage[],
+        maxTokens: 64,
+      };
+      assert.equal(chatBodyCovers(protocol, ID, request), true);
+      assert.equal(chatRequestBody(protocol, ID, request), null);
+      assert.equal(chatRequestBytes(protocol, ID, request), null);
+    };
+    const changes: Array<(messages: Messages) => void> = [
+      (m) => void (m[4]!.content = image), // A kept copy changed by a hook.
+      (m) => void (m[8]!.role = "function"),
+      (m) => void m.push({ role: "user", content: image }), // The turn's own message.
+      (m) => void m.unshift({ role: "critic", content: "x" }),
+    ];
+    for (const protocol of PROTOCOLS) {
+      const tape = await sessionTape();
+      body(protocol, await tape.readMessages()); // Fills the cache.
+      for (const change of changes) {
+        const messages = await tape.readMessages();
+        change(messages);
+        uncovered(protocol, messages);
+        uncovered(protocol, plain(messages));
+        const fresh = await tape.readMessages();
+        assert.equal(body(protocol, fresh), body(protocol, plain(fresh)));
+      }
+      // A kept message of the tape itself (here after the cached run): refused on every call.
+      await tape.store.append("a__b", messageEntry({ role: "user", content: image }));
+      await tape.store.append("a__b", messageEntry({ role: "assistant", content: "seen" }));
+      for (let call = 0; call < 2; call++) {
+        const messages = await tape.readMessages();
+        uncovered(protocol, messages);
+        uncovered(protocol, messages.slice(0, -1));
+        assert.equal(
+          body(protocol, messages.slice(0, -2)),
+          body(protocol, plain(messages.slice(0, -2))),
+        );
+      }
+    }
+    // OpenAI reasoning models are never covered.
+    const request: ModelRequest = { model: "openai:o3", messages: [], maxTokens: 64 };
+    assert.equal(chatBodyCovers("openai-chat", parseModelId("openai:o3"), request), false);
+  });
 
   test("two sessions read before either request is built, and a handoff that restarts the context", async () => {
     const [first, second] = [await sessionTape(), await sessionTape()];

@@ -25,8 +25,15 @@ import {
   toolCallEntry,
   toolResultEntry,
 } from "../../src/tape/entry.ts";
-import { sameAsSource } from "../../src/tape/_message_source.ts";
-import { copyMessage, payloadShape, SHAPE_ANY, SHAPE_TEXT } from "../../src/tape/_message_shape.ts";
+import { matchedCopies, sameAsKept, sameAsSource } from "../../src/tape/_message_source.ts";
+import {
+  copyMessage,
+  type MessageShape,
+  payloadShape,
+  SHAPE_ANY,
+  SHAPE_TEXT,
+  ShapeList,
+} from "../../src/tape/_message_shape.ts";
 import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
 import { Tape } from "../../src/tape/tape.ts";
 
@@ -154,6 +161,100 @@ test("a copy compared with its source by shape: any change of a key or value is 
         // A call replaced by an equal one is still the same (its JSON is).
         assert.equal(sameAsSource(copy, source, shape), i === 4, `call change ${i}`);
       }
+    }
+  }
+});
+
+test("a kept list's side-by-side values: copies and checks equal those made from the objects", () => {
+  const cases: [Record<string, unknown>, MessageShape][] = [
+    [{ role: "user", content: "x" }, 1],
+    [{ role: "tool", content: "ok", tool_call_id: "c", name: "n" }, 2],
+    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }, { id: "x" }] }, 3],
+    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }, { ...CALL, id: "y" }] }, 4],
+    [{ role: "assistant", content: "", tool_calls: [] }, 4],
+    [{ role: "assistant", content: "a", reasoning_content: "r" }, 0],
+    [{ role: "user", content: null }, 1],
+  ];
+  const first = new ShapeList();
+  const second = new ShapeList();
+  cases.forEach(([message, shape], i) => (i < 3 ? first : second).push(shape, message));
+  // Long enough to grow the list's arrays.
+  const long = new ShapeList();
+  for (let i = 0; i < 40; i++) long.push(cases[i % cases.length]![1], cases[i % cases.length]![0]);
+  const lists: [ShapeList, number][] = [[first.concat(second), 0], [long, 0], [long, 35]];
+  for (const [list, from] of lists) {
+    // All at once (and messages past the list's end, copied by a spread).
+    const sources = Array.from({ length: list.length + 2 }, (_, i) => cases[i % cases.length]![0]);
+    const all: Record<string, unknown>[] = [{ role: "system", content: "s" }];
+    list.copyAll(sources, all, 1);
+    assert.equal(all.length, sources.length + 1);
+    sources.forEach((source, i) => {
+      const copy = all[i + 1]!;
+      const shape = i < list.length ? cases[i % cases.length]![1] : SHAPE_ANY;
+      assert.equal(JSON.stringify(copy), JSON.stringify(copyMessage(source, shape)));
+      assert.notEqual(copy, source);
+    });
+    for (let i = from; i < list.length; i++) {
+      const [source, shape] = cases[i % cases.length]!;
+      assert.equal(list.get(i), shape);
+      const copy = list.copy(i, source);
+      assert.equal(JSON.stringify(copy), JSON.stringify(copyMessage(source, shape)));
+      assert.notEqual(copy, source);
+      if (Array.isArray(source.tool_calls)) {
+        assert.notEqual(copy.tool_calls, source.tool_calls);
+        (copy.tool_calls as unknown[]).forEach((call, c) =>
+          assert.notEqual(call, (source.tool_calls as unknown[])[c])
+        );
+      }
+      assert.ok(sameAsKept(copy, list, i, source));
+      const variants: Array<(copy: Record<string, unknown>) => void> = [
+        (m) => void (m.content = "other"),
+        (m) => void (m.role = "system"),
+        (m) => void delete m.content,
+        (m) => void (m.extra = 1),
+        (m) => void (m.tool_call_id = "other"),
+        (m) => void (m.tool_calls = [{ ...CALL, id: "z" }]),
+        (m) => void (Array.isArray(m.tool_calls) && m.tool_calls.push({ ...CALL })),
+        (m) => void (Array.isArray(m.tool_calls) && m.tool_calls[0] && (m.tool_calls[0].id = "w")),
+      ];
+      for (const change of variants) {
+        const changed = list.copy(i, source);
+        change(changed);
+        assert.equal(sameAsKept(changed, list, i, source), sameAsSource(changed, source, shape));
+      }
+    }
+  }
+});
+
+test("a run of copies is matched up to its first changed copy, after any messages before it", () => {
+  const cases: [Record<string, unknown>, MessageShape][] = [
+    [{ role: "user", content: "x" }, 1],
+    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }, { ...CALL, id: "y" }] }, 4],
+    [{ role: "tool", content: "ok", tool_call_id: "c", name: "n" }, 2],
+    [{ role: "assistant", content: "a", reasoning_content: "r" }, 0],
+    [{ role: "assistant", content: "", tool_calls: [{ ...CALL }, { id: "x" }] }, 3],
+  ];
+  const kept = Array.from({ length: 30 }, (_, i) => cases[i % cases.length]![0]);
+  const shapes = new ShapeList();
+  kept.forEach((message, i) => shapes.push(cases[i % cases.length]![1], message));
+  const run = { start: 2, kept, shapes };
+  const changes: Array<(copy: Record<string, unknown>) => void> = [
+    (m) => void (m.content = "other"),
+    (m) => void (m.extra = 1),
+    (m) => void (Array.isArray(m.tool_calls) ? m.tool_calls.pop() : delete m.role),
+  ];
+  for (let at = 0; at < kept.length; at++) {
+    for (const change of changes) {
+      const messages = [
+        { role: "system", content: "s" },
+        { role: "user", content: "u" },
+        ...kept.map((message, i) => shapes.copy(i, message)),
+        { role: "user", content: "last" },
+      ];
+      assert.equal(matchedCopies(run, messages, 2, kept.length), kept.length);
+      assert.equal(matchedCopies(run, messages, 2, 7), 7);
+      change(messages[2 + at]!);
+      assert.equal(matchedCopies(run, messages, 2, kept.length), at);
     }
   }
 });

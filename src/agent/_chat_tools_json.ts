@@ -1,0 +1,75 @@
+/**
+ * The `tools` array of a chat-completions body as JSON text: each tool's JSON serialised once and
+ * reused while its schema object lives, and the array's text reused while its tools stay the same
+ * (the calls of one runner). See `_chat_body.ts`.
+ *
+ * @module
+ */
+import type { ChatTool } from "./model_client.ts";
+import { openaiToolSchema } from "./_openai_schema.ts";
+import type { ChatProtocol } from "./_chat_message_json.ts";
+
+/** One tool's serialised forms: as sent by OpenAI-compatible providers and by OpenAI chat. */
+interface ToolJson {
+  name: string;
+  description: string | undefined;
+  json: string;
+  /** The OpenAI provider's form (normalised schema); null: only the SDK reproduces it. */
+  openai: string | null;
+}
+
+const DEFAULT_PARAMETERS = Object.freeze({ type: "object", properties: {} });
+const toolCache = new WeakMap<object, ToolJson>();
+// Keywords the OpenAI provider may rewrite: schemas naming none are sent as they are.
+const OPENAI_REWRITES = /"(?:propertyNames|pattern|allOf|\$ref)":/;
+
+function toolJson(tool: ChatTool): ToolJson {
+  const fn = tool.function;
+  const parameters = fn.parameters ?? DEFAULT_PARAMETERS;
+  const cached = toolCache.get(parameters);
+  if (cached && cached.name === fn.name && cached.description === fn.description) return cached;
+  const schema = JSON.stringify(parameters);
+  const head = `{"type":"function","function":${
+    JSON.stringify({ name: fn.name, description: fn.description }).slice(0, -1)
+  },"parameters":`;
+  const json = `${head}${schema}}}`;
+  let openai: string | null = json;
+  if (OPENAI_REWRITES.test(schema)) {
+    const normalized = openaiToolSchema(parameters as Record<string, unknown>);
+    openai = normalized === null ? null : `${head}${JSON.stringify(normalized)}}}`;
+  }
+  const entry: ToolJson = { name: fn.name, description: fn.description, json, openai };
+  toolCache.set(parameters, entry);
+  return entry;
+}
+
+// The last tools array built per protocol: its parts (the cached entries) and its text.
+const lastTools = new Map<ChatProtocol, { parts: (string | null)[]; json: string | null }>();
+
+/** The tools' JSON array, or null when the OpenAI provider would rewrite a schema. */
+export function toolsJson(tools: readonly ChatTool[], protocol: ChatProtocol): string | null {
+  const parts: (string | null)[] = new Array(tools.length);
+  for (let i = 0; i < tools.length; i++) {
+    const entry = toolJson(tools[i]!);
+    parts[i] = protocol === "openai-chat" ? entry.openai : entry.json;
+  }
+  const last = lastTools.get(protocol);
+  if (
+    last !== undefined && last.parts.length === parts.length &&
+    last.parts.every((part, i) => part === parts[i])
+  ) {
+    return last.json;
+  }
+  let out: string | null = "[";
+  for (let i = 0; i < parts.length; i++) {
+    const json = parts[i]!;
+    if (json === null) {
+      out = null;
+      break;
+    }
+    out += i === 0 ? json : `,${json}`;
+  }
+  const json = out === null ? null : `${out}]`;
+  lastTools.set(protocol, { parts, json });
+  return json;
+}
