@@ -89,14 +89,20 @@ export async function liveLeases(sql: PgSql): Promise<Map<string, string[]>> {
 }
 
 /**
- * Owner → sessions it holds a live lease on and that have a message not done yet (a turn running
- * or about to): an idle session's lease may still be listed for a moment after its last turn, and
- * killing its holder then interrupts nothing.
+ * Owner → sessions it holds a live lease on and whose turn it has started on a message not done
+ * yet (its `cluster.turn_started` event names the message and the owner). Killing the owner then
+ * interrupts that turn. A lease with only a queued message is not enough: a worker killed before
+ * it starts the turn leaves nothing interrupted (turns are fast, the window is real).
  */
 export async function busyLeases(sql: PgSql): Promise<Map<string, string[]>> {
   const rows = await sql.unsafe(
     `SELECT owner, key FROM bub_leases l WHERE owner IS NOT NULL AND lease_until > clock_timestamp()
-       AND EXISTS (SELECT 1 FROM bub_inbox i WHERE i.session = l.key AND i.state = 'pending')`,
+       AND EXISTS (
+         SELECT 1 FROM bub_inbox i JOIN bub_tape_entries e
+           ON e.event = 'cluster.turn_started'
+          AND e.payload->'data'->>'message_id' = i.id::text
+          AND e.payload->'data'->>'owner' = l.owner
+         WHERE i.session = l.key AND i.state = 'pending')`,
   );
   const result = new Map<string, string[]>();
   for (const row of rows) {
