@@ -14,8 +14,8 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import process from "node:process";
-import { rawBytesTurn, recordBodies, TEXT, type Turn } from "./_turn_raw.ts";
-import { createBenchBub } from "./_bench_bub.ts";
+import { rawBytesTurn, recordBodies, type Turn } from "./_turn_raw.ts";
+import { startFreshSessionTurns } from "./_bench_bub.ts";
 import { startServer } from "./_bench_process.ts";
 import { startProfile } from "./_cpu_profile.ts";
 
@@ -26,19 +26,11 @@ const TAPE = process.env.BENCH_TAPE ?? "file";
 const PROFILE_N = Number(process.env.BENCH_PROFILE_N ?? 2000);
 
 const server = await startServer(new URL("./turn.bench.ts", import.meta.url).pathname);
-const { bub, home } = await createBenchBub(server.url, {
-  prefix: "bub-turn-inproc-",
-  memoryTape: TAPE === "memory",
-  env: { BUB_MAX_TOKENS: "1024" },
-});
-const scope = await bub.running();
-const bubTurn: Turn = async (i) => {
-  const result = await bub.processInbound(
-    { channel: "bench", chatId: `c-${i}`, content: `turn ${i}` },
-    { stream: true },
-  );
-  if (result.modelOutput !== TEXT.join("")) throw new Error(`unexpected ${result.modelOutput}`);
-};
+const { home, scope, turn: bubTurn } = await startFreshSessionTurns(
+  server.url,
+  "bub-turn-inproc-",
+  TAPE === "memory",
+);
 
 // One real turn: its request bodies, and the response chunks of its two calls.
 const real = globalThis.fetch;
