@@ -16,6 +16,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { rawBytesTurn, recordBodies, type Turn } from "./_turn_raw.ts";
 import { startFreshSessionTurns } from "./_bench_bub.ts";
+import { CpuRounds } from "./_cpu_rounds.ts";
 import { startServer } from "./_bench_process.ts";
 import { startProfile } from "./_cpu_profile.ts";
 
@@ -67,23 +68,15 @@ globalThis.fetch = ((_input: string | URL | Request, _init?: RequestInit) => {
 }) as typeof fetch;
 const raw = rawBytesTurn("http://127.0.0.1:1", bodies);
 
-let turn = 0;
-async function round(run: Turn, n: number): Promise<number> {
-  const start = process.cpuUsage();
-  for (let i = 0; i < n; i++) await run(turn++);
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000 / n;
-}
+const rounds = new CpuRounds();
+const round = (run: Turn, n: number) => rounds.round(run, n);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-await round(bubTurn, WARMUP);
-await round(raw, WARMUP);
-const bubCpu: number[] = [];
-const rawCpu: number[] = [];
-for (let r = 0; r < ROUNDS; r++) {
-  bubCpu.push(await round(bubTurn, N));
-  rawCpu.push(await round(raw, N));
-}
+const { bub: bubCpu, raw: rawCpu } = await rounds.alternate(bubTurn, raw, {
+  warmup: WARMUP,
+  n: N,
+  rounds: ROUNDS,
+});
 if (process.env.BENCH_PROFILE_OUT) {
   const stop = await startProfile();
   await round(bubTurn, PROFILE_N);
