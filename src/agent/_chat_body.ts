@@ -16,7 +16,7 @@ import { toolsJson } from "./_chat_tools_json.ts";
 import type { ModelId } from "./provider_presets.ts";
 import { bodyExtras } from "./_model_stream.ts";
 import { mergeBody } from "./_request_body.ts";
-import { messagesJson } from "./_chat_messages.ts";
+import { type MessagesJson, messagesJson } from "./_chat_messages.ts";
 import { messageJson } from "./_chat_message_json.ts";
 
 import type { ChatProtocol } from "./_chat_message_json.ts";
@@ -164,12 +164,7 @@ function bodyParts(protocol: ChatProtocol, id: ModelId, request: ModelRequest): 
   if (template === null || (hasTools && tools.includes(MESSAGES_MARKER_JSON))) {
     return splicedParts(protocol, id, request, tools);
   }
-  const messages = messagesJson(
-    protocol,
-    request.messages as unknown as readonly Record<string, unknown>[],
-    (message) => messageJson(protocol, message as unknown as ChatMessage),
-    messageCovered,
-  );
+  const messages = requestMessagesJson(protocol, request);
   if (messages === null) return null;
   return {
     head: `${template.pre}${messages.open}`,
@@ -178,6 +173,16 @@ function bodyParts(protocol: ChatProtocol, id: ModelId, request: ModelRequest): 
       ? `${messages.close}${template.mid}${tools}${template.post}`
       : `${messages.close}${template.mid}`,
   };
+}
+
+/** The request's messages as JSON (see `messagesJson`), or null when one is not covered. */
+function requestMessagesJson(protocol: ChatProtocol, request: ModelRequest): MessagesJson | null {
+  return messagesJson(
+    protocol,
+    request.messages as unknown as readonly Record<string, unknown>[],
+    (message) => messageJson(protocol, message as unknown as ChatMessage),
+    messageCovered,
+  );
 }
 
 /** {@link bodyParts} the long way: the body's text built and both markers replaced in it. */
@@ -201,12 +206,7 @@ function splicedParts(
     const messages = request.messages as unknown as readonly Record<string, unknown>[];
     return messages.every(messageCovered) ? { head: text, kept: null, tail: "" } : null;
   }
-  const messages = messagesJson(
-    protocol,
-    request.messages as unknown as readonly Record<string, unknown>[],
-    (message) => messageJson(protocol, message as unknown as ChatMessage),
-    messageCovered,
-  );
+  const messages = requestMessagesJson(protocol, request);
   if (messages === null) return null;
   return {
     head: `${text.slice(0, at)}"messages":${messages.open}`,
