@@ -108,31 +108,32 @@ export class HookRuntime {
    */
   callFirst(hook: string, args: object = {}): Promise<unknown> {
     let found: unknown = null;
-    let rest: Promise<void> | null;
-    try {
-      rest = walkHookNow(this.#plugins.implementations(hook), args, (value) => {
-        if (notNull(value)) found = value;
-        return found !== null;
-      });
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    // Implementations that answered synchronously need no async frame.
-    return rest === null ? Promise.resolve(found) : rest.then(() => found);
+    return this.#walkThen(hook, args, (value) => {
+      if (notNull(value)) found = value;
+      return found !== null;
+    }, () => found);
   }
 
   /** Every implementation's result in priority order, nulls included. */
   callMany(hook: string, args: object = {}): Promise<unknown[]> {
     const results: unknown[] = [];
+    return this.#walkThen(hook, args, (value) => {
+      results.push(value ?? null);
+    }, () => results);
+  }
+
+  /**
+   * Walks `hook`, then resolves with `result()`. Implementations that answer synchronously need
+   * no async frame; a synchronous throw rejects the returned promise.
+   */
+  #walkThen<T>(hook: string, args: object, visit: HookVisit, result: () => T): Promise<T> {
     let rest: Promise<void> | null;
     try {
-      rest = walkHookNow(this.#plugins.implementations(hook), args, (value) => {
-        results.push(value ?? null);
-      });
+      rest = walkHookNow(this.#plugins.implementations(hook), args, visit);
     } catch (error) {
       return Promise.reject(error);
     }
-    return rest === null ? Promise.resolve(results) : rest.then(() => results);
+    return rest === null ? Promise.resolve(result()) : rest.then(result);
   }
 
   /** Like {@link callFirst}, synchronously; thenables are skipped with a warning. */
