@@ -90,9 +90,10 @@ export async function liveLeases(sql: PgSql): Promise<Map<string, string[]>> {
 
 /**
  * Owner → sessions it holds a live lease on and whose turn it has started on a message not done
- * yet (its `cluster.turn_started` event names the message and the owner). Killing the owner then
- * interrupts that turn. A lease with only a queued message is not enough: a worker killed before
- * it starts the turn leaves nothing interrupted (turns are fast, the window is real).
+ * yet (its `cluster.turn_started` event names the message and the owner), less than 60 ms ago:
+ * the test's model answers after 150 ms, so killing the owner then interrupts that turn. A lease
+ * with only a queued message, or a turn started long ago, is not enough: the worker may not have
+ * started the turn yet or may be finishing it, and killing it then leaves nothing interrupted.
  */
 export async function busyLeases(sql: PgSql): Promise<Map<string, string[]>> {
   const rows = await sql.unsafe(
@@ -102,6 +103,7 @@ export async function busyLeases(sql: PgSql): Promise<Map<string, string[]>> {
            ON e.event = 'cluster.turn_started'
           AND e.payload->'data'->>'message_id' = i.id::text
           AND e.payload->'data'->>'owner' = l.owner
+          AND e.date::timestamptz > clock_timestamp() - interval '60 milliseconds'
          WHERE i.session = l.key AND i.state = 'pending')`,
   );
   const result = new Map<string, string[]>();
