@@ -1,0 +1,98 @@
+/**
+ * The JSON of a kept list of context messages as a request body sends it, grown one message at a
+ * time and handed out as a prefix (the first `n` messages' JSON joined by commas): as one UTF-8
+ * buffer ({@link KeptBytes}, copied into a body of bytes) or as one flat string
+ * ({@link KeptText}, for runtimes that send a text body cheaper: Bun).
+ *
+ * @module
+ */
+
+const ENCODER = new TextEncoder();
+
+/** One kept list's JSON, message by message, in one growing buffer or string. */
+export interface KeptJson {
+  /** Messages serialised so far. */
+  readonly count: number;
+  /** The first message the body does not cover (-1: none). */
+  refused: number;
+  /** Appends the next message's JSON. */
+  add(json: string): void;
+}
+
+/** Grows a `Uint32Array` of message ends to hold at least `count + 1`. */
+function roomFor(ends: Uint32Array<ArrayBuffer>, count: number): Uint32Array<ArrayBuffer> {
+  if (count < ends.length) return ends;
+  const grown = new Uint32Array(Math.max(64, count * 2));
+  grown.set(ends);
+  return grown;
+}
+
+/** The kept JSON as UTF-8 bytes. */
+export class KeptBytes implements KeptJson {
+  #bytes = new Uint8Array(0);
+  /** `#ends[j]`: where message j's JSON ends (message j > 0 starts one byte after `#ends[j - 1]`). */
+  #ends = new Uint32Array(0);
+  count = 0;
+  refused = -1;
+
+  /** Appends the next message's JSON. */
+  add(json: string): void {
+    const count = this.count;
+    const at = count === 0 ? 0 : this.#ends[count - 1]! + 1;
+    const need = at + json.length * 3;
+    if (need > this.#bytes.length) {
+      const grown = new Uint8Array(Math.max(need, this.#bytes.length * 2));
+      grown.set(this.#bytes.subarray(0, at));
+      this.#bytes = grown;
+    }
+    this.#ends = roomFor(this.#ends, count);
+    if (at > 0) this.#bytes[at - 1] = 0x2c; // ","
+    const { written } = ENCODER.encodeInto(json, this.#bytes.subarray(at));
+    this.#ends[count] = at + written;
+    this.count = count + 1;
+  }
+
+  /** The JSON of the first `n` (1 ≤ n ≤ count) messages, joined by commas. */
+  prefix(n: number): Uint8Array {
+    return this.#bytes.subarray(0, this.#ends[n - 1]!);
+  }
+}
+
+/**
+ * The kept JSON as one flat string: the messages added since the last {@link KeptText.prefix}
+ * are joined onto it then (one copy of the history per growth, not a decode per call), and a
+ * prefix is a slice of it. A string joined from strings of one-byte characters stays one byte a
+ * character, and a runtime sends such a string without converting it first.
+ */
+export class KeptText implements KeptJson {
+  #text = "";
+  /** Messages in `#text`. */
+  #joined = 0;
+  #pending: string[] = [];
+  /** `#ends[j]`: where message j's JSON ends in the text (in UTF-16 code units). */
+  #ends = new Uint32Array(0);
+  count = 0;
+  refused = -1;
+
+  /** Appends the next message's JSON. */
+  add(json: string): void {
+    const count = this.count;
+    const at = count === 0 ? 0 : this.#ends[count - 1]! + 1;
+    this.#ends = roomFor(this.#ends, count);
+    this.#ends[count] = at + json.length;
+    this.#pending.push(json);
+    this.count = count + 1;
+  }
+
+  /** The JSON of the first `n` (1 ≤ n ≤ count) messages, joined by commas. */
+  prefix(n: number): string {
+    if (n > this.#joined) {
+      if (this.#joined > 0) this.#pending.unshift(this.#text);
+      this.#text = this.#pending.join(",");
+      this.#pending = [];
+      this.#joined = this.count;
+    }
+    const end = this.#ends[n - 1]!;
+    return end === this.#text.length ? this.#text : this.#text.slice(0, end);
+  }
+}
