@@ -229,7 +229,11 @@ export async function* streamChatCompletions(
     if (signal?.aborted) throw signal.reason;
     if (failure !== null) throw failure;
   } finally {
-    if (!ended) await reader.cancel().catch(() => {});
-    reader.releaseLock();
+    // A stream read to its end needs no release (Bun: `releaseLock()` builds an error for the
+    // closed promise, ~0.01-0.04 ms per call in bench/fetch_ab.ts).
+    if (!ended) {
+      await reader.cancel().catch(() => {});
+      reader.releaseLock();
+    }
   }
 }
