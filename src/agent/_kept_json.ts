@@ -59,10 +59,11 @@ export class KeptBytes implements KeptJson {
 }
 
 /**
- * The kept JSON as one flat string: the messages added since the last {@link KeptText.prefix}
- * are joined onto it then (one copy of the history per growth, not a decode per call), and a
- * prefix is a slice of it. A string joined from strings of one-byte characters stays one byte a
- * character, and a runtime sends such a string without converting it first.
+ * The kept JSON as one flat string: a prefix is a slice of it, or it and the JSON of the few
+ * messages added since it was joined (a rope: the runtime copies the body once anyway); those
+ * are joined onto it (one copy of the history) only once they are a quarter of it. No decode per
+ * call, and a string joined from strings of one-byte characters stays one byte a character, which
+ * a runtime sends without converting it first.
  */
 export class KeptText implements KeptJson {
   #text = "";
@@ -86,13 +87,20 @@ export class KeptText implements KeptJson {
 
   /** The JSON of the first `n` (1 ≤ n ≤ count) messages, joined by commas. */
   prefix(n: number): string {
-    if (n > this.#joined) {
-      if (this.#joined > 0) this.#pending.unshift(this.#text);
-      this.#text = this.#pending.join(",");
-      this.#pending = [];
-      this.#joined = this.count;
-    }
     const end = this.#ends[n - 1]!;
+    const length = this.#text.length;
+    if (n > this.#joined) {
+      // A few messages past the text go along as a rope (the runtime copies the body once
+      // anyway); the text takes them in, one copy, only once they are a quarter of it.
+      if (end - length > length >> 2) {
+        if (this.#joined > 0) this.#pending.unshift(this.#text);
+        this.#text = this.#pending.join(",");
+        this.#pending = [];
+        this.#joined = this.count;
+      } else {
+        return `${this.#text},${this.#pending.slice(0, n - this.#joined).join(",")}`;
+      }
+    }
     return end === this.#text.length ? this.#text : this.#text.slice(0, end);
   }
 }

@@ -43,3 +43,26 @@ test("text added after a read is joined onto the kept text on the next read", ()
   assert.equal(text.prefix(3), JSONS.slice(0, 3).join(","));
   assert.equal(text.prefix(2), JSONS.slice(0, 2).join(","));
 });
+
+test("a long kept text: a few messages added after a read go along, later reads see them all", () => {
+  const bytes = new KeptBytes();
+  const text = new KeptText();
+  const jsons = Array.from(
+    { length: 200 },
+    (_, i) => JSONS[i % JSONS.length]!.replace("}", `,"i":${i}}`),
+  );
+  const decoder = new TextDecoder();
+  let added = 0;
+  for (const batch of [64, 1, 3, 1, 20, 2, 100, 9]) {
+    for (let k = 0; k < batch; k++, added++) {
+      bytes.add(jsons[added]!);
+      text.add(jsons[added]!);
+    }
+    for (const n of [added, added - 1, 1, added >> 1, added]) {
+      if (n < 1) continue;
+      const expected = jsons.slice(0, n).join(",");
+      assert.equal(text.prefix(n), expected);
+      assert.equal(decoder.decode(bytes.prefix(n)), expected);
+    }
+  }
+});
