@@ -2,7 +2,8 @@
  * A/B of one streamed chat call's `fetch` on the runtime that runs it: the same request bytes
  * (Bub's own, recorded from a fresh-session turn) sent with one detail changed at a time — the
  * body as a flat string, a string built per call, bytes; with or without an abort signal and
- * timers; the response read by `getReader()` with or without `releaseLock()`. CPU ms per call in
+ * timers; the response read by `getReader()` with or without `releaseLock()`, by `for await`, by
+ * Bun's `readMany()`, or whole (`text()`, not streamed: the floor). CPU ms per call in
  * alternating rounds in one process, against the mock server of `turn.bench.ts`.
  *
  * Run: `bun bench/fetch_ab.ts` (or `node`, `deno run -A`). `BENCH_N` calls per round (default
@@ -72,6 +73,7 @@ interface Variant {
   timers?: boolean;
   release?: boolean;
   headers?: HeadersInit;
+  read?: "text" | "iterate" | "many";
   body: () => string | Uint8Array<ArrayBuffer>;
 }
 
@@ -84,16 +86,32 @@ async function call(v: Variant): Promise<void> {
     body: v.body(),
     signal: controller?.signal,
   });
-  const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
+  if (v.read === "iterate") {
+    for await (const chunk of response.body!) text += decoder.decode(chunk, { stream: true });
+  } else if (v.read === "many") {
+    // Bun's reader extension: every chunk already queued, in one read.
+    const reader = response.body!.getReader() as unknown as {
+      readMany(): Promise<{ done: boolean; value: Uint8Array[] }>;
+    };
+    for (;;) {
+      const { done, value } = await reader.readMany();
+      for (const chunk of value ?? []) text += decoder.decode(chunk, { stream: true });
+      if (done) break;
+    }
+  } else if (v.read === "text") {
+    text = await response.text();
+  } else {
+    const reader = response.body!.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    if (v.release) reader.releaseLock();
   }
   if (!text.includes("[DONE]")) throw new Error("no [DONE]");
-  if (v.release) reader.releaseLock();
   clearTimeout(timer);
 }
 
@@ -113,6 +131,11 @@ const variants: Record<string, Variant> = {
   },
   "flat + signal": { signal: true, body: () => body },
   "flat + timers": { timers: true, body: () => body },
+  "flat, read by for await": { read: "iterate", body: () => body },
+  ...("Bun" in globalThis
+    ? { "flat, read by readMany() (Bun)": { read: "many", body: () => body } as Variant }
+    : {}),
+  "flat, read whole (response.text(), not streamed)": { read: "text", body: () => body },
   "flat + one Headers object": { headers: new Headers(headers), body: () => body },
   "flat + releaseLock": { release: true, body: () => body },
   "Bub today (built, signal, timers, release)": {
