@@ -21,7 +21,16 @@
  *
  * @module
  */
-import { closeSync, constants, linkSync, open, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  linkSync,
+  open,
+  unlinkSync,
+} from "node:fs";
+import { writeFdAll } from "./_fd.ts";
 import { join } from "node:path";
 import process from "node:process";
 import { clearImmediate, setImmediate } from "node:timers";
@@ -34,6 +43,14 @@ function _closeQuiet(fd: number): void {
     closeSync(fd);
   } catch {
     // Already closed.
+  }
+}
+
+function _inode(fd: number): number {
+  try {
+    return Number(fstatSync(fd).ino ?? 0) || 0;
+  } catch {
+    return 0;
   }
 }
 
@@ -50,6 +67,7 @@ export class SpareFile {
   readonly #directory: string;
   #path: string | null = null;
   #fd = -1;
+  #ino = 0;
   #making: Promise<void> | null = null;
   #scheduled: ReturnType<typeof setImmediate> | null = null;
   #generation = 0;
@@ -83,8 +101,47 @@ export class SpareFile {
     const fd = this.#fd;
     this.#path = null;
     this.#fd = -1;
+    this.#ino = 0;
     _unlinkQuiet(spare);
     return fd;
+  }
+
+  /**
+   * Makes the spare, holding `bytes`, the file at `path` when no file is there: `bytes` are
+   * written to the spare first, then it is linked under `path` (exclusively), so the file appears
+   * with them, whole. Its descriptor (open to read and append, the caller owns it) and inode, or
+   * null when there was no spare or a file is at `path` (the spare is emptied and stays) or the
+   * link failed otherwise (the spare is dropped). A failed write drops the spare and throws.
+   */
+  publish(path: string, bytes: Uint8Array): { fd: number; ino: number } | null {
+    const spare = this.#path;
+    if (spare === null || this.#ino === 0) return null;
+    const fd = this.#fd;
+    try {
+      writeFdAll(fd, bytes);
+    } catch (error) {
+      this.#drop();
+      throw error;
+    }
+    try {
+      linkSync(spare, path);
+    } catch (error) {
+      if ((error as { code?: string } | null)?.code !== "EEXIST") this.#drop();
+      else {
+        try {
+          ftruncateSync(fd, 0); // Empty again: the spare stays for the next new tape.
+        } catch {
+          this.#drop();
+        }
+      }
+      return null;
+    }
+    const ino = this.#ino;
+    this.#path = null;
+    this.#fd = -1;
+    this.#ino = 0;
+    _unlinkQuiet(spare);
+    return { fd, ino };
   }
 
   #drop(): void {
@@ -94,6 +151,7 @@ export class SpareFile {
     _unlinkQuiet(spare);
     this.#path = null;
     this.#fd = -1;
+    this.#ino = 0;
   }
 
   /**
@@ -127,6 +185,7 @@ export class SpareFile {
           if (generation === this.#generation) {
             this.#path = path;
             this.#fd = fd;
+            this.#ino = _inode(fd); // 0 when unknown: then only placed empty, never published.
           } else {
             _closeQuiet(fd); // Closed meanwhile.
             _unlinkQuiet(path);
