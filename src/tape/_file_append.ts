@@ -24,6 +24,24 @@ export interface BatchTarget {
   durable: boolean;
 }
 
+/** An entry of a batch: its stored copy and line, numbered as the first entries of a tape. */
+export interface PreparedEntry {
+  /** The stored copy (its text kept, so renumbering it costs no serialisation). */
+  copy: TapeEntry;
+  /** Its line with that id. */
+  line: string;
+}
+
+/**
+ * Checks and copies `entries` (serialised once) as the batch of a tape: numbered from 1, as a
+ * new tape's file holds them (`publishNewTape`); `writeBatch` renumbers them under the lock.
+ *
+ * @throws TypeError when an entry is invalid or cannot be serialised
+ */
+export function prepareBatch(tape: string, entries: readonly unknown[]): PreparedEntry[] {
+  return entries.map((entry, i) => storedEntry(tape, entry, i + 1, true));
+}
+
 /** A batch written to its file: `flushed` settles when it is on the disk (await it). */
 export interface WrittenBatch {
   /** Resolves once the batch is flushed (at once when not durable); rejects when that fails. */
@@ -31,7 +49,7 @@ export interface WrittenBatch {
 }
 
 /**
- * Writes `entries` (checked copies, ids unset) to the tape's file; the caller holds the tape's
+ * Writes `entries` (see {@link prepareBatch}) to the tape's file; the caller holds the tape's
  * lock. Catches up with the file, assigns the next ids and writes the batch in one write; its
  * flush is started and left to run after the caller releases the lock. The lock orders writes and
  * ids, not flushes: a writer taking it next finds the batch in the file (written), and its own
@@ -41,7 +59,10 @@ export interface WrittenBatch {
  * and catch-up reads stay async. The caller keeps the tape's in-process mutex until `flushed`
  * settles (the file is released then).
  */
-export async function writeBatch(target: BatchTarget, entries: TapeEntry[]): Promise<WrittenBatch> {
+export async function writeBatch(
+  target: BatchTarget,
+  entries: readonly PreparedEntry[],
+): Promise<WrittenBatch> {
   const { tape, files, cache: caches } = target;
   const { fd, ino, size: found } = files.acquire(tape, target.path, target.spare);
   try {
@@ -62,7 +83,7 @@ export async function writeBatch(target: BatchTarget, entries: TapeEntry[]): Pro
     // The same text goes to the file and (already parsed) to the cache: nothing is re-read.
     let text = "";
     const stored = entries.map((entry) => {
-      const { copy, line } = storedEntry(tape, entry, ++id);
+      const { copy, line } = storedEntry(tape, entry.copy, ++id);
       text += line;
       return copy;
     });
@@ -86,23 +107,21 @@ export async function writeBatch(target: BatchTarget, entries: TapeEntry[]): Pro
  * neither a file nor a cache of the tape (one it read or wrote exists, most likely). The flush
  * runs as `writeBatch`'s does.
  */
-export function publishNewTape(target: BatchTarget, entries: TapeEntry[]): WrittenBatch | null {
+export function publishNewTape(
+  target: BatchTarget,
+  entries: readonly PreparedEntry[],
+): WrittenBatch | null {
   const { tape, files, cache: caches, spare } = target;
   if (!spare.ready || files.holds(tape) || caches.has(tape)) return null;
-  let id = 0;
   let text = "";
-  const stored = entries.map((entry) => {
-    const { copy, line } = storedEntry(tape, entry, ++id);
-    text += line;
-    return copy;
-  });
+  for (const entry of entries) text += entry.line;
   const bytes = ENCODER.encode(text);
   const made = spare.publish(target.path, bytes);
   if (made === null) return null;
   files.adopt(tape, made.fd, made.ino);
   const cache = { ...emptyCache(), ino: made.ino };
   caches.set(tape, cache);
-  absorbWritten(cache, stored, bytes.length);
+  absorbWritten(cache, entries.map((entry) => entry.copy), bytes.length);
   return { flushed: flushWritten(target, made.fd) };
 }
 

@@ -2,11 +2,12 @@
  * A spare empty file for the next new tape: creating a file (a new inode) costs 0.1–0.6 ms on
  * ext4, several times a `link` under a new name. A durable store asks for a spare once a batch is
  * flushed; it is made after the batch's caller has gone on (`setImmediate`: the turn reports
- * first), in one thread-pool job (an `open` with a callback), and a new tape's first batch links
- * it under the tape's name instead of creating the file. The spare is `.bub-spare.<pid>.<random>`
- * in the tape folder (mode 0600 like a tape), removed when the store closes. It stays open from
- * its create (read and append, as a tape file is opened), so the batch that places it writes
- * through that descriptor: no open of the tape's path.
+ * first), in one thread-pool job (an `open` with a callback), and a new tape's first batch is
+ * written to it, which is then linked under the tape's name ({@link SpareFile.publish}: the tape
+ * appears whole, and needs no lock) instead of creating the file. The spare is
+ * `.bub-spare.<pid>.<random>` in the tape folder (mode 0600 like a tape), removed when the store
+ * closes. It stays open from its create (read and append, as a tape file is opened), so the tape
+ * is used through that descriptor: no open of the tape's path.
  *
  * The create still costs its time: it overlaps what the process does next (idle time, or a model
  * call's wait), but a turn started at once on a busy machine pays part of it (a lookup of a new
@@ -14,10 +15,11 @@
  * the lock's release, with a promise `open` and `close` (two thread-pool jobs, ~0.05–0.2 ms on the
  * batch's path), it cost the turn itself more.
  *
- * The tape file is the same as a created one: empty, this process's owner and mode, linked under
- * the tape's name (exclusively: an existing name is never replaced, and the spare then stays for
- * the next new tape) before the batch is written and flushed; the flush commits the link with the
- * data as it commits a create.
+ * The tape file is the same as a created one: this process's owner and mode, linked under the
+ * tape's name exclusively (an existing name is never replaced; the spare is then emptied and stays
+ * for the next new tape), and flushed after the link: the flush commits the link with the data as
+ * it commits a create. {@link SpareFile.placeAt} links it empty (the caller writes under the
+ * tape's lock).
  *
  * @module
  */

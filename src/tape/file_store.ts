@@ -8,10 +8,9 @@ import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import { publishNewTape, writeBatch } from "./_file_append.ts";
+import { prepareBatch, publishNewTape, writeBatch } from "./_file_append.ts";
 import { emptyCache, type FileCache, FileCaches, indexedEvents } from "./_file_cache.ts";
 import { errorCode, statTape, withOpenFile } from "./_file_read.ts";
-import { storedCopy } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
 import { LockTemplate } from "./_lock_template.ts";
 import { SpareFile } from "./_spare_file.ts";
@@ -245,8 +244,9 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   /** Appends entries in order under one lock and one flush (the lock released as the flush runs). */
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
     const path = this.pathOf(tape);
-    // Checked and copied (serialised once) before the lock; ids are set under it.
-    const checked = entries.map((entry) => storedCopy(tape, entry, 0, true));
+    // Checked and copied (serialised once) before the lock, numbered as a new tape's entries;
+    // renumbered under the lock when the tape has entries.
+    const checked = prepareBatch(tape, entries);
     await this.#mutex.run(tape, async () => {
       try {
         await this.#ensureDirectory();
