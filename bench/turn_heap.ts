@@ -4,7 +4,8 @@
  * full GC, `BENCH_N` more turns (default 300), a full GC; prints KB retained per turn. With
  * `BENCH_SNAPSHOT=<prefix>` it also writes a heap snapshot before and after the measured turns
  * (`<prefix>.before.heapsnapshot` / `.after.`, V8's format on all three), and on Bun it
- * prints the object types whose counts grew (`bun:jsc` `heapStats()`).
+ * prints the object types whose counts grew (`bun:jsc` `heapStats()`). `BENCH_FRESH` fresh-session
+ * turns (default 0) run first, as in `turn.bench.ts`, whose session starts with a warm JIT.
  *
  * Run (V8 without bytecode flushing, as `turn.bench.ts` does):
  * `node --expose-gc --no-flush-bytecode bench/turn_heap.ts`,
@@ -22,6 +23,8 @@ import { collectGarbage, startServer } from "./_bench_process.ts";
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
 const N = Number(process.env.BENCH_N ?? 300);
 const SNAPSHOT = process.env.BENCH_SNAPSHOT ?? "";
+/** Fresh-session turns run first (as `turn.bench.ts` does before its session), warming the JIT. */
+const FRESH = Number(process.env.BENCH_FRESH ?? 0);
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -56,14 +59,15 @@ const { bub, home } = await createBenchBub(server.url, {
   env: { BUB_MAX_TOKENS: "1024" },
 });
 const scope = await bub.running();
-const turn = async (i: number) => {
+const turn = async (i: number, chatId = "same-session") => {
   const result = await bub.processInbound(
-    { channel: "bench", chatId: "same-session", content: `turn ${i}` },
+    { channel: "bench", chatId, content: `turn ${i}` },
     { stream: true },
   );
   if (result.modelOutput !== TEXT.join("")) throw new Error(`unexpected ${result.modelOutput}`);
 };
 try {
+  for (let i = 0; i < FRESH; i++) await turn(i, `fresh-${i}`);
   for (let i = 0; i < WARMUP; i++) await turn(i);
   fullGc();
   await snapshot("before");
@@ -82,7 +86,7 @@ try {
     : "node";
   console.log(
     `${runtime}: ${((after - before) / N / 1024).toFixed(2)} KB/turn retained ` +
-      `(${WARMUP} warm-up turns, N=${N}, one session)`,
+      `(${FRESH} fresh-session turns, ${WARMUP} warm-up turns, N=${N}, one session)`,
   );
   if (counts && grown) {
     const rows = Object.entries(grown)
