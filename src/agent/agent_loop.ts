@@ -60,7 +60,8 @@ function utcNow(): string {
       lastSecond = second;
     }
     const milli = ms - second * 1000;
-    lastUtc = `${secondText}.${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}+00:00`;
+    // Joined: one flat string (the tape keeps it; a concatenation this long is a rope).
+    lastUtc = [secondText, milli < 10 ? ".00" : milli < 100 ? ".0" : ".", milli, "+00:00"].join("");
     lastMs = ms;
   }
   return lastUtc;

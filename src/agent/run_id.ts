@@ -27,5 +27,6 @@ export function newRunId(now?: Date): string {
   counter = base === last ? (counter + 1) % 1000 : 0;
   last = base;
   lastMs = ms;
-  return `run-${base}${pad(counter, 3)}Z`;
+  // Joined: one flat string (entry metas keep it; a concatenation this long is a rope).
+  return ["run-", base, pad(counter, 3), "Z"].join("");
 }

@@ -91,7 +91,12 @@ export function isoFromMicros(micros: number): string {
   const us = micros - ms * 1000;
   const second = Math.floor(ms / 1000);
   const fraction = (ms - second * 1000) * 1000 + us;
-  return `${_secondText(second)}${fraction ? `.${_pad(fraction, 6)}` : ""}+00:00`;
+  // Joined, not concatenated: one flat string (a tape keeps one per distinct instant; V8 and
+  // JavaScriptCore keep a concatenation of this length as a rope, and its flat copy beside it
+  // once it is read).
+  return fraction
+    ? [_secondText(second), ".", _pad(fraction, 6), "+00:00"].join("")
+    : [_secondText(second), "+00:00"].join("");
 }
 
 // The last second formatted: the entries of a turn mostly fall within one second.

@@ -1,11 +1,12 @@
 /**
- * The write side of `FileTapeStore`: one batch appended to a tape's file under its lock.
+ * The write side of `FileTapeStore`: one batch appended to a tape's file under its lock, flushed
+ * after the lock is released.
  *
  * @module
  */
 import { readSync } from "node:fs";
 import { datasyncFd, writeFdAll } from "./_fd.ts";
-import { absorbWritten, type FileCaches } from "./_file_cache.ts";
+import { absorbWritten, emptyCache, type FileCaches } from "./_file_cache.ts";
 import { storedEntry } from "./_entry_text.ts";
 import type { OpenFiles } from "./_open_files.ts";
 import type { SpareFile } from "./_spare_file.ts";
@@ -23,17 +24,47 @@ export interface BatchTarget {
   durable: boolean;
 }
 
+/** An entry of a batch: its stored copy and line, numbered as the first entries of a tape. */
+export interface PreparedEntry {
+  /** The stored copy (its text kept, so renumbering it costs no serialisation). */
+  copy: TapeEntry;
+  /** Its line with that id. */
+  line: string;
+}
+
 /**
- * Appends `entries` (checked copies, ids unset) to the tape's file; the caller holds the tape's
- * lock. Catches up with the file, assigns the next ids, writes the batch in one write and flushes
- * it when durable. The file stays open between appends (see `_open_files.ts`); `stat`, the
- * last-byte check and the write are synchronous calls (each asynchronous one costs a thread-pool
- * round trip); the flush and catch-up reads stay async.
+ * Checks and copies `entries` (serialised once) as the batch of a tape: numbered from 1, as a
+ * new tape's file holds them (`publishNewTape`); `writeBatch` renumbers them under the lock.
+ *
+ * @throws TypeError when an entry is invalid or cannot be serialised
  */
-export async function appendBatch(target: BatchTarget, entries: TapeEntry[]): Promise<void> {
-  const { tape, files, cache: caches, spare } = target;
-  const { fd, ino, size: found } = files.acquire(tape, target.path, spare);
-  let failed = true;
+export function prepareBatch(tape: string, entries: readonly unknown[]): PreparedEntry[] {
+  return entries.map((entry, i) => storedEntry(tape, entry, i + 1, true));
+}
+
+/** A batch written to its file: `flushed` settles when it is on the disk (await it). */
+export interface WrittenBatch {
+  /** Resolves once the batch is flushed (at once when not durable); rejects when that fails. */
+  flushed: Promise<void>;
+}
+
+/**
+ * Writes `entries` (see {@link prepareBatch}) to the tape's file; the caller holds the tape's
+ * lock. Catches up with the file, assigns the next ids and writes the batch in one write; its
+ * flush is started and left to run after the caller releases the lock. The lock orders writes and
+ * ids, not flushes: a writer taking it next finds the batch in the file (written), and its own
+ * flush writes this one too. So the lock's release overlaps the flush instead of following it.
+ * The file stays open between appends (see `_open_files.ts`); `stat`, the last-byte check and the
+ * write are synchronous calls (each asynchronous one costs a thread-pool round trip); the flush
+ * and catch-up reads stay async. The caller keeps the tape's in-process mutex until `flushed`
+ * settles (the file is released then).
+ */
+export async function writeBatch(
+  target: BatchTarget,
+  entries: readonly PreparedEntry[],
+): Promise<WrittenBatch> {
+  const { tape, files, cache: caches } = target;
+  const { fd, ino, size: found } = files.acquire(tape, target.path, target.spare);
   try {
     let size = found;
     const known = caches.get(tape);
@@ -52,25 +83,73 @@ export async function appendBatch(target: BatchTarget, entries: TapeEntry[]): Pr
     // The same text goes to the file and (already parsed) to the cache: nothing is re-read.
     let text = "";
     const stored = entries.map((entry) => {
-      const { copy, line } = storedEntry(tape, entry, ++id);
+      const { copy, line } = storedEntry(tape, entry.copy, ++id);
       text += line;
       return copy;
     });
     const bytes = ENCODER.encode(text);
     writeFdAll(fd, bytes);
-    if (target.durable) {
-      const flushed = datasyncFd(fd);
-      // The main thread only waits for the flush: the least recently used descriptor is closed
-      // meanwhile; the next new tape's file is made after the caller goes on (`_spare_file.ts`).
-      files.trim();
-      await flushed;
-      spare.refillSoon();
-    } else {
-      files.trim();
-    }
+    // Written: the cache holds the batch (what the file holds, flushed or not).
     absorbWritten(cache, stored, bytes.length);
-    failed = false;
-  } finally {
-    files.release(tape, fd, failed);
+    return { flushed: flushWritten(target, fd) };
+  } catch (error) {
+    files.release(tape, fd, true);
+    throw error;
   }
+}
+
+/**
+ * Makes a new tape's file from the store's spare holding the batch (`SpareFile.publish`), without
+ * the tape's lock: the file appears at its path whole, with ids from 1, or not at all (a file is
+ * there: null, and the caller appends under the lock). Linking is as exclusive as the lock's
+ * create, and a writer holding the lock reads the file's size after opening it (every version
+ * does), so it finds this batch there or made the file first. Tried only when the store holds
+ * neither a file nor a cache of the tape (one it read or wrote exists, most likely). The flush
+ * runs as `writeBatch`'s does.
+ */
+export function publishNewTape(
+  target: BatchTarget,
+  entries: readonly PreparedEntry[],
+): WrittenBatch | null {
+  const { tape, files, cache: caches, spare } = target;
+  if (!spare.ready || files.holds(tape) || caches.has(tape)) return null;
+  let text = "";
+  for (const entry of entries) text += entry.line;
+  const bytes = ENCODER.encode(text);
+  const made = spare.publish(target.path, bytes);
+  if (made === null) return null;
+  files.adopt(tape, made.fd, made.ino);
+  const cache = { ...emptyCache(), ino: made.ino };
+  caches.set(tape, cache);
+  absorbWritten(cache, entries.map((entry) => entry.copy), bytes.length);
+  return { flushed: flushWritten(target, made.fd) };
+}
+
+/**
+ * Flushes the batch just written to `fd` when durable, then releases the tape's file (closed when
+ * the flush failed). Runs while the caller releases the lock; handled here, so a caller that
+ * fails before awaiting it leaves no unhandled rejection.
+ */
+function flushWritten(target: BatchTarget, fd: number): Promise<void> {
+  const { tape, files, spare } = target;
+  if (!target.durable) {
+    files.trim();
+    files.release(tape, fd);
+    return Promise.resolve();
+  }
+  const flushed = datasyncFd(fd).then(
+    () => {
+      files.release(tape, fd);
+      spare.refillSoon();
+    },
+    (error) => {
+      files.release(tape, fd, true);
+      throw error;
+    },
+  );
+  // The main thread only waits for the flush: the least recently used descriptor is closed
+  // meanwhile; the next new tape's file is made after the caller goes on (`_spare_file.ts`).
+  files.trim();
+  flushed.catch(() => {});
+  return flushed;
 }

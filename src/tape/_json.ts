@@ -173,6 +173,29 @@ function _copy(value: unknown, depth: number): unknown {
   if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
   const object = value as Record<string, unknown>;
   if (typeof object.toJSON === "function") return NOT_PLAIN;
+  // A spread copy is sized for its keys (an object grown from `{}` is not: 56 bytes for up to four
+  // keys on V8, 64 for up to six on JavaScriptCore), and a long session keeps every stored one.
+  // Its values are then replaced in place by their copies (which keeps its size).
+  const out: Record<string, unknown> = { ...object };
+  for (const key of Object.keys(out)) {
+    const item = out[key];
+    const type = typeof item;
+    if (type === "undefined" || type === "function" || type === "symbol") {
+      return _objectWithout(object, depth);
+    }
+    if (key === "__proto__") return NOT_PLAIN;
+    if (type === "string" || type === "boolean" || item === null) continue;
+    const copy = _copy(item, depth + 1);
+    if (copy === NOT_PLAIN) return NOT_PLAIN;
+    out[key] = copy;
+  }
+  // A spread also copies symbol keys, which the round trip drops.
+  if (Object.getOwnPropertySymbols(out).length > 0) return _objectWithout(object, depth);
+  return Object.freeze(out);
+}
+
+/** {@link _copy} of a plain object with keys the round trip drops (undefined, function, symbol). */
+function _objectWithout(object: Record<string, unknown>, depth: number): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(object)) {
     const item = object[key];
@@ -183,7 +206,7 @@ function _copy(value: unknown, depth: number): unknown {
     if (copy === NOT_PLAIN) return NOT_PLAIN;
     out[key] = copy;
   }
-  return Object.freeze(out);
+  return Object.freeze({ ...out });
 }
 
 /**

@@ -46,6 +46,21 @@ function _plainCall(call: Readonly<Record<string, unknown>>): boolean {
 }
 
 /**
+ * `calls` itself when it is frozen and every call in it is a frozen plain `{id, type, function}`
+ * (a stored payload's calls): a fold keeps such calls as they are, since they never change, and
+ * needs no copies of them (a long session keeps every tool-call message). Else null.
+ */
+export function frozenPlainCalls(calls: readonly unknown[]): readonly KeptMessage[] | null {
+  if (!Object.isFrozen(calls)) return null;
+  for (let c = 0; c < calls.length; c++) {
+    const call = calls[c];
+    if (typeof call !== "object" || call === null || Array.isArray(call)) return null;
+    if (!Object.isFrozen(call) || !_plainCall(call as KeptMessage)) return null;
+  }
+  return calls as readonly KeptMessage[];
+}
+
+/**
  * A fold's copy of a tool call (a pending call, and the call its built message keeps): an object
  * literal for a plain `{id, type, function}` call (one shape for all of them: cheap to copy and to
  * compare, also for engines slow with the frozen objects a payload holds), else a spread. Returns

@@ -75,6 +75,19 @@ export class OpenFiles {
     return { fd, ino: held.ino, size: opened.size };
   }
 
+  /** True when a file of `tape` is held open. */
+  holds(tape: string): boolean {
+    return this.#held.has(tape);
+  }
+
+  /**
+   * Holds `fd` (inode `ino`), a file just made at `tape`'s path, as `tape`'s file, marked in use
+   * until {@link release}; call it when none is held (see {@link holds}).
+   */
+  adopt(tape: string, fd: number, ino: number): void {
+    this.#held.set(tape, { fd, ino, busy: 1 });
+  }
+
   /** Ends a use of `tape`'s file; `failed` closes it (the next append opens it again). */
   release(tape: string, fd: number, failed = false): void {
     const held = this.#held.get(tape);

@@ -2,11 +2,12 @@
  * A spare empty file for the next new tape: creating a file (a new inode) costs 0.1–0.6 ms on
  * ext4, several times a `link` under a new name. A durable store asks for a spare once a batch is
  * flushed; it is made after the batch's caller has gone on (`setImmediate`: the turn reports
- * first), in one thread-pool job (an `open` with a callback), and a new tape's first batch links
- * it under the tape's name instead of creating the file. The spare is `.bub-spare.<pid>.<random>`
- * in the tape folder (mode 0600 like a tape), removed when the store closes. It stays open from
- * its create (read and append, as a tape file is opened), so the batch that places it writes
- * through that descriptor: no open of the tape's path.
+ * first), in one thread-pool job (an `open` with a callback), and a new tape's first batch is
+ * written to it, which is then linked under the tape's name ({@link SpareFile.publish}: the tape
+ * appears whole, and needs no lock) instead of creating the file. The spare is
+ * `.bub-spare.<pid>.<random>` in the tape folder (mode 0600 like a tape), removed when the store
+ * closes. It stays open from its create (read and append, as a tape file is opened), so the tape
+ * is used through that descriptor: no open of the tape's path.
  *
  * The create still costs its time: it overlaps what the process does next (idle time, or a model
  * call's wait), but a turn started at once on a busy machine pays part of it (a lookup of a new
@@ -14,14 +15,24 @@
  * the lock's release, with a promise `open` and `close` (two thread-pool jobs, ~0.05–0.2 ms on the
  * batch's path), it cost the turn itself more.
  *
- * The tape file is the same as a created one: empty, this process's owner and mode, linked under
- * the tape's name (exclusively: an existing name is never replaced, and the spare then stays for
- * the next new tape) before the batch is written and flushed; the flush commits the link with the
- * data as it commits a create.
+ * The tape file is the same as a created one: this process's owner and mode, linked under the
+ * tape's name exclusively (an existing name is never replaced; the spare is then emptied and stays
+ * for the next new tape), and flushed after the link: the flush commits the link with the data as
+ * it commits a create. {@link SpareFile.placeAt} links it empty (the caller writes under the
+ * tape's lock).
  *
  * @module
  */
-import { closeSync, constants, linkSync, open, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  linkSync,
+  open,
+  unlinkSync,
+} from "node:fs";
+import { writeFdAll } from "./_fd.ts";
 import { join } from "node:path";
 import process from "node:process";
 import { clearImmediate, setImmediate } from "node:timers";
@@ -34,6 +45,14 @@ function _closeQuiet(fd: number): void {
     closeSync(fd);
   } catch {
     // Already closed.
+  }
+}
+
+function _inode(fd: number): number {
+  try {
+    return Number(fstatSync(fd).ino ?? 0) || 0;
+  } catch {
+    return 0;
   }
 }
 
@@ -50,6 +69,7 @@ export class SpareFile {
   readonly #directory: string;
   #path: string | null = null;
   #fd = -1;
+  #ino = 0;
   #making: Promise<void> | null = null;
   #scheduled: ReturnType<typeof setImmediate> | null = null;
   #generation = 0;
@@ -83,8 +103,47 @@ export class SpareFile {
     const fd = this.#fd;
     this.#path = null;
     this.#fd = -1;
+    this.#ino = 0;
     _unlinkQuiet(spare);
     return fd;
+  }
+
+  /**
+   * Makes the spare, holding `bytes`, the file at `path` when no file is there: `bytes` are
+   * written to the spare first, then it is linked under `path` (exclusively), so the file appears
+   * with them, whole. Its descriptor (open to read and append, the caller owns it) and inode, or
+   * null when there was no spare or a file is at `path` (the spare is emptied and stays) or the
+   * link failed otherwise (the spare is dropped). A failed write drops the spare and throws.
+   */
+  publish(path: string, bytes: Uint8Array): { fd: number; ino: number } | null {
+    const spare = this.#path;
+    if (spare === null || this.#ino === 0) return null;
+    const fd = this.#fd;
+    try {
+      writeFdAll(fd, bytes);
+    } catch (error) {
+      this.#drop();
+      throw error;
+    }
+    try {
+      linkSync(spare, path);
+    } catch (error) {
+      if ((error as { code?: string } | null)?.code !== "EEXIST") this.#drop();
+      else {
+        try {
+          ftruncateSync(fd, 0); // Empty again: the spare stays for the next new tape.
+        } catch {
+          this.#drop();
+        }
+      }
+      return null;
+    }
+    const ino = this.#ino;
+    this.#path = null;
+    this.#fd = -1;
+    this.#ino = 0;
+    _unlinkQuiet(spare);
+    return { fd, ino };
   }
 
   #drop(): void {
@@ -94,6 +153,7 @@ export class SpareFile {
     _unlinkQuiet(spare);
     this.#path = null;
     this.#fd = -1;
+    this.#ino = 0;
   }
 
   /**
@@ -127,6 +187,7 @@ export class SpareFile {
           if (generation === this.#generation) {
             this.#path = path;
             this.#fd = fd;
+            this.#ino = _inode(fd); // 0 when unknown: then only placed empty, never published.
           } else {
             _closeQuiet(fd); // Closed meanwhile.
             _unlinkQuiet(path);

@@ -151,12 +151,21 @@ export function buildChatEntries(options: RecordChatOptions): TapeEntry[] {
   if (options.responseText !== null && options.responseText !== undefined) {
     out.push(createEntry("message", { role: "assistant", content: options.responseText }, meta));
   }
-  const data: Record<string, unknown> = { status: options.error ? "error" : "ok" };
+  const status = options.error ? "error" : "ok";
   const fromResponse = isRecord(options.response) ? options.response.usage : undefined;
   const usage = options.usage ?? (isRecord(fromResponse) ? _dropNulls(fromResponse) : null);
-  if (usage) data.usage = usage;
-  if (options.provider) data.provider = options.provider;
-  if (options.model) data.model = options.model;
+  const { provider, model } = options;
+  let data: Record<string, unknown>;
+  if (usage && provider && model) {
+    // One literal (the usual case): the stored copy is spread from it, and V8 lays a spread copy
+    // out as its source (a literal grown key by key keeps its extra keys out of line).
+    data = { status, usage, provider, model };
+  } else {
+    data = { status };
+    if (usage) data.usage = usage;
+    if (provider) data.provider = provider;
+    if (model) data.model = model;
+  }
   out.push(createEntry("event", { name: "run", data }, meta));
   return out;
 }

@@ -11,6 +11,7 @@ import type { TapeQuery } from "./query.ts";
 import { recordKept } from "./_message_source.ts";
 import {
   foldedCall,
+  frozenPlainCalls,
   type MessageShape,
   payloadShape,
   SHAPE_ANY,
@@ -107,6 +108,15 @@ export class MessageFold {
         break;
       case "tool_call": {
         const calls = Array.isArray(payload.calls) ? payload.calls : [];
+        const frozen = frozenPlainCalls(calls);
+        if (frozen !== null) {
+          // A stored payload's calls: kept as they are (they never change), no copies.
+          this.pending = frozen;
+          if (frozen.length) {
+            this.#add({ role: "assistant", content: "", tool_calls: frozen }, SHAPE_PLAIN_CALLS);
+          }
+          break;
+        }
         let plain = true;
         const pending = calls.filter(isRecord).map((call) => {
           const [copy, isPlain] = foldedCall(call);

@@ -8,10 +8,9 @@ import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import { appendBatch } from "./_file_append.ts";
+import { prepareBatch, publishNewTape, writeBatch } from "./_file_append.ts";
 import { emptyCache, type FileCache, FileCaches, indexedEvents } from "./_file_cache.ts";
 import { errorCode, statTape, withOpenFile } from "./_file_read.ts";
-import { storedCopy } from "./_entry_text.ts";
 import { withFileLock } from "./_file_lock.ts";
 import { LockTemplate } from "./_lock_template.ts";
 import { SpareFile } from "./_spare_file.ts";
@@ -42,8 +41,9 @@ export interface FileTapeStoreOptions {
  *
  * Appends take a per-tape lock file (`<tape>.jsonl.lock`, a hard link of the store's hidden
  * `.bub-lock.<random>` holder file, see `_lock_template.ts`), catch up with the file, assign the
- * next id and flush, so concurrent processes get unique, gapless, increasing ids. A torn last
- * line left by a killed writer is skipped and terminated before the next append.
+ * next id and write, so concurrent processes get unique, gapless, increasing ids; the flush runs
+ * as the lock is released, and an append resolves once it is done. A torn last line left by a
+ * killed writer is skipped and terminated before the next append.
  *
  * @example
  * ```ts
@@ -241,11 +241,12 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     await this.appendMany(tape, [entry]);
   }
 
-  /** Appends entries in order under one lock and one flush. */
+  /** Appends entries in order under one lock and one flush (the lock released as the flush runs). */
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
     const path = this.pathOf(tape);
-    // Checked and copied (serialised once) before the lock; ids are set under it.
-    const checked = entries.map((entry) => storedCopy(tape, entry, 0, true));
+    // Checked and copied (serialised once) before the lock, numbered as a new tape's entries;
+    // renumbered under the lock when the tape has entries.
+    const checked = prepareBatch(tape, entries);
     await this.#mutex.run(tape, async () => {
       try {
         await this.#ensureDirectory();
@@ -257,11 +258,15 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
           spare: this.#spare,
           durable: this.#durable,
         };
-        await withFileLock(`${path}.lock`, () => appendBatch(target, checked), {
-          what: `tape ${JSON.stringify(tape)}`,
-          timeoutMs: this.#lockTimeoutMs,
-          template: this.#template,
-        });
+        // A new tape is made whole from the spare, with no lock (see `publishNewTape`).
+        const written = publishNewTape(target, checked) ??
+          await withFileLock(`${path}.lock`, () => writeBatch(target, checked), {
+            what: `tape ${JSON.stringify(tape)}`,
+            timeoutMs: this.#lockTimeoutMs,
+            template: this.#template,
+          });
+        // Flushed after the lock's release (see `writeBatch`), still under the tape's mutex.
+        await written.flushed;
       } catch (error) {
         this.#fail("append entry to", tape, error);
       }
