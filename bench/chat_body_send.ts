@@ -130,11 +130,13 @@ for (const path of BUILDERS) {
 if (process.env.BENCH_PARTS) {
   const { chatRequestBytes } = await import(BUILDERS.at(-1)!) as { chatRequestBytes: Builder };
   variants.push(["parts: context read only", async () => {
-    await request();
+    for (let step = 0; step < STEPS; step++) await request(step);
     await appendTurn();
   }]);
   variants.push(["parts: context read, body built, not sent", async () => {
-    chatRequestBytes("openai-chat", id, await request());
+    for (let step = 0; step < STEPS; step++) {
+      chatRequestBytes("openai-chat", id, await request(step));
+    }
     await appendTurn();
   }]);
 }
