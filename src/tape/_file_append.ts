@@ -90,8 +90,9 @@ export async function writeBatch(
     const bytes = ENCODER.encode(text);
     writeFdAll(fd, bytes);
     // Written: the cache holds the batch (what the file holds, flushed or not).
-    absorbWritten(cache, stored, bytes.length);
-    return { flushed: flushWritten(target, fd) };
+    return {
+      flushed: flushWritten(target, fd, () => absorbWritten(cache, stored, bytes.length)),
+    };
   } catch (error) {
     files.release(tape, fd, true);
     throw error;
@@ -121,18 +122,23 @@ export function publishNewTape(
   files.adopt(tape, made.fd, made.ino);
   const cache = { ...emptyCache(), ino: made.ino };
   caches.set(tape, cache);
-  absorbWritten(cache, entries.map((entry) => entry.copy), bytes.length);
-  return { flushed: flushWritten(target, made.fd) };
+  const flushed = flushWritten(target, made.fd, () => {
+    spare.removePublishedName();
+    absorbWritten(cache, entries.map((entry) => entry.copy), bytes.length);
+  });
+  return { flushed };
 }
 
 /**
  * Flushes the batch just written to `fd` when durable, then releases the tape's file (closed when
- * the flush failed). Runs while the caller releases the lock; handled here, so a caller that
- * fails before awaiting it leaves no unhandled rejection.
+ * the flush failed); `meanwhile` (the caller's bookkeeping) runs once the flush has started, so it
+ * is not on the batch's path. The flush runs while the caller releases the lock; its failure is
+ * handled here too, so a caller that fails before awaiting it leaves no unhandled rejection.
  */
-function flushWritten(target: BatchTarget, fd: number): Promise<void> {
+function flushWritten(target: BatchTarget, fd: number, meanwhile: () => void): Promise<void> {
   const { tape, files, spare } = target;
   if (!target.durable) {
+    meanwhile();
     files.trim();
     files.release(tape, fd);
     return Promise.resolve();
@@ -147,9 +153,10 @@ function flushWritten(target: BatchTarget, fd: number): Promise<void> {
       throw error;
     },
   );
+  flushed.catch(() => {});
+  meanwhile();
   // The main thread only waits for the flush: the least recently used descriptor is closed
   // meanwhile; the next new tape's file is made after the caller goes on (`_spare_file.ts`).
   files.trim();
-  flushed.catch(() => {});
   return flushed;
 }

@@ -70,6 +70,7 @@ export class SpareFile {
   #path: string | null = null;
   #fd = -1;
   #ino = 0;
+  #published: string | null = null;
   #making: Promise<void> | null = null;
   #scheduled: ReturnType<typeof setImmediate> | null = null;
   #generation = 0;
@@ -113,7 +114,9 @@ export class SpareFile {
    * written to the spare first, then it is linked under `path` (exclusively), so the file appears
    * with them, whole. Its descriptor (open to read and append, the caller owns it) and inode, or
    * null when there was no spare or a file is at `path` (the spare is emptied and stays) or the
-   * link failed otherwise (the spare is dropped). A failed write drops the spare and throws.
+   * link failed otherwise (the spare is dropped). A failed write drops the spare and throws. The
+   * spare's own name is left for {@link removePublishedName} (once the caller started the flush:
+   * a name left by a crash is a stray helper file, see `_stray_files.ts`).
    */
   publish(path: string, bytes: Uint8Array): { fd: number; ino: number } | null {
     const spare = this.#path;
@@ -142,8 +145,15 @@ export class SpareFile {
     this.#path = null;
     this.#fd = -1;
     this.#ino = 0;
-    _unlinkQuiet(spare);
+    this.#published = spare;
     return { fd, ino };
+  }
+
+  /** Removes the spare's own name left by {@link publish} (the tape keeps its file). */
+  removePublishedName(): void {
+    const name = this.#published;
+    this.#published = null;
+    if (name !== null) _unlinkQuiet(name);
   }
 
   #drop(): void {
@@ -204,6 +214,7 @@ export class SpareFile {
     if (this.#scheduled !== null) clearImmediate(this.#scheduled);
     this.#scheduled = null;
     this.#generation++;
+    this.removePublishedName();
     const making = this.#making;
     if (making !== null) await making;
     const spare = this.#path;

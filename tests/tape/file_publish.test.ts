@@ -42,6 +42,9 @@ test("a spare publishes its bytes only where no file is: an existing file is unt
     assert.ok(made);
     assert.equal(await readFile(join(dir, "new"), "utf8"), "line\n");
     assert.equal(spare.ready, false);
+    // The spare's own name goes once the caller has started the flush.
+    assert.equal((await readdir(dir)).length, 4);
+    spare.removePublishedName();
     assert.deepEqual((await readdir(dir)).sort(), ["empty", "new", "taken"]);
     await spare.close();
   }));
