@@ -2,7 +2,9 @@
  * Skill discovery reused across turns while its inputs are unchanged. Each call checks the inputs
  * with one `stat` per skills root and one per entry's `SKILL.md` (a root's mtime changes when an
  * entry is added, removed or renamed; a `SKILL.md` edited in place changes only its own stat), and
- * runs {@link discoverSkills} again only when one of those stamps moved.
+ * runs {@link discoverSkills} again only when one of those stamps moved. The package's own builtin
+ * skills folder is not checked: it is part of the installed package and does not change while it
+ * runs (it is read again whenever another root changed).
  *
  * @module
  */
@@ -36,15 +38,20 @@ export class SkillsCache {
   /** By roots: the paths checked, their stamps when last discovered, and the skills found. */
   #entries = new Map<string, Snapshot>();
   #limit: number;
-  #builtinDirs: readonly string[] | null = null;
+  #builtinDirs: readonly string[] | null;
+  /** The default roots and cache key by workspace and home (joined once, not per call). */
+  #defaultRoots = new Map<string, { roots: string[]; key: string }>();
 
   /**
    * Creates an empty cache.
    *
    * @param limit the most root sets (workspace/home pairs) kept; the oldest is dropped first
+   * @param packageDirs the package's own builtin skills folders (default: the installed
+   *   package's), used when a call gives no `builtinDirs`; never re-checked
    */
-  constructor(limit = 16) {
+  constructor(limit = 16, packageDirs?: readonly string[]) {
     this.#limit = limit;
+    this.#builtinDirs = packageDirs ?? null;
   }
 
   /**
@@ -53,17 +60,22 @@ export class SkillsCache {
    */
   discover(options: DiscoverSkillsOptions): readonly Skill[] {
     const home = options.home ?? homedir();
-    const roots = options.roots?.map((root) => root.path) ?? [
-      join(options.workspace, PROJECT_SKILLS_DIR),
-      join(options.workspace, LEGACY_SKILLS_DIR),
-      join(home, PROJECT_SKILLS_DIR),
-      ...this.#builtin(options),
-    ];
-    const key = (options.roots?.map((root): string => root.source) ?? []).concat(roots).join("\0");
+    // The roots whose stamps are checked: the package's folders are left out (see the module).
+    let stamped: readonly string[];
+    let key: string;
+    if (options.roots !== undefined) {
+      stamped = options.roots.map((root) => root.path);
+      key = options.roots.map((root): string => root.source).concat(stamped).join("\0");
+    } else if (options.builtinDirs !== undefined) {
+      stamped = [...this.#userRoots(options.workspace, home), ...options.builtinDirs];
+      key = stamped.join("\0");
+    } else {
+      ({ roots: stamped, key } = this.#packageRoots(options.workspace, home));
+    }
     const cached = this.#entries.get(key);
     if (cached !== undefined && unchanged(cached)) return cached.skills;
     // Stamps first: a change made while discovering is seen by the next call.
-    const snapshot = collect(roots);
+    const snapshot = collect(stamped);
     snapshot.skills = Object.freeze(
       discoverSkills({ ...options, home, builtinDirs: this.#builtin(options) }),
     );
@@ -81,6 +93,28 @@ export class SkillsCache {
     if (options.builtinDirs !== undefined) return options.builtinDirs;
     this.#builtinDirs ??= defaultBuiltinSkillDirs();
     return this.#builtinDirs;
+  }
+
+  /** The workspace's, the legacy and the home skills roots (stamped on every call). */
+  #userRoots(workspace: string, home: string): string[] {
+    return [
+      join(workspace, PROJECT_SKILLS_DIR),
+      join(workspace, LEGACY_SKILLS_DIR),
+      join(home, PROJECT_SKILLS_DIR),
+    ];
+  }
+
+  /** The user roots (stamped) and the cache key with the package's folders, per workspace/home. */
+  #packageRoots(workspace: string, home: string): { roots: string[]; key: string } {
+    const id = `${workspace}\0${home}`;
+    let found = this.#defaultRoots.get(id);
+    if (found === undefined) {
+      const roots = this.#userRoots(workspace, home);
+      found = { roots, key: [...roots, "package", ...this.#builtin({ workspace })].join("\0") };
+      if (this.#defaultRoots.size >= this.#limit) this.#defaultRoots.clear();
+      this.#defaultRoots.set(id, found);
+    }
+    return found;
   }
 }
 

@@ -116,4 +116,28 @@ describe("SkillsCache", () => {
     assert.equal(cache.discover(options), a);
     assert.equal(cache.discover(other), b);
   });
+
+  test("the package's own skills folder is not re-checked per call; its edits show with the next change of a user root", (t) => {
+    const tmp = tempDir();
+    t.after(tmp.cleanup);
+    const packaged = join(tmp.path, "package-skills");
+    const workspace = join(tmp.path, "ws");
+    const options = { workspace, home: join(tmp.path, "home") };
+    writeSkill(packaged, "packaged", "Shipped");
+    const cache = new SkillsCache(16, [packaged]);
+    const names = () => cache.discover(options).map((s) => `${s.name}:${s.description}`);
+    assert.deepEqual(names(), ["packaged:Shipped"]);
+    const first = cache.discover(options);
+    // Edited in place (only a developer's checkout does this): not looked at on each call.
+    writeSkill(packaged, "packaged", "Edited");
+    assert.equal(cache.discover(options), first);
+    // A user root changes: everything is read again, the package's folder included.
+    writeSkill(join(workspace, ".agents", "skills"), "alpha", "Mine");
+    assert.deepEqual(names(), ["alpha:Mine", "packaged:Edited"]);
+    // A call naming builtin folders explicitly checks them on every call, as any other root.
+    const explicit = { ...options, builtinDirs: [packaged] };
+    assert.deepEqual(cache.discover(explicit).map((s) => s.description), ["Mine", "Edited"]);
+    writeSkill(packaged, "packaged", "Again");
+    assert.deepEqual(cache.discover(explicit).map((s) => s.description), ["Mine", "Again"]);
+  });
 });
