@@ -36,6 +36,60 @@ function _shareSystem(parsed: TapeEntry): Record<string, unknown> {
   return payload;
 }
 
+// Recent event payloads with flat data, by event name (a few each): an equal one shares the frozen
+// payload. A step after the first starts with the same `loop.step.start {step, prompt: null}` in
+// every turn, so a long session keeps one copy of it per step number, not one per turn.
+const recentEvents = new Map<string, Record<string, unknown>[]>();
+const RECENT_PER_NAME = 4;
+const RECENT_NAMES = 64;
+const FLAT_KEYS = 8;
+
+/** True when `data` is a plain object of at most {@link FLAT_KEYS} primitive values. */
+function _flat(data: unknown): data is Record<string, unknown> {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return false;
+  let keys = 0;
+  for (const key in data) {
+    if (++keys > FLAT_KEYS) return false;
+    const value = (data as Record<string, unknown>)[key];
+    if (typeof value === "object" ? value !== null : typeof value === "function") return false;
+  }
+  return true;
+}
+
+/** True when flat `a` and `b` have the same keys in the same order and the same values. */
+function _sameFlat(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  let count = 0;
+  for (const key in b) {
+    if (keys[count++] !== key || !Object.is(a[key], b[key])) return false;
+  }
+  return count === keys.length;
+}
+
+function _shareEvent(parsed: TapeEntry, payload: Record<string, unknown>): Record<string, unknown> {
+  if (parsed.kind !== "event") return payload;
+  const name = payload.name;
+  if (typeof name !== "string") return payload;
+  let keys = 0;
+  for (const key in payload) {
+    if (++keys > 2 || key !== (keys === 1 ? "name" : "data")) return payload;
+  }
+  const data = payload.data;
+  if (keys !== 2 || !_flat(data)) return payload;
+  let recent = recentEvents.get(name);
+  if (recent === undefined) {
+    if (recentEvents.size >= RECENT_NAMES) recentEvents.clear();
+    recentEvents.set(name, recent = []);
+  } else {
+    for (const kept of recent) {
+      if (_sameFlat(kept.data as Record<string, unknown>, data)) return kept;
+    }
+  }
+  recent.unshift(payload);
+  if (recent.length > RECENT_PER_NAME) recent.pop();
+  return payload;
+}
+
 // The last meta stored: an equal flat meta (the `run_id` of every entry of one call) shares it.
 let lastMeta: Record<string, unknown> | null = null;
 // Every empty meta (most events') is this one.
@@ -133,9 +187,12 @@ function _plainCopy(id: number, checked: TapeEntry): TapeEntry | null {
   });
 }
 
-/** The stored copy of a freshly parsed entry: frozen throughout, equal prompts and metas shared. */
+/**
+ * The stored copy of a freshly parsed entry: frozen throughout, equal prompts, recent equal event
+ * payloads and metas shared.
+ */
 function _frozenCopy(id: number, parsed: TapeEntry): TapeEntry {
-  const payload = _shareSystem(parsed);
+  const payload = _shareEvent(parsed, _shareSystem(parsed));
   if (!Object.isFrozen(payload)) freezeParsed(payload);
   const meta = _shareMeta(parsed.meta);
   if (!Object.isFrozen(meta)) freezeParsed(meta);
