@@ -26,6 +26,39 @@ function median(values: number[]): number {
 }
 
 /**
+ * Times one level: records Bub's bytes of a turn, then `samples` Bub and raw turns interleaved.
+ * Its own function so that the level's request bodies (megabytes at 1000 turns) are garbage once
+ * it returns: a suspended async function keeps its dead locals, which the heap figure would count.
+ */
+async function timeLevel(
+  url: string,
+  turn: Turn,
+  done: number,
+  level: number,
+  samples: number,
+): Promise<{ row: GrowthRow; done: number }> {
+  const bodies = await recordBodies(() => turn(done++));
+  const raw = rawBytesTurn(url, bodies);
+  const bubTimes: number[] = [];
+  const rawTimes: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    let start = performance.now();
+    await turn(done++);
+    bubTimes.push(performance.now() - start);
+    start = performance.now();
+    await raw(i);
+    rawTimes.push(performance.now() - start);
+  }
+  const row = {
+    prior: level,
+    bub: median(bubTimes),
+    raw: median(rawTimes),
+    bytes: bodies.reduce((sum, body) => sum + body.length, 0),
+  };
+  return { row, done };
+}
+
+/**
  * Grows one session through `levels` (prior turns), timing `samples` Bub turns and `samples` raw
  * turns interleaved at each. `gc` collects garbage (null: no heap figure).
  */
@@ -47,24 +80,9 @@ export async function measureGrowth(
       gc();
       heapStart = { turns: done, heap: process.memoryUsage().heapUsed };
     }
-    const bodies = await recordBodies(() => turn(done++));
-    const raw = rawBytesTurn(url, bodies);
-    const bubTimes: number[] = [];
-    const rawTimes: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      let start = performance.now();
-      await turn(done++);
-      bubTimes.push(performance.now() - start);
-      start = performance.now();
-      await raw(i);
-      rawTimes.push(performance.now() - start);
-    }
-    rows.push({
-      prior: level,
-      bub: median(bubTimes),
-      raw: median(rawTimes),
-      bytes: bodies.reduce((sum, body) => sum + body.length, 0),
-    });
+    const measured = await timeLevel(url, turn, done, level, samples);
+    done = measured.done;
+    rows.push(measured.row);
   }
   if (gc && heapStart !== null && done > heapStart.turns) {
     gc();
