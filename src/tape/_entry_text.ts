@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { freezeParsed, frozenJsonCopy, NOT_PLAIN, pyDumps } from "./_json.ts";
+import { freezeParsed, frozenJsonCopy, NOT_PLAIN, pyDumps, pythonSeparators } from "./_json.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 
 // A stored copy → its JSONL line without the id: `"kind": …, "payload": …, "meta": …, "date": …`.
@@ -22,9 +22,28 @@ function _body(tape: string, entry: TapeEntry): string {
   }
 }
 
+/**
+ * {@link _body} of a stored copy made of plain data (no `toJSON`, nothing JSON drops, no cycle):
+ * the native encoder's text with Python's separators, which is the same text.
+ */
+function _plainBody(entry: TapeEntry): string {
+  const { kind, payload, meta, date } = entry;
+  const system = lastSystem;
+  if (system === null || payload !== system.payload) {
+    return pythonSeparators(JSON.stringify({ kind, payload, meta, date })).slice(1, -1);
+  }
+  // A shared system prompt (see `_shareSystem`): its text is made once, not at every model call.
+  system.text ??= pythonSeparators(JSON.stringify(payload));
+  return `"kind": ${JSON.stringify(kind)}, "payload": ${system.text}, "meta": ${
+    pythonSeparators(JSON.stringify(meta))
+  }, "date": ${JSON.stringify(date)}`;
+}
+
 // The last system prompt stored: the next identical one shares its (frozen) payload, so a long
-// session holds one copy of a prompt written at every model call, not one per call.
-let lastSystem: { content: string; payload: Record<string, unknown> } | null = null;
+// session holds one copy of a prompt written at every model call, not one per call. Its payload's
+// JSON text is kept with it once made (a prompt is often tens of KB, and the native encoder takes
+// a few ns per character on V8).
+let lastSystem: { content: string; payload: Record<string, unknown>; text?: string } | null = null;
 
 function _shareSystem(parsed: TapeEntry): Record<string, unknown> {
   const payload = parsed.payload;
@@ -134,7 +153,7 @@ export function storedEntry(
     const plain = _plainCopy(id, checked);
     if (plain !== null) {
       copy = plain;
-      body = _body(tape, plain);
+      body = _plainBody(plain);
     } else {
       body = _body(tape, checked);
       copy = _frozenCopy(id, JSON.parse(`{${body}}`) as TapeEntry);

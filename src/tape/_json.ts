@@ -92,8 +92,87 @@ function _encode(value: unknown, options: PyDumpsOptions, seen: Set<object>): st
  * ```
  */
 export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {
-  const text = _encode(value, options, new Set()) ?? "null";
+  let text: string | undefined;
+  if (options.fallback === undefined && !options.sortKeys) text = _native(value);
+  text ??= _encode(value, options, new Set()) ?? "null";
   return options.ensureAscii ? _escapeNonAscii(text) : text;
+}
+
+/**
+ * `JSON.stringify`'s text with Python's separators and exponents, for a value without a `toJSON`
+ * method anywhere (the one thing the two encoders treat differently: `JSON.stringify` passes the
+ * key to it); undefined when the value has one or `JSON.stringify` throws (the Python encoder then
+ * runs, for its own error).
+ */
+function _native(value: unknown): string | undefined {
+  if (!_withoutToJson(value, 0)) return undefined;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+  return text === undefined ? "null" : pythonSeparators(text);
+}
+
+/** True when nothing in `value` (to depth 64) has a `toJSON` method: false to be safe beyond. */
+function _withoutToJson(value: unknown, depth: number): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  if (depth > MAX_DEPTH) return false;
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      if (typeof item === "object" && item !== null && !_withoutToJson(item, depth + 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === "object" && item !== null && !_withoutToJson(item, depth + 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Compact JSON text (`JSON.stringify`'s) as the Python encoder writes it: `", "` and `": "`
+ * between items, and two-digit negative exponents (`1e-07`). Strings are skipped whole.
+ */
+export function pythonSeparators(text: string): string {
+  let out = "";
+  let last = 0;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 34) { // '"': skip to the closing quote (one not escaped by an odd run of '\').
+      let end = text.indexOf('"', i + 1);
+      while (text.charCodeAt(end - 1) === 92) {
+        let k = end - 1;
+        while (text.charCodeAt(k) === 92) k--;
+        if ((end - 1 - k) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === 44 || c === 58) { // ',' or ':'
+      out += text.slice(last, i + 1) + " ";
+      last = i + 1;
+    } else if (c === 101 && text.charCodeAt(i + 1) === 45) { // "e-": JavaScript writes 1e-7
+      const d = text.charCodeAt(i + 3);
+      if (!(d >= 48 && d <= 57)) {
+        out += text.slice(last, i + 2) + "0";
+        last = i + 2;
+      }
+    }
+    i++;
+  }
+  return last === 0 ? text : out + text.slice(last);
 }
 
 /** `pyDumps` with non-ASCII raw, or the value's string form when it cannot be serialized. */

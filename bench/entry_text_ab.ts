@@ -1,0 +1,84 @@
+/**
+ * CPU of serialising one turn-sized batch (the `file_append_ab.ts` batch: 14 entries, ~6.5 KB)
+ * into stored copies and JSONL lines, as the file store's append does (`storedEntry` with the text
+ * kept, then renumbered), in two checkouts side by side in one process: rounds interleaved, order
+ * alternating. Prints the median µs per batch of each checkout over the rounds.
+ *
+ * Run: `BENCH_A=/path/to/other/checkout /work/bin/tool node bench/entry_text_ab.ts` (or
+ * `deno run -A` / `bun`). `BENCH_A` and `BENCH_B` are checkout folders (default: this checkout
+ * for both); `BENCH_ROUNDS` rounds (default 15) of `BENCH_N` batches (default 2000).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import process from "node:process";
+
+type Stored = (
+  tape: string,
+  entry: unknown,
+  id: number,
+  keep?: boolean,
+) => { copy: unknown; line: string };
+
+const HERE = join(new URL(".", import.meta.url).pathname, "..");
+const CHECKOUTS: Record<string, string> = {
+  A: process.env.BENCH_A ?? HERE,
+  B: process.env.BENCH_B ?? HERE,
+};
+const N = Number(process.env.BENCH_N ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+
+/** The batch of a turn: anchor, events, system prompt, messages, a tool call and its result. */
+function batch(entry: Record<string, (...args: unknown[]) => unknown>, i: number): unknown[] {
+  const prompt = "You are Bub. ".repeat(280);
+  const meta = { run_id: `run-${i}` };
+  return [
+    entry.anchorEntry!("session/start", { owner: "human" }),
+    ...[1, 2, 3].map((n) => entry.eventEntry!(`step.${n}`, { n }, meta)),
+    entry.systemEntry!(prompt, meta),
+    entry.messageEntry!({ role: "user", content: `turn ${i}` }, meta),
+    entry.toolCallEntry!([{
+      id: "c1",
+      type: "function",
+      function: { name: "f", arguments: "{}" },
+    }]),
+    entry.toolResultEntry!(["ok"], meta),
+    ...[4, 5, 6].map((n) => entry.eventEntry!(`step.${n}`, { n }, meta)),
+    entry.messageEntry!({ role: "assistant", content: "The answer. ".repeat(20) }, meta),
+    ...[7, 8].map((n) => entry.eventEntry!(`step.${n}`, { n }, meta)),
+  ];
+}
+
+const runs: Record<string, (i: number) => number> = {};
+for (const [name, root] of Object.entries(CHECKOUTS)) {
+  const { storedEntry } = await import(join(root, "src/tape/_entry_text.ts"));
+  const entry = await import(join(root, "src/tape/entry.ts"));
+  const stored = storedEntry as Stored;
+  runs[name] = (i) => {
+    let bytes = 0;
+    const prepared = batch(entry, i).map((e, k) => stored("ab__tape", e, k + 1, true));
+    let id = 100;
+    for (const p of prepared) bytes += stored("ab__tape", p.copy, ++id).line.length;
+    return bytes;
+  };
+}
+
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+const samples: Record<string, number[]> = { A: [], B: [] };
+let sink = 0;
+for (let round = -2; round < ROUNDS; round++) {
+  for (const name of round % 2 ? ["A", "B"] : ["B", "A"]) {
+    const start = cpuMicros();
+    for (let i = 0; i < N; i++) sink += runs[name]!(i);
+    if (round >= 0) samples[name]!.push((cpuMicros() - start) / N);
+  }
+}
+const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!;
+for (const name of ["A", "B"]) {
+  console.log(`${name} ${CHECKOUTS[name]}: ${median(samples[name]!).toFixed(1)} µs CPU/batch`);
+}
+if (sink === 0) console.log("no bytes");
