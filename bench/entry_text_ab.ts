@@ -1,7 +1,8 @@
 /**
  * CPU of serialising one turn-sized batch (the `file_append_ab.ts` batch: 14 entries, ~6.5 KB)
- * into stored copies and JSONL lines, as the file store's append does (`storedEntry` with the text
- * kept, then renumbered), in two checkouts side by side in one process: rounds interleaved, order
+ * into stored copies and JSONL lines, as a turn on the file tape does (`storedEntry` into the fork's
+ * buffer with the text kept, again for the file store's prepared batch, then renumbered as a
+ * session's next turn is), in two checkouts side by side in one process: rounds interleaved, order
  * alternating. Prints the median µs per batch of each checkout over the rounds.
  *
  * Run: `BENCH_A=/path/to/other/checkout /work/bin/tool node bench/entry_text_ab.ts` (or
@@ -56,7 +57,9 @@ for (const [name, root] of Object.entries(CHECKOUTS)) {
   const stored = storedEntry as Stored;
   runs[name] = (i) => {
     let bytes = 0;
-    const prepared = batch(entry, i).map((e, k) => stored("ab__tape", e, k + 1, true));
+    // The fork's buffer, the file store's prepared batch, the batch written after 100 entries.
+    const local = batch(entry, i).map((e, k) => stored("ab__tape", e, k + 1, true));
+    const prepared = local.map((e, k) => stored("ab__tape", e.copy, k + 1, true));
     let id = 100;
     for (const p of prepared) bytes += stored("ab__tape", p.copy, ++id).line.length;
     return bytes;

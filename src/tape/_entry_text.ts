@@ -145,9 +145,12 @@ export function storedEntry(
   let body: string;
   if (known !== undefined) {
     validateTapeName(tape);
+    body = known;
+    // A stored copy with this id already (a fork's buffer numbers a new tape's entries as its
+    // file does): it is the copy, and its text is kept.
+    if ((entry as TapeEntry).id === id) return { copy: entry as TapeEntry, line: _line(id, body) };
     const { kind, payload, meta, date } = entry as TapeEntry;
     copy = Object.freeze({ id, kind, payload, meta, date });
-    body = known;
   } else {
     const checked = validateEntry(tape, entry);
     const plain = _plainCopy(id, checked);
@@ -160,7 +163,11 @@ export function storedEntry(
     }
   }
   if (keepText) BODIES.set(copy, body);
-  return { copy, line: `{"id": ${id}, ${body}}\n` };
+  return { copy, line: _line(id, body) };
+}
+
+function _line(id: number, body: string): string {
+  return `{"id": ${id}, ${body}}\n`;
 }
 
 /**
