@@ -159,11 +159,11 @@ export class ModelRunner {
       }
       throw error;
     }
-    const messages = [
-      ...(systemPrompt ? [{ role: "system", content: systemPrompt }] : []),
-      ...history,
-      ...newMessages,
-    ];
+    // `concat`, not spreads: one copy of the history's references (spreads iterate it).
+    const head: Record<string, unknown>[] = systemPrompt
+      ? [{ role: "system", content: systemPrompt }]
+      : [];
+    const messages = head.concat(history, newMessages);
     let request = new LlmCallRequest({
       runId,
       model: args.model,
