@@ -8,7 +8,8 @@ export function adaptMessagesForProvider(
   provider: string | null,
   messages: readonly Record<string, unknown>[],
 ): Record<string, unknown>[] {
-  if (provider !== "gemini" && provider !== "vertexai") return [...messages];
+  // `slice`: a copy of the references without the iteration of a spread.
+  if (provider !== "gemini" && provider !== "vertexai") return messages.slice();
   return messages.map((message) => {
     const content = message.content;
     if (!Array.isArray(content)) return message;

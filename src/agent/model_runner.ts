@@ -12,14 +12,21 @@ import { isCancellation, LlmCallRequest, LlmCallResult } from "../kernel/agent_h
 import { BubError } from "../kernel/errors.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
-import type { Tape } from "../tape/tape.ts";
+import { Tape } from "../tape/tape.ts";
 import { ToolExecutor } from "../tools/executor.ts";
 import type { Tool } from "../tools/tool.ts";
-import type { ChatMessage, ChatUsage, ModelClient, ModelEvent } from "./model_client.ts";
+import type {
+  ChatMessage,
+  ChatUsage,
+  ModelClient,
+  ModelEvent,
+  ModelRequest,
+} from "./model_client.ts";
 import { newRunId } from "./run_id.ts";
 import { executeWithEvents } from "./_tool_events.ts";
 import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_tool_calls.ts";
 import { adaptMessagesForProvider } from "./_provider_messages.ts";
+import { clearVouch, keepsMessages, vouchCopies } from "../tape/_handed_copies.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
 import {
   CallDeadline,
@@ -83,6 +90,8 @@ function elapsed(start: number): number {
  */
 export class ModelRunner {
   #client: ModelClient;
+  /** The client given (not traced): may it be handed vouched copies (`keepsMessages`)? */
+  #rawClient: ModelClient;
   #hooks: AgentHooks | null;
   #settings: ModelRunnerSettings;
   #executor: ToolExecutor;
@@ -111,6 +120,7 @@ export class ModelRunner {
       DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
     );
     this.#client = tracedModelClient(client);
+    this.#rawClient = client;
     this.#hooks = hooks;
     this.#settings = settings;
     this.#executor = new ToolExecutor(hooks);
@@ -159,11 +169,11 @@ export class ModelRunner {
       }
       throw error;
     }
-    const messages = [
-      ...(systemPrompt ? [{ role: "system", content: systemPrompt }] : []),
-      ...history,
-      ...newMessages,
-    ];
+    // `concat`, not spreads: one copy of the history's references (spreads iterate it).
+    const head: Record<string, unknown>[] = systemPrompt
+      ? [{ role: "system", content: systemPrompt }]
+      : [];
+    const messages = head.concat(history, newMessages);
     let request = new LlmCallRequest({
       runId,
       model: args.model,
@@ -171,6 +181,10 @@ export class ModelRunner {
       toolNames: tools.map((tool) => tool.name),
       maxTokens: this.#settings.maxTokens ?? null,
     });
+    // No hook can see the request and Bub's own `readMessages` made the history: its copies reach
+    // the client as the tape's context made them (see `vouchCopies`).
+    const quiet = (this.#hooks === null || !this.#hooks.active) &&
+      tape.readMessages === Tape.prototype.readMessages;
     if (this.#hooks) {
       const [rewritten, decision] = await this.#hooks.beforeLlmCall(request, state);
       request = rewritten;
@@ -221,7 +235,10 @@ export class ModelRunner {
     let pulling = false;
     let finished = false;
     try {
-      events = await this.#start(request, tools, state, deadline, race);
+      const copies = quiet && request.messages === messages
+        ? { history, start: head.length }
+        : null;
+      events = await this.#start(request, tools, state, deadline, race, copies);
       provider = events.provider;
       for (;;) {
         // Checked first: a next() dropped by an already-aborted race would reject unhandled.
@@ -317,6 +334,7 @@ export class ModelRunner {
     state: TurnState,
     deadline: CallDeadline,
     race: AbortRace,
+    copies: { history: readonly unknown[]; start: number } | null = null,
   ): Promise<{ iterator: AsyncIterator<ModelEvent>; provider: string | null }> {
     const signal = deadline.signal;
     const onActivity = () => deadline.touch();
@@ -328,14 +346,27 @@ export class ModelRunner {
     for (const [index, model] of candidates.entries()) {
       signal?.throwIfAborted();
       const provider = model.split(/[:/]/, 1)[0] ?? null;
-      const iterator = this.#client.stream({
+      const messages = adaptMessagesForProvider(provider, request.messages);
+      const modelRequest: ModelRequest = {
         model,
-        messages: adaptMessagesForProvider(provider, request.messages) as unknown as ChatMessage[],
+        messages: messages as unknown as ChatMessage[],
         tools: tools.length > 0 ? tools.map((tool) => tool.toSchema()) : null,
         maxTokens: request.maxTokens,
         completionArgs: this.#settings.completionArgs ?? null,
         reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,
-      }, { signal, onActivity })[Symbol.asyncIterator]();
+      };
+      // The first candidate only: a failed call's client has had the copies since.
+      const vouched = index === 0 && copies !== null &&
+        keepsMessages(this.#rawClient) &&
+        vouchCopies(messages, copies.start, copies.history);
+      let iterator: AsyncIterator<ModelEvent>;
+      try {
+        iterator = this.#client.stream(modelRequest, { signal, onActivity })[
+          Symbol.asyncIterator
+        ]();
+      } finally {
+        if (vouched) clearVouch();
+      }
       try {
         const first = await race.race(iterator.next());
         if (first.done) {

@@ -22,6 +22,7 @@ import {
 import type { TapeEntry } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
 import { ShapeList } from "./_message_shape.ts";
+import { recordCopies } from "./_handed_copies.ts";
 import type { TapeStore } from "./store.ts";
 
 /** A fold's outcome: the messages and the calls still waiting for results. */
@@ -168,5 +169,7 @@ export async function incrementalMessages(
   const folded = await _folded(store, query, key, messagesOnly);
   // Not soft at the top: a missing anchor throws the store's own not-found error.
   if (folded === null || folded === NO_BASE) return null;
-  return copyMessages(folded.messages, folded.shapes, folded.tail, folded.tailShapes);
+  const copies = copyMessages(folded.messages, folded.shapes, folded.tail, folded.tailShapes);
+  recordCopies(copies, folded.messages, folded.shapes, folded.messages.length);
+  return copies;
 }
