@@ -100,8 +100,15 @@ function _shareEvent(parsed: TapeEntry, payload: Record<string, unknown>): Recor
     if (recentEvents.size >= RECENT_NAMES) recentEvents.clear();
     recentEvents.set(name, recent = []);
   } else {
-    for (const kept of recent) {
-      if (_sameFlat(kept.data as Record<string, unknown>, data)) return kept;
+    for (let i = 0; i < recent.length; i++) {
+      const kept = recent[i]!;
+      if (!_sameFlat(kept.data as Record<string, unknown>, data)) continue;
+      // Most recently used first: a payload still repeating is not pushed out by others.
+      if (i > 0) {
+        recent.splice(i, 1);
+        recent.unshift(kept);
+      }
+      return kept;
     }
   }
   recent.unshift(payload);
