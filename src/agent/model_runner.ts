@@ -181,9 +181,9 @@ export class ModelRunner {
       toolNames: tools.map((tool) => tool.name),
       maxTokens: this.#settings.maxTokens ?? null,
     });
-    // No hook can see the request and Bub's own `readMessages` made the history: its copies reach
-    // the client as the tape's context made them (see `vouchCopies`).
-    const quiet = (this.#hooks === null || !this.#hooks.active) &&
+    // No hook sees the request before the call and Bub's own `readMessages` made the history: its
+    // copies reach the client as the tape's context made them (see `vouchCopies`).
+    const quiet = (this.#hooks === null || !this.#hooks.seesLlmRequests) &&
       tape.readMessages === Tape.prototype.readMessages;
     if (this.#hooks) {
       const [rewritten, decision] = await this.#hooks.beforeLlmCall(request, state);

@@ -58,6 +58,11 @@ export class AgentHooks {
     this.#runtime = runtime;
   }
 
+  /** True when `beforeLlmCall` is implemented: some hook sees (and may change) each request. */
+  get seesLlmRequests(): boolean {
+    return this.#runtime.implementations("beforeLlmCall").length > 0;
+  }
+
   /** True when any agent-loop hook is implemented. */
   get active(): boolean {
     return ["beforeLlmCall", "afterLlmCall", "beforeToolCall", "afterToolCall"].some((hook) =>

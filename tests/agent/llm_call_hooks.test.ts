@@ -30,6 +30,34 @@ function echoTool(log: string[] = []) {
 }
 
 describe("beforeLlmCall", () => {
+  test("an earlier history message a hook edits in place, after the session's body JSON was cached, reaches the provider as edited (the body follows the request the hook left, never the cache)", async () => {
+    let redact = false;
+    await using fx = await turnFixture({
+      script: Array.from({ length: 12 }, (_, i) => mockReply.text(`answer ${i}`)),
+      plugins: [{
+        name: "redact",
+        beforeLlmCall: ({ request }: { request: LlmCallRequest }) => {
+          if (!redact) return;
+          for (const message of request.messages) {
+            if (message.content === "my secret is 42") message.content = "my secret is [redacted]";
+          }
+        },
+      }],
+    });
+    // Enough turns that the history's JSON is cached (a long run of kept messages).
+    await fx.turn("my secret is 42");
+    for (let i = 1; i < 11; i++) await fx.turn(`turn ${i}`);
+    redact = true;
+    await fx.turn("last");
+    const firstUser = fx.server.requests.map((r) =>
+      (r.body as { messages: { role: string; content: unknown }[] }).messages
+        .find((m) => m.role === "user")?.content
+    );
+    assert.equal(firstUser.length, 12);
+    assert.deepEqual(firstUser.slice(0, 11), Array(11).fill("my secret is 42"));
+    assert.equal(firstUser[11], "my secret is [redacted]");
+  });
+
   test("a finish decision skips the provider, emits the text as text and final events, records user message, assistant text and a run event, and fires no afterLlmCall", async () => {
     const after: LlmCallResult[] = [];
     await using fx = await turnFixture({
