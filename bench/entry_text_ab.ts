@@ -13,6 +13,7 @@
  */
 import { join } from "node:path";
 import process from "node:process";
+import { turnBatch } from "./_turn_batch.ts";
 
 type Stored = (
   tape: string,
@@ -29,27 +30,6 @@ const CHECKOUTS: Record<string, string> = {
 const N = Number(process.env.BENCH_N ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 
-/** The batch of a turn: anchor, events, system prompt, messages, a tool call and its result. */
-function batch(entry: Record<string, (...args: unknown[]) => unknown>, i: number): unknown[] {
-  const prompt = "You are Bub. ".repeat(280);
-  const meta = { run_id: `run-${i}` };
-  return [
-    entry.anchorEntry!("session/start", { owner: "human" }),
-    ...[1, 2, 3].map((n) => entry.eventEntry!(`step.${n}`, { n }, meta)),
-    entry.systemEntry!(prompt, meta),
-    entry.messageEntry!({ role: "user", content: `turn ${i}` }, meta),
-    entry.toolCallEntry!([{
-      id: "c1",
-      type: "function",
-      function: { name: "f", arguments: "{}" },
-    }]),
-    entry.toolResultEntry!(["ok"], meta),
-    ...[4, 5, 6].map((n) => entry.eventEntry!(`step.${n}`, { n }, meta)),
-    entry.messageEntry!({ role: "assistant", content: "The answer. ".repeat(20) }, meta),
-    ...[7, 8].map((n) => entry.eventEntry!(`step.${n}`, { n }, meta)),
-  ];
-}
-
 const runs: Record<string, (i: number) => number> = {};
 for (const [name, root] of Object.entries(CHECKOUTS)) {
   const { storedEntry } = await import(join(root, "src/tape/_entry_text.ts"));
@@ -58,7 +38,7 @@ for (const [name, root] of Object.entries(CHECKOUTS)) {
   runs[name] = (i) => {
     let bytes = 0;
     // The fork's buffer, the file store's prepared batch, the batch written after 100 entries.
-    const local = batch(entry, i).map((e, k) => stored("ab__tape", e, k + 1, true));
+    const local = turnBatch(entry, i).map((e, k) => stored("ab__tape", e, k + 1, true));
     const prepared = local.map((e, k) => stored("ab__tape", e.copy, k + 1, true));
     let id = 100;
     for (const p of prepared) bytes += stored("ab__tape", p.copy, ++id).line.length;

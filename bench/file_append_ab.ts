@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { setTimeout as sleep } from "node:timers/promises";
+import { turnBatch } from "./_turn_batch.ts";
 
 interface Store {
   appendMany(tape: string, entries: readonly unknown[]): Promise<void>;
@@ -32,27 +33,6 @@ const N = Number(process.env.BENCH_N ?? 400);
 const WARMUP = 50;
 const CASES = ["new tape", "same tape"] as const;
 
-/** The batch of a turn: anchor, events, system prompt, messages, a tool call and its result. */
-function batch(entry: Record<string, (...args: unknown[]) => unknown>, i: number): unknown[] {
-  const prompt = "You are Bub. ".repeat(280);
-  const meta = { run_id: `run-${i}` };
-  return [
-    entry.anchorEntry!("session/start", { owner: "human" }),
-    ...[1, 2, 3].map((n) => entry.eventEntry!(`step.${n}`, { n }, meta)),
-    entry.systemEntry!(prompt, meta),
-    entry.messageEntry!({ role: "user", content: `turn ${i}` }, meta),
-    entry.toolCallEntry!([{
-      id: "c1",
-      type: "function",
-      function: { name: "f", arguments: "{}" },
-    }]),
-    entry.toolResultEntry!(["ok"], meta),
-    ...[4, 5, 6].map((n) => entry.eventEntry!(`step.${n}`, { n }, meta)),
-    entry.messageEntry!({ role: "assistant", content: "The answer. ".repeat(20) }, meta),
-    ...[7, 8].map((n) => entry.eventEntry!(`step.${n}`, { n }, meta)),
-  ];
-}
-
 const dirs: string[] = [];
 const appends: Record<string, (i: number, kase: string) => Promise<void>> = {};
 const stores: Store[] = [];
@@ -64,7 +44,7 @@ for (const [name, root] of Object.entries(CHECKOUTS)) {
   const store: Store = new FileTapeStore(dir);
   stores.push(store);
   appends[name] = (i, kase) =>
-    store.appendMany(kase === "new tape" ? `ab__new${i}` : "ab__same", batch(entry, i));
+    store.appendMany(kase === "new tape" ? `ab__new${i}` : "ab__same", turnBatch(entry, i));
 }
 
 const samples: Record<string, number[]> = {};
