@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { getLogger } from "../_internal/log.ts";
 import { AbortRace } from "../_internal/async.ts";
 import type { AgentHooks } from "../kernel/agent_hooks.ts";
 import { isCancellation, LlmCallRequest, LlmCallResult } from "../kernel/agent_hooks.ts";
@@ -15,18 +14,12 @@ import type { Prompt, TurnState } from "../kernel/turn.ts";
 import { Tape } from "../tape/tape.ts";
 import { ToolExecutor } from "../tools/executor.ts";
 import type { Tool } from "../tools/tool.ts";
-import type {
-  ChatMessage,
-  ChatUsage,
-  ModelClient,
-  ModelEvent,
-  ModelRequest,
-} from "./model_client.ts";
+import type { ChatUsage, ModelClient } from "./model_client.ts";
 import { newRunId } from "./run_id.ts";
 import { executeWithEvents } from "./_tool_events.ts";
 import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_tool_calls.ts";
-import { adaptMessagesForProvider } from "./_provider_messages.ts";
-import { clearVouch, keepsMessages, vouchCopies } from "../tape/_handed_copies.ts";
+import { keepsMessages } from "../tape/_handed_copies.ts";
+import { closeModelCall, type StartedCall, startModelCall } from "./_model_call_start.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
 import {
   CallDeadline,
@@ -34,8 +27,6 @@ import {
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
 } from "./_call_deadline.ts";
-
-const logger = getLogger(["bub", "agent"]);
 
 /** What the model runner needs from the agent's settings. */
 export interface ModelRunnerSettings {
@@ -90,8 +81,8 @@ function elapsed(start: number): number {
  */
 export class ModelRunner {
   #client: ModelClient;
-  /** The client given (not traced): may it be handed vouched copies (`keepsMessages`)? */
-  #rawClient: ModelClient;
+  /** May the client be handed vouched history copies (`keepsMessages`)? */
+  #takesCopies: boolean;
   #hooks: AgentHooks | null;
   #settings: ModelRunnerSettings;
   #executor: ToolExecutor;
@@ -120,7 +111,7 @@ export class ModelRunner {
       DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
     );
     this.#client = tracedModelClient(client);
-    this.#rawClient = client;
+    this.#takesCopies = keepsMessages(client);
     this.#hooks = hooks;
     this.#settings = settings;
     this.#executor = new ToolExecutor(hooks);
@@ -231,14 +222,23 @@ export class ModelRunner {
     const calls: SerializedToolCall[] = [];
     let usage: ChatUsage | null = null;
     let provider: string | null = null;
-    let events: { iterator: AsyncIterator<ModelEvent>; provider: string | null } | null = null;
+    let events: StartedCall | null = null;
     let pulling = false;
     let finished = false;
     try {
-      const copies = quiet && request.messages === messages
-        ? { history, start: head.length }
-        : null;
-      events = await this.#start(request, tools, state, deadline, race, copies);
+      events = await startModelCall(request, tools, state, {
+        client: this.#client,
+        // Fallbacks only for the default model.
+        fallbackModels: request.model === this.#settings.model
+          ? this.#settings.fallbackModels ?? []
+          : [],
+        completionArgs: this.#settings.completionArgs ?? null,
+        deadline,
+        race,
+        copies: quiet && this.#takesCopies && request.messages === messages
+          ? { history, start: head.length }
+          : null,
+      });
       provider = events.provider;
       for (;;) {
         // Checked first: a next() dropped by an already-aborted race would reject unhandled.
@@ -277,7 +277,7 @@ export class ModelRunner {
       race[Symbol.dispose]();
       deadline[Symbol.dispose]();
       // An early close or a failure leaves the provider stream open: close it (its HTTP body).
-      if (events !== null && !finished) await _closeProvider(events.iterator, pulling);
+      if (events !== null && !finished) await closeModelCall(events.iterator, pulling);
     }
     await fire(outcome(null));
     if (usage !== null) yield { kind: "usage", data: { ...usage } };
@@ -322,98 +322,4 @@ export class ModelRunner {
       data: { ok: true, tool_calls: calls, tool_results: execution.toolResults },
     };
   }
-
-  /**
-   * Starts the call on the first candidate that gets to its `start` event: the request model,
-   * then (only when it is the default model) the fallback models. Throws the first error when all
-   * fail.
-   */
-  async #start(
-    request: LlmCallRequest,
-    tools: readonly Tool[],
-    state: TurnState,
-    deadline: CallDeadline,
-    race: AbortRace,
-    copies: { history: readonly unknown[]; start: number } | null = null,
-  ): Promise<{ iterator: AsyncIterator<ModelEvent>; provider: string | null }> {
-    const signal = deadline.signal;
-    const onActivity = () => deadline.touch();
-    const candidates = [request.model];
-    if (request.model === this.#settings.model) {
-      candidates.push(...(this.#settings.fallbackModels ?? []));
-    }
-    let firstError: unknown = null;
-    for (const [index, model] of candidates.entries()) {
-      signal?.throwIfAborted();
-      const provider = model.split(/[:/]/, 1)[0] ?? null;
-      const messages = adaptMessagesForProvider(provider, request.messages);
-      const modelRequest: ModelRequest = {
-        model,
-        messages: messages as unknown as ChatMessage[],
-        tools: tools.length > 0 ? tools.map((tool) => tool.toSchema()) : null,
-        maxTokens: request.maxTokens,
-        completionArgs: this.#settings.completionArgs ?? null,
-        reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,
-      };
-      // The first candidate only: a failed call's client has had the copies since.
-      const vouched = index === 0 && copies !== null &&
-        keepsMessages(this.#rawClient) &&
-        vouchCopies(messages, copies.start, copies.history);
-      let iterator: AsyncIterator<ModelEvent>;
-      try {
-        iterator = this.#client.stream(modelRequest, { signal, onActivity })[
-          Symbol.asyncIterator
-        ]();
-      } finally {
-        if (vouched) clearVouch();
-      }
-      try {
-        const first = await race.race(iterator.next());
-        if (first.done) {
-          throw new BubError("provider", `Model call to ${model} ended before it started.`);
-        }
-        if (first.value.type !== "start") {
-          return { iterator: prepend(first.value, iterator), provider };
-        }
-        return { iterator, provider: first.value.provider ?? provider };
-      } catch (error) {
-        if (isCancellation(error) || signal?.aborted) throw error;
-        firstError ??= error;
-        if (index < candidates.length - 1) {
-          logger.warn("model candidate failed; trying fallback model={model} error={error}", {
-            model,
-            error,
-          });
-        }
-      }
-    }
-    throw firstError;
-  }
-}
-
-/**
- * Closes an unfinished provider stream. A `next()` still in flight (cancelled or timed out) may
- * never settle, so then the close is not awaited; its failure is ignored either way.
- */
-async function _closeProvider(
-  iterator: AsyncIterator<ModelEvent>,
-  pulling: boolean,
-): Promise<void> {
-  const closing = Promise.resolve().then(() => iterator.return?.()).catch((error: unknown) => {
-    logger.debug("closing the model stream failed: {error}", { error });
-  });
-  if (!pulling) await closing;
-}
-
-function prepend<T>(first: T, rest: AsyncIterator<T>): AsyncIterator<T> {
-  let used = false;
-  return {
-    next: () => {
-      if (used) return rest.next();
-      used = true;
-      return Promise.resolve({ done: false, value: first });
-    },
-    return: (value?: unknown) =>
-      rest.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
-  };
 }

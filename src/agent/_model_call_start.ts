@@ -1,0 +1,130 @@
+/**
+ * The start of one model call (the model runner's stage between the request and its events):
+ * the request model, then its fallbacks, each until one gets to its `start` event; and the close
+ * of a provider stream the runner leaves unfinished.
+ *
+ * @module
+ */
+import { getLogger } from "../_internal/log.ts";
+import type { AbortRace } from "../_internal/async.ts";
+import { isCancellation, type LlmCallRequest } from "../kernel/agent_hooks.ts";
+import { BubError } from "../kernel/errors.ts";
+import type { TurnState } from "../kernel/turn.ts";
+import { clearVouch, vouchCopies } from "../tape/_handed_copies.ts";
+import type { Tool } from "../tools/tool.ts";
+import type { ChatMessage, ModelClient, ModelEvent, ModelRequest } from "./model_client.ts";
+import { adaptMessagesForProvider } from "./_provider_messages.ts";
+import type { CallDeadline } from "./_call_deadline.ts";
+
+const logger = getLogger(["bub", "agent"]);
+
+/** A started call: its events (from the first one after `start`) and the provider answering. */
+export interface StartedCall {
+  iterator: AsyncIterator<ModelEvent>;
+  provider: string | null;
+}
+
+/** What {@link startModelCall} needs besides the request. */
+export interface ModelCallStart {
+  /** The client to call (traced). */
+  client: ModelClient;
+  /** The models tried after `request.model` fails to start (it is the default model). */
+  fallbackModels: readonly string[];
+  /** Extra per-call arguments. */
+  completionArgs: Record<string, unknown> | null;
+  /** The call's deadline (its signal cancels, its `touch` counts activity). */
+  deadline: CallDeadline;
+  /** The call's abort race. */
+  race: AbortRace;
+  /**
+   * History copies the first candidate's client may take as the tape's context made them
+   * (`vouchCopies`): where they start in the request's messages; null for none.
+   */
+  copies: { history: readonly unknown[]; start: number } | null;
+}
+
+/**
+ * Starts the call on the first candidate that gets to its `start` event: the request model,
+ * then the fallback models. Throws the first error when all fail.
+ */
+export async function startModelCall(
+  request: LlmCallRequest,
+  tools: readonly Tool[],
+  state: TurnState,
+  start: ModelCallStart,
+): Promise<StartedCall> {
+  const { client, deadline, race, copies } = start;
+  const signal = deadline.signal;
+  const onActivity = () => deadline.touch();
+  const candidates = [request.model, ...start.fallbackModels];
+  let firstError: unknown = null;
+  for (const [index, model] of candidates.entries()) {
+    signal?.throwIfAborted();
+    const provider = model.split(/[:/]/, 1)[0] ?? null;
+    const messages = adaptMessagesForProvider(provider, request.messages);
+    const modelRequest: ModelRequest = {
+      model,
+      messages: messages as unknown as ChatMessage[],
+      tools: tools.length > 0 ? tools.map((tool) => tool.toSchema()) : null,
+      maxTokens: request.maxTokens,
+      completionArgs: start.completionArgs,
+      reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,
+    };
+    // The first candidate only: a failed call's client has had the copies since.
+    const vouched = index === 0 && copies !== null &&
+      vouchCopies(messages, copies.start, copies.history);
+    let iterator: AsyncIterator<ModelEvent>;
+    try {
+      iterator = client.stream(modelRequest, { signal, onActivity })[Symbol.asyncIterator]();
+    } finally {
+      if (vouched) clearVouch();
+    }
+    try {
+      const first = await race.race(iterator.next());
+      if (first.done) {
+        throw new BubError("provider", `Model call to ${model} ended before it started.`);
+      }
+      if (first.value.type !== "start") {
+        return { iterator: prepend(first.value, iterator), provider };
+      }
+      return { iterator, provider: first.value.provider ?? provider };
+    } catch (error) {
+      if (isCancellation(error) || signal?.aborted) throw error;
+      firstError ??= error;
+      if (index < candidates.length - 1) {
+        logger.warn("model candidate failed; trying fallback model={model} error={error}", {
+          model,
+          error,
+        });
+      }
+    }
+  }
+  throw firstError;
+}
+
+/**
+ * Closes an unfinished provider stream. A `next()` still in flight (cancelled or timed out) may
+ * never settle, so then the close is not awaited; its failure is ignored either way.
+ */
+export async function closeModelCall(
+  iterator: AsyncIterator<ModelEvent>,
+  pulling: boolean,
+): Promise<void> {
+  const closing = Promise.resolve().then(() => iterator.return?.()).catch((error: unknown) => {
+    logger.debug("closing the model stream failed: {error}", { error });
+  });
+  if (!pulling) await closing;
+}
+
+function prepend<T>(first: T, rest: AsyncIterator<T>): AsyncIterator<T> {
+  let used = false;
+  return {
+    next: () => {
+      if (used) return rest.next();
+      used = true;
+      return Promise.resolve({ done: false, value: first });
+    },
+    return: (value?: unknown) =>
+      rest.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+  };
+}
