@@ -1,13 +1,15 @@
 /**
  * The `tools` array of a chat-completions body as JSON text: each tool's JSON serialised once and
  * reused while its schema object lives, and the array's text reused while its tools stay the same
- * (the calls of one runner). See `_chat_body.ts`.
+ * (the calls of one runner): by the list's identity for a shared, frozen list (`_tool_schemas.ts`),
+ * else by comparing its tools' entries with the last list's. See `_chat_body.ts`.
  *
  * @module
  */
 import type { ChatTool } from "./model_client.ts";
 import { openaiToolSchema } from "./_openai_schema.ts";
 import type { ChatProtocol } from "./_chat_message_json.ts";
+import { isSharedToolList } from "./_tool_schemas.ts";
 
 /** One tool's serialised forms: as sent by OpenAI-compatible providers and by OpenAI chat. */
 interface ToolJson {
@@ -46,8 +48,20 @@ function toolJson(tool: ChatTool): ToolJson {
 // The last tools array built per protocol: its parts (the cached entries) and its text.
 const lastTools = new Map<ChatProtocol, { parts: (string | null)[]; json: string | null }>();
 
+// The JSON of each shared tool list, per protocol.
+const sharedOpenai = new WeakMap<readonly ChatTool[], string | null>();
+const sharedCompatible = new WeakMap<readonly ChatTool[], string | null>();
+
 /** The tools' JSON array, or null when the OpenAI provider would rewrite a schema. */
 export function toolsJson(tools: readonly ChatTool[], protocol: ChatProtocol): string | null {
+  if (!isSharedToolList(tools)) return listJson(tools, protocol);
+  const byList = protocol === "openai-chat" ? sharedOpenai : sharedCompatible;
+  let json = byList.get(tools);
+  if (json === undefined) byList.set(tools, json = listJson(tools, protocol));
+  return json;
+}
+
+function listJson(tools: readonly ChatTool[], protocol: ChatProtocol): string | null {
   const parts: (string | null)[] = new Array(tools.length);
   for (let i = 0; i < tools.length; i++) {
     const entry = toolJson(tools[i]!);

@@ -14,6 +14,7 @@ import { clearVouch, vouchCopies } from "../tape/_handed_copies.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { ChatMessage, ModelClient, ModelEvent, ModelRequest } from "./model_client.ts";
 import { adaptMessagesForProvider } from "./_provider_messages.ts";
+import { toolListParts } from "./_tool_schemas.ts";
 import type { CallDeadline } from "./_call_deadline.ts";
 
 const logger = getLogger(["bub", "agent"]);
@@ -57,6 +58,7 @@ export async function startModelCall(
   const signal = deadline.signal;
   const onActivity = () => deadline.touch();
   const candidates = [request.model, ...start.fallbackModels];
+  const schemas = toolListParts(tools).schemas;
   let firstError: unknown = null;
   for (const [index, model] of candidates.entries()) {
     signal?.throwIfAborted();
@@ -65,7 +67,7 @@ export async function startModelCall(
     const modelRequest: ModelRequest = {
       model,
       messages: messages as unknown as ChatMessage[],
-      tools: tools.length > 0 ? tools.map((tool) => tool.toSchema()) : null,
+      tools: schemas,
       maxTokens: request.maxTokens,
       completionArgs: start.completionArgs,
       reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,

@@ -21,6 +21,7 @@ import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_too
 import { keepsMessages } from "../tape/_handed_copies.ts";
 import { closeModelCall, type StartedCall, startModelCall } from "./_model_call_start.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
+import { toolListParts } from "./_tool_schemas.ts";
 import {
   CallDeadline,
   checkLimitSeconds,
@@ -169,7 +170,7 @@ export class ModelRunner {
       runId,
       model: args.model,
       messages,
-      toolNames: tools.map((tool) => tool.name),
+      toolNames: toolListParts(tools).names,
       maxTokens: this.#settings.maxTokens ?? null,
     });
     // No hook sees the request before the call and Bub's own `readMessages` made the history: its

@@ -232,9 +232,20 @@ export function snakeCaseName(name: string): string {
   return name.replace(/[A-Z]/g, (char) => `_${char.toLowerCase()}`).replace(/^_+/, "");
 }
 
+// Dotted names already mapped (the registry's tools, looked up on every tool call): the same
+// string again instead of a new one per call. Bounded, as any string may be passed.
+const dottedNames = new Map<string, string>();
+const MAX_DOTTED_NAMES = 1024;
+
 /** The model-facing name: every `.` replaced by `_` (`fs.read` → `fs_read`). */
 export function modelToolName(name: string): string {
-  return name.includes(".") ? name.replaceAll(".", "_") : name;
+  if (!name.includes(".")) return name;
+  let mapped = dottedNames.get(name);
+  if (mapped === undefined) {
+    mapped = name.replaceAll(".", "_");
+    if (dottedNames.size < MAX_DOTTED_NAMES) dottedNames.set(name, mapped);
+  }
+  return mapped;
 }
 
 /** The agent-usable tools as copies with model-facing names; the originals are untouched. */
