@@ -11,8 +11,7 @@ import type { ModelEvent, ModelStreamOptions } from "./model_client.ts";
 import type { ModelId, ProviderPreset } from "./provider_presets.ts";
 import type { FetchLike } from "./_request_body.ts";
 import type { ChatProtocol } from "./_chat_body.ts";
-import { ChatStream } from "./_chat_stream.ts";
-import { SseDecoder } from "./_sse.ts";
+import { ChatRead } from "./_chat_read.ts";
 import { providerError } from "./_model_stream.ts";
 
 /** Where and how one model's requests go. */
@@ -147,7 +146,7 @@ export async function* streamChatCompletions(
   body: string | Uint8Array<ArrayBuffer>,
   options: ModelStreamOptions = {},
 ): AsyncGenerator<ModelEvent> {
-  const { id, protocol } = target;
+  const { id } = target;
   const { signal, onActivity } = options;
   signal?.throwIfAborted();
   let response: Response;
@@ -160,80 +159,48 @@ export async function* streamChatCompletions(
       signal,
     });
   } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    throw connectError(error, id);
+    throw signal?.aborted ? signal.reason : connectError(error, id);
   }
   onActivity?.();
   if (!response.ok) throw await statusError(response, id);
   if (!response.body) throw new BubError("provider", "Model call returned no body", { ...id });
   const reader = response.body.getReader();
-  const sse = new SseDecoder();
-  const stream = new ChatStream(protocol, id);
-  const out: ModelEvent[] = [];
-  const startEvent: ModelEvent = { type: "start", provider: id.provider, model: id.model };
-  let started = protocol === "openai-compatible";
-  let done = false;
-  let ended = false;
-  let failure: BubError | null = null;
-  if (started) yield startEvent;
+  // The chunks' work is synchronous, in `ChatRead`: this generator only awaits and yields.
+  const read = new ChatRead(target.protocol, id);
+  if (read.started) yield read.startEvent;
   try {
-    while (!ended && failure === null) {
+    while (!read.ended && read.failure === null) {
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
         next = await reader.read();
       } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw providerError(error, id, started ? "stream" : "call");
+        throw readError(error, signal, id, read.started);
       }
       onActivity?.();
-      ended = next.done;
-      const events = next.done ? sse.end() : sse.push(next.value);
-      for (const data of events) {
-        if (done) break;
-        if (data === "[DONE]") {
-          done = true;
-          break;
-        }
-        const frame = stream.apply(data, out);
-        if (!started && stream.output) {
-          started = true;
-          out.unshift(startEvent);
-        }
-        if (frame === null) continue;
-        if (!started) {
-          throw new BubError(
-            "temporary",
-            `Model call to ${id.provider}:${id.model} failed with HTTP 500: ${frame}`,
-            { ...id, status_code: 500, response_body: data.slice(0, 2000) },
-          );
-        }
-        failure = stream.error(frame);
-        break;
-      }
-      if (!started && ended) {
-        started = true;
-        out.unshift(startEvent);
-      }
-      if (ended && failure === null) {
-        try {
-          stream.finish(out);
-        } catch (error) {
-          failure = error as BubError;
-        }
-      }
-      if (started && out.length > 0) {
-        for (const event of out) yield event;
-        out.length = 0;
+      if (read.take(next)) {
+        for (const event of read.out) yield event;
+        read.out.length = 0;
       }
     }
     if (signal?.aborted) throw signal.reason;
-    if (failure !== null) throw failure;
+    if (read.failure !== null) throw read.failure;
   } finally {
     // A stream read to its end needs no release (Bun: `releaseLock()` builds an error for the
     // closed promise, ~0.01-0.04 ms per call in bench/fetch_ab.ts).
-    if (!ended) {
+    if (!read.ended) {
       await reader.cancel().catch(() => {});
       reader.releaseLock();
     }
   }
+}
+
+/** What a failed read of the body throws: the abort reason, else a provider error. */
+function readError(
+  error: unknown,
+  signal: AbortSignal | undefined,
+  id: ModelId,
+  started: boolean,
+): unknown {
+  if (signal?.aborted) return signal.reason;
+  return providerError(error, id, started ? "stream" : "call");
 }

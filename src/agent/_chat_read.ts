@@ -1,0 +1,95 @@
+/**
+ * One chat-completions response read chunk by chunk, synchronously: the SSE decoder, the chunk
+ * → event state (`ChatStream`), where the `start` event goes, the `[DONE]` marker, error frames
+ * and the end of the stream. `streamChatCompletions` only awaits the reads and yields what
+ * {@link ChatRead.take} collected, so its async generator stays small (one compiled unit less to
+ * grow: JavaScriptCore compiles a large async generator slowly, and again for every tier).
+ *
+ * @module
+ */
+import { BubError } from "../kernel/errors.ts";
+import type { ModelEvent } from "./model_client.ts";
+import type { ModelId } from "./provider_presets.ts";
+import type { ChatProtocol } from "./_chat_body.ts";
+import { ChatStream } from "./_chat_stream.ts";
+import { SseDecoder } from "./_sse.ts";
+
+/** The read state of one response. */
+export class ChatRead {
+  /** Events to yield after a {@link take} that answered true; the caller empties it. */
+  readonly out: ModelEvent[] = [];
+  /** The `start` event (yielded first). */
+  readonly startEvent: ModelEvent;
+  /** Whether the call has started (OpenAI-compatible: at once; OpenAI chat: at its first output). */
+  started: boolean;
+  /** Whether the body has ended. */
+  ended = false;
+  /** The error that ends the stream once its events are out, or null. */
+  failure: BubError | null = null;
+  #done = false;
+  #sse = new SseDecoder();
+  #stream: ChatStream;
+  #id: ModelId;
+
+  /**
+   * Creates the state of one response.
+   *
+   * @param protocol which provider's rules apply
+   * @param id the model
+   */
+  constructor(protocol: ChatProtocol, id: ModelId) {
+    this.#id = id;
+    this.#stream = new ChatStream(protocol, id);
+    this.startEvent = { type: "start", provider: id.provider, model: id.model };
+    this.started = protocol === "openai-compatible";
+  }
+
+  /**
+   * Takes one read of the body: true when {@link out} holds events to yield.
+   *
+   * @throws BubError (temporary) for an error frame before the call started; (provider) for a
+   *   malformed chunk
+   */
+  take(next: ReadableStreamReadResult<Uint8Array>): boolean {
+    const out = this.out;
+    const stream = this.#stream;
+    this.ended = next.done;
+    const events = next.done ? this.#sse.end() : this.#sse.push(next.value);
+    for (const data of events) {
+      if (this.#done) break;
+      if (data === "[DONE]") {
+        this.#done = true;
+        break;
+      }
+      const frame = stream.apply(data, out);
+      if (!this.started && stream.output) this.#start();
+      if (frame === null) continue;
+      if (!this.started) throw this.#earlyError(frame, data);
+      this.failure = stream.error(frame);
+      break;
+    }
+    if (!this.started && this.ended) this.#start();
+    if (this.ended && this.failure === null) {
+      try {
+        stream.finish(out);
+      } catch (error) {
+        this.failure = error as BubError;
+      }
+    }
+    return this.started && out.length > 0;
+  }
+
+  #start(): void {
+    this.started = true;
+    this.out.unshift(this.startEvent);
+  }
+
+  #earlyError(frame: string, data: string): BubError {
+    const id = this.#id;
+    return new BubError(
+      "temporary",
+      `Model call to ${id.provider}:${id.model} failed with HTTP 500: ${frame}`,
+      { ...id, status_code: 500, response_body: data.slice(0, 2000) },
+    );
+  }
+}
