@@ -57,12 +57,15 @@ export async function startModelCall(
   const { client, deadline, race, copies } = start;
   const signal = deadline.signal;
   const onActivity = () => deadline.touch();
-  const candidates = [request.model, ...start.fallbackModels];
+  const candidates = start.fallbackModels.length === 0
+    ? [request.model]
+    : [request.model, ...start.fallbackModels];
   const schemas = toolListParts(tools).schemas;
   let firstError: unknown = null;
-  for (const [index, model] of candidates.entries()) {
+  for (let index = 0; index < candidates.length; index++) {
+    const model = candidates[index]!;
     signal?.throwIfAborted();
-    const provider = model.split(/[:/]/, 1)[0] ?? null;
+    const provider = providerOf(model);
     const messages = adaptMessagesForProvider(provider, request.messages);
     const modelRequest: ModelRequest = {
       model,
@@ -116,6 +119,14 @@ export async function closeModelCall(
     logger.debug("closing the model stream failed: {error}", { error });
   });
   if (!pulling) await closing;
+}
+
+/** The provider part of a model id: the text before its first `:` or `/` (all of it if none). */
+function providerOf(model: string): string {
+  const colon = model.indexOf(":");
+  const slash = model.indexOf("/");
+  const end = colon < 0 ? slash : slash < 0 ? colon : Math.min(colon, slash);
+  return end < 0 ? model : model.slice(0, end);
 }
 
 function prepend<T>(first: T, rest: AsyncIterator<T>): AsyncIterator<T> {

@@ -236,7 +236,9 @@ export class Agent {
     allowedSkills: string[] | null,
     signal: AbortSignal | undefined,
   ): Promise<AsyncStreamEvents> {
-    const view = this.#blocks.toolsView(this.tools(allowedTools));
+    // All tools: the registry's shared list (the same array while the tools are the same).
+    const tools = allowedTools === null ? this.registry.listShared() : this.tools(allowedTools);
+    const view = this.#blocks.toolsView(tools);
     const skills = allowedSkills === null ? null : allowedSkills.map((name) => name.toLowerCase());
     if (skills !== null) state.allowed_skills = skills;
     const text = promptText(prompt);

@@ -142,10 +142,9 @@ export class ModelRunner {
   async *#run(args: ModelRunArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {
     const { tape, tools, systemPrompt, prompt, state, signal } = args;
     const runId = newRunId();
-    const newMessages: Record<string, unknown>[] = [
-      ...(args.steeringMessages ?? []).map((content) => ({ role: "user", content })),
-      ...(prompt === null ? [] : [{ role: "user", content: prompt }]),
-    ];
+    const newMessages: Record<string, unknown>[] = [];
+    for (const content of args.steeringMessages ?? []) newMessages.push({ role: "user", content });
+    if (prompt !== null) newMessages.push({ role: "user", content: prompt });
     let history: Record<string, unknown>[];
     try {
       history = await tape.readMessages();

@@ -34,6 +34,8 @@ export class ToolRegistry implements Iterable<Tool> {
   /** Own tools merged with the sources' answers, reused while those answers are the same objects. */
   #merged: Map<string, Tool> | null = null;
   #mergedFrom: Iterable<Tool>[] = [];
+  /** {@link listShared}'s array, or null until asked again after a change. */
+  #list: readonly Tool[] | null = null;
 
   /**
    * Creates a registry.
@@ -71,6 +73,7 @@ export class ToolRegistry implements Iterable<Tool> {
   #changed(): void {
     this.#index = null;
     this.#merged = null;
+    this.#list = null;
   }
 
   /**
@@ -78,16 +81,38 @@ export class ToolRegistry implements Iterable<Tool> {
    * object (the plugin manager answers with one array per registration version).
    */
   get #tools(): Map<string, Tool> {
-    if (this.#sources.length === 0) return this.#own;
-    const from = this.#sources.map((source) => source());
-    if (this.#merged && from.every((tools, i) => tools === this.#mergedFrom[i])) {
-      return this.#merged;
+    const sources = this.#sources;
+    if (sources.length === 0) return this.#own;
+    // Asked on every lookup (several per step): the sources' answers compared without an array.
+    const merged = this.#merged;
+    const last = this.#mergedFrom;
+    let i = 0;
+    let answer: Iterable<Tool> | null = null;
+    if (merged !== null) {
+      for (; i < sources.length; i++) {
+        answer = sources[i]!();
+        if (answer !== last[i]) break;
+      }
+      if (i === sources.length) return merged;
     }
+    const from = last.slice(0, i);
+    if (answer !== null) from.push(answer);
+    for (let j = from.length; j < sources.length; j++) from.push(sources[j]!());
     const all = new Map(this.#own);
     for (const tools of from) for (const tool of tools) all.set(tool.name, tool);
     this.#mergedFrom = from;
     this.#index = null;
+    this.#list = null;
     return this.#merged = all;
+  }
+
+  /**
+   * Every tool, in registration order, as one frozen array shared until the tools change (the
+   * agent's steps compare it with the last step's instead of copying {@link list}).
+   */
+  listShared(): readonly Tool[] {
+    const tools = this.#tools; // may drop a stale list
+    return this.#list ??= Object.freeze([...tools.values()]);
   }
 
   /** Removes the registered tool named `name`; true when one was removed. */
