@@ -80,12 +80,13 @@ export function agentLoop(args: AgentLoopArgs): AsyncStreamEvents {
 }
 
 async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {
+  // The generator keeps to the order of events; the tape records are in functions below, so
+  // that JavaScriptCore compiles a smaller generator.
   const { tape, state, maxSteps } = args;
   let nextPrompt: Prompt | null = args.prompt;
   let handoffBudget = MAX_AUTO_HANDOFF_RETRIES;
   for (let step = 1; step <= maxSteps; step++) {
     const start = performance.now();
-    const elapsedMs = () => Math.trunc(performance.now() - start);
     logger.info("loop.step step={step} tape={tape} model={model}", {
       step,
       tape: tape.name,
@@ -99,13 +100,7 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
       output = await args.runStep(nextPrompt);
       for await (const event of output) {
         if (event.kind === "error") {
-          await tape.appendEvent("loop.step", {
-            step,
-            elapsed_ms: elapsedMs(),
-            status: "error",
-            error: String(event.data.message ?? ""),
-            date: utcNow(),
-          });
+          await recordStep(tape, step, start, "error", String(event.data.message ?? ""));
         } else if (event.kind === "final") {
           shouldContinue = nonEmpty(event.data.tool_calls) || nonEmpty(event.data.tool_results);
         }
@@ -116,32 +111,12 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
       const message = String(error instanceof Error ? (error.message || String(error)) : error);
       if (handoffBudget > 0 && isContextLengthError(message)) {
         handoffBudget--;
-        logger.warn("auto_handoff: context length exceeded, step={step} error={error}", {
-          step,
-          error: message,
-        });
-        await tape.handoff({
-          name: "auto_handoff/context_overflow",
-          state: { reason: "context_length_exceeded", error: message },
-        });
-        await tape.appendEvent("loop.step", {
-          step,
-          elapsed_ms: elapsedMs(),
-          status: "auto_handoff",
-          error: message,
-          date: utcNow(),
-        });
-        yield { kind: "step_end", data: { step, status: "auto_handoff", elapsed_ms: elapsedMs() } };
+        await autoHandoff(tape, step, start, message);
+        yield stepEnd(step, "auto_handoff", start);
         nextPrompt = args.prompt;
         continue;
       }
-      await tape.appendEvent("loop.step", {
-        step,
-        elapsed_ms: elapsedMs(),
-        status: "error",
-        error: message,
-        date: utcNow(),
-      });
+      await recordStep(tape, step, start, "error", message);
       throw error;
     }
     streamState.error = output.error;
@@ -149,25 +124,52 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
     const inbox = state._runtime_steering_inbox as SteeringInbox | null | undefined;
     if (inbox && inbox.messageCount(state) > 0) shouldContinue = true;
     if (!shouldContinue) {
-      await tape.appendEvent("loop.step", {
-        step,
-        elapsed_ms: elapsedMs(),
-        status: "ok",
-        date: utcNow(),
-      });
-      yield { kind: "step_end", data: { step, status: "ok", elapsed_ms: elapsedMs() } };
+      await recordStep(tape, step, start, "ok");
+      yield stepEnd(step, "ok", start);
       return;
     }
     nextPrompt = await args.continuePrompt({ prompt: nextPrompt, tape, state: streamState });
-    await tape.appendEvent("loop.step", {
-      step,
-      elapsed_ms: elapsedMs(),
-      status: "continue",
-      date: utcNow(),
-    });
-    yield { kind: "step_end", data: { step, status: "continue", elapsed_ms: elapsedMs() } };
+    await recordStep(tape, step, start, "continue");
+    yield stepEnd(step, "continue", start);
   }
   throw new Error(`max_steps_reached=${maxSteps}`);
+}
+
+type StepStatus = "ok" | "continue" | "auto_handoff";
+
+function elapsedSince(start: number): number {
+  return Math.trunc(performance.now() - start);
+}
+
+/** The step's `loop.step` event: its status, elapsed time, error message (if any) and date. */
+async function recordStep(
+  tape: Tape,
+  step: number,
+  start: number,
+  status: string,
+  error?: string,
+): Promise<void> {
+  const data: Record<string, unknown> = { step, elapsed_ms: elapsedSince(start), status };
+  if (error !== undefined) data.error = error;
+  data.date = utcNow();
+  await tape.appendEvent("loop.step", data);
+}
+
+/** The automatic handoff after a context-length error, and its `loop.step` event. */
+async function autoHandoff(tape: Tape, step: number, start: number, message: string) {
+  logger.warn("auto_handoff: context length exceeded, step={step} error={error}", {
+    step,
+    error: message,
+  });
+  await tape.handoff({
+    name: "auto_handoff/context_overflow",
+    state: { reason: "context_length_exceeded", error: message },
+  });
+  await recordStep(tape, step, start, "auto_handoff", message);
+}
+
+function stepEnd(step: number, status: StepStatus, start: number): StreamEvent {
+  return { kind: "step_end", data: { step, status, elapsed_ms: elapsedSince(start) } };
 }
 
 function nonEmpty(value: unknown): boolean {
