@@ -5,25 +5,24 @@
  *
  * @module
  */
-import { AbortRace } from "../_internal/async.ts";
 import type { AgentHooks } from "../kernel/agent_hooks.ts";
-import { isCancellation, LlmCallRequest, LlmCallResult } from "../kernel/agent_hooks.ts";
+import { isCancellation, LlmCallRequest } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
 import { Tape } from "../tape/tape.ts";
 import { ToolExecutor } from "../tools/executor.ts";
 import type { Tool } from "../tools/tool.ts";
-import type { ChatUsage, ModelClient } from "./model_client.ts";
+import type { ModelClient } from "./model_client.ts";
 import { newRunId } from "./run_id.ts";
 import { executeWithEvents } from "./_tool_events.ts";
 import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_tool_calls.ts";
 import { keepsMessages } from "../tape/_handed_copies.ts";
-import { closeModelCall, type StartedCall, startModelCall } from "./_model_call_start.ts";
+import { startModelCall } from "./_model_call_start.ts";
+import { ModelCall } from "./_model_call.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
 import { toolListParts } from "./_tool_schemas.ts";
 import {
-  CallDeadline,
   checkLimitSeconds,
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
@@ -71,8 +70,16 @@ export interface ModelRunArgs {
   signal?: AbortSignal;
 }
 
-function elapsed(start: number): number {
-  return Math.trunc(performance.now() - start);
+/** A call's request, ready for the provider (or answered by `beforeLlmCall`). */
+interface PreparedCall {
+  runId: string;
+  /** The step's new user messages (steering, then the prompt). */
+  newMessages: Record<string, unknown>[];
+  request: LlmCallRequest;
+  /** The decision's text when `beforeLlmCall` answered instead of the model, else null. */
+  decided: string | null;
+  /** History copies the client may take as they are (see `startModelCall`), or null. */
+  copies: { history: readonly unknown[]; start: number } | null;
 }
 
 /**
@@ -139,8 +146,12 @@ export class ModelRunner {
     return new AsyncStreamEvents(this.#run(args, state), { state });
   }
 
-  async *#run(args: ModelRunArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {
-    const { tape, tools, systemPrompt, prompt, state, signal } = args;
+  /**
+   * The call's request: the history read from the tape (a failed read is recorded), the messages
+   * and `beforeLlmCall` (a decision is recorded and answered instead of the call).
+   */
+  async #prepare(args: ModelRunArgs): Promise<PreparedCall> {
+    const { tape, tools, systemPrompt, prompt, state } = args;
     const runId = newRunId();
     const newMessages: Record<string, unknown>[] = [];
     for (const content of args.steeringMessages ?? []) newMessages.push({ role: "user", content });
@@ -176,6 +187,7 @@ export class ModelRunner {
     // copies reach the client as the tape's context made them (see `vouchCopies`).
     const quiet = (this.#hooks === null || !this.#hooks.seesLlmRequests) &&
       tape.readMessages === Tape.prototype.readMessages;
+    let decided: string | null = null;
     if (this.#hooks) {
       const [rewritten, decision] = await this.#hooks.beforeLlmCall(request, state);
       request = rewritten;
@@ -187,139 +199,147 @@ export class ModelRunner {
           responseText: decision.text,
           model: request.model,
         });
-        yield { kind: "text", data: { delta: decision.text } };
-        yield { kind: "final", data: { ok: true, text: decision.text } };
-        return;
+        decided = decision.text;
       }
     }
+    const copies = quiet && this.#takesCopies && request.messages === messages
+      ? { history, start: head.length }
+      : null;
+    return { runId, newMessages, request, decided, copies };
+  }
 
-    const started = performance.now();
-    let fired = false;
-    const fire = async (result: LlmCallResult) => {
-      if (fired || !this.#hooks) return;
-      fired = true;
-      await this.#hooks.afterLlmCall(request, result, state);
-    };
-    const outcome = (error: unknown) =>
-      new LlmCallResult({
-        runId,
-        text,
-        toolCalls: [...calls],
-        usage,
-        error,
-        durationMs: elapsed(started),
-      });
-    const deadline = new CallDeadline({
-      timeoutSeconds: this.#timeoutSeconds,
-      stallSeconds: this.#stallSeconds,
-      signal,
-    });
-    const callSignal = deadline.signal;
-    // One abort listener for every `next()` of the call.
-    const race = new AbortRace(callSignal);
-
-    let text = "";
-    const calls: SerializedToolCall[] = [];
-    let usage: ChatUsage | null = null;
-    let provider: string | null = null;
-    let events: StartedCall | null = null;
-    let pulling = false;
-    let finished = false;
-    try {
-      events = await startModelCall(request, tools, state, {
+  /** Starts the call on the request model or a fallback. */
+  async #start(args: ModelRunArgs, prepared: PreparedCall, call: ModelCall): Promise<void> {
+    const { request } = prepared;
+    call.started(
+      await startModelCall(request, args.tools, args.state, {
         client: this.#client,
         // Fallbacks only for the default model.
         fallbackModels: request.model === this.#settings.model
           ? this.#settings.fallbackModels ?? []
           : [],
         completionArgs: this.#settings.completionArgs ?? null,
-        deadline,
-        race,
-        copies: quiet && this.#takesCopies && request.messages === messages
-          ? { history, start: head.length }
-          : null,
-      });
-      provider = events.provider;
-      for (;;) {
-        // Checked first: a next() dropped by an already-aborted race would reject unhandled.
-        callSignal?.throwIfAborted();
-        pulling = true;
-        const next = await race.race(events.iterator.next());
-        pulling = false;
-        deadline.touch();
-        if (next.done) {
-          finished = true;
-          break;
-        }
-        const event = next.value;
-        if (event.type === "text") {
-          text += event.delta;
-          yield { kind: "text", data: { delta: event.delta } };
-        } else if (event.type === "reasoning") {
-          yield { kind: "reasoning", data: { delta: event.delta } };
-        } else if (event.type === "tool_call") {
-          calls.push({
-            id: event.id || `call_${event.index}`,
-            type: "function",
-            function: { name: event.name, arguments: event.arguments || "{}" },
-          });
-        } else if (event.type === "usage") {
-          usage = event.usage;
-          streamState.usage = usage;
-        }
-      }
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      const failure = deadline.failure ?? error;
-      if (failure !== error || !isCancellation(error)) await fire(outcome(failure));
-      throw failure;
-    } finally {
-      race[Symbol.dispose]();
-      deadline[Symbol.dispose]();
-      // An early close or a failure leaves the provider stream open: close it (its HTTP body).
-      if (events !== null && !finished) await closeModelCall(events.iterator, pulling);
-    }
-    await fire(outcome(null));
-    if (usage !== null) yield { kind: "usage", data: { ...usage } };
+        deadline: call.deadline,
+        race: call.race,
+        copies: prepared.copies,
+      }),
+    );
+  }
 
-    if (calls.length === 0) {
-      await tape.recordChat({
-        runId,
-        systemPrompt: this.#systemEntry(tape, systemPrompt),
-        newMessages,
-        responseText: text,
-        usage: usage as Record<string, unknown> | null,
-        provider,
-        model: request.model,
-      });
-      yield { kind: "final", data: { ok: true, text } };
+  /**
+   * What a failed call throws: a cancellation as it is (the deadline's failure when it fired),
+   * after `afterLlmCall` for an error.
+   */
+  async #failed(
+    error: unknown,
+    args: ModelRunArgs,
+    prepared: PreparedCall,
+    call: ModelCall,
+  ): Promise<unknown> {
+    if (args.signal?.aborted) return error;
+    const failure = call.deadline.failure ?? error;
+    if (this.#hooks && (failure !== error || !isCancellation(error))) {
+      await this.#hooks.afterLlmCall(
+        prepared.request,
+        call.result(prepared.runId, failure),
+        args.state,
+      );
+    }
+    return failure;
+  }
+
+  async *#run(args: ModelRunArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {
+    const prepared = await this.#prepare(args);
+    if (prepared.decided !== null) {
+      yield { kind: "text", data: { delta: prepared.decided } };
+      yield { kind: "final", data: { ok: true, text: prepared.decided } };
       return;
     }
-    const invocations = calls.map((call) => {
-      const args = parseToolArguments(call.function.arguments);
-      const tool = tools.find((candidate) => candidate.name === call.function.name) ??
-        unknownTool(call.function.name);
-      return { tool, arguments: args, name: call.function.name, id: call.id };
-    });
+    const call = new ModelCall({
+      timeoutSeconds: this.#timeoutSeconds,
+      stallSeconds: this.#stallSeconds,
+      signal: args.signal,
+    }, streamState);
+    try {
+      await this.#start(args, prepared, call);
+      for (;;) {
+        const event = call.take(await call.pull());
+        if (event === false) break;
+        if (event !== null) yield event;
+      }
+    } catch (error) {
+      throw await this.#failed(error, args, prepared, call);
+    } finally {
+      await call.close();
+    }
+    if (this.#hooks) {
+      await this.#hooks.afterLlmCall(
+        prepared.request,
+        call.result(prepared.runId, null),
+        args.state,
+      );
+    }
+    if (call.usage !== null) yield { kind: "usage", data: { ...call.usage } };
+    if (call.calls.length === 0) {
+      await this.#record(args, prepared, call, null);
+      yield { kind: "final", data: { ok: true, text: call.text } };
+      return;
+    }
+    const calls = call.calls;
     yield { kind: "tool_call", data: { tool_calls: calls } };
-    const execution = yield* executeWithEvents(this.#executor, invocations, {
-      context: { tape, runId, state, signal },
+    const { tape, state, signal } = args;
+    const execution = yield* executeWithEvents(this.#executor, invocationsOf(calls, args.tools), {
+      context: { tape, runId: prepared.runId, state, signal },
       signal,
     });
-    await tape.recordChat({
-      runId,
-      systemPrompt: this.#systemEntry(tape, systemPrompt),
-      newMessages,
-      toolCalls: calls,
-      toolResults: execution.toolResults,
-      usage: usage as Record<string, unknown> | null,
-      provider,
-      model: request.model,
-    });
+    await this.#record(args, prepared, call, execution.toolResults);
     yield { kind: "tool_result", data: { tool_results: execution.toolResults } };
     yield {
       kind: "final",
       data: { ok: true, tool_calls: calls, tool_results: execution.toolResults },
     };
   }
+
+  /** Records a completed call: its answer, or its tool calls and their results. */
+  #record(
+    args: ModelRunArgs,
+    prepared: PreparedCall,
+    call: ModelCall,
+    toolResults: unknown[] | null,
+  ): Promise<void> {
+    const { tape } = args;
+    const systemPrompt = this.#systemEntry(tape, args.systemPrompt);
+    const usage = call.usage as Record<string, unknown> | null;
+    if (toolResults === null) {
+      return tape.recordChat({
+        runId: prepared.runId,
+        systemPrompt,
+        newMessages: prepared.newMessages,
+        responseText: call.text,
+        usage,
+        provider: call.provider,
+        model: prepared.request.model,
+      });
+    }
+    return tape.recordChat({
+      runId: prepared.runId,
+      systemPrompt,
+      newMessages: prepared.newMessages,
+      toolCalls: call.calls,
+      toolResults,
+      usage,
+      provider: call.provider,
+      model: prepared.request.model,
+    });
+  }
+}
+
+/** The tool calls as invocations of the step's tools (an unknown name: a failing stand-in). */
+function invocationsOf(calls: readonly SerializedToolCall[], tools: readonly Tool[]) {
+  return calls.map((call) => {
+    const args = parseToolArguments(call.function.arguments);
+    const tool = tools.find((candidate) => candidate.name === call.function.name) ??
+      unknownTool(call.function.name);
+    return { tool, arguments: args, name: call.function.name, id: call.id };
+  });
 }

@@ -1,0 +1,121 @@
+/**
+ * One model call between its start and its end, for the model runner: the deadline and abort
+ * race, the provider's events pulled one at a time and turned into stream events, what the call
+ * has streamed (text, tool calls, usage) and the close of an unfinished provider stream. Its
+ * methods are plain (sync or promise-returning) so that the runner's async generator holds only
+ * the awaits and yields (JavaScriptCore compiles a large async generator slowly, once per tier).
+ *
+ * @module
+ */
+import { AbortRace } from "../_internal/async.ts";
+import { LlmCallResult } from "../kernel/agent_hooks.ts";
+import type { StreamEvent, StreamState } from "../kernel/stream.ts";
+import type { ChatUsage, ModelEvent } from "./model_client.ts";
+import type { SerializedToolCall } from "./_tool_calls.ts";
+import { closeModelCall, type StartedCall } from "./_model_call_start.ts";
+import { CallDeadline } from "./_call_deadline.ts";
+
+/** The state of one call (see the module doc). */
+export class ModelCall {
+  /** The call's deadline (its signal cancels the call). */
+  readonly deadline: CallDeadline;
+  /** One abort listener for every `next()` of the call. */
+  readonly race: AbortRace;
+  /** The streamed text. */
+  text = "";
+  /** The streamed tool calls. */
+  readonly calls: SerializedToolCall[] = [];
+  /** The reported usage, or null. */
+  usage: ChatUsage | null = null;
+  /** The provider answering, once started. */
+  provider: string | null = null;
+  #streamState: StreamState;
+  #started = performance.now();
+  #events: StartedCall | null = null;
+  #pulling = false;
+  #finished = false;
+
+  /**
+   * Creates the state; the clocks start now.
+   *
+   * @param limits the timeout and stall limits (seconds, null for none) and the step's signal
+   * @param streamState the step's stream state (gets the usage)
+   */
+  constructor(
+    limits: {
+      timeoutSeconds: number | null;
+      stallSeconds: number | null;
+      signal: AbortSignal | undefined;
+    },
+    streamState: StreamState,
+  ) {
+    this.deadline = new CallDeadline(limits);
+    this.race = new AbortRace(this.deadline.signal);
+    this.#streamState = streamState;
+  }
+
+  /** Takes the started provider stream. */
+  started(events: StartedCall): void {
+    this.#events = events;
+    this.provider = events.provider;
+  }
+
+  /** The next provider event, raced against the call's signal. */
+  pull(): Promise<IteratorResult<ModelEvent>> {
+    // Checked first: a next() dropped by an already-aborted race would reject unhandled.
+    this.deadline.signal?.throwIfAborted();
+    this.#pulling = true;
+    return this.race.race(this.#events!.iterator.next());
+  }
+
+  /**
+   * Takes a pulled event: the stream event to yield, null for none (tool calls and usage are
+   * kept), or false at the end of the stream.
+   */
+  take(next: IteratorResult<ModelEvent>): StreamEvent | null | false {
+    this.#pulling = false;
+    this.deadline.touch();
+    if (next.done) {
+      this.#finished = true;
+      return false;
+    }
+    const event = next.value;
+    if (event.type === "text") {
+      this.text += event.delta;
+      return { kind: "text", data: { delta: event.delta } };
+    }
+    if (event.type === "reasoning") return { kind: "reasoning", data: { delta: event.delta } };
+    if (event.type === "tool_call") {
+      this.calls.push({
+        id: event.id || `call_${event.index}`,
+        type: "function",
+        function: { name: event.name, arguments: event.arguments || "{}" },
+      });
+    } else if (event.type === "usage") {
+      this.usage = event.usage;
+      this.#streamState.usage = event.usage;
+    }
+    return null;
+  }
+
+  /** The call's outcome for `afterLlmCall` (`error` null when it completed). */
+  result(runId: string, error: unknown): LlmCallResult {
+    return new LlmCallResult({
+      runId,
+      text: this.text,
+      toolCalls: [...this.calls],
+      usage: this.usage,
+      error,
+      durationMs: Math.trunc(performance.now() - this.#started),
+    });
+  }
+
+  /** Stops the clocks and closes an unfinished provider stream (an early close or a failure). */
+  async close(): Promise<void> {
+    this.race[Symbol.dispose]();
+    this.deadline[Symbol.dispose]();
+    if (this.#events !== null && !this.#finished) {
+      await closeModelCall(this.#events.iterator, this.#pulling);
+    }
+  }
+}
