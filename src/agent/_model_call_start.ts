@@ -12,7 +12,13 @@ import { BubError } from "../kernel/errors.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import { clearVouch, vouchCopies } from "../tape/_handed_copies.ts";
 import type { Tool } from "../tools/tool.ts";
-import type { ChatMessage, ModelClient, ModelEvent, ModelRequest } from "./model_client.ts";
+import type {
+  ChatMessage,
+  ChatTool,
+  ModelClient,
+  ModelEvent,
+  ModelRequest,
+} from "./model_client.ts";
 import { adaptMessagesForProvider } from "./_provider_messages.ts";
 import { toolListParts } from "./_tool_schemas.ts";
 import type { CallDeadline } from "./_call_deadline.ts";
@@ -54,49 +60,23 @@ export async function startModelCall(
   state: TurnState,
   start: ModelCallStart,
 ): Promise<StartedCall> {
-  const { client, deadline, race, copies } = start;
+  // The loop keeps only the awaits: the request and the stream's start are plain functions.
+  const { deadline, fallbackModels } = start;
   const signal = deadline.signal;
   const onActivity = () => deadline.touch();
-  const candidates = start.fallbackModels.length === 0
-    ? [request.model]
-    : [request.model, ...start.fallbackModels];
+  const count = 1 + fallbackModels.length;
   const schemas = toolListParts(tools).schemas;
   let firstError: unknown = null;
-  for (let index = 0; index < candidates.length; index++) {
-    const model = candidates[index]!;
+  for (let index = 0; index < count; index++) {
+    const model = index === 0 ? request.model : fallbackModels[index - 1]!;
     signal?.throwIfAborted();
-    const provider = providerOf(model);
-    const messages = adaptMessagesForProvider(provider, request.messages);
-    const modelRequest: ModelRequest = {
-      model,
-      messages: messages as unknown as ChatMessage[],
-      tools: schemas,
-      maxTokens: request.maxTokens,
-      completionArgs: start.completionArgs,
-      reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,
-    };
-    // The first candidate only: a failed call's client has had the copies since.
-    const vouched = index === 0 && copies !== null &&
-      vouchCopies(messages, copies.start, copies.history);
-    let iterator: AsyncIterator<ModelEvent>;
+    const iterator = openStream(request, model, index, schemas, state, start, onActivity);
     try {
-      iterator = client.stream(modelRequest, { signal, onActivity })[Symbol.asyncIterator]();
-    } finally {
-      if (vouched) clearVouch();
-    }
-    try {
-      const first = await race.race(iterator.next());
-      if (first.done) {
-        throw new BubError("provider", `Model call to ${model} ended before it started.`);
-      }
-      if (first.value.type !== "start") {
-        return { iterator: prepend(first.value, iterator), provider };
-      }
-      return { iterator, provider: first.value.provider ?? provider };
+      return startedCall(model, iterator, await start.race.race(iterator.next()));
     } catch (error) {
       if (isCancellation(error) || signal?.aborted) throw error;
       firstError ??= error;
-      if (index < candidates.length - 1) {
+      if (index < count - 1) {
         logger.warn("model candidate failed; trying fallback model={model} error={error}", {
           model,
           error,
@@ -119,6 +99,52 @@ export async function closeModelCall(
     logger.debug("closing the model stream failed: {error}", { error });
   });
   if (!pulling) await closing;
+}
+
+/** Calls the client for one candidate `model` (the `index`th) and opens its event stream. */
+function openStream(
+  request: LlmCallRequest,
+  model: string,
+  index: number,
+  schemas: readonly ChatTool[] | null,
+  state: TurnState,
+  start: ModelCallStart,
+  onActivity: () => void,
+): AsyncIterator<ModelEvent> {
+  const { copies } = start;
+  const messages = adaptMessagesForProvider(providerOf(model), request.messages);
+  const modelRequest: ModelRequest = {
+    model,
+    messages: messages as unknown as ChatMessage[],
+    tools: schemas,
+    maxTokens: request.maxTokens,
+    completionArgs: start.completionArgs,
+    reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,
+  };
+  // The first candidate only: a failed call's client has had the copies since.
+  const vouched = index === 0 && copies !== null &&
+    vouchCopies(messages, copies.start, copies.history);
+  try {
+    return start.client.stream(modelRequest, { signal: start.deadline.signal, onActivity })[
+      Symbol.asyncIterator
+    ]();
+  } finally {
+    if (vouched) clearVouch();
+  }
+}
+
+/** The started call from a candidate's first event (a stream that ended at once fails). */
+function startedCall(
+  model: string,
+  iterator: AsyncIterator<ModelEvent>,
+  first: IteratorResult<ModelEvent>,
+): StartedCall {
+  if (first.done) {
+    throw new BubError("provider", `Model call to ${model} ended before it started.`);
+  }
+  const provider = providerOf(model);
+  if (first.value.type !== "start") return { iterator: prepend(first.value, iterator), provider };
+  return { iterator, provider: first.value.provider ?? provider };
 }
 
 /** The provider part of a model id: the text before its first `:` or `/` (all of it if none). */
