@@ -268,6 +268,7 @@ export class Agent {
       | undefined;
     if (!inbox) return [];
     const messages = await inbox.drainMessages(state);
+    if (messages.length === 0) return [];
     return await Promise.all(messages.map((message) => {
       const sessionId = (message as { sessionId?: unknown; session_id?: unknown }).sessionId ??
         (message as { session_id?: unknown }).session_id;
