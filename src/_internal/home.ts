@@ -18,8 +18,11 @@ import { join } from "node:path";
  * console.assert(expandHome("~b/x", "/home/a") === "~b/x");
  * ```
  */
-export function expandHome(path: string, home: string = homedir()): string {
-  if (path === "~") return home;
-  if (path.startsWith("~/")) return join(home, path.slice(2));
+export function expandHome(path: string, home?: string): string {
+  // The home directory is looked up only for a `~` path: most paths have none, and the lookup
+  // is a runtime call (an op on Deno) on every turn's workspace.
+  if (path.charCodeAt(0) !== 126) return path; // not `~`
+  if (path === "~") return home ?? homedir();
+  if (path.startsWith("~/")) return join(home ?? homedir(), path.slice(2));
   return path;
 }

@@ -23,6 +23,15 @@ const CONSTANTS = Int32Array.from(
 
 const encoder = new TextEncoder();
 
+/** The message words of texts up to 5 blocks (311 bytes), reused: a digest is synchronous. */
+const WORDS = new Uint32Array(80);
+
+/** True when every character of `text` is ASCII (its UTF-8 bytes are its char codes). */
+function _ascii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;
+  return true;
+}
+
 /** The two hex digits of each byte value. */
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
@@ -43,12 +52,21 @@ function _hexWord(word: number): string {
  * ```
  */
 export function md5Hex(text: string): string {
-  const bytes = encoder.encode(text);
-  const blocks = ((bytes.length + 8) >>> 6) + 1;
-  const words = new Uint32Array(blocks * 16);
-  for (let i = 0; i < bytes.length; i++) words[i >>> 2]! |= bytes[i]! << ((i % 4) * 8);
-  words[bytes.length >>> 2]! |= 0x80 << ((bytes.length % 4) * 8);
-  const bits = bytes.length * 8;
+  // An ASCII text (session ids, most paths) is its own bytes: no encoder call (a runtime call on
+  // Deno) and no buffers per digest.
+  const bytes = _ascii(text) ? null : encoder.encode(text);
+  const length = bytes === null ? text.length : bytes.length;
+  const blocks = ((length + 8) >>> 6) + 1;
+  const words = blocks * 16 <= WORDS.length
+    ? WORDS.fill(0, 0, blocks * 16)
+    : new Uint32Array(blocks * 16);
+  if (bytes === null) {
+    for (let i = 0; i < length; i++) words[i >>> 2]! |= text.charCodeAt(i) << ((i % 4) * 8);
+  } else {
+    for (let i = 0; i < length; i++) words[i >>> 2]! |= bytes[i]! << ((i % 4) * 8);
+  }
+  words[length >>> 2]! |= 0x80 << ((length % 4) * 8);
+  const bits = length * 8;
   words[blocks * 16 - 2] = bits >>> 0;
   words[blocks * 16 - 1] = Math.floor(bits / 2 ** 32) >>> 0;
   let a0 = 0x67452301, b0 = 0xefcdab89, c0 = 0x98badcfe, d0 = 0x10325476;

@@ -73,6 +73,10 @@ export function foldedCall(
   return [{ ...call }, false];
 }
 
+// The arrays of a list with no message yet (never written: the first push replaces them).
+const NO_BYTES = new Uint8Array(0);
+const NO_STARTS = new Uint32Array(0);
+
 /**
  * The shapes of a kept list of messages, one byte each (a long session keeps thousands), and the
  * values of its known-shape messages side by side in one flat array (role, content, then the
@@ -84,10 +88,13 @@ export function foldedCall(
  * A kept message never changes, so its values are read once, when it is added.
  */
 export class ShapeList {
-  #bytes: Uint8Array = new Uint8Array(16);
+  // Allocated at the first message (most lists of a turn are replaced or stay short-lived, and a
+  // typed array costs several times a plain object on Deno, whose small typed arrays live off the
+  // heap).
+  #bytes: Uint8Array = NO_BYTES;
   #length = 0;
   /** Where each message's values start in {@link fields}. */
-  #starts: Uint32Array = new Uint32Array(16);
+  #starts: Uint32Array = NO_STARTS;
   /** The values of the known-shape messages, in order (see {@link ShapeList}). */
   readonly fields: unknown[] = [];
 
@@ -98,14 +105,7 @@ export class ShapeList {
 
   /** Appends `message` of `shape`. */
   push(shape: MessageShape, message: KeptMessage): void {
-    if (this.#length === this.#bytes.length) {
-      const bytes = new Uint8Array(this.#bytes.length * 2);
-      bytes.set(this.#bytes);
-      this.#bytes = bytes;
-      const starts = new Uint32Array(this.#starts.length * 2);
-      starts.set(this.#starts);
-      this.#starts = starts;
-    }
+    if (this.#length === this.#bytes.length) this.#grow(Math.max(16, this.#length * 2));
     this.#bytes[this.#length] = shape;
     this.#starts[this.#length++] = this.fields.length;
     const fields = this.fields;
@@ -123,6 +123,16 @@ export class ShapeList {
         break;
       }
     }
+  }
+
+  /** Moves the arrays to new ones of `capacity` (at least the current length). */
+  #grow(capacity: number): void {
+    const bytes = new Uint8Array(capacity);
+    bytes.set(this.#bytes);
+    this.#bytes = bytes;
+    const starts = new Uint32Array(capacity);
+    starts.set(this.#starts);
+    this.#starts = starts;
   }
 
   /** The shape at `index` ({@link SHAPE_ANY} past the end). */
@@ -223,15 +233,10 @@ export class ShapeList {
     const offset = this.fields.length;
     for (const value of list.fields) this.fields.push(value);
     const length = this.#length + list.#length;
-    let capacity = this.#bytes.length;
-    while (capacity < length) capacity *= 2;
-    if (capacity !== this.#bytes.length) {
-      const bytes = new Uint8Array(capacity);
-      bytes.set(this.#bytes.subarray(0, this.#length));
-      this.#bytes = bytes;
-      const starts = new Uint32Array(capacity);
-      starts.set(this.#starts.subarray(0, this.#length));
-      this.#starts = starts;
+    if (length > this.#bytes.length) {
+      let capacity = Math.max(16, this.#bytes.length);
+      while (capacity < length) capacity *= 2;
+      this.#grow(capacity);
     }
     for (let i = 0; i < list.#length; i++) {
       this.#bytes[this.#length + i] = list.#bytes[i]!;

@@ -1,0 +1,104 @@
+/**
+ * Bub's CPU per fresh-session turn in two checkouts side by side in one process, without the
+ * network (the `turn_inproc.ts` turn: the global `fetch` answers from one real turn's recorded
+ * response chunks): each checkout's bench Bub, warmed up, then rounds alternating between them
+ * (order flipping each round). Prints the median CPU ms per turn of each and B − A, which is far
+ * less noisy than two separate runs on a shared machine.
+ *
+ * Run: `BENCH_A=/path/to/other/checkout /work/bin/tool deno run -A bench/turn_inproc_ab.ts` (or
+ * `node`, `bun`). `BENCH_A` and `BENCH_B` are checkout folders (default: this checkout for both);
+ * `BENCH_TAPE=memory` for the in-memory tape (default the file tape); `BENCH_ROUNDS` rounds
+ * (default 15) of `BENCH_N` turns (default 200) after 300 warm-up turns of each.
+ *
+ * @module
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import type { Turn } from "./_turn_raw.ts";
+import { CpuRounds } from "./_cpu_rounds.ts";
+import { startServer } from "./_bench_process.ts";
+
+const HERE = join(new URL(".", import.meta.url).pathname, "..");
+const A = process.env.BENCH_A ?? HERE;
+const B = process.env.BENCH_B ?? HERE;
+const N = Number(process.env.BENCH_N ?? 200);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const TAPE = process.env.BENCH_TAPE ?? "file";
+
+type Start = typeof import("./_bench_bub.ts").startFreshSessionTurns;
+async function bubOf(root: string, url: string, tag: string) {
+  const { startFreshSessionTurns } = await import(join(root, "bench/_bench_bub.ts")) as {
+    startFreshSessionTurns: Start;
+  };
+  return await startFreshSessionTurns(url, `bub-inproc-ab-${tag}-`, TAPE === "memory");
+}
+
+const server = await startServer(new URL("./turn.bench.ts", import.meta.url).pathname);
+const a = await bubOf(A, server.url, "a");
+const b = await bubOf(B, server.url, "b");
+
+// One real turn of A: the response chunks of its two calls, replayed for every later call.
+const real = globalThis.fetch;
+const replies: Uint8Array[][] = [];
+globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+  const response = await real(input, init);
+  const chunks: Uint8Array[] = [];
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  replies.push(chunks);
+  return new Response(new Blob(chunks as BlobPart[]), { headers: response.headers });
+}) as typeof fetch;
+await a.turn(-1);
+globalThis.fetch = real;
+server.child.stdin!.end();
+if (replies.length !== 2) throw new Error(`expected 2 calls, got ${replies.length}`);
+
+let call = 0;
+const headers = { "content-type": "text/event-stream" };
+globalThis.fetch = ((_input: string | URL | Request, _init?: RequestInit) => {
+  const chunks = replies[call++ % 2]!;
+  let at = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at < chunks.length) controller.enqueue(chunks[at++]!);
+      else controller.close();
+    },
+  });
+  return Promise.resolve(new Response(body, { headers }));
+}) as typeof fetch;
+
+const rounds = new CpuRounds();
+const times: { a: number[]; b: number[] } = { a: [], b: [] };
+const run = async (name: "a" | "b", turn: Turn, n: number) => {
+  const ms = await rounds.round(turn, n);
+  if (n === N) times[name].push(ms);
+};
+await run("a", a.turn, 300);
+await run("b", b.turn, 300);
+for (let r = 0; r < ROUNDS; r++) {
+  if (r % 2 === 0) {
+    await run("a", a.turn, N);
+    await run("b", b.turn, N);
+  } else {
+    await run("b", b.turn, N);
+    await run("a", a.turn, N);
+  }
+}
+for (const bub of [a, b]) {
+  await bub.scope[Symbol.asyncDispose]();
+  rmSync(bub.home, { recursive: true, force: true });
+}
+
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+const diffs = times.a.map((x, i) => times.b[i]! - x);
+const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
+console.log(
+  `${runtime} ${TAPE} tape, no network: A ${median(times.a).toFixed(3)} ms CPU/turn, B ${
+    median(times.b).toFixed(3)
+  }, B − A ${median(diffs).toFixed(3)} (median of per-round differences, ${ROUNDS} rounds of ${N})`,
+);
