@@ -91,7 +91,10 @@ export async function writeBatch(
     writeFdAll(fd, bytes);
     // Written: the cache holds the batch (what the file holds, flushed or not).
     return {
-      flushed: flushWritten(target, fd, () => absorbWritten(cache, stored, bytes.length)),
+      flushed: flushWritten(target, fd, () => {
+        absorbWritten(cache, stored, bytes.length);
+        caches.grew(tape, cache);
+      }),
     };
   } catch (error) {
     files.release(tape, fd, true);
@@ -125,6 +128,7 @@ export function publishNewTape(
   const flushed = flushWritten(target, made.fd, () => {
     spare.removePublishedName();
     absorbWritten(cache, entries.map((entry) => entry.copy), bytes.length);
+    caches.grew(tape, cache);
   });
   return { flushed };
 }

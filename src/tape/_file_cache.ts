@@ -30,10 +30,15 @@ export interface FileCache {
 }
 
 /**
- * Parsed tapes kept in memory, least recently used dropped first: a long-running gateway touches
- * many tapes, and a dropped tape is simply read again from its file.
+ * Parsed tapes kept in memory, least recently used dropped first, within a budget of the file
+ * bytes they hold (parsed, turn entries take about 1.2 times that on the heap) and of their
+ * count: a long-running gateway touches many tapes, each of its live sessions keeps its cache
+ * (a dropped tape is read and parsed again from its file on its next turn, ~0.5 ms for a tape of
+ * a few turns), and the many small tapes of a busy gateway fit where a few long ones do.
  */
-const CACHED_TAPES = 64;
+const CACHED_BYTES = 16 * 1024 * 1024;
+/** At most this many cached tapes, however small (each holds a few objects besides its entries). */
+const CACHED_TAPES = 4096;
 
 /** An empty full cache (a missing file). */
 export function emptyCache(): FileCache {
@@ -86,9 +91,33 @@ export function indexedEvents(
   return { found, end: cache.base };
 }
 
-/** The caches of one store, by tape name, in least-recently-used order. */
+/**
+ * The caches of one store, by tape name, in least-recently-used order, within the budget above
+ * (the most recently used one is kept even when it alone is over it).
+ */
 export class FileCaches {
   #caches = new Map<string, FileCache>();
+  /** The file bytes each cache held when last counted (`offset - base`), and their sum. */
+  #counted = new Map<string, number>();
+  #bytes = 0;
+  readonly #maxBytes: number;
+  readonly #maxTapes: number;
+
+  /** @param budget the bytes and tapes kept at most (tests pass small ones) */
+  constructor(budget: { bytes?: number; tapes?: number } = {}) {
+    this.#maxBytes = budget.bytes ?? CACHED_BYTES;
+    this.#maxTapes = budget.tapes ?? CACHED_TAPES;
+  }
+
+  /** The file bytes the caches hold, as last counted. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** The number of cached tapes. */
+  get size(): number {
+    return this.#caches.size;
+  }
 
   /** The cache of `tape`, marked most recently used. */
   get(tape: string): FileCache | undefined {
@@ -106,21 +135,44 @@ export class FileCaches {
   set(tape: string, cache: FileCache): void {
     this.#caches.delete(tape);
     this.#caches.set(tape, cache);
-    while (this.#caches.size > CACHED_TAPES) {
+    this.#count(tape, cache);
+  }
+
+  /**
+   * Counts what `cache`, the cache of `tape`, holds now (call it after adding entries to it
+   * outside {@link catchUp}, e.g. {@link absorbWritten}); dropping the least recently used caches
+   * beyond the budget. Nothing when `tape` has another cache now (dropped or replaced meanwhile).
+   */
+  grew(tape: string, cache: FileCache): void {
+    if (this.#caches.get(tape) === cache) this.#count(tape, cache);
+  }
+
+  #count(tape: string, cache: FileCache): void {
+    const bytes = cache.offset - cache.base;
+    this.#bytes += bytes - (this.#counted.get(tape) ?? 0);
+    this.#counted.set(tape, bytes);
+    while (
+      (this.#bytes > this.#maxBytes || this.#caches.size > this.#maxTapes) &&
+      this.#caches.size > 1
+    ) {
       const oldest = this.#caches.keys().next().value;
       if (oldest === undefined) break;
-      this.#caches.delete(oldest);
+      this.delete(oldest);
     }
   }
 
   /** Forgets the cache of `tape`. */
   delete(tape: string): void {
     this.#caches.delete(tape);
+    this.#bytes -= this.#counted.get(tape) ?? 0;
+    this.#counted.delete(tape);
   }
 
   /** Forgets every cache. */
   clear(): void {
     this.#caches.clear();
+    this.#counted.clear();
+    this.#bytes = 0;
   }
 
   /**
@@ -158,6 +210,7 @@ export class FileCaches {
         read += bytesRead;
       }
       absorb(cache, bytes.subarray(0, read));
+      this.grew(tape, cache);
     }
     return cache;
   }
