@@ -10,6 +10,7 @@
 import { AbortRace } from "../_internal/async.ts";
 import { LlmCallResult } from "../kernel/agent_hooks.ts";
 import type { StreamEvent, StreamState } from "../kernel/stream.ts";
+import type { Tape } from "../tape/tape.ts";
 import type { ChatUsage, ModelEvent } from "./model_client.ts";
 import type { SerializedToolCall } from "./_tool_calls.ts";
 import { closeModelCall, type StartedCall } from "./_model_call_start.ts";
@@ -117,5 +118,32 @@ export class ModelCall {
     if (this.#events !== null && !this.#finished) {
       await closeModelCall(this.#events.iterator, this.#pulling);
     }
+  }
+
+  /**
+   * Records the completed call on `tape`: its answer (`toolResults` null), or its tool calls and
+   * their results.
+   */
+  record(
+    tape: Tape,
+    step: {
+      runId: string;
+      systemPrompt: string | null;
+      newMessages: Record<string, unknown>[];
+      model: string | null;
+    },
+    toolResults: unknown[] | null,
+  ): Promise<void> {
+    const usage = this.usage as Record<string, unknown> | null;
+    if (toolResults === null) {
+      return tape.recordChat({ ...step, responseText: this.text, usage, provider: this.provider });
+    }
+    return tape.recordChat({
+      ...step,
+      toolCalls: this.calls,
+      toolResults,
+      usage,
+      provider: this.provider,
+    });
   }
 }

@@ -44,3 +44,16 @@ export function unknownTool(name: string): Tool {
     },
   });
 }
+
+/** The tool calls as invocations of the step's tools (an unknown name: a failing stand-in). */
+export function toolInvocations(
+  calls: readonly SerializedToolCall[],
+  tools: readonly Tool[],
+): { tool: Tool; arguments: Record<string, unknown>; name: string; id: string }[] {
+  return calls.map((call) => {
+    const args = parseToolArguments(call.function.arguments);
+    const tool = tools.find((candidate) => candidate.name === call.function.name) ??
+      unknownTool(call.function.name);
+    return { tool, arguments: args, name: call.function.name, id: call.id };
+  });
+}

@@ -16,7 +16,7 @@ import type { Tool } from "../tools/tool.ts";
 import type { ModelClient } from "./model_client.ts";
 import { newRunId } from "./run_id.ts";
 import { executeWithEvents } from "./_tool_events.ts";
-import { parseToolArguments, type SerializedToolCall, unknownTool } from "./_tool_calls.ts";
+import { toolInvocations } from "./_tool_calls.ts";
 import { keepsMessages } from "../tape/_handed_copies.ts";
 import { startModelCall } from "./_model_call_start.ts";
 import { ModelCall } from "./_model_call.ts";
@@ -288,7 +288,7 @@ export class ModelRunner {
     const calls = call.calls;
     yield { kind: "tool_call", data: { tool_calls: calls } };
     const { tape, state, signal } = args;
-    const execution = yield* executeWithEvents(this.#executor, invocationsOf(calls, args.tools), {
+    const execution = yield* executeWithEvents(this.#executor, toolInvocations(calls, args.tools), {
       context: { tape, runId: prepared.runId, state, signal },
       signal,
     });
@@ -307,39 +307,12 @@ export class ModelRunner {
     call: ModelCall,
     toolResults: unknown[] | null,
   ): Promise<void> {
-    const { tape } = args;
-    const systemPrompt = this.#systemEntry(tape, args.systemPrompt);
-    const usage = call.usage as Record<string, unknown> | null;
-    if (toolResults === null) {
-      return tape.recordChat({
-        runId: prepared.runId,
-        systemPrompt,
-        newMessages: prepared.newMessages,
-        responseText: call.text,
-        usage,
-        provider: call.provider,
-        model: prepared.request.model,
-      });
-    }
-    return tape.recordChat({
-      runId: prepared.runId,
-      systemPrompt,
-      newMessages: prepared.newMessages,
-      toolCalls: call.calls,
+    const { runId, newMessages, request } = prepared;
+    const systemPrompt = this.#systemEntry(args.tape, args.systemPrompt);
+    return call.record(
+      args.tape,
+      { runId, systemPrompt, newMessages, model: request.model },
       toolResults,
-      usage,
-      provider: call.provider,
-      model: prepared.request.model,
-    });
+    );
   }
-}
-
-/** The tool calls as invocations of the step's tools (an unknown name: a failing stand-in). */
-function invocationsOf(calls: readonly SerializedToolCall[], tools: readonly Tool[]) {
-  return calls.map((call) => {
-    const args = parseToolArguments(call.function.arguments);
-    const tool = tools.find((candidate) => candidate.name === call.function.name) ??
-      unknownTool(call.function.name);
-    return { tool, arguments: args, name: call.function.name, id: call.id };
-  });
 }
