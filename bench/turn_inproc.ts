@@ -19,6 +19,7 @@ import { startFreshSessionTurns } from "./_bench_bub.ts";
 import { CpuRounds } from "./_cpu_rounds.ts";
 import { startServer } from "./_bench_process.ts";
 import { startProfile } from "./_cpu_profile.ts";
+import { recordReplies, replayFetch } from "./_replay_fetch.ts";
 
 const N = Number(process.env.BENCH_N ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
@@ -34,38 +35,13 @@ const { home, scope, turn: bubTurn } = await startFreshSessionTurns(
 );
 
 // One real turn: its request bodies, and the response chunks of its two calls.
-const real = globalThis.fetch;
-const replies: Uint8Array[][] = [];
-globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
-  const response = await real(input, init);
-  const chunks: Uint8Array[] = [];
-  const reader = response.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-  }
-  replies.push(chunks);
-  return new Response(new Blob(chunks as BlobPart[]), { headers: response.headers });
-}) as typeof fetch;
-const bodies = await recordBodies(() => bubTurn(-1));
-globalThis.fetch = real;
+let bodies: string[] = [];
+const replies = await recordReplies(async () => {
+  bodies = await recordBodies(() => bubTurn(-1));
+});
 server.child.stdin!.end();
 if (replies.length !== 2) throw new Error(`expected 2 calls, got ${replies.length}`);
-
-let call = 0;
-const headers = { "content-type": "text/event-stream" };
-globalThis.fetch = ((_input: string | URL | Request, _init?: RequestInit) => {
-  const chunks = replies[call++ % 2]!;
-  let at = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (at < chunks.length) controller.enqueue(chunks[at++]!);
-      else controller.close();
-    },
-  });
-  return Promise.resolve(new Response(body, { headers }));
-}) as typeof fetch;
+replayFetch(replies);
 const raw = rawBytesTurn("http://127.0.0.1:1", bodies);
 
 const rounds = new CpuRounds();

@@ -18,6 +18,7 @@ import process from "node:process";
 import type { Turn } from "./_turn_raw.ts";
 import { CpuRounds } from "./_cpu_rounds.ts";
 import { startServer } from "./_bench_process.ts";
+import { recordReplies, replayFetch } from "./_replay_fetch.ts";
 
 const HERE = join(new URL(".", import.meta.url).pathname, "..");
 const A = process.env.BENCH_A ?? HERE;
@@ -39,38 +40,10 @@ const a = await bubOf(A, server.url, "a");
 const b = await bubOf(B, server.url, "b");
 
 // One real turn of A: the response chunks of its two calls, replayed for every later call.
-const real = globalThis.fetch;
-const replies: Uint8Array[][] = [];
-globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
-  const response = await real(input, init);
-  const chunks: Uint8Array[] = [];
-  const reader = response.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-  }
-  replies.push(chunks);
-  return new Response(new Blob(chunks as BlobPart[]), { headers: response.headers });
-}) as typeof fetch;
-await a.turn(-1);
-globalThis.fetch = real;
+const replies = await recordReplies(() => a.turn(-1));
 server.child.stdin!.end();
 if (replies.length !== 2) throw new Error(`expected 2 calls, got ${replies.length}`);
-
-let call = 0;
-const headers = { "content-type": "text/event-stream" };
-globalThis.fetch = ((_input: string | URL | Request, _init?: RequestInit) => {
-  const chunks = replies[call++ % 2]!;
-  let at = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (at < chunks.length) controller.enqueue(chunks[at++]!);
-      else controller.close();
-    },
-  });
-  return Promise.resolve(new Response(body, { headers }));
-}) as typeof fetch;
+replayFetch(replies);
 
 const rounds = new CpuRounds();
 const times: { a: number[]; b: number[] } = { a: [], b: [] };
