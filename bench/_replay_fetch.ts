@@ -1,6 +1,6 @@
 /**
  * The network taken out of a turn: one real turn's response chunks recorded, then every later
- * call answered from them in memory (for `turn_inproc.ts` and `turn_inproc_ab.ts`: what remains
+ * call answered from them in memory (for `turn_inproc.ts` and `turn_cpu_ab.ts`: what remains
  * is Bub's work plus the runtime's `Response` and stream machinery).
  *
  * @module
