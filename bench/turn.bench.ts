@@ -198,9 +198,10 @@ function percentile(sorted: number[], p: number): number {
 /**
  * Times the variants in rotation, so a change in machine load hits all alike: blocks of `BLOCK`
  * turns of each variant in turn (a runtime runs its turns one after another, as a deployment does;
- * with `BENCH_BLOCK=1`, turn by turn, every turn also pays for the caches the other variants took:
- * Node, memory tape, +0.4 ms over raw in blocks against +0.9–1.2 turn by turn, see
- * `turn_phases.ts`), after `WARMUP` turns of each (the JIT's tiers settle in the first hundreds).
+ * with `BENCH_BLOCK=1 BENCH_WARMUP=20`, the method before 2026-12-02, every turn also pays for
+ * the caches the other variants took: the same code's memory tape read +0.29–0.51 ms over raw
+ * (same bytes) on Node in blocks against +1.21 turn by turn), after `WARMUP` turns of each (the
+ * JIT's tiers settle in the first hundreds).
  */
 async function timeInterleaved(variants: Record<string, Turn>): Promise<Record<string, Row>> {
   const names = Object.keys(variants);

@@ -9,7 +9,7 @@
  * Run: `scripts/tool deno run -A bench/turn_phases.ts` (or `node`, `bun`); `BENCH_TAPE=memory`
  * for the in-memory tape (default the file tape), `BENCH_N` turns per round (default 200),
  * `BENCH_ROUNDS` (default 5), `BENCH_WARMUP` turns of each first (default 200); `BENCH_N=1
- * BENCH_ROUNDS=150` alternates turn by turn, as `turn.bench.ts` does.
+ * BENCH_ROUNDS=150` alternates turn by turn (`turn.bench.ts` with `BENCH_BLOCK=1`).
  *
  * @module
  */
