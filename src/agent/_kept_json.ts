@@ -19,42 +19,66 @@ export interface KeptJson {
   add(json: string): void;
 }
 
-/** Grows a `Uint32Array` of message ends to hold at least `count + 1`. */
-function roomFor(ends: Uint32Array<ArrayBuffer>, count: number): Uint32Array<ArrayBuffer> {
-  if (count < ends.length) return ends;
-  const grown = new Uint32Array(Math.max(64, count * 2));
-  grown.set(ends);
-  return grown;
+/**
+ * Where each kept message's JSON ends in the joined JSON (message j > 0 starts one `,` after the
+ * end of message j - 1), for both kinds below.
+ */
+class MessageEnds {
+  #ends = new Uint32Array(0);
+  /** Messages recorded. */
+  count = 0;
+
+  /** Where the next message's JSON starts. */
+  get next(): number {
+    return this.count === 0 ? 0 : this.#ends[this.count - 1]! + 1;
+  }
+
+  /** Records the next message, its JSON ending at `end`. */
+  push(end: number): void {
+    const count = this.count;
+    if (count >= this.#ends.length) {
+      const grown = new Uint32Array(Math.max(64, count * 2));
+      grown.set(this.#ends);
+      this.#ends = grown;
+    }
+    this.#ends[count] = end;
+    this.count = count + 1;
+  }
+
+  /** Where the JSON of the first `n` (1 ≤ n ≤ count) messages ends. */
+  endOf(n: number): number {
+    return this.#ends[n - 1]!;
+  }
 }
 
 /** The kept JSON as UTF-8 bytes. */
 export class KeptBytes implements KeptJson {
   #bytes = new Uint8Array(0);
-  /** `#ends[j]`: where message j's JSON ends (message j > 0 starts one byte after `#ends[j - 1]`). */
-  #ends = new Uint32Array(0);
-  count = 0;
+  #ends = new MessageEnds();
   refused = -1;
+
+  /** Messages serialised so far. */
+  get count(): number {
+    return this.#ends.count;
+  }
 
   /** Appends the next message's JSON. */
   add(json: string): void {
-    const count = this.count;
-    const at = count === 0 ? 0 : this.#ends[count - 1]! + 1;
+    const at = this.#ends.next;
     const need = at + json.length * 3;
     if (need > this.#bytes.length) {
       const grown = new Uint8Array(Math.max(need, this.#bytes.length * 2));
       grown.set(this.#bytes.subarray(0, at));
       this.#bytes = grown;
     }
-    this.#ends = roomFor(this.#ends, count);
     if (at > 0) this.#bytes[at - 1] = 0x2c; // ","
     const { written } = ENCODER.encodeInto(json, this.#bytes.subarray(at));
-    this.#ends[count] = at + written;
-    this.count = count + 1;
+    this.#ends.push(at + written);
   }
 
   /** The JSON of the first `n` (1 ≤ n ≤ count) messages, joined by commas. */
   prefix(n: number): Uint8Array {
-    return this.#bytes.subarray(0, this.#ends[n - 1]!);
+    return this.#bytes.subarray(0, this.#ends.endOf(n));
   }
 }
 
@@ -70,24 +94,24 @@ export class KeptText implements KeptJson {
   /** Messages in `#text`. */
   #joined = 0;
   #pending: string[] = [];
-  /** `#ends[j]`: where message j's JSON ends in the text (in UTF-16 code units). */
-  #ends = new Uint32Array(0);
-  count = 0;
+  /** In UTF-16 code units. */
+  #ends = new MessageEnds();
   refused = -1;
+
+  /** Messages serialised so far. */
+  get count(): number {
+    return this.#ends.count;
+  }
 
   /** Appends the next message's JSON. */
   add(json: string): void {
-    const count = this.count;
-    const at = count === 0 ? 0 : this.#ends[count - 1]! + 1;
-    this.#ends = roomFor(this.#ends, count);
-    this.#ends[count] = at + json.length;
+    this.#ends.push(this.#ends.next + json.length);
     this.#pending.push(json);
-    this.count = count + 1;
   }
 
   /** The JSON of the first `n` (1 ≤ n ≤ count) messages, joined by commas. */
   prefix(n: number): string {
-    const end = this.#ends[n - 1]!;
+    const end = this.#ends.endOf(n);
     const length = this.#text.length;
     if (n > this.#joined) {
       // A few messages past the text go along as a rope (the runtime copies the body once
