@@ -3,7 +3,9 @@
  * streamed final text — against a `MockLlmServer` in its own process, a fresh session per turn.
  *
  * Variants, side by side in one run: a raw `fetch` + SSE baseline doing the same two HTTP calls;
- * Bub (`processInbound` with the builtin plugin); Bub with 10 no-op plugins implementing every
+ * the raw client sending Bub's request bytes, alone and then writing the turn's tape bytes with
+ * an `fdatasync` (to a new file per turn, or appended to one open file: what durability alone
+ * costs, see `_turn_durable.ts`); Bub (`processInbound` with the builtin plugin); Bub with 10 no-op plugins implementing every
  * stage hook of the turn; and, when installed in `bench/.peers` (`npm install --no-save ai
  * @mariozechner/pi-agent-core @ai-sdk/openai-compatible` there), the AI SDK `ToolLoopAgent` and
  * pi's `Agent`. Reports p50/p95 per turn (`BENCH_WARMUP` warm-up turns of each, default 200, then
@@ -15,13 +17,14 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { rawBytesTurn, rawTurn, recordBodies, TEXT, type Turn } from "./_turn_raw.ts";
 import { type GrowthRow, measureGrowth } from "./_turn_growth.ts";
+import { durableRawTurn } from "./_turn_durable.ts";
 import { createBenchBub } from "./_bench_bub.ts";
 import { collectGarbage, runtimeCommand, startServer } from "./_bench_process.ts";
 
@@ -82,6 +85,8 @@ async function serve(): Promise<void> {
 interface BubHandle {
   turn: Turn;
   close: () => Promise<void>;
+  /** Its home folder (file tapes in `tapes/`). */
+  home: string;
 }
 
 async function bubTurn(
@@ -102,6 +107,7 @@ async function bubTurn(
   }
   const scope = await bub.running();
   return {
+    home,
     turn: async (i) => {
       const result = await bub.processInbound(
         { channel: "bench", chatId: session ?? `c${noopPlugins}-${i}`, content: `turn ${i}` },
@@ -268,6 +274,15 @@ async function measure(url: string): Promise<void> {
   const bodies = await recordBodies(() => bub.turn(-2));
   await attempt("raw fetch+SSE", () => Promise.resolve(rawTurn(url)));
   await attempt("raw, Bub's request bytes", () => Promise.resolve(rawBytesTurn(url, bodies)));
+  // What that turn wrote to its (new) tape file: the durable rows write as many bytes.
+  const tapes = join(bub.home, "tapes");
+  const tapeBytes = readdirSync(tapes).filter((name) => name.endsWith(".jsonl"))
+    .reduce((sum, name) => sum + statSync(join(tapes, name)).size, 0);
+  for (const kind of ["new file", "append"] as const) {
+    const durable = durableRawTurn(url, bodies, tapeBytes, kind);
+    closers.push(() => Promise.resolve(durable.close()));
+    await attempt(`raw, Bub's bytes + fdatasync'd ${kind}`, () => Promise.resolve(durable.turn));
+  }
   variants["bub"] = bub.turn;
   const hooked = await bubTurn(url, 10);
   closers.push(hooked.close);
@@ -294,7 +309,9 @@ async function measure(url: string): Promise<void> {
     await same.close();
   }
   const requestBytes = bodies.map((body) => new TextEncoder().encode(body).length);
-  console.log(JSON.stringify({ rows, retained, growth, sessionRetained, requestBytes }));
+  console.log(
+    JSON.stringify({ rows, retained, growth, sessionRetained, requestBytes, tapeBytes }),
+  );
 }
 
 // ---------------------------------------------------------------- driver
@@ -305,6 +322,7 @@ interface Measured {
   growth: GrowthRow[];
   sessionRetained: number | null;
   requestBytes: number[];
+  tapeBytes: number;
 }
 
 const f = (n: number | undefined) => (n === undefined ? "n/a" : n.toFixed(2));
@@ -320,7 +338,9 @@ function rowLines(runtime: string, result: Measured): string[] {
       continue;
     }
     const over = (base: number | undefined) => {
-      if (base === undefined || name.startsWith("raw")) return "—";
+      if (base === undefined || name === "raw fetch+SSE" || name === "raw, Bub's request bytes") {
+        return "—";
+      }
       const d = row.p50 - base;
       return (d >= 0 ? "+" : "") + f(d);
     };
@@ -367,7 +387,7 @@ async function main(): Promise<void> {
           }× | ${row.bytes} |`,
         );
       }
-      sizes.push(`| ${runtime} | ${result.requestBytes.join(" + ")} |`);
+      sizes.push(`| ${runtime} | ${result.requestBytes.join(" + ")} | ${result.tapeBytes} |`);
     }
   } finally {
     server.child.stdin!.end();
@@ -381,10 +401,10 @@ async function main(): Promise<void> {
     "|---|---|---|---|---|---|",
     ...growth,
     "",
-    "Request size of a fresh-session turn (bytes per call, the raw row sends exactly these):",
+    "Size of a fresh-session turn: request bytes per call (the raw rows send exactly these) and the bytes its tape file holds (the fdatasync'd rows write as many):",
     "",
-    "| runtime | bytes |",
-    "|---|---|",
+    "| runtime | request bytes | tape bytes |",
+    "|---|---|---|",
     ...sizes,
     "",
     `Heap retained per Bub turn after GC: fresh sessions (${HEAP_TURNS} turns, file tape) and one long session (from 100 prior turns on):`,
