@@ -6,22 +6,20 @@
  * @module
  */
 import type { AgentHooks } from "../kernel/agent_hooks.ts";
-import { isCancellation, LlmCallRequest } from "../kernel/agent_hooks.ts";
-import { BubError } from "../kernel/errors.ts";
+import { isCancellation } from "../kernel/agent_hooks.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
-import { Tape } from "../tape/tape.ts";
+import type { Tape } from "../tape/tape.ts";
 import { ToolExecutor } from "../tools/executor.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { ModelClient } from "./model_client.ts";
-import { newRunId } from "./run_id.ts";
 import { executeWithEvents } from "./_tool_events.ts";
 import { toolInvocations } from "./_tool_calls.ts";
 import { keepsMessages } from "../tape/_handed_copies.ts";
+import { prepareCall, type PreparedCall, requestForHooks } from "./_call_prepare.ts";
 import { startModelCall } from "./_model_call_start.ts";
 import { ModelCall } from "./_model_call.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
-import { toolListParts } from "./_tool_schemas.ts";
 import {
   checkLimitSeconds,
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
@@ -68,18 +66,6 @@ export interface ModelRunArgs {
   state: TurnState;
   /** Cancels the call and the tools. */
   signal?: AbortSignal;
-}
-
-/** A call's request, ready for the provider (or answered by `beforeLlmCall`). */
-interface PreparedCall {
-  runId: string;
-  /** The step's new user messages (steering, then the prompt). */
-  newMessages: Record<string, unknown>[];
-  request: LlmCallRequest;
-  /** The decision's text when `beforeLlmCall` answered instead of the model, else null. */
-  decided: string | null;
-  /** History copies the client may take as they are (see `startModelCall`), or null. */
-  copies: { history: readonly unknown[]; start: number } | null;
 }
 
 /**
@@ -146,68 +132,6 @@ export class ModelRunner {
     return new AsyncStreamEvents(this.#run(args, state), { state });
   }
 
-  /**
-   * The call's request: the history read from the tape (a failed read is recorded), the messages
-   * and `beforeLlmCall` (a decision is recorded and answered instead of the call).
-   */
-  async #prepare(args: ModelRunArgs): Promise<PreparedCall> {
-    const { tape, tools, systemPrompt, prompt, state } = args;
-    const runId = newRunId();
-    const newMessages: Record<string, unknown>[] = [];
-    for (const content of args.steeringMessages ?? []) newMessages.push({ role: "user", content });
-    if (prompt !== null) newMessages.push({ role: "user", content: prompt });
-    let history: Record<string, unknown>[];
-    try {
-      history = await tape.readMessages();
-    } catch (error) {
-      if (BubError.isInstance(error)) {
-        await tape.recordChat({
-          runId,
-          systemPrompt: this.#systemEntry(tape, systemPrompt),
-          contextError: error,
-          newMessages: [],
-          error,
-        });
-      }
-      throw error;
-    }
-    // `concat`, not spreads: one copy of the history's references (spreads iterate it).
-    const head: Record<string, unknown>[] = systemPrompt
-      ? [{ role: "system", content: systemPrompt }]
-      : [];
-    const messages = head.concat(history, newMessages);
-    let request = new LlmCallRequest({
-      runId,
-      model: args.model,
-      messages,
-      toolNames: toolListParts(tools).names,
-      maxTokens: this.#settings.maxTokens ?? null,
-    });
-    // No hook sees the request before the call and Bub's own `readMessages` made the history: its
-    // copies reach the client as the tape's context made them (see `vouchCopies`).
-    const quiet = (this.#hooks === null || !this.#hooks.seesLlmRequests) &&
-      tape.readMessages === Tape.prototype.readMessages;
-    let decided: string | null = null;
-    if (this.#hooks) {
-      const [rewritten, decision] = await this.#hooks.beforeLlmCall(request, state);
-      request = rewritten;
-      if (decision) {
-        await tape.recordChat({
-          runId,
-          systemPrompt: this.#systemEntry(tape, systemPrompt),
-          newMessages,
-          responseText: decision.text,
-          model: request.model,
-        });
-        decided = decision.text;
-      }
-    }
-    const copies = quiet && this.#takesCopies && request.messages === messages
-      ? { history, start: head.length }
-      : null;
-    return { runId, newMessages, request, decided, copies };
-  }
-
   /** Starts the call on the request model or a fallback. */
   async #start(args: ModelRunArgs, prepared: PreparedCall, call: ModelCall): Promise<void> {
     const { request } = prepared;
@@ -240,7 +164,7 @@ export class ModelRunner {
     const failure = call.deadline.failure ?? error;
     if (this.#hooks && (failure !== error || !isCancellation(error))) {
       await this.#hooks.afterLlmCall(
-        prepared.request,
+        requestForHooks(prepared, this.#hooks),
         call.result(prepared.runId, failure),
         args.state,
       );
@@ -249,7 +173,12 @@ export class ModelRunner {
   }
 
   async *#run(args: ModelRunArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {
-    const prepared = await this.#prepare(args);
+    const prepared = await prepareCall(args, {
+      hooks: this.#hooks,
+      takesCopies: this.#takesCopies,
+      maxTokens: this.#settings.maxTokens ?? null,
+      systemEntry: (tape, systemPrompt) => this.#systemEntry(tape, systemPrompt),
+    });
     if (prepared.decided !== null) {
       yield { kind: "text", data: { delta: prepared.decided } };
       yield { kind: "final", data: { ok: true, text: prepared.decided } };
@@ -274,7 +203,7 @@ export class ModelRunner {
     }
     if (this.#hooks) {
       await this.#hooks.afterLlmCall(
-        prepared.request,
+        requestForHooks(prepared, this.#hooks),
         call.result(prepared.runId, null),
         args.state,
       );

@@ -63,6 +63,11 @@ export class AgentHooks {
     return this.#runtime.implementations("beforeLlmCall").length > 0;
   }
 
+  /** True when `afterLlmCall` is implemented: some hook sees each request after its call. */
+  get seesLlmResults(): boolean {
+    return this.#runtime.implementations("afterLlmCall").length > 0;
+  }
+
   /** True when any agent-loop hook is implemented. */
   get active(): boolean {
     return ["beforeLlmCall", "afterLlmCall", "beforeToolCall", "afterToolCall"].some((hook) =>

@@ -23,6 +23,7 @@ import type { TapeEntry } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
 import { ShapeList } from "./_message_shape.ts";
 import { recordCopies } from "./_handed_copies.ts";
+import { recordKept } from "./_message_source.ts";
 import type { TapeStore } from "./store.ts";
 
 /** A fold's outcome: the messages and the calls still waiting for results. */
@@ -149,6 +150,24 @@ async function _folded(
   };
 }
 
+/** The kept fold of `tape`'s context on `store`; null when it cannot be kept (see below). */
+async function _contextFold(
+  store: TapeStore,
+  tape: string,
+  context: TapeContext,
+): Promise<Folded | null> {
+  const messagesOnly = context.select === null;
+  if (!messagesOnly && context.select !== selectMessages) return null;
+  if (!liveViewOf(store) && !forkLayersOf(store)) return null;
+  const query = buildQuery(context, new TapeQuery(tape, store));
+  const key = `${messagesOnly ? "m" : "s"}:${
+    query.afterLast ? "\0last" : query.afterAnchorName ?? "\0all"
+  }`;
+  const folded = await _folded(store, query, key, messagesOnly);
+  // Not soft at the top: a missing anchor throws the store's own not-found error.
+  return folded === NO_BASE ? null : folded;
+}
+
 /**
  * The context messages of `tape` on `store`, kept between calls and extended with new entries;
  * null when the context has a custom selector or the store has no live view (the caller then
@@ -159,17 +178,31 @@ export async function incrementalMessages(
   tape: string,
   context: TapeContext,
 ): Promise<ChatMessage[] | null> {
-  const messagesOnly = context.select === null;
-  if (!messagesOnly && context.select !== selectMessages) return null;
-  if (!liveViewOf(store) && !forkLayersOf(store)) return null;
-  const query = buildQuery(context, new TapeQuery(tape, store));
-  const key = `${messagesOnly ? "m" : "s"}:${
-    query.afterLast ? "\0last" : query.afterAnchorName ?? "\0all"
-  }`;
-  const folded = await _folded(store, query, key, messagesOnly);
-  // Not soft at the top: a missing anchor throws the store's own not-found error.
-  if (folded === null || folded === NO_BASE) return null;
+  const folded = await _contextFold(store, tape, context);
+  if (folded === null) return null;
   const copies = copyMessages(folded.messages, folded.shapes, folded.tail, folded.tailShapes);
   recordCopies(copies, folded.messages, folded.shapes, folded.messages.length);
   return copies;
+}
+
+/**
+ * As {@link incrementalMessages}, but the array holds the kept messages themselves, not copies
+ * of them: a long session's call then makes no copy of its thousands of messages. Only for a
+ * caller that changes none of them and lets no code but Bub's own reach them (the model runner
+ * when no agent hook sees the request and its client is Bub's own, see `keepsMessages`); the
+ * array is noted as {@link recordCopies} notes copies, so the request body takes it as the kept
+ * run it is.
+ */
+export async function sharedMessages(
+  store: TapeStore,
+  tape: string,
+  context: TapeContext,
+): Promise<ChatMessage[] | null> {
+  const folded = await _contextFold(store, tape, context);
+  if (folded === null) return null;
+  const shared = (folded.tail?.length ? folded.messages.concat(folded.tail) : folded.messages
+    .slice()) as ChatMessage[];
+  recordKept(folded.messages, folded.shapes);
+  recordCopies(shared, folded.messages, folded.shapes, folded.messages.length);
+  return shared;
 }
