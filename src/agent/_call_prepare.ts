@@ -6,11 +6,12 @@
  * @module
  */
 import type { AgentHooks } from "../kernel/agent_hooks.ts";
+import type { Prompt, TurnState } from "../kernel/turn.ts";
+import type { Tool } from "../tools/tool.ts";
 import { LlmCallRequest } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
 import { sharedMessages } from "../tape/_context_cache.ts";
 import { Tape } from "../tape/tape.ts";
-import type { ModelRunArgs } from "./model_runner.ts";
 import { newRunId } from "./run_id.ts";
 import { sharesHistory } from "./_shared_history.ts";
 import { toolListParts } from "./_tool_schemas.ts";
@@ -27,6 +28,17 @@ export interface PreparedCall {
   copies: { history: readonly unknown[]; start: number } | null;
   /** True when the history holds the kept messages themselves (no copies; see `prepareCall`). */
   shared: boolean;
+}
+
+/** The step's inputs a request is built from (`ModelRunArgs`, see `model_runner.ts`). */
+export interface CallInputs {
+  tape: Tape;
+  model: string;
+  tools: readonly Tool[];
+  systemPrompt: string;
+  prompt: Prompt | null;
+  steeringMessages?: readonly Prompt[];
+  state: TurnState;
 }
 
 /** What {@link prepareCall} needs from the runner. */
@@ -56,7 +68,7 @@ function _sharesHistory(tape: Tape, context: PrepareContext): boolean {
  * and `beforeLlmCall` (a decision is recorded and answered instead of the call).
  */
 export async function prepareCall(
-  args: ModelRunArgs,
+  args: CallInputs,
   context: PrepareContext,
 ): Promise<PreparedCall> {
   const { tape, tools, systemPrompt, prompt, state } = args;
