@@ -9,26 +9,16 @@
  *
  * @module
  */
-import { closeSync, fdatasync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { datasyncFd, writeFdAll } from "../src/tape/_fd.ts";
 import { rawBytesTurn, type Turn } from "./_turn_raw.ts";
 
 /** A turn that also writes durably, and the folder it writes in (`close` removes it). */
 export interface DurableTurn {
   turn: Turn;
   close(): void;
-}
-
-function _flush(fd: number): Promise<void> {
-  return new Promise((resolve, reject) =>
-    fdatasync(fd, (error) => error ? reject(error) : resolve())
-  );
-}
-
-function _writeAll(fd: number, bytes: Uint8Array): void {
-  let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written);
 }
 
 /**
@@ -49,14 +39,14 @@ export function durableRawTurn(
     turn: async (i) => {
       await raw(i);
       if (log >= 0) {
-        _writeAll(log, line);
-        await _flush(log);
+        writeFdAll(log, line);
+        await datasyncFd(log);
         return;
       }
       const fd = openSync(join(folder, `t${i}-${crypto.randomUUID()}.jsonl`), "wx", 0o600);
       try {
-        _writeAll(fd, line);
-        await _flush(fd);
+        writeFdAll(fd, line);
+        await datasyncFd(fd);
       } finally {
         closeSync(fd);
       }

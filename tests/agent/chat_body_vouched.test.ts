@@ -14,10 +14,9 @@ import { ProviderModelClient } from "../../src/agent/providers.ts";
 import { ModelRunner } from "../../src/agent/model_runner.ts";
 import type { ModelClient } from "../../src/agent/model_client.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
-import { anchorEntry, messageEntry, toolCallEntry, toolResultEntry } from "../../src/tape/entry.ts";
-import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
+import { messageEntry } from "../../src/tape/entry.ts";
 import { selectMessages } from "../../src/tape/context.ts";
-import { Tape } from "../../src/tape/tape.ts";
+import { sessionTape } from "./_session_tape.ts";
 import {
   clearVouch,
   keepsMessages,
@@ -34,21 +33,6 @@ function body(messages: Record<string, unknown>[]): string {
     maxTokens: 64,
   };
   return chatRequestBody("openai-chat", ID, request)!;
-}
-
-async function sessionTape(turns: number): Promise<Tape> {
-  const tape = new Tape({ store: new InMemoryTapeStore(), name: "a__b" });
-  await tape.store.append("a__b", anchorEntry("session/start", { owner: "human" }));
-  for (let i = 0; i < turns; i++) {
-    await tape.store.append("a__b", messageEntry({ role: "user", content: `turn ${i} é` }));
-    await tape.store.append(
-      "a__b",
-      toolCallEntry([{ id: `c${i}`, type: "function", function: { name: "f", arguments: "{}" } }]),
-    );
-    await tape.store.append("a__b", toolResultEntry(["ok"]));
-    await tape.store.append("a__b", messageEntry({ role: "assistant", content: `done ${i}` }));
-  }
-  return tape;
 }
 
 test("a vouched run of context copies gives the body of plain copies", async () => {

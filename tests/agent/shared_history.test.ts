@@ -15,9 +15,8 @@ import { HookRuntime } from "../../src/kernel/hook_runtime.ts";
 import { PluginManager } from "../../src/kernel/plugin.ts";
 import { MockLlmServer, mockReply, type MockResponder } from "../../src/testing/mock_llm_server.ts";
 import { incrementalMessages, sharedMessages } from "../../src/tape/_context_cache.ts";
-import { anchorEntry, messageEntry, toolCallEntry, toolResultEntry } from "../../src/tape/entry.ts";
-import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
-import { Tape } from "../../src/tape/tape.ts";
+import type { Tape } from "../../src/tape/tape.ts";
+import { sessionTape } from "./_session_tape.ts";
 
 let before = false;
 beforeEach(() => {
@@ -26,21 +25,6 @@ beforeEach(() => {
 afterEach(() => {
   setSharesHistory(before);
 });
-
-async function sessionTape(turns: number): Promise<Tape> {
-  const tape = new Tape({ store: new InMemoryTapeStore(), name: "a__b" });
-  await tape.store.append("a__b", anchorEntry("session/start", { owner: "human" }));
-  for (let i = 0; i < turns; i++) {
-    await tape.store.append("a__b", messageEntry({ role: "user", content: `turn ${i} é` }));
-    await tape.store.append(
-      "a__b",
-      toolCallEntry([{ id: `c${i}`, type: "function", function: { name: "f", arguments: "{}" } }]),
-    );
-    await tape.store.append("a__b", toolResultEntry(["ok"]));
-    await tape.store.append("a__b", messageEntry({ role: "assistant", content: `done ${i}` }));
-  }
-  return tape;
-}
 
 /** The context as fresh copies, as JSON (what the next call would send). */
 async function contextJson(tape: Tape): Promise<string> {
