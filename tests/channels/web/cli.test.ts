@@ -17,7 +17,7 @@ import {
   tempDirs,
 } from "../../cli/_spawn.ts";
 
-const URL_LINE = /^http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64})$/m;
+const URL_LINE = /^http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]{64})$/m;
 
 describe("bub web", () => {
   const cleanup = cleanupStack();
@@ -82,7 +82,7 @@ describe("bub web", () => {
       }),
     });
     cleanup.defer(() => child[Symbol.asyncDispose]());
-    const line = /^web: http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64})$/m;
+    const line = /^web: http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]{64})$/m;
     await child.waitFor(line, { timeoutMs: 30_000 });
     const [, port, token] = line.exec(child.stdout)!;
     const base = `http://127.0.0.1:${port}`;
@@ -129,7 +129,7 @@ describe("bub web", () => {
       stream: "stderr",
       timeoutMs: 30_000,
     });
-    await child.waitFor(/^http:\/\/0\.0\.0\.0:\d+\/\?token=/m, { timeoutMs: 30_000 });
+    await child.waitFor(/^http:\/\/0\.0\.0\.0:\d+\/#token=/m, { timeoutMs: 30_000 });
     process.kill(child.process.pid!, "SIGTERM");
     assert.equal(await child.exited(20_000), 0, child.stderr);
   });
