@@ -26,6 +26,8 @@ export interface RawRequestOptions {
    * terminated: only a server that answers while the body still streams answers at all.
    */
   endless?: { chunkBytes: number; chunks: number };
+  /** Gives up (rejects) after this many ms without a response. Default 20000. */
+  timeoutMs?: number;
 }
 
 /** Sends `method path` to `127.0.0.1:port` and returns the response. */
@@ -39,6 +41,15 @@ export function rawRequest(
     const socket = connect(port, "127.0.0.1");
     const received: Buffer[] = [];
     let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      reject(
+        new Error(`no response to ${method} ${path} within ${options.timeoutMs ?? 20_000} ms`),
+      );
+    }, options.timeoutMs ?? 20_000);
+    socket.on("close", () => clearTimeout(timer));
     const finish = (): void => {
       if (settled) return;
       const text = Buffer.concat(received).toString("latin1");

@@ -1,6 +1,7 @@
 /**
  * `bub web` as a real child process: it prints one URL line with the token, refuses requests
- * without it, answers a message through the mock model, warns when bound beyond loopback, and
+ * without it, answers a message through the mock model, refuses a body over
+ * `BUB_CONSOLE_MAX_BODY_BYTES`, warns when bound beyond loopback, and
  * exits 0 on SIGTERM and SIGINT; `bub gateway --enable-channel web` serves it too.
  */
 import { afterEach, describe, test } from "node:test";
@@ -37,6 +38,7 @@ describe("bub web", () => {
           BUB_MODEL: "openai:gpt-test",
           BUB_API_BASE: server.url,
           BUB_API_KEY: "k",
+          BUB_CONSOLE_MAX_BODY_BYTES: "2048",
         }),
       });
       cleanup.defer(() => child[Symbol.asyncDispose]());
@@ -55,6 +57,13 @@ describe("bub web", () => {
       });
       assert.equal(posted.status, 202);
       await posted.body?.cancel();
+      const big = await fetch(`${base}/api/sessions/cli-test/messages`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ content: "x".repeat(3000) }),
+      });
+      assert.equal(big.status, 413, "BUB_CONSOLE_MAX_BODY_BYTES sets the body limit");
+      await big.body?.cancel();
       let tapes: { name: string; entries: number }[] = [];
       for (let i = 0; i < 100 && !tapes.some((tape) => tape.entries > 2); i++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -79,6 +88,7 @@ describe("bub web", () => {
         BUB_MODEL: "openai:gpt-test",
         BUB_API_BASE: server.url,
         BUB_API_KEY: "k",
+        BUB_CONSOLE_MAX_BODY_BYTES: "2048",
       }),
     });
     cleanup.defer(() => child[Symbol.asyncDispose]());
@@ -97,6 +107,13 @@ describe("bub web", () => {
     });
     assert.equal(posted.status, 202);
     await posted.body?.cancel();
+    const big = await fetch(`${base}/api/sessions/gw/messages`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ content: "x".repeat(3000) }),
+    });
+    assert.equal(big.status, 413, "the gateway's console reads the body limit too");
+    await big.body?.cancel();
     let texts = "";
     for (let i = 0; i < 100 && !texts.includes("from the gateway"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
