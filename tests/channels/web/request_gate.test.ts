@@ -58,6 +58,11 @@ describe("web console request gate", () => {
       headers: { host: `127.0.0.1:${web.port + 1}` },
     });
     assert.equal(wrongPort.status, 403);
+    await using named = await startWebConsole(fx.bub, { allowedHosts: ["Bub.Test"] });
+    const byName = await rawRequest(named.port, "GET", "/api/tapes", {
+      headers: { host: `bub.test:${named.port}`, authorization: `Bearer ${named.token}` },
+    });
+    assert.equal(byName.status, 200, "a name given in allowedHosts is answered");
     assert.ok(consoleHosts("0.0.0.0", 8765).has("127.0.0.1:8765"));
     assert.ok(!consoleHosts("127.0.0.1", 80).has("evil.example"));
     assert.ok(consoleHosts("127.0.0.1", 80).has("localhost"));
