@@ -1,6 +1,6 @@
 /**
  * Private: the field specs of the builtin settings classes (agent, channels, Telegram, spill,
- * tape store).
+ * tape store, web console).
  *
  * @module
  */
@@ -230,5 +230,20 @@ export const MCP: SectionSpec = {
   fields: [
     field("mcp_timeout_seconds", "float", seconds, "a number greater than 0, or null", 60),
     field("mcp_startup_timeout_seconds", "float", seconds, "a number greater than 0, or null", 30),
+  ],
+};
+
+/** Spec of the web console settings (YAML root, `BUB_CONSOLE_*`). */
+export const CONSOLE: SectionSpec = {
+  section: "",
+  prefix: "BUB_",
+  fields: [
+    field(
+      "console_max_body_bytes",
+      "int",
+      () => int().min(1, { error: "must be at least 1" }),
+      "an integer",
+      1024 * 1024,
+    ),
   ],
 };

@@ -16,7 +16,7 @@ import { consoleSecrets } from "./console_secrets.ts";
 import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
-import { loadTelegramSettings } from "./settings.ts";
+import { loadConsoleSettings, loadTelegramSettings } from "./settings.ts";
 import { parseAllowList } from "../channels/telegram/_allow_list.ts";
 import { LazyTelegramChannel } from "./lazy_telegram_channel.ts";
 import { WebChannel } from "../channels/web/web_channel.ts";
@@ -168,6 +168,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
         new WebChannel({
           host: framework,
           secrets: consoleSecrets(runtime.sources),
+          maxBodyBytes: loadConsoleSettings(runtime.sources).console_max_body_bytes,
           print: (line, warning) =>
             warning ? framework.cliOutput.err(line) : framework.cliOutput.out(line),
         }),

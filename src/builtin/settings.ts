@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { expandHome } from "../_internal/home.ts";
 import { hasConfigSection, parseDotenv, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
-import { AGENT, CHANNELS, MCP, SPILL, TAPE, TELEGRAM } from "./_settings_specs.ts";
+import { AGENT, CHANNELS, CONSOLE, MCP, SPILL, TAPE, TELEGRAM } from "./_settings_specs.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { type EnvMap, loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 
@@ -141,6 +141,15 @@ export interface McpSettings {
    * Env `BUB_MCP_STARTUP_TIMEOUT_SECONDS`. @default 30
    */
   mcp_startup_timeout_seconds: number | null;
+}
+
+/** `ConsoleSettings`: the web console's settings; YAML root, env prefix `BUB_`. */
+export interface ConsoleSettings {
+  /**
+   * The largest request body the web console accepts, in bytes; a larger one gets 413 and is
+   * not read past the limit. Env `BUB_CONSOLE_MAX_BODY_BYTES`. @default 1048576
+   */
+  console_max_body_bytes: number;
 }
 
 /** {@link SpillSettingsSection} under its first name. */
@@ -270,6 +279,21 @@ export function loadMcpSettings(sources: SettingsSources = {}): McpSettings {
 }
 
 /**
+ * Loads the web console settings (YAML root, `BUB_CONSOLE_*`).
+ *
+ * @throws {BubError} (`config`) naming each bad key, its value and its source
+ * @example
+ * ```ts
+ * import { loadConsoleSettings } from "./settings.ts";
+ * const settings = loadConsoleSettings({ env: { BUB_CONSOLE_MAX_BODY_BYTES: "4096" } });
+ * console.assert(settings.console_max_body_bytes === 4096);
+ * ```
+ */
+export function loadConsoleSettings(sources: SettingsSources = {}): ConsoleSettings {
+  return load<ConsoleSettings>(CONSOLE, sources);
+}
+
+/**
  * Loads the tape store setting (YAML `tape_store`, `BUB_TAPE_STORE`).
  *
  * @throws {BubError} (`config`) naming the setting, its value and its source
@@ -321,6 +345,9 @@ export function getConfigValue(path: string, sources: SettingsSources = {}): unk
     return walk(loadChannelSettings(sources), segments);
   }
   if (MCP.fields.some((f) => f.key === first)) return walk(loadMcpSettings(sources), segments);
+  if (CONSOLE.fields.some((f) => f.key === first)) {
+    return walk(loadConsoleSettings(sources), segments);
+  }
   if (hasConfigSection(first)) return walk(sources.config?.[first], rest);
   return undefined;
 }
@@ -381,6 +408,7 @@ export function registerBuiltinConfigSections(): void {
     loadChannelSettings({ config: data });
     loadTapeStoreSettings({ config: data });
     loadMcpSettings({ config: data });
+    loadConsoleSettings({ config: data });
     parseMcpServers(data);
   });
   registerConfigSection(

@@ -9,6 +9,7 @@ import { isLoopback, startWebConsole } from "../channels/web/console.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { CliExit, type CliOutput } from "./cli_io.ts";
 import { consoleSecrets } from "./console_secrets.ts";
+import { loadConsoleSettings } from "./settings.ts";
 
 /** Options of {@link webCommand}. */
 export interface WebCommandOptions {
@@ -55,11 +56,14 @@ export async function webCommand(
     ? AbortSignal.any([controller.signal, options.signal])
     : controller.signal;
   try {
+    const sources = { env: process.env, config: framework.config };
+    const { console_max_body_bytes } = loadConsoleSettings(sources);
     await using _scope = await framework.running();
     await using web = await startWebConsole(framework, {
       host,
       port,
-      secrets: consoleSecrets({ env: process.env, config: framework.config }),
+      secrets: consoleSecrets(sources),
+      maxBodyBytes: console_max_body_bytes,
     });
     if (!isLoopback(host)) {
       output.err(

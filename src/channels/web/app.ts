@@ -1,7 +1,8 @@
 /**
- * The web console's HTTP app (Hono): the token check, the JSON API, the event stream of a
- * chat's turns and the static page. Hono is passed in so it is loaded only when a console
- * starts.
+ * The web console's HTTP app (Hono): the request gate (`Host`, origin, media type, body size; see
+ * `request_gate.ts`), the Bearer token check, the JSON API, the event stream of a chat's turns
+ * and the static page (served without the token: it holds no data, and reads the token from
+ * the fragment of the printed URL). Hono is passed in so it is loaded only when a console starts.
  *
  * @module
  */
@@ -9,8 +10,16 @@ import type { Context, Hono } from "hono";
 import { redactSecrets } from "../../_internal/redact.ts";
 import { BubError } from "../../kernel/errors.ts";
 import type { TapeStore } from "../../tape/store.ts";
-import { presentedToken, TOKEN_COOKIE } from "./auth.ts";
+import { hasBearerToken } from "./auth.ts";
+import { readJsonBody } from "./json_body.ts";
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./page.ts";
+import {
+  changesState,
+  checkHost,
+  checkJsonRequest,
+  checkOrigin,
+  type Refusal,
+} from "./request_gate.ts";
 import { readSpillView } from "./spill_view.ts";
 import { tapeEntries, tapeSummaries } from "./tape_view.ts";
 import type { TurnHub } from "./turn_hub.ts";
@@ -25,8 +34,12 @@ export const CONTENT_SECURITY_POLICY: string =
 export interface ConsoleAppDeps {
   /** The Hono class (from `await import("hono")`). */
   Hono: typeof Hono;
-  /** The access token. */
+  /** The access token (accepted only as `Authorization: Bearer`). */
   token: string;
+  /** The `Host` values the console answers to (see `consoleHosts`); others get 403. */
+  hosts: ReadonlySet<string>;
+  /** The largest request body accepted, in bytes (larger gets 413). Default 1 MiB. */
+  maxBodyBytes?: number;
   /** Runs and streams turns. */
   hub: TurnHub;
   /** The tape store (null outside the running scope). */
@@ -39,15 +52,38 @@ export interface ConsoleAppDeps {
   keepAliveMs?: number;
 }
 
-const STATUS: Record<string, 400 | 404 | 500> = { invalid_input: 400, not_found: 404 };
+/** The default of {@link ConsoleAppDeps.maxBodyBytes}: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES: number = 1024 * 1024;
 
+const STATUS: Record<string, 400 | 404 | 500> = { invalid_input: 400, not_found: 404 };
+const STATUSES = new Set([400, 401, 403, 404, 413, 415]);
+/** What GET serves without the token: the page, which holds no data. */
+const PUBLIC_PATHS = new Set(["/", "/app.js", "/app.css"]);
+
+/** The JSON error response of `error` (a BubError's `details.status` picks the status). */
 function fail(c: Context, error: unknown): Response {
   if (BubError.isInstance(error)) {
     const bub = error as BubError;
-    return c.json({ error: { kind: bub.kind, message: bub.message } }, STATUS[bub.kind] ?? 500);
+    const wanted = Number(bub.details?.status);
+    const status = STATUSES.has(wanted) ? wanted as 400 : STATUS[bub.kind] ?? 500;
+    return c.json({ error: { kind: bub.kind, message: bub.message } }, status);
   }
   const message = error instanceof Error ? error.message : String(error);
   return c.json({ error: { kind: "unknown", message } }, 500);
+}
+
+function refuse(c: Context, refusal: Refusal | null): Response | null {
+  if (!refusal) return null;
+  return c.json({ error: { kind: refusal.kind, message: refusal.message } }, refusal.status);
+}
+
+/** `response` with the headers every response carries. */
+function secure(response: Response): Response {
+  response.headers.set("content-security-policy", CONTENT_SECURITY_POLICY);
+  response.headers.set("x-content-type-options", "nosniff");
+  response.headers.set("referrer-policy", "no-referrer");
+  response.headers.set("cache-control", "no-store");
+  return response;
 }
 
 function storeOf(deps: ConsoleAppDeps): TapeStore {
@@ -123,24 +159,20 @@ export interface ConsoleApp {
 export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
   const app = new deps.Hono();
   const open = new Set<() => void>();
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use("*", async (c, next) => {
-    const via = presentedToken(deps.token, c.req.raw);
-    if (!via) {
-      c.header("content-security-policy", CONTENT_SECURITY_POLICY);
-      return c.json(
-        { error: { kind: "unauthorized", message: "Missing or wrong access token" } },
-        401,
-      );
+    const request = c.req.raw;
+    const state = changesState(request.method);
+    const refused = refuse(c, checkHost(request, deps.hosts)) ??
+      (state ? refuse(c, checkOrigin(request, deps.hosts)) : null);
+    if (refused) return secure(refused);
+    const isPublic = !state && PUBLIC_PATHS.has(c.req.path);
+    if (!isPublic && !hasBearerToken(deps.token, request.headers)) {
+      const message = "Missing or wrong access token (send Authorization: Bearer <token>)";
+      return secure(c.json({ error: { kind: "unauthorized", message } }, 401));
     }
-    if (via === "query" && c.req.method === "GET" && c.req.path === "/") {
-      c.header(
-        "set-cookie",
-        `${TOKEN_COOKIE}=${deps.token}; Path=/; HttpOnly; SameSite=Strict`,
-      );
-      c.header("location", "/");
-      c.header("referrer-policy", "no-referrer");
-      return c.body(null, 303);
-    }
+    const bad = state ? refuse(c, checkJsonRequest(request, maxBodyBytes)) : null;
+    if (bad) return secure(bad);
     await next();
     if (/^application\/json/.test(c.res.headers.get("content-type") ?? "")) {
       const headers = new Headers(c.res.headers);
@@ -148,11 +180,10 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
       const { status } = c.res;
       c.res = new Response(redact(deps, await c.res.text()), { status, headers });
     }
-    c.header("content-security-policy", CONTENT_SECURITY_POLICY);
-    c.header("x-content-type-options", "nosniff");
-    c.header("referrer-policy", "no-referrer");
-    c.header("cache-control", "no-store");
+    secure(c.res);
   });
+  app.notFound((c) => c.json({ error: { kind: "not_found", message: "No such page" } }, 404));
+  app.onError((error, c) => secure(fail(c, error)));
   app.get("/", (c) => c.html(PAGE_HTML));
   app.get(
     "/app.js",
@@ -161,8 +192,11 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
   app.get("/app.css", (c) => c.body(PAGE_CSS, 200, { "content-type": "text/css; charset=utf-8" }));
   app.post("/api/sessions/:id/messages", async (c) => {
     try {
-      const body = await c.req.json().catch(() => null) as { content?: unknown } | null;
-      if (!body || typeof body.content !== "string" || body.content.trim() === "") {
+      const body = await readJsonBody(c.req.raw, maxBodyBytes) as { content?: unknown } | null;
+      if (
+        !body || typeof body !== "object" || typeof body.content !== "string" ||
+        body.content.trim() === ""
+      ) {
         throw new BubError("invalid_input", 'Expected a JSON body {"content": "<non-empty text>"}');
       }
       const chatId = c.req.param("id");

@@ -1,12 +1,12 @@
 /**
- * The web console's access token: a random token minted at start, accepted as `?token=` (which
- * sets a cookie), as the `bub_token` cookie or as `Authorization: Bearer <token>`.
+ * The web console's access token: a random token minted at start and accepted only as
+ * `Authorization: Bearer <token>`. No cookie carries it (browsers scope cookies by host, not by
+ * port, so a cookie would reach every other server on 127.0.0.1) and no URL the server reads
+ * does: the page takes it from the fragment of the printed URL (`#token=…`), keeps it in memory
+ * and `sessionStorage` (both per origin, port included) and sends it as a header.
  *
  * @module
  */
-
-/** The cookie holding the token after the first visit. */
-export const TOKEN_COOKIE = "bub_token";
 
 /** A fresh random access token (32 bytes from the platform's CSPRNG, hex). */
 export function newAccessToken(): string {
@@ -23,30 +23,19 @@ export function sameToken(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** The value of cookie `name` in a `Cookie` header, or null. */
-export function cookieValue(header: string | null | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(";")) {
-    const index = part.indexOf("=");
-    if (index < 0) continue;
-    if (part.slice(0, index).trim() === name) {
-      return decodeURIComponent(part.slice(index + 1).trim());
-    }
-  }
-  return null;
-}
-
-/** Where a request carried the token: `query`, `cookie`, `bearer`, or null when it did not. */
-export function presentedToken(
-  token: string,
-  request: { url: string; headers: Headers },
-): "query" | "cookie" | "bearer" | null {
-  const authorization = request.headers.get("authorization") ?? "";
-  const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim();
-  if (bearer && sameToken(bearer, token)) return "bearer";
-  const cookie = cookieValue(request.headers.get("cookie"), TOKEN_COOKIE);
-  if (cookie && sameToken(cookie, token)) return "cookie";
-  const query = new URL(request.url).searchParams.get("token");
-  if (query && sameToken(query, token)) return "query";
-  return null;
+/**
+ * True when `headers` carry `Authorization: Bearer <token>`. Cookies and query parameters are
+ * never read; a malformed header is simply not the token.
+ *
+ * @example
+ * ```ts
+ * import { hasBearerToken } from "./auth.ts";
+ * console.assert(hasBearerToken("abc", new Headers({ authorization: "Bearer abc" })));
+ * console.assert(!hasBearerToken("abc", new Headers({ cookie: "bub_token=abc" })));
+ * ```
+ */
+export function hasBearerToken(token: string, headers: Headers): boolean {
+  const authorization = headers.get("authorization") ?? "";
+  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization)?.[1];
+  return bearer !== undefined && sameToken(bearer, token);
 }

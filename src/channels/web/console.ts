@@ -1,6 +1,7 @@
 /**
  * `startWebConsole`: serves the web console of a running framework on 127.0.0.1 (by default)
- * with a fresh access token. Hono and the Node server adapter are imported here, when a console
+ * with a fresh access token, answering only to the addresses it listens on (see
+ * `request_gate.ts`). Hono and the Node server adapter are imported here, when a console
  * starts, so importing `@bub/core` stays cheap.
  *
  * @module
@@ -14,7 +15,8 @@ import type { StreamInboundOptions, TurnEvent } from "../../kernel/turn_stream.t
 import { sessionTapeName } from "../../tape/naming.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { newAccessToken } from "./auth.ts";
-import { createConsoleApp } from "./app.ts";
+import { createConsoleApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
+import { consoleHosts, isLoopback } from "./request_gate.ts";
 import { serveFetch } from "./serve.ts";
 import { TurnHub } from "./turn_hub.ts";
 
@@ -46,13 +48,27 @@ export interface WebConsoleOptions {
   secrets?: readonly string[];
   /** Keep-alive interval of the event streams, in ms. Default 15000. */
   keepAliveMs?: number;
+  /**
+   * The largest request body accepted, in bytes; a larger one gets 413 and is not read past the
+   * limit. Default 1 MiB (the `console_max_body_bytes` setting).
+   */
+  maxBodyBytes?: number;
+  /**
+   * More host names the console answers to (e.g. a name that resolves to it), besides the
+   * address it binds and, on loopback, `127.0.0.1`, `localhost` and `[::1]`. Other `Host`
+   * headers get 403 (DNS rebinding).
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** A running web console; dispose it (or call `close`) to stop it. */
 export interface WebConsole extends AsyncDisposable {
   /** The base URL, e.g. `http://127.0.0.1:8765`. */
   readonly url: string;
-  /** The URL to open, with the token: `http://127.0.0.1:8765/?token=…`. */
+  /**
+   * The URL to open, with the token in the fragment, which the browser never sends to a server:
+   * `http://127.0.0.1:8765/#token=…`. The page moves it into its own memory and cleans the URL.
+   */
   readonly openUrl: string;
   /** The access token. */
   readonly token: string;
@@ -62,10 +78,7 @@ export interface WebConsole extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** True for a loopback host name or address. */
-export function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
-}
+export { isLoopback };
 
 /** Session ids (`web:<chat>`) of `chats` by their tape names in `workspace`. */
 export function chatSessions(chats: readonly string[], workspace?: string): Map<string, string> {
@@ -88,12 +101,22 @@ export async function startWebConsole(
     throw new BubError("invalid_input", `Invalid web console port ${port}: use 0-65535`);
   }
   if (host.trim() === "") throw new BubError("invalid_input", "The web console host is empty");
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new BubError(
+      "invalid_input",
+      `Invalid web console body limit ${maxBodyBytes}: use a whole number of bytes >= 1`,
+    );
+  }
   const token = options.token ?? newAccessToken();
+  const hosts = new Set<string>();
   const { Hono } = await import("hono");
   const hub = new TurnHub(framework);
   const consoleApp = createConsoleApp({
     Hono,
     token,
+    hosts,
+    maxBodyBytes,
     hub,
     tapeStore: () => framework.getTapeStore<TapeStore>(),
     sessions: () => chatSessions(hub.chats(), framework.workspace),
@@ -101,6 +124,7 @@ export async function startWebConsole(
     keepAliveMs: options.keepAliveMs,
   });
   const server = await serveFetch((request) => consoleApp.app.fetch(request), host, port);
+  for (const name of consoleHosts(host, server.port, options.allowedHosts)) hosts.add(name);
   const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   const url = `http://${shown}:${server.port}`;
   let closing: Promise<void> | null = null;
@@ -112,7 +136,7 @@ export async function startWebConsole(
     })();
   return {
     url,
-    openUrl: `${url}/?token=${token}`,
+    openUrl: `${url}/#token=${token}`,
     token,
     port: server.port,
     close,

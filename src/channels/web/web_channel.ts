@@ -19,6 +19,8 @@ export interface WebChannelOptions {
   bindHost?: string;
   /** The port. Default `0` (a free one). */
   port?: number;
+  /** The largest request body accepted, in bytes (`console_max_body_bytes`). Default 1 MiB. */
+  maxBodyBytes?: number;
   /** Secret values never sent to the page (replaced by `[REDACTED]`); default: the secret-named environment variables. */
   secrets?: readonly string[];
 }
@@ -50,6 +52,7 @@ export class WebChannel extends Interface {
       host,
       port: this.#options.port,
       secrets: this.#options.secrets,
+      maxBodyBytes: this.#options.maxBodyBytes,
     });
     if (!isLoopback(host)) {
       this.#options.print(`web: warning: listening on ${host}, not loopback\n`, true);

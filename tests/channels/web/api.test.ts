@@ -1,5 +1,6 @@
 /**
- * The web console's API against a real framework and MockLlmServer: 401 without the token,
+ * The web console's API against a real framework and MockLlmServer: the page without the token,
+ * the API with it as a Bearer header only (401 otherwise),
  * a turn's typed events over SSE, steering, cancel, the tape list and entries (with search), and a tool
  * result carrying HTML returned as JSON text while the page script never uses innerHTML.
  */
@@ -62,13 +63,14 @@ async function readEvents(url: string, token: string, until: (e: Sse) => boolean
 }
 
 describe("web console API", () => {
-  test("every request without the token gets 401; ?token= sets a cookie that then works", async () => {
+  test("the page is served without the token, the API only with it as a Bearer header", async () => {
     await using fx = await turnFixture({ script: [mockReply.text("hi")] });
     await using web = await startWebConsole(fx.bub);
-    assert.match(web.openUrl, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}$/);
-    for (const path of ["/", "/app.js", "/api/tapes", "/api/sessions/a/events"]) {
+    assert.match(web.openUrl, /^http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64}$/);
+    for (const path of ["/api/tapes", "/api/sessions/a/events", "/api/nope"]) {
       const response = await fetch(web.url + path);
       assert.equal(response.status, 401, path);
+      assert.equal(response.headers.get("content-security-policy"), CONTENT_SECURITY_POLICY);
       await response.body?.cancel();
     }
     const post = await fetch(`${web.url}/api/sessions/a/messages`, {
@@ -78,31 +80,28 @@ describe("web console API", () => {
     });
     assert.equal(post.status, 401);
     await post.body?.cancel();
-    const first = await fetch(web.openUrl, { redirect: "manual" });
-    assert.equal(first.status, 303);
-    await first.body?.cancel();
-    const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0]!;
-    assert.match(first.headers.get("set-cookie") ?? "", /HttpOnly; SameSite=Strict/);
-    const page = await fetch(web.url + "/", { headers: { cookie } });
+    const page = await fetch(web.openUrl, { redirect: "manual" });
     assert.equal(page.status, 200);
+    assert.equal(page.headers.get("set-cookie"), null, "no cookie carries the token");
     assert.equal(page.headers.get("content-security-policy"), CONTENT_SECURITY_POLICY);
     const html = await page.text();
     assert.match(html, /<script type="module" src="\/app.js"><\/script>/);
     assert.doesNotMatch(html, /<script>/, "no inline script");
+    assert.ok(!html.includes(web.token), "the page itself holds no token");
     for (
       const [path, type] of [["/app.js", /text\/javascript/], ["/app.css", /text\/css/]] as const
     ) {
-      const asset = await fetch(web.url + path, { headers: { cookie } });
+      const asset = await fetch(web.url + path);
       assert.equal(asset.status, 200, path);
       assert.match(asset.headers.get("content-type") ?? "", type);
       assert.equal(asset.headers.get("content-security-policy"), CONTENT_SECURITY_POLICY);
       await asset.body?.cancel();
     }
-    const wrongCookie = await fetch(`${web.url}/api/sessions/a/events`, {
-      headers: { cookie: "bub_token=" + "0".repeat(64) },
+    const listed = await fetch(`${web.url}/api/tapes`, {
+      headers: { authorization: `Bearer ${web.token}` },
     });
-    assert.equal(wrongCookie.status, 401);
-    await wrongCookie.body?.cancel();
+    assert.equal(listed.status, 200);
+    await listed.body?.cancel();
   });
 
   test("a turn streams its typed events over SSE; the HTML tool result stays JSON text; tapes list and search", async () => {
@@ -226,6 +225,7 @@ describe("web console API", () => {
     const cancel = await fetch(`${web.url}/api/sessions/c1/cancel`, {
       method: "POST",
       headers: auth,
+      body: "{}",
     });
     assert.deepEqual(await cancel.json(), { cancelled: true });
     const events = await readEvents(

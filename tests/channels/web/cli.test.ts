@@ -1,6 +1,7 @@
 /**
  * `bub web` as a real child process: it prints one URL line with the token, refuses requests
- * without it, answers a message through the mock model, warns when bound beyond loopback, and
+ * without it, answers a message through the mock model, refuses a body over
+ * `BUB_CONSOLE_MAX_BODY_BYTES`, warns when bound beyond loopback, and
  * exits 0 on SIGTERM and SIGINT; `bub gateway --enable-channel web` serves it too.
  */
 import { afterEach, describe, test } from "node:test";
@@ -17,7 +18,7 @@ import {
   tempDirs,
 } from "../../cli/_spawn.ts";
 
-const URL_LINE = /^http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64})$/m;
+const URL_LINE = /^http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]{64})$/m;
 
 describe("bub web", () => {
   const cleanup = cleanupStack();
@@ -37,6 +38,7 @@ describe("bub web", () => {
           BUB_MODEL: "openai:gpt-test",
           BUB_API_BASE: server.url,
           BUB_API_KEY: "k",
+          BUB_CONSOLE_MAX_BODY_BYTES: "2048",
         }),
       });
       cleanup.defer(() => child[Symbol.asyncDispose]());
@@ -55,6 +57,13 @@ describe("bub web", () => {
       });
       assert.equal(posted.status, 202);
       await posted.body?.cancel();
+      const big = await fetch(`${base}/api/sessions/cli-test/messages`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ content: "x".repeat(3000) }),
+      });
+      assert.equal(big.status, 413, "BUB_CONSOLE_MAX_BODY_BYTES sets the body limit");
+      await big.body?.cancel();
       let tapes: { name: string; entries: number }[] = [];
       for (let i = 0; i < 100 && !tapes.some((tape) => tape.entries > 2); i++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -79,10 +88,11 @@ describe("bub web", () => {
         BUB_MODEL: "openai:gpt-test",
         BUB_API_BASE: server.url,
         BUB_API_KEY: "k",
+        BUB_CONSOLE_MAX_BODY_BYTES: "2048",
       }),
     });
     cleanup.defer(() => child[Symbol.asyncDispose]());
-    const line = /^web: http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64})$/m;
+    const line = /^web: http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]{64})$/m;
     await child.waitFor(line, { timeoutMs: 30_000 });
     const [, port, token] = line.exec(child.stdout)!;
     const base = `http://127.0.0.1:${port}`;
@@ -97,6 +107,13 @@ describe("bub web", () => {
     });
     assert.equal(posted.status, 202);
     await posted.body?.cancel();
+    const big = await fetch(`${base}/api/sessions/gw/messages`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ content: "x".repeat(3000) }),
+    });
+    assert.equal(big.status, 413, "the gateway's console reads the body limit too");
+    await big.body?.cancel();
     let texts = "";
     for (let i = 0; i < 100 && !texts.includes("from the gateway"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -129,7 +146,7 @@ describe("bub web", () => {
       stream: "stderr",
       timeoutMs: 30_000,
     });
-    await child.waitFor(/^http:\/\/0\.0\.0\.0:\d+\/\?token=/m, { timeoutMs: 30_000 });
+    await child.waitFor(/^http:\/\/0\.0\.0\.0:\d+\/#token=/m, { timeoutMs: 30_000 });
     process.kill(child.process.pid!, "SIGTERM");
     assert.equal(await child.exited(20_000), 0, child.stderr);
   });

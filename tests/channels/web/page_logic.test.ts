@@ -3,7 +3,8 @@
  * HTML stays text, an unclosed fence renders as code while it streams) and the tape timeline
  * (handoffs and anchors as marks with summaries, one card per tool call id paired with its
  * result, spill handles, a fork and a merge mark per agent turn, `sidecar.merge` marks) and
- * the usage line of a turn.
+ * the usage line of a turn; the token taken from the printed URL (which is left clean) and the
+ * event stream's parser.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,6 +12,8 @@ import { parseInline, parseMarkdown, safeHref } from "../../../src/channels/web/
 import { errorText, usageLine } from "../../../src/channels/web/page/chat.ts";
 import { jsonSafe } from "../../../src/channels/web/wire_events.ts";
 import { spillHandle, timeline, type WireEntry } from "../../../src/channels/web/page/timeline.ts";
+import { takeToken } from "../../../src/channels/web/page/auth.ts";
+import { parseSse } from "../../../src/channels/web/page/event_stream.ts";
 
 const HTML = `<script>alert(1)</script><img src=x onerror="alert(2)">`;
 
@@ -182,5 +185,31 @@ describe("console page: tool errors", () => {
     );
     assert.equal(errorText(null), "");
     assert.equal(errorText({ message: "plain" }), "plain");
+  });
+});
+
+describe("console page: token and event stream", () => {
+  test("the token comes from the fragment or the query and leaves the URL", () => {
+    assert.deepEqual(takeToken("http://127.0.0.1:5/#token=abc"), { token: "abc", clean: "/" });
+    assert.deepEqual(takeToken("http://127.0.0.1:5/?token=abc"), { token: "abc", clean: "/" });
+    assert.deepEqual(takeToken("http://127.0.0.1:5/#chat=x&token=abc"), {
+      token: "abc",
+      clean: "/#chat=x",
+    });
+    assert.deepEqual(takeToken("http://127.0.0.1:5/#chat=x"), { token: null, clean: "/#chat=x" });
+  });
+
+  test("server-sent events are parsed as they arrive, split anywhere", () => {
+    const wire = ': bub\n\nevent: text\ndata: {"delta":"a"}\n\n: keep-alive\n\n' +
+      "event: done\r\ndata: 1\r\ndata: 2\r\n\r\nevent: tail\ndata: x";
+    for (let cut = 0; cut <= wire.length; cut++) {
+      const first = parseSse(wire.slice(0, cut));
+      const second = parseSse(first.rest + wire.slice(cut));
+      assert.deepEqual([...first.events, ...second.events], [
+        { kind: "text", data: '{"delta":"a"}' },
+        { kind: "done", data: "1\n2" },
+      ], `cut at ${cut}`);
+      assert.equal(second.rest, "event: tail\ndata: x");
+    }
   });
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import { byId, el, show } from "./dom.ts";
+import { openEventStream } from "./event_stream.ts";
 import { renderMarkdown } from "./markdown_dom.ts";
 
 type Data = Record<string, unknown>;
@@ -52,7 +53,7 @@ export function errorText(error: unknown): string {
 /** The chat view over `#log`; `connect(chat)` (re)subscribes to a chat's events. */
 export class ChatView {
   #log = byId("log");
-  #source: EventSource | null = null;
+  #close: (() => void) | null = null;
   #answer: HTMLElement | null = null;
   #answerText = "";
   #frame: number | null = null;
@@ -169,30 +170,16 @@ export class ChatView {
 
   /** Shows chat `chat`: clears the log and subscribes to its events. */
   connect(chat: string): void {
-    this.#source?.close();
+    this.#close?.();
     this.#render();
     this.#log.replaceChildren();
     this.#cards.clear();
     this.#answer = null;
-    this.#source = new EventSource(`/api/sessions/${encodeURIComponent(chat)}/events`);
-    const kinds = [
-      "turn_start",
-      "steer",
-      "text",
-      "tool_start",
-      "tool_end",
-      "usage",
-      "step_end",
-      "error",
-      "done",
-      "failed",
-      "cancelled",
-    ];
-    for (const kind of kinds) {
-      this.#source.addEventListener(kind, (event) => {
-        this.#handle(kind, JSON.parse((event as MessageEvent<string>).data) as Data);
-      });
-    }
+    this.#close = openEventStream(
+      `/api/sessions/${encodeURIComponent(chat)}/events`,
+      (event) => this.#handle(event.kind, JSON.parse(event.data) as Data),
+      (message) => this.error(message),
+    );
   }
 
   /** Shows an error line (a failed send). */

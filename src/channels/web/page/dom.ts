@@ -34,13 +34,3 @@ export function show(value: unknown): string {
     return String(value);
   }
 }
-
-/** Fetches JSON from the console's API (the cookie carries the token); throws on an error body. */
-export async function api<T>(path: string, init?: RequestInit): Promise<T> {
-  const response = await fetch(path, init);
-  const body = await response.json().catch(() => null) as
-    | { error?: { message?: string } }
-    | null;
-  if (!response.ok) throw new Error(body?.error?.message ?? `HTTP ${response.status}`);
-  return body as T;
-}

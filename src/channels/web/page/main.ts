@@ -1,11 +1,13 @@
 /**
- * The console page's entry point: the tape list, the chat view, the tape view and the
- * keyboard (Enter sends, Shift+Enter makes a newline, Esc stops the running turn).
+ * The console page's entry point: the access token (see `auth.ts`), the tape list, the chat
+ * view, the tape view and the keyboard (Enter sends, Shift+Enter makes a newline, Esc stops the
+ * running turn).
  *
  * @module
  */
 import { ChatView } from "./chat.ts";
-import { api, byId, el } from "./dom.ts";
+import { api, loadToken, postJson } from "./auth.ts";
+import { byId, el } from "./dom.ts";
 import { showTape } from "./tape_view.ts";
 
 interface TapeRow {
@@ -15,6 +17,7 @@ interface TapeRow {
   last_activity: string | null;
 }
 
+const hasToken = loadToken();
 const chat = new URLSearchParams(location.hash.slice(1)).get("chat") || "console";
 const chatPath = `/api/sessions/${encodeURIComponent(chat)}`;
 const view = new ChatView();
@@ -32,11 +35,7 @@ async function send(): Promise<void> {
   const content = input.value;
   if (!content.trim()) return;
   try {
-    await api(`${chatPath}/messages`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ content }),
-    });
+    await postJson(`${chatPath}/messages`, { content });
     input.value = "";
   } catch (error) {
     view.error((error as Error).message);
@@ -44,7 +43,7 @@ async function send(): Promise<void> {
 }
 
 function stop(): void {
-  void fetch(`${chatPath}/cancel`, { method: "POST" });
+  postJson(`${chatPath}/cancel`, {}).catch((error) => view.error((error as Error).message));
 }
 
 async function openTape(name: string, label: string, query = ""): Promise<void> {
@@ -100,5 +99,9 @@ byId("search").addEventListener("submit", (event) => {
   if (tapeName) void openTape(tapeName, tapeLabel, byId<HTMLInputElement>("q").value);
 });
 view.onDone = () => void loadTapes();
-view.connect(chat);
-void loadTapes();
+if (hasToken) {
+  view.connect(chat);
+  loadTapes().catch((error) => view.error((error as Error).message));
+} else {
+  view.error("No access token: open the URL that `bub web` printed (it ends with #token=…)");
+}

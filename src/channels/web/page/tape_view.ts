@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { api, byId, el, show } from "./dom.ts";
+import { api } from "./auth.ts";
+import { byId, el, show } from "./dom.ts";
 import { timeline, type TimelineItem, type WireEntry } from "./timeline.ts";
 
 const path = (name: string): string => `/api/tapes/${encodeURIComponent(name)}`;
