@@ -3,6 +3,10 @@
  * module loaded on first use (never while no provider is registered), the tracer, and the span
  * scope that carries the current span across async calls even when no context manager is set.
  *
+ * Every span of the tracer redacts the known secrets (the environment's and the settings', see
+ * `_internal/secrets.ts`) from every string it records: names, attributes (message contents and
+ * tool results included), events, the status message and exceptions.
+ *
  * Cost when tracing is off: {@link tracingEnabled} reads one global property; nothing is
  * imported, allocated or entered.
  *
@@ -12,6 +16,7 @@ import type * as OtelApi from "@opentelemetry/api";
 import { AsyncLocalStorage } from "node:async_hooks";
 import process from "node:process";
 import { lazyImport } from "../_internal/lazy.ts";
+import { redactingTracer } from "./_redacting_tracer.ts";
 import { CAPTURE_MESSAGE_CONTENT_ENV, ERROR_TYPE, ERROR_TYPE_CANCELLED } from "./attributes.ts";
 import { VERSION } from "../version.ts";
 
@@ -29,7 +34,7 @@ const OTEL_GLOBAL = Symbol.for("opentelemetry.js.api.1");
 export interface Tracing {
   /** The `@opentelemetry/api` module. */
   readonly api: Otel;
-  /** The tracer named `@bub/core`. */
+  /** The tracer named `@bub/core` (its spans redact known secrets). */
   readonly tracer: OtelApi.Tracer;
 }
 
@@ -62,7 +67,7 @@ export async function activeTracing(): Promise<Tracing | null> {
   if (!tracingEnabled()) return null;
   if (loaded === null) {
     const api = await loadApi();
-    loaded ??= { api, tracer: api.trace.getTracer("@bub/core", VERSION) };
+    loaded ??= { api, tracer: redactingTracer(api.trace.getTracer("@bub/core", VERSION)) };
   }
   return loaded;
 }
