@@ -60,16 +60,26 @@ export function tracingEnabled(): boolean {
 }
 
 const loadApi = lazyImport(() => import("@opentelemetry/api"));
-let loaded: Tracing | null = null;
+let api: Otel | null = null;
+let loaded: (Tracing & { readonly inner: OtelApi.Tracer }) | null = null;
+
+/**
+ * The API with the registered provider's tracer, wrapped to redact (again when another provider
+ * was registered since: the API hands out the provider's own tracer, not a proxy).
+ */
+function tracingOf(otel: Otel): Tracing {
+  const inner = otel.trace.getTracer("@bub/core", VERSION);
+  if (loaded === null || loaded.inner !== inner) {
+    loaded = { api: otel, tracer: redactingTracer(inner), inner };
+  }
+  return loaded;
+}
 
 /** The API and tracer when a provider is registered (importing the API once), else null. */
 export async function activeTracing(): Promise<Tracing | null> {
   if (!tracingEnabled()) return null;
-  if (loaded === null) {
-    const api = await loadApi();
-    loaded ??= { api, tracer: redactingTracer(api.trace.getTracer("@bub/core", VERSION)) };
-  }
-  return loaded;
+  api ??= await loadApi();
+  return tracingOf(api);
 }
 
 /**
@@ -78,8 +88,11 @@ export async function activeTracing(): Promise<Tracing | null> {
  */
 export function loadedTracing(): Tracing | null {
   if (!tracingEnabled()) return null;
-  if (loaded === null) void activeTracing().catch(() => {});
-  return loaded;
+  if (api === null) {
+    void activeTracing().catch(() => {});
+    return null;
+  }
+  return tracingOf(api);
 }
 
 /** Whether message contents may be recorded (read from the environment at each call). */
