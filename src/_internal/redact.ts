@@ -124,10 +124,22 @@ export function secretEnvValues(env: Readonly<Record<string, string | undefined>
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (isSecretEnvName(name) || isSecretName(name)) addSecret(values, value);
+    if (holdsSecret(name)) addSecret(values, value);
     addUrlPasswords(values, value);
   }
   return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** Whether each variable name seen holds a secret (environments are read on every log line). */
+const secretNames = new Map<string, boolean>();
+
+function holdsSecret(name: string): boolean {
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    secret = isSecretEnvName(name) || isSecretName(name);
+    if (secretNames.size < 4096) secretNames.set(name, secret);
+  }
+  return secret;
 }
 
 /**
