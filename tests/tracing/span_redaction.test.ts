@@ -16,7 +16,9 @@ import {
 } from "@opentelemetry/sdk-trace";
 import { z } from "zod";
 import { mockReply, type MockRequest } from "../../src/testing/mock_llm_server.ts";
+import { registerSecrets } from "../../src/_internal/secrets.ts";
 import { defineTool } from "../../src/tools/tool.ts";
+import { activeTracing } from "../../src/tracing/tracer.ts";
 import { turnFixture } from "../agent/_turn_fixture.ts";
 
 const exporter = new InMemorySpanExporter();
@@ -139,5 +141,36 @@ describe("spans export no secret", () => {
       ),
       "the second call's input (the tool result) is recorded, redacted",
     );
+  });
+
+  test("every span method redacts: names, attributes, events, links, status, exceptions", async () => {
+    const secret = "tok-direct-span-0042";
+    registerSecrets([secret]);
+    const tracing = await activeTracing();
+    assert.ok(tracing);
+    const other = tracing.tracer.startSpan("other");
+    other.end();
+    tracing.tracer.startActiveSpan(`active ${secret}`, { attributes: { a: secret } }, (span) => {
+      span.setAttributes({ list: [`x ${secret}`, "y"], [`key ${secret}`]: 1 });
+      span.addEvent(`event ${secret}`, { detail: `d ${secret}` });
+      span.addEvent("timed", Date.now());
+      span.addLink({ context: other.spanContext(), attributes: { why: secret } });
+      span.recordException(`thrown ${secret}`);
+      span.recordException({ name: "E", message: `m ${secret}`, stack: `E: m ${secret}\n at x` });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: `failed ${secret}` });
+      span.updateName(`renamed ${secret}`);
+      span.end();
+    });
+    const span = exporter.getFinishedSpans().find((s) => s.name.startsWith("renamed"));
+    assert.ok(span);
+    assert.equal(span.name, "renamed [REDACTED]");
+    assert.equal(span.status.message, "failed [REDACTED]");
+    const text = JSON.stringify(exportedStrings(span));
+    assert.ok(!text.includes(secret), text);
+    assert.equal(span.events.length, 4);
+    assert.equal(span.events[0]!.attributes?.detail, "d [REDACTED]");
+    assert.equal(span.events[2]!.attributes?.["exception.message"], "thrown [REDACTED]");
+    assert.equal(span.events[3]!.attributes?.["exception.stacktrace"], "E: m [REDACTED]\n at x");
+    assert.equal(span.links[0]!.attributes?.why, "[REDACTED]");
   });
 });
