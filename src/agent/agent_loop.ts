@@ -5,6 +5,7 @@
  * @module
  */
 import { getLogger } from "../_internal/log.ts";
+import { redactKnownSecrets } from "../_internal/secrets.ts";
 import type { SteeringInbox } from "../kernel/channel.ts";
 import { isCancellation } from "../kernel/agent_hooks.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";
@@ -141,7 +142,10 @@ function elapsedSince(start: number): number {
   return Math.trunc(performance.now() - start);
 }
 
-/** The step's `loop.step` event: its status, elapsed time, error message (if any) and date. */
+/**
+ * The step's `loop.step` event: its status, elapsed time, error message (if any, with known
+ * secrets redacted) and date.
+ */
 async function recordStep(
   tape: Tape,
   step: number,
@@ -150,7 +154,7 @@ async function recordStep(
   error?: string,
 ): Promise<void> {
   const data: Record<string, unknown> = { step, elapsed_ms: elapsedSince(start), status };
-  if (error !== undefined) data.error = error;
+  if (error !== undefined) data.error = redactKnownSecrets(error);
   data.date = utcNow();
   await tape.appendEvent("loop.step", data);
 }
@@ -163,7 +167,7 @@ async function autoHandoff(tape: Tape, step: number, start: number, message: str
   });
   await tape.handoff({
     name: "auto_handoff/context_overflow",
-    state: { reason: "context_length_exceeded", error: message },
+    state: { reason: "context_length_exceeded", error: redactKnownSecrets(message) },
   });
   await recordStep(tape, step, start, "auto_handoff", message);
 }

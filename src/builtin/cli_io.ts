@@ -5,7 +5,9 @@
  * @module
  */
 
-/** Ends a command with an exit code and a message for stderr. */
+import { redactKnownSecrets } from "../_internal/secrets.ts";
+
+/** Ends a command with an exit code and a message for stderr (known secrets redacted). */
 export class CliExit extends Error {
   /** The process exit code. */
   readonly exitCode: number;
@@ -16,7 +18,7 @@ export class CliExit extends Error {
    * @param message printed to stderr when non-empty
    */
   constructor(exitCode: number, message: string = "") {
-    super(message);
+    super(redactKnownSecrets(message));
     this.name = "CliExit";
     this.exitCode = exitCode;
   }

@@ -6,6 +6,7 @@
  * @module
  */
 import { getLogger } from "../_internal/log.ts";
+import { redactKnownSecrets } from "../_internal/secrets.ts";
 import { BubError } from "../kernel/errors.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import { isoNow } from "../tape/_dates.ts";
@@ -141,7 +142,7 @@ export async function runCommaCommand(options: RunCommaCommandOptions): Promise<
     output = _resultText(result);
   } catch (error) {
     status = "error";
-    output = _errorText(error);
+    output = redactKnownSecrets(_errorText(error));
     failure = { error };
   }
   const data = {

@@ -1,19 +1,19 @@
 /**
- * The secret values the web console never sends to its page: the `BUB_*KEY*`/`*TOKEN*`/`*SECRET*`
- * environment variables and the API keys of the agent settings (which may come from config.yml
- * only).
+ * The secret values the web console never sends to its page: the one list of secrets
+ * (`_internal/secrets.ts`) for the console's settings sources.
  *
  * @module
  */
 import process from "node:process";
-import { secretEnvValues } from "../_internal/redact.ts";
-import { loadAgentSettings, type SettingsSources } from "./settings.ts";
-
-const MIN_SECRET_LENGTH = 6;
+import { knownSecrets, registerSecretsOf } from "../_internal/secrets.ts";
+import type { SettingsSources } from "./settings.ts";
 
 /**
- * The secret values of the environment and the configured `api_key` (a string or a map by
- * provider), longest first. Settings that do not load add nothing (the turn reports them).
+ * The secrets of `sources` (the environment's secret-named variables, and every secret-shaped
+ * setting of the config data: `api_key` as a string or a map by provider, `telegram.token`, MCP
+ * server credentials, URL passwords), which are registered in the process-wide list, plus every
+ * secret registered before; longest first. Invalid settings do not matter: the config data is
+ * read as it is.
  *
  * @example
  * ```ts
@@ -24,22 +24,7 @@ const MIN_SECRET_LENGTH = 6;
  */
 export function consoleSecrets(sources: SettingsSources = {}): string[] {
   const env = sources.env ?? process.env;
-  const values = new Set(secretEnvValues(env));
-  let key: unknown = null;
-  try {
-    key = loadAgentSettings(sources).api_key;
-  } catch {
-    // Invalid settings fail the turns that read them; there is no key to hide.
-  }
-  const keys = typeof key === "string"
-    ? [key]
-    : key && typeof key === "object"
-    ? Object.values(key)
-    : [];
-  for (const value of keys) {
-    if (typeof value === "string" && value.trim().length >= MIN_SECRET_LENGTH) {
-      values.add(value.trim());
-    }
-  }
-  return [...values].sort((a, b) => b.length - a.length);
+  registerSecretsOf({ env, config: sources.config });
+  if (sources.dotenv) registerSecretsOf({ env: sources.dotenv });
+  return [...knownSecrets({ env })];
 }

@@ -1,9 +1,12 @@
 /**
  * `bub mcp`: starts the MCP servers of `mcp_servers:` (as a running scope would), prints each
- * server's transport, state and tools (or why it failed), and stops them.
+ * server's transport, state and tools (or why it failed), and stops them. Everything printed
+ * (a failed server's stderr tail too) has the known secrets redacted: the credentials in the
+ * servers' `env` and `headers`, `api_key`... (`_internal/secrets.ts`).
  *
  * @module
  */
+import { redactKnownSecrets, registerSecretsOf } from "../_internal/secrets.ts";
 import type { McpServerStatus } from "../tools/mcp/mcp_manager.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -53,11 +56,15 @@ export async function mcpCommand(
   output: CliOutput,
   options: McpCommandOptions = {},
 ): Promise<void> {
+  const print = (text: string) => output.out(redactKnownSecrets(text));
   try {
     parseMcpServers(framework.config);
   } catch (error) {
     throw new CliExit(1, error instanceof Error ? error.message : String(error));
   }
+  // The builtin runtime registered the config's secrets when it was created; this also covers
+  // a runtime made before the config was replaced.
+  registerSecretsOf({ config: framework.config, env: runtime.sources.env });
   const lifespan = runtime.mcp.lifespan();
   await lifespan.next();
   let statuses: McpServerStatus[];
@@ -73,11 +80,11 @@ export async function mcpCommand(
           parameters: tools.get(name)?.parameters ?? {},
         })),
       }));
-      output.out(JSON.stringify(data, null, 2) + "\n");
+      print(JSON.stringify(data, null, 2) + "\n");
     } else if (statuses.length === 0) {
-      output.out(`No MCP servers configured (add mcp_servers: to ${framework.configFile}).\n`);
+      print(`No MCP servers configured (add mcp_servers: to ${framework.configFile}).\n`);
     } else {
-      output.out(statuses.map((status) => describe(status, tools)).join("\n") + "\n");
+      print(statuses.map((status) => describe(status, tools)).join("\n") + "\n");
     }
   } finally {
     await lifespan.return(undefined);

@@ -5,6 +5,7 @@
  * @module
  */
 import process from "node:process";
+import { registerSecretsOf } from "../_internal/secrets.ts";
 import { Agent } from "../agent/agent.ts";
 import type { ModelClient } from "../agent/model_client.ts";
 import { ShellManager } from "../environment/shell_manager.ts";
@@ -71,6 +72,7 @@ export class BuiltinRuntime {
     this.#options = options;
     // Onboarding (`collectOnboardConfig`) and `saveConfigFile` validate the builtin sections.
     registerBuiltinConfigSections();
+    this.#registerSecrets();
     registerBuiltinTools(this.registry, {
       shells: this.shells,
       configLookup: (path) => this.configLookup(path),
@@ -103,8 +105,23 @@ export class BuiltinRuntime {
 
   /** The agent settings (validated on first use). */
   get settings(): AgentSettings {
-    this.#settings ??= loadAgentSettings(this.sources);
+    if (this.#settings === null) {
+      this.#registerSecrets();
+      this.#settings = loadAgentSettings(this.sources);
+    }
     return this.#settings;
+  }
+
+  /**
+   * Adds the secrets of the settings sources (config.yml's secret-shaped keys, the environment's
+   * secret-named variables) to the list every sink redacts.
+   */
+  #registerSecrets(): void {
+    try {
+      registerSecretsOf(this.sources);
+    } catch {
+      // An unreadable config file fails where it is read; it has no secrets to add.
+    }
   }
 
   /** The spill threshold setting. */

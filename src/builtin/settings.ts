@@ -68,8 +68,9 @@ export interface AgentSettings {
    */
   tool_output_max_bytes: number;
   /**
-   * Comma-separated names of secret-named variables (`BUB_*KEY*`, `BUB_*TOKEN*`,
-   * `BUB_*SECRET*`) that tool processes keep; every other one is removed from their environment.
+   * Comma-separated names of secret-named variables (`BUB_*_KEY`, `BUB_*_TOKEN`, `BUB_*SECRET*`,
+   * `BUB_*PASSWORD*`, the provider keys `*_API_KEY`, `AWS_SECRET_ACCESS_KEY`...) that tool
+   * processes keep; every other one is removed from their environment.
    * Env `BUB_TOOL_ENV_PASSTHROUGH`. @default null
    */
   tool_env_passthrough: string | null;

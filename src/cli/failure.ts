@@ -1,9 +1,11 @@
 /**
  * What `bub` prints when a command fails: one line naming what failed, or with details (stack
- * and causes) when verbose.
+ * and causes) when verbose; either way with every known secret (the environment's and the
+ * settings', see `_internal/secrets.ts`) redacted.
  *
  * @module
  */
+import { redactKnownSecrets } from "../_internal/secrets.ts";
 import { errorLine } from "./logging.ts";
 
 const HINT = "(run again with --verbose for details)";
@@ -23,7 +25,7 @@ function details(error: unknown): string {
 
 /**
  * The text printed for a failed command: `bub: <Name: message> (run again with --verbose for
- * details)`, or with `verbose` the stack and causes.
+ * details)`, or with `verbose` the stack and causes; known secrets are `[REDACTED]`.
  *
  * @example
  * ```ts
@@ -33,6 +35,6 @@ function details(error: unknown): string {
  * ```
  */
 export function failureText(error: unknown, verbose: boolean): string {
-  if (verbose) return `bub: ${details(error)}\n`;
-  return `bub: ${errorLine(error)} ${HINT}\n`;
+  const text = verbose ? `bub: ${details(error)}\n` : `bub: ${errorLine(error)} ${HINT}\n`;
+  return redactKnownSecrets(text);
 }

@@ -3,8 +3,9 @@
  * level of `BUB_LOG_LEVEL` (default `warning`; `debug` with `--verbose`). An error in a record is
  * one line (`Name: message`) unless the output is verbose (`--verbose`, or a `debug`/`trace`
  * level), which shows its stack and cause.
- * Every sink redacts secrets from the formatted line: values of `BUB_*KEY*`, `BUB_*TOKEN*`,
- * `BUB_*SECRET*` variables and `bot<digits>:<secret>`.
+ * Every sink redacts secrets from the formatted line: the one list of secrets
+ * (`_internal/secrets.ts`: the environment's secret-named variables and every secret registered
+ * from settings, such as a `config.yml` `api_key`) and `bot<digits>:<secret>`.
  *
  * @module
  */
@@ -20,18 +21,19 @@ import {
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
-import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
+import { redactKnownSecrets } from "../_internal/secrets.ts";
 
 /**
- * A record formatted as a text line with secrets redacted: `bot<digits>:<secret>` patterns and
- * the values of the secret-named variables of `env` (read at each call; default the process's).
+ * A record formatted as a text line with secrets redacted: `bot<digits>:<secret>` patterns, the
+ * registered secrets (settings) and the secret values of `env` (read at each call; default the
+ * process's).
  */
 export function redactedLine(
   record: Parameters<Sink>[0],
   env: Readonly<Record<string, string | undefined>> = process.env,
   formatter: TextFormatter = defaultTextFormatter,
 ): string {
-  return redactSecrets(formatter(record), secretEnvValues(env));
+  return redactKnownSecrets(formatter(record), { env });
 }
 
 /** `Name: message` of an error on one line (what a user sees without `--verbose`). */

@@ -22,8 +22,8 @@ export interface LocalEnvironmentOptions {
   /** The shell that runs string commands; defaults to `bash` on `PATH`, else `sh`. */
   shell?: string;
   /**
-   * Secret-named variables (`BUB_*KEY*`, `BUB_*TOKEN*`, `BUB_*SECRET*`) that processes keep;
-   * every other one is removed. Default: the names in `BUB_TOOL_ENV_PASSTHROUGH`.
+   * Secret-named variables (`BUB_*_KEY`, `BUB_*_TOKEN`, `BUB_*SECRET*`, `BUB_*PASSWORD*`,
+   * `*_API_KEY`...: `isSecretEnvName`) that processes keep; every other one is removed. Default: the names in `BUB_TOOL_ENV_PASSTHROUGH`.
    */
   envPassthrough?: readonly string[] | null;
 }

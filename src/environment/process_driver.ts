@@ -23,8 +23,8 @@ export interface DriverSpawnRequest {
   cwd: string | null;
   /**
    * Variables added to the parent's environment (null adds none). The child never inherits the
-   * parent's secret-named variables (`BUB_*KEY*`, `BUB_*TOKEN*`, `BUB_*SECRET*`): see
-   * `tool_env.ts`.
+   * parent's secret-named variables (`BUB_*_KEY`, `BUB_*_TOKEN`, `BUB_*SECRET*`, `*_API_KEY`...):
+   * see `tool_env.ts`.
    */
   env: Record<string, string> | null;
   /** Secret-named variables the child keeps; absent or null reads `BUB_TOOL_ENV_PASSTHROUGH`. */

@@ -1,7 +1,8 @@
 /**
  * The environment of tool processes: the host's variables minus every secret-named one
- * (`BUB_*KEY*`, `BUB_*TOKEN*`, `BUB_*SECRET*`, case-insensitive) unless listed to pass through,
- * plus the variables a caller adds. A prompt-injected `env` must not put API keys or the bot
+ * (`isSecretEnvName`: `BUB_` names with a `*KEY`/`*TOKEN` segment or `SECRET`/`PASSWORD`, and
+ * the provider keys `*_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`; case-insensitive)
+ * unless listed to pass through, plus the variables a caller adds. A prompt-injected `env` must not put API keys or the bot
  * token on the tape.
  *
  * @module

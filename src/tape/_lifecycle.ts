@@ -5,6 +5,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { redactKnownSecrets } from "../_internal/secrets.ts";
 import { BubError } from "../kernel/errors.ts";
 import { utcStamp } from "./_dates.ts";
 import { entryLine } from "./_jsonl.ts";
@@ -32,8 +33,9 @@ export interface LifecycleTape {
   handoff(options: { name: string; state?: Record<string, unknown> }): Promise<unknown>;
 }
 
+/** An error's message for the tape, with known secrets redacted. */
 function _message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return redactKnownSecrets(error instanceof Error ? error.message : String(error));
 }
 
 /** Writes every entry of `tapeName` to `<archivePath>/<tapeName>.jsonl.<stamp>.bak`. */

@@ -4,6 +4,7 @@
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
+import { redactKnownSecrets, redactKnownSecretsDeep } from "../_internal/secrets.ts";
 import type { BubErrorDict } from "../kernel/errors.ts";
 import { isLastIsoNow, isoNow, parseIsoMicros } from "./_dates.ts";
 
@@ -74,10 +75,17 @@ export function toolResultEntry(results: readonly unknown[], meta: TapeMeta = {}
   return createEntry("tool_result", { results: [...results] }, meta);
 }
 
-/** An `error` entry holding a BubError dict (`details` only when non-empty). */
+/**
+ * An `error` entry holding a BubError dict (`details` only when non-empty), with the known
+ * secrets (`_internal/secrets.ts`: a provider's echo of the API key...) redacted from its message
+ * and details.
+ */
 export function errorEntry(error: BubErrorDict, meta: TapeMeta = {}): TapeEntry {
-  const payload: Record<string, unknown> = { kind: error.kind, message: error.message };
-  if (error.details && Object.keys(error.details).length > 0) payload.details = error.details;
+  const message = redactKnownSecrets(error.message);
+  const payload: Record<string, unknown> = { kind: error.kind, message };
+  if (error.details && Object.keys(error.details).length > 0) {
+    payload.details = redactKnownSecretsDeep(error.details);
+  }
   return createEntry("error", payload, meta);
 }
 

@@ -6,6 +6,7 @@
  */
 import { isRecord } from "../_internal/object.ts";
 import { getLogger } from "../_internal/log.ts";
+import { redactKnownSecrets } from "../_internal/secrets.ts";
 import { BubError } from "../kernel/errors.ts";
 import { createEntry, type TapeEntry } from "./entry.ts";
 import { appendStoredCopies, InMemoryTapeStore } from "./memory_store.ts";
@@ -190,7 +191,7 @@ export class ForkTapeStore implements TapeStore {
       try {
         await this.#mergeTape(tape);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = redactKnownSecrets(error instanceof Error ? error.message : String(error));
         logger.error("tape.sidecar_merge_failed {tape}: {error}", { tape, error: message });
         await this.#local.reset(tape);
         this.#reset.delete(tape);

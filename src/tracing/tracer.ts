@@ -3,6 +3,10 @@
  * module loaded on first use (never while no provider is registered), the tracer, and the span
  * scope that carries the current span across async calls even when no context manager is set.
  *
+ * Every span of the tracer redacts the known secrets (the environment's and the settings', see
+ * `_internal/secrets.ts`) from every string it records: names, attributes (message contents and
+ * tool results included), events, the status message and exceptions.
+ *
  * Cost when tracing is off: {@link tracingEnabled} reads one global property; nothing is
  * imported, allocated or entered.
  *
@@ -12,6 +16,7 @@ import type * as OtelApi from "@opentelemetry/api";
 import { AsyncLocalStorage } from "node:async_hooks";
 import process from "node:process";
 import { lazyImport } from "../_internal/lazy.ts";
+import { redactingTracer } from "./_redacting_tracer.ts";
 import { CAPTURE_MESSAGE_CONTENT_ENV, ERROR_TYPE, ERROR_TYPE_CANCELLED } from "./attributes.ts";
 import { VERSION } from "../version.ts";
 
@@ -29,7 +34,7 @@ const OTEL_GLOBAL = Symbol.for("opentelemetry.js.api.1");
 export interface Tracing {
   /** The `@opentelemetry/api` module. */
   readonly api: Otel;
-  /** The tracer named `@bub/core`. */
+  /** The tracer named `@bub/core` (its spans redact known secrets). */
   readonly tracer: OtelApi.Tracer;
 }
 
@@ -55,16 +60,26 @@ export function tracingEnabled(): boolean {
 }
 
 const loadApi = lazyImport(() => import("@opentelemetry/api"));
-let loaded: Tracing | null = null;
+let api: Otel | null = null;
+let loaded: (Tracing & { readonly inner: OtelApi.Tracer }) | null = null;
+
+/**
+ * The API with the registered provider's tracer, wrapped to redact (again when another provider
+ * was registered since: the API hands out the provider's own tracer, not a proxy).
+ */
+function tracingOf(otel: Otel): Tracing {
+  const inner = otel.trace.getTracer("@bub/core", VERSION);
+  if (loaded === null || loaded.inner !== inner) {
+    loaded = { api: otel, tracer: redactingTracer(inner), inner };
+  }
+  return loaded;
+}
 
 /** The API and tracer when a provider is registered (importing the API once), else null. */
 export async function activeTracing(): Promise<Tracing | null> {
   if (!tracingEnabled()) return null;
-  if (loaded === null) {
-    const api = await loadApi();
-    loaded ??= { api, tracer: api.trace.getTracer("@bub/core", VERSION) };
-  }
-  return loaded;
+  api ??= await loadApi();
+  return tracingOf(api);
 }
 
 /**
@@ -73,8 +88,11 @@ export async function activeTracing(): Promise<Tracing | null> {
  */
 export function loadedTracing(): Tracing | null {
   if (!tracingEnabled()) return null;
-  if (loaded === null) void activeTracing().catch(() => {});
-  return loaded;
+  if (api === null) {
+    void activeTracing().catch(() => {});
+    return null;
+  }
+  return tracingOf(api);
 }
 
 /** Whether message contents may be recorded (read from the environment at each call). */
