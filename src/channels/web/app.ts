@@ -8,6 +8,7 @@
  */
 import type { Context, Hono } from "hono";
 import { redactSecrets } from "../../_internal/redact.ts";
+import { knownSecrets } from "../../_internal/secrets.ts";
 import { BubError } from "../../kernel/errors.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { hasBearerToken } from "./auth.ts";
@@ -92,10 +93,17 @@ function storeOf(deps: ConsoleAppDeps): TapeStore {
   return store;
 }
 
-/** `json` (a JSON text) with the secrets, also in their JSON-escaped form, redacted. */
+/**
+ * `json` (a JSON text) with the given secrets (also JSON-escaped) and every secret the process
+ * knows now ({@link knownSecrets}: registered later ones included) redacted.
+ */
 function redact(deps: ConsoleAppDeps, json: string): string {
   const secrets = deps.secrets ?? [];
-  return redactSecrets(json, [...secrets, ...secrets.map((s) => JSON.stringify(s).slice(1, -1))]);
+  return redactSecrets(json, [
+    ...secrets,
+    ...secrets.map((s) => JSON.stringify(s).slice(1, -1)),
+    ...knownSecrets({ maxAgeMs: 1000 }),
+  ]);
 }
 
 /**
