@@ -68,10 +68,17 @@ export function startEnvironment(): Map<string, string> | null {
   return env;
 }
 
-/** The secret-named entries of the start-up environment (empty when there is none or no file). */
+/**
+ * The secret-named entries of the start-up environment on Linux (none elsewhere). Where
+ * `/proc/self/environ` cannot be read (Deno without `-A`: it wants all permissions for
+ * `/proc/self`), those of `process.env`, which may have been there.
+ */
 export function startEnvSecrets(): Map<string, string> {
   const secrets = new Map<string, string>();
-  for (const [name, value] of startEnvironment() ?? []) {
+  if (process.platform !== "linux") return secrets;
+  const start = startEnvironment() ?? Object.entries(process.env);
+  for (const [name, value] of start) {
+    if (value === undefined) continue;
     if (value !== "" && isEnvSecretName(name)) secrets.set(name, value);
   }
   return secrets;
@@ -94,8 +101,13 @@ export function noteEnvSecretsWarned(): void {
   warnState().done = true;
 }
 
+/** What a program that embeds Bub can do about a key in its start-up environment. */
+const LIBRARY_REMEDY = "Pass the key to Bub through config.yml instead of the environment, or " +
+  "start Bub with the `bub` command, which starts again without it.";
+
 /**
- * The warning for `names`, readable by the process's other processes of the same user.
+ * The warning for `names` in the start-up environment, with what to do (`remedy`; by default the
+ * advice for a program that embeds Bub).
  *
  * @example
  * ```ts
@@ -103,13 +115,14 @@ export function noteEnvSecretsWarned(): void {
  * console.assert(exposedSecretsWarning(["BUB_API_KEY"]).includes("/proc/"));
  * ```
  */
-export function exposedSecretsWarning(names: readonly string[]): string {
+export function exposedSecretsWarning(
+  names: readonly string[],
+  remedy: string = LIBRARY_REMEDY,
+): string {
   return `${names.join(", ")} ${names.length === 1 ? "is" : "are"} in this process's start-up ` +
-    `environment, which every command it runs can read from /proc/${process.pid}/environ ` +
-    "(deleting it from process.env does not change that file). Pass the key to Bub through " +
-    "config.yml or the framework's config instead of the environment, or start Bub with the " +
-    `\`bub\` command, which starts again without it. Set ${KEEP_ENV}=1 to accept this and ` +
-    "silence the warning.";
+    `environment, which every command Bub runs can read from /proc/${process.pid}/environ ` +
+    `(deleting it from process.env does not change that file). ${remedy} Set ${KEEP_ENV}=1 ` +
+    "to accept this and silence the warning.";
 }
 
 /**

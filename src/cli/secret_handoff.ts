@@ -102,9 +102,10 @@ async function handOff(stderr: (text: string) => void): Promise<boolean> {
   const exposed = [...startEnvSecrets().keys()];
   if (exposed.length === 0) return true;
   const warn = (reason: string): boolean => {
-    stderr(
-      `bub: warning: ${exposedSecretsWarning(exposed)} (Bub could not start again: ${reason})\n`,
-    );
+    const [them, keys] = exposed.length === 1 ? ["it", "the key"] : ["them", "the keys"];
+    const remedy = `bub could not start again without ${them}: ${reason}. Put ${keys} in ` +
+      "config.yml or ./.env instead.";
+    stderr(`bub: warning: ${exposedSecretsWarning(exposed, remedy)}\n`);
     noteEnvSecretsWarned();
     return true;
   };

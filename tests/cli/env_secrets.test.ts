@@ -231,4 +231,34 @@ describe("no secret in the environment of any Bub process (issue 27 item 3)", ()
       assert.ok(existsSync(forged), "the named file was not deleted");
     },
   );
+
+  test(
+    "Deno without -A cannot start again: bub runs on and prints one warning naming the key and why",
+    {
+      skip: !linux || !("Deno" in globalThis),
+    },
+    async () => {
+      const dirs = tempDirs();
+      cleanup.defer(() => dirs.remove());
+      const permissions = ["read", "write", "env", "net", "run", "sys"].map((name) =>
+        `--allow-${name}`
+      );
+      await using child = startChild([process.execPath, "run", ...permissions, BIN, "hooks"], {
+        cwd: dirs.workspace,
+        env: childEnv(dirs, { BUB_API_KEY: API_KEY }),
+      });
+      child.end();
+      assert.equal(await child.exited(60_000), 0, child.stderr);
+      assert.match(child.stdout, /runModelStream: builtin/);
+      const warnings = child.stderr.match(/^bub: warning: .*$/gm) ?? [];
+      assert.equal(warnings.length, 1, child.stderr);
+      assert.match(
+        warnings[0]!,
+        /^bub: warning: BUB_API_KEY is in this process's start-up environment/,
+      );
+      assert.match(warnings[0]!, /--allow-ffi/);
+      assert.match(warnings[0]!, /config\.yml or \.\/\.env/);
+      assert.equal(child.stderr.includes(API_KEY), false);
+    },
+  );
 });
