@@ -12,9 +12,13 @@ import process from "node:process";
 const LIBC = ["libc.so.6", "libc.so"];
 
 /** `execve(path, argv, envp)` over C strings; returns only when it failed. */
-type RawExecve = (path: Uint8Array, argv: BigUint64Array, envp: BigUint64Array) => number;
+type RawExecve = (
+  path: Uint8Array<ArrayBuffer>,
+  argv: BigUint64Array<ArrayBuffer>,
+  envp: BigUint64Array<ArrayBuffer>,
+) => number;
 /** A pointer to the start of a buffer. */
-type PointerOf = (buffer: Uint8Array) => bigint;
+type PointerOf = (buffer: Uint8Array<ArrayBuffer>) => bigint;
 
 interface BunFfi {
   dlopen(
@@ -69,13 +73,13 @@ function libcExecve(raw: RawExecve, pointerOf: PointerOf): Execve {
     ok: true,
     execve(file, argv, env) {
       const encoder = new TextEncoder();
-      const keep: Uint8Array[] = []; // referenced until the call returns
-      const cString = (text: string): Uint8Array => {
+      const keep: Uint8Array<ArrayBuffer>[] = []; // referenced until the call returns
+      const cString = (text: string): Uint8Array<ArrayBuffer> => {
         const bytes = encoder.encode(`${text}\0`);
         keep.push(bytes);
         return bytes;
       };
-      const array = (items: readonly string[]): BigUint64Array => {
+      const array = (items: readonly string[]): BigUint64Array<ArrayBuffer> => {
         const pointers = new BigUint64Array(items.length + 1);
         items.forEach((item, index) => pointers[index] = pointerOf(cString(item)));
         return pointers;
