@@ -24,23 +24,27 @@ export const KEEP_ENV = "BUB_KEEP_ENV";
  */
 const PROVIDER_KEY = /_API_KEY$/i;
 
+/** Settings whose names look secret but are not (`BUB_MAX_TOKENS`). */
+const NOT_SECRET = /_MAX_TOKENS$/i;
+
 /** What the warning was already given for (one per process, even with two copies of Bub). */
 const WARNED = Symbol.for("bub.envSecretsWarned");
 
 /**
  * True for a variable whose value must not stay in a Bub process's start-up environment: a
- * secret-named `BUB_*` variable (`isSecretEnvName`) or a provider key (`*_API_KEY`).
+ * secret-named `BUB_*` variable (`isSecretEnvName`) or a provider key (`*_API_KEY`), but not
+ * `BUB_MAX_TOKENS`.
  *
  * @example
  * ```ts
  * import { isEnvSecretName } from "./env_secrets.ts";
  * console.assert(isEnvSecretName("BUB_TELEGRAM_TOKEN"));
  * console.assert(isEnvSecretName("OPENAI_API_KEY"));
- * console.assert(!isEnvSecretName("BUB_MODEL") && !isEnvSecretName("PATH"));
+ * console.assert(!isEnvSecretName("BUB_MODEL") && !isEnvSecretName("BUB_MAX_TOKENS"));
  * ```
  */
 export function isEnvSecretName(name: string): boolean {
-  return isSecretEnvName(name) || PROVIDER_KEY.test(name);
+  return (isSecretEnvName(name) || PROVIDER_KEY.test(name)) && !NOT_SECRET.test(name);
 }
 
 /** True when `value` of {@link KEEP_ENV} asks to keep the environment (`1`, `true`, `yes`, `on`). */

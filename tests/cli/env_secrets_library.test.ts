@@ -69,12 +69,19 @@ describe("library mode: one warning per process for a key in the start-up enviro
     assert.equal(run.server.requests[0]!.headers.authorization, `Bearer ${KEY}`);
   });
 
-  test("a key from config.yml gives no warning", { skip: !linux }, async () => {
-    const run = await twoTurns({ BUB_MODEL: "custom:x" }, `api_key: ${KEY}\n`);
-    assert.deepEqual(run.warned, [], run.stderr);
-    assert.doesNotMatch(run.stderr, /BUB_ENV_SECRETS/);
-    assert.equal(run.server.requests[0]!.headers.authorization, `Bearer ${KEY}`);
-  });
+  test(
+    "a key from config.yml gives no warning (nor does BUB_MAX_TOKENS, which only looks secret)",
+    {
+      skip: !linux,
+    },
+    async () => {
+      const env = { BUB_MODEL: "custom:x", BUB_MAX_TOKENS: "1000" };
+      const run = await twoTurns(env, `api_key: ${KEY}\n`);
+      assert.deepEqual(run.warned, [], run.stderr);
+      assert.doesNotMatch(run.stderr, /BUB_ENV_SECRETS/);
+      assert.equal(run.server.requests[0]!.headers.authorization, `Bearer ${KEY}`);
+    },
+  );
 
   test("BUB_KEEP_ENV=1 silences the warning", { skip: !linux }, async () => {
     const run = await twoTurns({ BUB_MODEL: "custom:x", BUB_API_KEY: KEY, BUB_KEEP_ENV: "1" });
