@@ -44,6 +44,7 @@ import {
   startEnvSecrets,
 } from "../_internal/env_secrets.ts";
 import { runtimeExecve } from "./_execve.ts";
+import { ancestorsHolding, launcherWarning } from "./_launcher_check.ts";
 import {
   HANDOFF_ENV,
   handoffDir,
@@ -87,8 +88,9 @@ async function handOff(stderr: (text: string) => void): Promise<boolean> {
   const path = env[HANDOFF_ENV];
   if (path !== undefined) {
     delete env[HANDOFF_ENV];
+    let secrets: Record<string, string>;
     try {
-      for (const [name, value] of Object.entries(takeHandoff(path))) env[name] = value;
+      secrets = takeHandoff(path);
     } catch (error) {
       stderr(
         `bub: cannot take back the keys after starting again without them (${HANDOFF_ENV}=${path}): ` +
@@ -96,6 +98,9 @@ async function handOff(stderr: (text: string) => void): Promise<boolean> {
       );
       return false;
     }
+    for (const [name, value] of Object.entries(secrets)) env[name] = value;
+    const warning = launcherWarning(ancestorsHolding(secrets));
+    if (warning !== null) stderr(warning);
     return true;
   }
   if (process.platform !== "linux" || keepEnvRequested(env[KEEP_ENV])) return true;

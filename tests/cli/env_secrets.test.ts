@@ -261,4 +261,34 @@ describe("no secret in the environment of any Bub process (issue 27 item 3)", ()
       assert.equal(child.stderr.includes(API_KEY), false);
     },
   );
+
+  test(
+    "started through a shell that stays, bub names the shell that still holds the key; through exec it says nothing",
+    {
+      skip: !linux,
+    },
+    async () => {
+      const dirs = tempDirs();
+      cleanup.defer(() => dirs.remove());
+      const command = runtimeCommand(BIN, ["hooks"]).map((arg) => `'${arg}'`).join(" ");
+      const outcomes: Record<string, string> = {};
+      for (const [how, script] of [["stays", `${command}; exit $?`], ["exec", `exec ${command}`]]) {
+        await using child = startChild(["/bin/sh", "-c", script!], {
+          cwd: dirs.workspace,
+          env: childEnv(dirs, { BUB_API_KEY: API_KEY }),
+        });
+        child.end();
+        assert.equal(await child.exited(60_000), 0, child.stderr);
+        outcomes[how!] = child.stderr;
+      }
+      const warning = new RegExp(
+        `^bub: warning: BUB_API_KEY is also in the start-up environment of sh \\(pid \\d+\\)`,
+        "m",
+      );
+      assert.match(outcomes.stays!, warning);
+      assert.match(outcomes.stays!, /Start bub directly or with exec/);
+      assert.equal(outcomes.stays!.includes(API_KEY), false);
+      assert.equal(outcomes.exec, "");
+    },
+  );
 });
