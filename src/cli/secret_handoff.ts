@@ -26,10 +26,17 @@
  * Where it does nothing: outside Linux (no `/proc/self/exe`; on macOS `ps eww` still shows a
  * process's environment to the same user: keep keys in `config.yml` there), with `BUB_KEEP_ENV=1`
  * (an environment variable only, since the decision comes before any file is read), and where
- * `execve` cannot be reached (Node < 22.15, Deno without `--allow-ffi`): then it prints one
+ * `execve` cannot be reached (Node < 22.15, Deno without `-A`): then it prints one
  * warning naming the variables. Launchers that stay running as Bub's parent (`npx`, `npm run`,
- * `deno task`, a shell script without `exec`) keep their own copy of the environment: start
- * `bub` directly, or through `exec`.
+ * `deno task`, a shell script without `exec`) keep their own copy of the environment, which Bub
+ * cannot change: after starting again it looks for its keys in the start-up environment of every
+ * process it runs under and prints one warning naming those processes (start `bub` directly, or
+ * through `exec`). The `bub` routes of this package start no such process: the npm `bin` is run
+ * by `env node`, `deno install` writes a script that `exec`s `deno run`.
+ *
+ * What it does not do: the keys are still in the process's memory, which a process of the same
+ * user may read through `/proc/<pid>/mem` or ptrace where the kernel allows it (root; or no Yama
+ * `ptrace_scope` restriction); and an unsandboxed command can read `config.yml` and `./.env`.
  *
  * @module
  */
