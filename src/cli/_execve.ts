@@ -86,7 +86,7 @@ function libcExecve(raw: RawExecve, pointerOf: PointerOf): Execve {
       };
       const envp = Object.entries(env).map(([name, value]) => `${name}=${value}`);
       const status = raw(cString(file), array(argv), array(envp));
-      return new Error(`execve failed (returned ${status}; ${keep.length} strings)`);
+      return new Error(`libc execve returned ${status} (${keep.length} strings passed)`);
     },
   };
 }
