@@ -10,6 +10,7 @@
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
+import { warnExposedEnvSecrets } from "../_internal/env_secrets.ts";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -175,6 +176,9 @@ function load<T>(
   sources: SettingsSources,
   extra?: Record<string, Sourced | undefined>,
 ): T {
+  // A key read from the process's start-up environment is readable by every command Bub runs
+  // (Linux /proc/<pid>/environ): one warning per process (the `bub` entry removes them first).
+  if (sources.env) warnExposedEnvSecrets(sources.env);
   return loadSection(spec, {
     env: sources.env ?? {},
     dotenv: sources.dotenv ?? {},

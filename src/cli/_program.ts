@@ -6,9 +6,18 @@
  */
 import process from "node:process";
 import { main } from "./main.ts";
+import { handOffEnvSecrets } from "./secret_handoff.ts";
 
-/** Runs `bub` with the process arguments and sets the process exit code. */
+/**
+ * Runs `bub` with the process arguments and sets the process exit code. First, on Linux, the
+ * process starts again without API keys and tokens in its start-up environment (once per process;
+ * see `secret_handoff.ts`).
+ */
 export async function runProgram(): Promise<void> {
+  if (!(await handOffEnvSecrets())) {
+    process.exitCode = 1;
+    return;
+  }
   const code = await main(process.argv.slice(2));
   process.exitCode = code;
   // The command has finished: a handle left open (e.g. a long poll a library failed to abort on
