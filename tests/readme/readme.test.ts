@@ -11,7 +11,15 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { demoResponder, MockLlmServer } from "../../src/testing/mod.ts";
 import { cleanupStack, ROOT, runCli, runScript, tempDirs } from "../cli/_spawn.ts";
-import { AGENT, CHANNELS, MCP, SPILL, TAPE, TELEGRAM } from "../../src/builtin/_settings_specs.ts";
+import {
+  AGENT,
+  CHANNELS,
+  CONSOLE,
+  MCP,
+  SPILL,
+  TAPE,
+  TELEGRAM,
+} from "../../src/builtin/_settings_specs.ts";
 import { readmeBlocks, shellCommands } from "./_blocks.ts";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -69,7 +77,7 @@ describe("README.md code blocks", () => {
   test("the Configuration section names every setting with its config.yml key and env variable", () => {
     const start = README.indexOf("## Configuration");
     const section = README.slice(start, README.indexOf("\n## ", start + 1));
-    for (const spec of [AGENT, CHANNELS, MCP, TELEGRAM, SPILL, TAPE]) {
+    for (const spec of [AGENT, CHANNELS, CONSOLE, MCP, TELEGRAM, SPILL, TAPE]) {
       for (const field of spec.fields) {
         const key = spec.section ? `${spec.section}.${field.key}` : field.key;
         const env = spec.prefix + field.key.toUpperCase();
