@@ -12,6 +12,7 @@ import type { ChatUsage, ModelEvent, ModelFinishReason } from "./model_client.ts
 import type { ModelId } from "./provider_presets.ts";
 import type { ChatProtocol } from "./_chat_body.ts";
 import { dropNulls } from "./_usage.ts";
+import type { AnswerLimit } from "./_answer_limit.ts";
 
 /** The merge state of one streamed tool call. */
 interface CallState {
@@ -87,6 +88,7 @@ export class ChatStream {
   #usage: Json | null = null;
   #rawFinish: string | null = null;
   #refusal = false;
+  #limit: AnswerLimit | null;
   /** Whether a chunk carried output (text, refusal, tool calls or annotations). */
   output = false;
 
@@ -95,10 +97,12 @@ export class ChatStream {
    *
    * @param protocol which provider's reporting to follow
    * @param id the model, for error messages
+   * @param limit the answer budget (text, reasoning and tool-call arguments), or null
    */
-  constructor(protocol: ChatProtocol, id: ModelId) {
+  constructor(protocol: ChatProtocol, id: ModelId, limit: AnswerLimit | null = null) {
     this.#protocol = protocol;
     this.#id = id;
+    this.#limit = limit;
   }
 
   /** A provider error of this stream (`during` picks the message prefix). */
@@ -114,7 +118,8 @@ export class ChatStream {
    * Applies one `data` payload, pushing its events to `out`. Returns the error frame's message
    * when the chunk is an `{"error": ...}` frame, null otherwise.
    *
-   * @throws BubError (provider) for a chunk that is not JSON or not a completion chunk
+   * @throws BubError (provider) for a chunk that is not JSON or not a completion chunk, or when
+   *   the answer passes its limit
    */
   apply(data: string, out: ModelEvent[]): string | null {
     let chunk: unknown;
@@ -142,24 +147,28 @@ export class ChatStream {
     if (this.#protocol === "openai-compatible") {
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (typeof reasoning === "string" && reasoning !== "") {
+        this.#limit?.add(reasoning);
         out.push({ type: "reasoning", delta: reasoning });
       }
     }
     const content = delta.content;
     if (typeof content === "string") {
       if (content !== "") {
+        this.#limit?.add(content);
         this.output = true;
         out.push({ type: "text", delta: content });
       }
     } else if (Array.isArray(content) && this.#protocol === "openai-compatible") {
       for (const part of content) {
         if (isRecord(part) && part.type === "text" && typeof part.text === "string" && part.text) {
+          this.#limit?.add(part.text);
           this.output = true;
           out.push({ type: "text", delta: part.text });
         }
       }
     }
     if (typeof delta.refusal === "string" && delta.refusal !== "") {
+      this.#limit?.add(delta.refusal);
       this.#refusal = this.output = true;
       out.push({ type: "text", delta: delta.refusal });
     }
@@ -184,11 +193,13 @@ export class ChatStream {
       if (nonBlank(item.id)) call.id = item.id;
       const name = fn?.name;
       if (typeof name === "string") {
+        this.#limit?.add(name);
         call.name = call.name === "" || call.name === name ? name : call.name + name;
       }
     }
     const piece = fn?.arguments;
     if (typeof piece !== "string" || piece === "" || call.complete) return;
+    this.#limit?.add(piece);
     call.arguments += piece;
     if (call.name !== "") call.released = true;
     if (call.released && /[}\]]\s*$/.test(piece)) {

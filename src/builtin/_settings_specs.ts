@@ -10,6 +10,7 @@ import {
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
 } from "../agent/_call_deadline.ts";
+import { DEFAULT_MAX_ANSWER_BYTES, MIN_MAX_ANSWER_BYTES } from "../agent/_answer_limit.ts";
 import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 
@@ -105,6 +106,13 @@ export const AGENT: SectionSpec = {
       seconds,
       "a number greater than 0, or null",
       DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
+    ),
+    field(
+      "max_answer_bytes",
+      "int",
+      () => int().min(MIN_MAX_ANSWER_BYTES, { error: `must be at least ${MIN_MAX_ANSWER_BYTES}` }),
+      "an integer",
+      DEFAULT_MAX_ANSWER_BYTES,
     ),
     field("client_args", "json", object, "a mapping (JSON in env)", {}, { nullAsEmpty: true }),
     field("completion_args", "json", object, "a mapping (JSON in env)", {}, {

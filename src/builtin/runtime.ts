@@ -171,6 +171,7 @@ export class BuiltinRuntime {
           maxSteps: settings.max_steps,
           modelTimeoutSeconds: settings.model_timeout_seconds,
           modelStallTimeoutSeconds: settings.model_stall_timeout_seconds,
+          maxAnswerBytes: settings.max_answer_bytes,
           completionArgs: settings.completion_args,
         },
         client,

@@ -55,6 +55,12 @@ export interface AgentSettings {
   model_timeout_seconds: number | null;
   /** Fails a model call when the provider sends no bytes this long; null for none. @default 120 */
   model_stall_timeout_seconds: number | null;
+  /**
+   * The most UTF-8 bytes of text, reasoning and tool-call arguments one model call may stream;
+   * past it the stream is stopped and the call fails. ≥ 1024. Env `BUB_MAX_ANSWER_BYTES`.
+   * @default 8388608 (8 MiB)
+   */
+  max_answer_bytes: number;
   /** Extra provider-client constructor arguments. @default {} */
   client_args: Record<string, unknown>;
   /** Extra per-call arguments. @default {} */
