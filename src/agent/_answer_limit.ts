@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { sizeText } from "../_internal/size_text.ts";
 import { BubError } from "../kernel/errors.ts";
 import type { FetchLike } from "./_request_body.ts";
 
@@ -16,13 +17,6 @@ export const DEFAULT_MAX_ANSWER_BYTES: number = 8 * 1024 * 1024;
 
 /** The smallest limit the setting accepts. */
 export const MIN_MAX_ANSWER_BYTES = 1024;
-
-/** `8 MiB`, `64 KiB`, or `1,500 bytes`. */
-function sizeText(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes.toLocaleString("en-US")} bytes`;
-}
 
 /**
  * The error of an answer past `maxBytes`: kind `provider`, details `max_answer_bytes`.

@@ -12,6 +12,7 @@ import {
 } from "../agent/_call_deadline.ts";
 import { DEFAULT_MAX_ANSWER_BYTES, MIN_MAX_ANSWER_BYTES } from "../agent/_answer_limit.ts";
 import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
+import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/_result.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 
 /** The model used when none is configured. */
@@ -238,5 +239,12 @@ export const MCP: SectionSpec = {
   fields: [
     field("mcp_timeout_seconds", "float", seconds, "a number greater than 0, or null", 60),
     field("mcp_startup_timeout_seconds", "float", seconds, "a number greater than 0, or null", 30),
+    field(
+      "mcp_max_result_bytes",
+      "int",
+      () => int().min(1024, { error: "must be at least 1024" }),
+      "an integer",
+      DEFAULT_MCP_MAX_RESULT_BYTES,
+    ),
   ],
 };

@@ -54,6 +54,7 @@ export class BuiltinRuntime {
     env: () => this.sources.env ?? {},
     callTimeoutSeconds: () => loadMcpSettings(this.sources).mcp_timeout_seconds,
     startupTimeoutSeconds: () => loadMcpSettings(this.sources).mcp_startup_timeout_seconds,
+    maxResultBytes: () => loadMcpSettings(this.sources).mcp_max_result_bytes,
   });
   #options: BuiltinRuntimeOptions;
   #settings: AgentSettings | null = null;

@@ -147,6 +147,13 @@ export interface McpSettings {
    * Env `BUB_MCP_STARTUP_TIMEOUT_SECONDS`. @default 30
    */
   mcp_startup_timeout_seconds: number | null;
+  /**
+   * The largest MCP tool result (bytes) the model gets whole; past it the result is cut to its
+   * first this-many bytes of text with a note, and the whole result is written to a file under
+   * the OS tmpdir named in the note. ≥ 1024. Env `BUB_MCP_MAX_RESULT_BYTES`.
+   * @default 16777216 (16 MiB)
+   */
+  mcp_max_result_bytes: number;
 }
 
 /** {@link SpillSettingsSection} under its first name. */
