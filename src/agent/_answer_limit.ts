@@ -121,22 +121,20 @@ export function checkMaxAnswerBytes(value: number | null | undefined): number {
 }
 
 /**
- * `fetchFn` whose response bodies fail with {@link answerTooLarge} when one line (the bytes
- * since the last line feed) grows past `maxBytes`: the SSE parsers behind it (the AI SDK's)
- * keep an unfinished line in memory, so a stream that never ends its line would grow them
- * without bound.
+ * `fetchFn` whose response bodies fail with {@link answerTooLarge} when one SSE event (the bytes
+ * since the last blank line) grows past `maxBytes`: the SSE parsers behind it (the AI SDK's, the
+ * tool-call merge) keep an unfinished line or event in memory, so a stream that never ends one
+ * would grow them without bound. Lines end with `\n` or `\r\n`.
  */
 export function withLineLimit(fetchFn: FetchLike, maxBytes: number): FetchLike {
   return async (input, init) => {
     const response = await fetchFn(input, init);
     if (!response.body) return response;
-    let pending = 0;
+    const events = new EventBytes();
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
-          const last = chunk.lastIndexOf(10);
-          pending = last < 0 ? pending + chunk.length : chunk.length - last - 1;
-          if (pending > maxBytes) controller.error(answerTooLarge(maxBytes));
+          if (events.add(chunk) > maxBytes) controller.error(answerTooLarge(maxBytes));
           else controller.enqueue(chunk);
         },
       }),
@@ -147,4 +145,32 @@ export function withLineLimit(fetchFn: FetchLike, maxBytes: number): FetchLike {
       headers: response.headers,
     });
   };
+}
+
+/** Counts the bytes of the SSE event not ended yet (line feeds found with `indexOf`). */
+class EventBytes {
+  /** Bytes since the last blank line. */
+  #pending = 0;
+  /** Bytes of the current line so far, and its last byte. */
+  #line = 0;
+  #last = 0;
+
+  /** Takes the next chunk; returns the bytes of the event not ended yet. */
+  add(chunk: Uint8Array): number {
+    let at = 0;
+    for (;;) {
+      const lf = chunk.indexOf(10, at);
+      const end = lf < 0 ? chunk.length : lf;
+      if (end > at) {
+        this.#line += end - at;
+        this.#last = chunk[end - 1]!;
+      }
+      if (lf < 0) break;
+      const blank = this.#line === 0 || (this.#line === 1 && this.#last === 13);
+      this.#pending = blank ? 0 : this.#pending + this.#line + 1;
+      this.#line = 0;
+      at = lf + 1;
+    }
+    return this.#pending + this.#line;
+  }
 }

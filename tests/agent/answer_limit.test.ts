@@ -37,7 +37,7 @@ const PIECE = "x".repeat(16 * 1024);
 const FLOOD_PIECES = 24 * 64;
 const LIMIT = 64 * 1024;
 
-type Shape = "text" | "tool arguments" | "one endless line";
+type Shape = "text" | "tool arguments" | "one endless line" | "one endless event";
 
 function floodReply(shape: Shape): MockReply {
   const pieces = Array.from({ length: FLOOD_PIECES }, () => PIECE);
@@ -63,11 +63,16 @@ async function floodServer(shape: Shape) {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const body = JSON.parse((await readBody(req)).toString("utf8")) as Record<string, unknown>;
     const first = floods.length === 0;
-    const events = sseEvents(
-      protocolOf(req.url ?? ""),
-      first ? floodReply(shape) : { text: "back again" },
-      body,
-    );
+    const protocol = protocolOf(req.url ?? "");
+    const events = !first
+      ? sseEvents(protocol, { text: "back again" }, body)
+      : shape === "one endless event"
+      // The answer's first event, then `data:` lines of one event that never ends.
+      ? [
+        sseEvents(protocol, { text: "a" }, body)[0]!,
+        ...Array.from({ length: FLOOD_PIECES }, () => `data: ${PIECE}\n`),
+      ]
+      : sseEvents(protocol, floodReply(shape), body);
     let finish!: () => void;
     const flood: Flood = {
       bytes: 0,
@@ -120,7 +125,7 @@ describe("model answer limit over HTTP", () => {
     ["Responses", "openai-responses:gpt-test"],
     ["Anthropic", "anthropic:claude-test"],
   ] as const;
-  const shapes: Shape[] = ["text", "tool arguments", "one endless line"];
+  const shapes: Shape[] = ["text", "tool arguments", "one endless line", "one endless event"];
   for (const [protocol, model] of protocols) {
     for (const shape of shapes) {
       test(`${protocol}: a flood of ${shape} stops at max_answer_bytes with a provider error naming the limit, the server sees the disconnect, and the next turn is answered`, async () => {
