@@ -1,8 +1,8 @@
 /**
  * The size limit of one model answer (`max_answer_bytes`): the UTF-8 bytes of the text,
  * reasoning and tool-call arguments a provider streams, counted piece by piece as they arrive
- * (never by measuring what was joined), and the bytes of one SSE line or event still waiting for
- * its end. Past the limit the call fails with one error, whichever client read the stream: the
+ * (never by measuring what was joined), and the bytes of one SSE event still waiting for its
+ * end. Past the limit the call fails with one error, whichever client read the stream: the
  * direct chat-completions client, the AI SDK providers (Responses, Anthropic, ...) and the model
  * runner (for any other client) all count with {@link AnswerLimit}.
  *
@@ -126,7 +126,7 @@ export function checkMaxAnswerBytes(value: number | null | undefined): number {
  * tool-call merge) keep an unfinished line or event in memory, so a stream that never ends one
  * would grow them without bound. Lines end with `\n` or `\r\n`.
  */
-export function withLineLimit(fetchFn: FetchLike, maxBytes: number): FetchLike {
+export function withEventLimit(fetchFn: FetchLike, maxBytes: number): FetchLike {
   return async (input, init) => {
     const response = await fetchFn(input, init);
     if (!response.body) return response;

@@ -20,7 +20,7 @@ import {
 } from "./model_client.ts";
 import { buildCall, streamLanguageModel } from "./_model_stream.ts";
 import { withActivity } from "./_activity_fetch.ts";
-import { withLineLimit } from "./_answer_limit.ts";
+import { withEventLimit } from "./_answer_limit.ts";
 import type { FetchLike } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
 import {
@@ -268,7 +268,7 @@ export class ProviderModelClient implements ModelClient {
     const { fetch, callOptions } = buildCall(
       preset.protocol,
       request,
-      options.maxAnswerBytes == null ? base : withLineLimit(base, options.maxAnswerBytes),
+      options.maxAnswerBytes == null ? base : withEventLimit(base, options.maxAnswerBytes),
       signal,
     );
     // Chat-completions tool calls merge as Bub specifies (missing ids, names in pieces).
