@@ -9,6 +9,8 @@
  *
  * @module
  */
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import process from "node:process";
 import { McpManager } from "../src/tools/mcp/mcp_manager.ts";
 import { parseMcpServers } from "../src/tools/mcp/config.ts";
@@ -18,6 +20,7 @@ import { stdioServer } from "../tests/tools/mcp/_stdio_config.ts";
 const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
 const SIZES = (process.env.SIZES ?? "5,50,200").split(",").map(Number);
 const cap = process.env.BUB_MCP_MAX_RESULT_BYTES;
+const folders = new Set<string>();
 
 const manager = new McpManager({
   servers: () => parseMcpServers({ mcp_servers: { demo: stdioServer() } }),
@@ -42,6 +45,12 @@ try {
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
     const text = typeof result === "string" ? result : JSON.stringify(result);
+    // The cut result names its spill file: remove it now, its folder at the end.
+    const spilled = /is in (\S+?)\]$/.exec(text)?.[1];
+    if (spilled) {
+      rmSync(spilled, { force: true });
+      folders.add(dirname(spilled));
+    }
     rows.push({
       "result MB": mb,
       "call s": (ms / 1000).toFixed(2),
@@ -53,4 +62,5 @@ try {
   console.table(rows);
 } finally {
   await lifespan.return(undefined);
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 }

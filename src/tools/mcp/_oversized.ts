@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { closeSync, mkdtempSync, openSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { withCommas } from "../../tape/_text.ts";
@@ -19,9 +19,14 @@ import { ResponseScanner } from "./_response_scan.ts";
 let spillDir: string | null = null;
 let spillCount = 0;
 
-/** A new spill file path in a private `bub-mcp-*` folder under the OS tmpdir (made once). */
+/**
+ * A new spill file path in a private `bub-mcp-*` folder under the OS tmpdir (made once, and again
+ * when it was removed).
+ */
 export function mcpSpillPath(server: string): string {
-  spillDir ??= mkdtempSync(join(tmpdir(), "bub-mcp-"));
+  if (spillDir === null || !existsSync(spillDir)) {
+    spillDir = mkdtempSync(join(tmpdir(), "bub-mcp-"));
+  }
   const safe = server.replace(/[^A-Za-z0-9_-]/g, "_");
   return join(spillDir, `${safe}-${++spillCount}.json`);
 }

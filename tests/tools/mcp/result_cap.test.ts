@@ -7,6 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, rmSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { McpManager } from "../../../src/tools/mcp/mcp_manager.ts";
 import { parseMcpServers } from "../../../src/tools/mcp/config.ts";
 import type { Tool, ToolContext } from "../../../src/tools/tool.ts";
@@ -23,10 +24,18 @@ function bigText(bytes: number): string {
   return ("x".repeat(1023) + "\n").repeat(Math.floor(bytes / 1024)) + "y".repeat(bytes % 1024);
 }
 
+/** The spill folders the tests made (removed at the end). */
+const folders = new Set<string>();
+
 function notePath(text: string): string {
   const match = /is in (\S+?)\]$/.exec(text);
   assert.ok(match, `no file named in: ${text.slice(-300)}`);
+  folders.add(dirname(match[1]!));
   return match[1]!;
+}
+
+function removeFolders(): void {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 }
 
 describe("MCP result cap", () => {
@@ -52,6 +61,7 @@ describe("MCP result cap", () => {
   after(async () => {
     await lifespan.return(undefined);
     await http[Symbol.asyncDispose]();
+    removeFolders();
   });
 
   test("stdio: a 3 MB result is cut to the start of its text (64 KiB as sent) with a note naming the cap; the file holds the whole message", async () => {
@@ -97,6 +107,8 @@ describe("MCP result cap", () => {
 });
 
 describe("MCP result cap setting", () => {
+  after(removeFolders);
+
   test("BUB_MCP_MAX_RESULT_BYTES sets the cap (default 16 MiB, at least 1024)", () => {
     assert.equal(loadMcpSettings({ env: {} }).mcp_max_result_bytes, 16 * 1024 * 1024);
     const env = { BUB_MCP_MAX_RESULT_BYTES: "65536" };
