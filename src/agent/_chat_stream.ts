@@ -24,6 +24,13 @@ interface CallState {
   released: boolean;
   /** Arguments form complete JSON: later pieces are ignored (as the SDK does). */
   complete: boolean;
+  /** The arguments' brackets and strings so far (see {@link closes}). */
+  depth: number;
+  opened: boolean;
+  inString: boolean;
+  escape: boolean;
+  /** Their top-level container closed but they were not JSON: they never will be. */
+  broken: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -62,6 +69,31 @@ function openaiUsage(usage: Json): Json {
     }
   }
   return out;
+}
+
+/**
+ * Follows `piece` through the brackets and strings of a call's arguments (each character once):
+ * true when the top-level container has just closed, so the arguments may be complete JSON. A
+ * parse after every piece ending in `}` would make a long argument quadratic.
+ */
+function closes(call: CallState, piece: string): boolean {
+  let closed = false;
+  for (let i = 0; i < piece.length; i++) {
+    const c = piece.charCodeAt(i);
+    if (call.inString) {
+      if (call.escape) call.escape = false;
+      else if (c === 92) call.escape = true; // \
+      else if (c === 34) call.inString = false; // "
+    } else if (c === 34) call.inString = true;
+    else if (c === 123 || c === 91) { // { [
+      call.depth++;
+      call.opened = true;
+    } else if (c === 125 || c === 93) { // } ]
+      call.depth--;
+      closed = call.opened && call.depth === 0;
+    } else if (c > 32) closed = false;
+  }
+  return closed && call.depth === 0 && !call.inString;
 }
 
 function finishReason(raw: string, refusal: boolean): ModelFinishReason {
@@ -185,7 +217,19 @@ export class ChatStream {
     if (typeof index !== "number") throw this.error("malformed tool call delta (no index)");
     let call = this.#calls.find((candidate) => candidate.index === index);
     if (!call) {
-      call = { index, id: null, name: "", arguments: "", released: false, complete: false };
+      call = {
+        index,
+        id: null,
+        name: "",
+        arguments: "",
+        released: false,
+        complete: false,
+        depth: 0,
+        opened: false,
+        inString: false,
+        escape: false,
+        broken: false,
+      };
       this.#calls.push(call);
     }
     const fn = isRecord(item.function) ? item.function : null;
@@ -202,12 +246,12 @@ export class ChatStream {
     this.#limit?.add(piece);
     call.arguments += piece;
     if (call.name !== "") call.released = true;
-    if (call.released && /[}\]]\s*$/.test(piece)) {
+    if (closes(call, piece) && call.released && !call.broken) {
       try {
         JSON.parse(call.arguments);
         call.complete = true;
       } catch {
-        // Not complete yet.
+        call.broken = true;
       }
     }
   }
