@@ -13,6 +13,7 @@ import type { ModelId } from "./provider_presets.ts";
 import type { ChatProtocol } from "./_chat_body.ts";
 import { ChatStream } from "./_chat_stream.ts";
 import { SseDecoder } from "./_sse.ts";
+import type { AnswerLimit } from "./_answer_limit.ts";
 
 /** The read state of one response. */
 export class ChatRead {
@@ -30,16 +31,19 @@ export class ChatRead {
   #sse = new SseDecoder();
   #stream: ChatStream;
   #id: ModelId;
+  #limit: AnswerLimit | null;
 
   /**
    * Creates the state of one response.
    *
    * @param protocol which provider's rules apply
    * @param id the model
+   * @param limit the answer budget, or null for none
    */
-  constructor(protocol: ChatProtocol, id: ModelId) {
+  constructor(protocol: ChatProtocol, id: ModelId, limit: AnswerLimit | null = null) {
     this.#id = id;
-    this.#stream = new ChatStream(protocol, id);
+    this.#limit = limit;
+    this.#stream = new ChatStream(protocol, id, limit);
     this.startEvent = { type: "start", provider: id.provider, model: id.model };
     this.started = protocol === "openai-compatible";
   }
@@ -48,13 +52,14 @@ export class ChatRead {
    * Takes one read of the body: true when {@link out} holds events to yield.
    *
    * @throws BubError (temporary) for an error frame before the call started; (provider) for a
-   *   malformed chunk
+   *   malformed chunk, or an answer (or one unfinished event) past its limit
    */
   take(next: ReadableStreamReadResult<Uint8Array>): boolean {
     const out = this.out;
     const stream = this.#stream;
     this.ended = next.done;
     const events = next.done ? this.#sse.end() : this.#sse.push(next.value);
+    this.#limit?.checkPending(this.#sse.pending);
     for (const data of events) {
       if (this.#done) break;
       if (data === "[DONE]") {

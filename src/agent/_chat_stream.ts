@@ -12,6 +12,7 @@ import type { ChatUsage, ModelEvent, ModelFinishReason } from "./model_client.ts
 import type { ModelId } from "./provider_presets.ts";
 import type { ChatProtocol } from "./_chat_body.ts";
 import { dropNulls } from "./_usage.ts";
+import type { AnswerLimit } from "./_answer_limit.ts";
 
 /** The merge state of one streamed tool call. */
 interface CallState {
@@ -23,6 +24,13 @@ interface CallState {
   released: boolean;
   /** Arguments form complete JSON: later pieces are ignored (as the SDK does). */
   complete: boolean;
+  /** The arguments' brackets and strings so far (see {@link closes}). */
+  depth: number;
+  opened: boolean;
+  inString: boolean;
+  escape: boolean;
+  /** Their top-level container closed but they were not JSON: they never will be. */
+  broken: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -63,6 +71,31 @@ function openaiUsage(usage: Json): Json {
   return out;
 }
 
+/**
+ * Follows `piece` through the brackets and strings of a call's arguments (each character once):
+ * true when the top-level container has just closed, so the arguments may be complete JSON. A
+ * parse after every piece ending in `}` would make a long argument quadratic.
+ */
+function closes(call: CallState, piece: string): boolean {
+  let closed = false;
+  for (let i = 0; i < piece.length; i++) {
+    const c = piece.charCodeAt(i);
+    if (call.inString) {
+      if (call.escape) call.escape = false;
+      else if (c === 92) call.escape = true; // \
+      else if (c === 34) call.inString = false; // "
+    } else if (c === 34) call.inString = true;
+    else if (c === 123 || c === 91) { // { [
+      call.depth++;
+      call.opened = true;
+    } else if (c === 125 || c === 93) { // } ]
+      call.depth--;
+      closed = call.opened && call.depth === 0;
+    } else if (c > 32) closed = false;
+  }
+  return closed && call.depth === 0 && !call.inString;
+}
+
 function finishReason(raw: string, refusal: boolean): ModelFinishReason {
   switch (raw) {
     case "stop":
@@ -87,6 +120,7 @@ export class ChatStream {
   #usage: Json | null = null;
   #rawFinish: string | null = null;
   #refusal = false;
+  #limit: AnswerLimit | null;
   /** Whether a chunk carried output (text, refusal, tool calls or annotations). */
   output = false;
 
@@ -95,10 +129,12 @@ export class ChatStream {
    *
    * @param protocol which provider's reporting to follow
    * @param id the model, for error messages
+   * @param limit the answer budget (text, reasoning and tool-call arguments), or null
    */
-  constructor(protocol: ChatProtocol, id: ModelId) {
+  constructor(protocol: ChatProtocol, id: ModelId, limit: AnswerLimit | null = null) {
     this.#protocol = protocol;
     this.#id = id;
+    this.#limit = limit;
   }
 
   /** A provider error of this stream (`during` picks the message prefix). */
@@ -114,7 +150,8 @@ export class ChatStream {
    * Applies one `data` payload, pushing its events to `out`. Returns the error frame's message
    * when the chunk is an `{"error": ...}` frame, null otherwise.
    *
-   * @throws BubError (provider) for a chunk that is not JSON or not a completion chunk
+   * @throws BubError (provider) for a chunk that is not JSON or not a completion chunk, or when
+   *   the answer passes its limit
    */
   apply(data: string, out: ModelEvent[]): string | null {
     let chunk: unknown;
@@ -142,24 +179,28 @@ export class ChatStream {
     if (this.#protocol === "openai-compatible") {
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (typeof reasoning === "string" && reasoning !== "") {
+        this.#limit?.add(reasoning);
         out.push({ type: "reasoning", delta: reasoning });
       }
     }
     const content = delta.content;
     if (typeof content === "string") {
       if (content !== "") {
+        this.#limit?.add(content);
         this.output = true;
         out.push({ type: "text", delta: content });
       }
     } else if (Array.isArray(content) && this.#protocol === "openai-compatible") {
       for (const part of content) {
         if (isRecord(part) && part.type === "text" && typeof part.text === "string" && part.text) {
+          this.#limit?.add(part.text);
           this.output = true;
           out.push({ type: "text", delta: part.text });
         }
       }
     }
     if (typeof delta.refusal === "string" && delta.refusal !== "") {
+      this.#limit?.add(delta.refusal);
       this.#refusal = this.output = true;
       out.push({ type: "text", delta: delta.refusal });
     }
@@ -176,7 +217,19 @@ export class ChatStream {
     if (typeof index !== "number") throw this.error("malformed tool call delta (no index)");
     let call = this.#calls.find((candidate) => candidate.index === index);
     if (!call) {
-      call = { index, id: null, name: "", arguments: "", released: false, complete: false };
+      call = {
+        index,
+        id: null,
+        name: "",
+        arguments: "",
+        released: false,
+        complete: false,
+        depth: 0,
+        opened: false,
+        inString: false,
+        escape: false,
+        broken: false,
+      };
       this.#calls.push(call);
     }
     const fn = isRecord(item.function) ? item.function : null;
@@ -184,19 +237,21 @@ export class ChatStream {
       if (nonBlank(item.id)) call.id = item.id;
       const name = fn?.name;
       if (typeof name === "string") {
+        this.#limit?.add(name);
         call.name = call.name === "" || call.name === name ? name : call.name + name;
       }
     }
     const piece = fn?.arguments;
     if (typeof piece !== "string" || piece === "" || call.complete) return;
+    this.#limit?.add(piece);
     call.arguments += piece;
     if (call.name !== "") call.released = true;
-    if (call.released && /[}\]]\s*$/.test(piece)) {
+    if (closes(call, piece) && call.released && !call.broken) {
       try {
         JSON.parse(call.arguments);
         call.complete = true;
       } catch {
-        // Not complete yet.
+        call.broken = true;
       }
     }
   }

@@ -15,6 +15,7 @@ import type { ChatUsage, ModelEvent } from "./model_client.ts";
 import type { SerializedToolCall } from "./_tool_calls.ts";
 import { closeModelCall, type StartedCall } from "./_model_call_start.ts";
 import { CallDeadline } from "./_call_deadline.ts";
+import { AnswerLimit } from "./_answer_limit.ts";
 
 /** The state of one call (see the module doc). */
 export class ModelCall {
@@ -35,11 +36,13 @@ export class ModelCall {
   #events: StartedCall | null = null;
   #pulling = false;
   #finished = false;
+  #limit: AnswerLimit;
 
   /**
    * Creates the state; the clocks start now.
    *
-   * @param limits the timeout and stall limits (seconds, null for none) and the step's signal
+   * @param limits the timeout and stall limits (seconds, null for none), the step's signal and
+   *   the answer limit (bytes)
    * @param streamState the step's stream state (gets the usage)
    */
   constructor(
@@ -47,9 +50,11 @@ export class ModelCall {
       timeoutSeconds: number | null;
       stallSeconds: number | null;
       signal: AbortSignal | undefined;
+      maxAnswerBytes: number;
     },
     streamState: StreamState,
   ) {
+    this.#limit = new AnswerLimit(limits.maxAnswerBytes);
     this.deadline = new CallDeadline(limits);
     this.race = new AbortRace(this.deadline.signal);
     this.#streamState = streamState;
@@ -72,6 +77,8 @@ export class ModelCall {
   /**
    * Takes a pulled event: the stream event to yield, null for none (tool calls and usage are
    * kept), or false at the end of the stream.
+   *
+   * @throws BubError (provider) when the answer passes its limit (whatever the client)
    */
   take(next: IteratorResult<ModelEvent>): StreamEvent | null | false {
     this.#pulling = false;
@@ -82,11 +89,17 @@ export class ModelCall {
     }
     const event = next.value;
     if (event.type === "text") {
+      this.#limit.add(event.delta);
       this.text += event.delta;
       return { kind: "text", data: { delta: event.delta } };
     }
-    if (event.type === "reasoning") return { kind: "reasoning", data: { delta: event.delta } };
+    if (event.type === "reasoning") {
+      this.#limit.add(event.delta);
+      return { kind: "reasoning", data: { delta: event.delta } };
+    }
     if (event.type === "tool_call") {
+      this.#limit.add(event.name);
+      this.#limit.add(event.arguments);
       this.calls.push({
         id: event.id || `call_${event.index}`,
         type: "function",

@@ -43,6 +43,8 @@ export interface ModelCallStart {
   deadline: CallDeadline;
   /** The call's abort race. */
   race: AbortRace;
+  /** The answer limit passed to the client (`ModelStreamOptions.maxAnswerBytes`). */
+  maxAnswerBytes: number;
   /**
    * History copies the first candidate's client may take as the tape's context made them
    * (`vouchCopies`): where they start in the request's messages; null for none.
@@ -125,7 +127,12 @@ function openStream(
   const vouched = index === 0 && copies !== null &&
     vouchCopies(messages, copies.start, copies.history);
   try {
-    return start.client.stream(modelRequest, { signal: start.deadline.signal, onActivity })[
+    const options = {
+      signal: start.deadline.signal,
+      onActivity,
+      maxAnswerBytes: start.maxAnswerBytes,
+    };
+    return start.client.stream(modelRequest, options)[
       Symbol.asyncIterator
     ]();
   } finally {

@@ -17,6 +17,7 @@ import type { ModelId, ProviderProtocol } from "./provider_presets.ts";
 import { toV4Prompt, toV4Tools } from "./_prompt.ts";
 import { type BodyExtras, type FetchLike, withBodyExtras } from "./_request_body.ts";
 import { normalizeUsage } from "./_usage.ts";
+import { answerLimit } from "./_answer_limit.ts";
 
 const logger = getLogger(["bub", "agent", "model"]);
 
@@ -104,6 +105,8 @@ function errorText(error: unknown): string {
 /** Wraps a provider failure into a `BubError` that keeps the provider's message. */
 export function providerError(error: unknown, id: ModelId, during: "call" | "stream"): unknown {
   if (BubError.isInstance(error)) return error;
+  const limit = answerLimitCause(error);
+  if (limit !== null) return limit;
   const name = `${id.provider}:${id.model}`;
   const details: Record<string, unknown> = { provider: id.provider, model: id.model };
   let kind: ErrorKind = "provider";
@@ -124,6 +127,16 @@ export function providerError(error: unknown, id: ModelId, during: "call" | "str
   return new BubError(kind, `${prefix}: ${errorText(error)}`, details, { cause: error });
 }
 
+/** The answer-limit error a provider wrapped (its `cause`, a few levels down), or null. */
+function answerLimitCause(error: unknown): BubError | null {
+  let cause = (error as { cause?: unknown } | null)?.cause;
+  for (let depth = 0; depth < 4 && cause != null; depth++) {
+    if (BubError.isInstance(cause) && cause.details?.max_answer_bytes !== undefined) return cause;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
 function abortReason(signal: AbortSignal | undefined): unknown {
   return signal?.aborted ? signal.reason : undefined;
 }
@@ -131,13 +144,17 @@ function abortReason(signal: AbortSignal | undefined): unknown {
 /**
  * Calls `model.doStream` and converts its parts: `text-delta` → `text`, `reasoning-delta` →
  * `reasoning`, `tool-call` → `tool_call`, `finish` → `usage` (when reported) then `finish`.
+ * Text, reasoning and tool-input deltas count against `maxAnswerBytes` as they arrive; past it
+ * the stream is cancelled and the call fails (`answerTooLarge`).
  */
 export async function* streamLanguageModel(
   model: LanguageModelV4,
   callOptions: LanguageModelV4CallOptions,
   id: ModelId,
   signal: AbortSignal | undefined,
+  maxAnswerBytes?: number,
 ): AsyncGenerator<ModelEvent> {
+  const limit = answerLimit(maxAnswerBytes);
   signal?.throwIfAborted();
   apiCallError ??= (await providerModule()).APICallError;
   let result;
@@ -165,10 +182,15 @@ export async function* streamLanguageModel(
       const part = next.value;
       switch (part.type) {
         case "text-delta":
+          limit?.add(part.delta);
           if (part.delta !== "") yield { type: "text", delta: part.delta };
           break;
         case "reasoning-delta":
+          limit?.add(part.delta);
           if (part.delta !== "") yield { type: "reasoning", delta: part.delta };
+          break;
+        case "tool-input-delta":
+          limit?.add(part.delta);
           break;
         case "tool-call":
           if (part.providerExecuted) break;

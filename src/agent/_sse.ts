@@ -11,6 +11,15 @@ export class SseDecoder {
   #decoder = new TextDecoder();
   #buffer = "";
   #data: string[] = [];
+  #dataLength = 0;
+
+  /**
+   * UTF-16 units held for an event not complete yet (its unfinished line and its `data` lines
+   * so far): what a stream that never ends its line or event makes grow.
+   */
+  get pending(): number {
+    return this.#buffer.length + this.#dataLength;
+  }
 
   /** The data of every event completed by `chunk`. */
   push(chunk: Uint8Array): string[] {
@@ -54,7 +63,9 @@ export class SseDecoder {
     if (line.charCodeAt(0) !== 100 || !line.startsWith("data")) return; // not `data`
     if (line.length === 4) this.#data.push("");
     else if (line.charCodeAt(4) === 58) { // `data:`
-      this.#data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+      const data = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
+      this.#data.push(data);
+      this.#dataLength += data.length;
     }
   }
 
@@ -62,5 +73,6 @@ export class SseDecoder {
     if (this.#data.length === 0) return;
     out.push(this.#data.length === 1 ? this.#data[0]! : this.#data.join("\n"));
     this.#data = [];
+    this.#dataLength = 0;
   }
 }

@@ -33,8 +33,13 @@ export function parseToolArguments(raw: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** What the model is told about a tool call that has no name. */
+export const NAMELESS_CALL_MESSAGE =
+  "Tool call has no name; call one of the offered tools by its name.";
+
 /** A stand-in for a tool the model named but the step does not offer. */
 export function unknownTool(name: string): Tool {
+  if (name.trim() === "") return namelessTool();
   return defineTool({
     name,
     description: "",
@@ -45,7 +50,21 @@ export function unknownTool(name: string): Tool {
   });
 }
 
-/** The tool calls as invocations of the step's tools (an unknown name: a failing stand-in). */
+let nameless: Tool | null = null;
+
+/** The stand-in for a call without a name (`defineTool` rejects a blank name). */
+function namelessTool(): Tool {
+  return nameless ??= defineTool({
+    name: "(no name)",
+    description: "",
+    parameters: { type: "object", properties: {}, additionalProperties: true },
+    handler: () => {
+      throw new BubError("tool", NAMELESS_CALL_MESSAGE);
+    },
+  });
+}
+
+/** The tool calls as invocations of the step's tools (an unknown or blank name: a failing stand-in). */
 export function toolInvocations(
   calls: readonly SerializedToolCall[],
   tools: readonly Tool[],

@@ -13,6 +13,7 @@ import type { FetchLike } from "./_request_body.ts";
 import type { ChatProtocol } from "./_chat_body.ts";
 import { ChatRead } from "./_chat_read.ts";
 import { providerError } from "./_model_stream.ts";
+import { answerLimit } from "./_answer_limit.ts";
 
 /** Where and how one model's requests go. */
 export interface ChatCompletionsTarget {
@@ -139,7 +140,7 @@ function connectError(error: unknown, id: ModelId): BubError {
  *
  * @param target the model's URL, headers and `fetch`
  * @param body the request body (see `chatRequestBody` and `chatRequestBytes`)
- * @param options abort signal and activity callback
+ * @param options abort signal, activity callback and answer limit
  */
 export async function* streamChatCompletions(
   target: ChatCompletionsTarget,
@@ -166,7 +167,7 @@ export async function* streamChatCompletions(
   if (!response.body) throw new BubError("provider", "Model call returned no body", { ...id });
   const reader = response.body.getReader();
   // The chunks' work is synchronous, in `ChatRead`: this generator only awaits and yields.
-  const read = new ChatRead(target.protocol, id);
+  const read = new ChatRead(target.protocol, id, answerLimit(options.maxAnswerBytes));
   if (read.started) yield read.startEvent;
   try {
     while (!read.ended && read.failure === null) {

@@ -113,6 +113,13 @@ export interface ModelStreamOptions {
    * only events count as activity.
    */
   onActivity?: () => void;
+  /**
+   * The most UTF-8 bytes of text, reasoning and tool-call arguments the call may stream (the
+   * `max_answer_bytes` setting). A client that honours it stops the provider stream once the
+   * count passes the limit and fails with a `provider` `BubError` naming the setting; the model
+   * runner checks the events it gets against the same limit. Undefined: no limit.
+   */
+  maxAnswerBytes?: number;
 }
 
 /**

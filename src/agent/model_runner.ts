@@ -20,6 +20,7 @@ import { prepareCall, type PreparedCall, requestForHooks } from "./_call_prepare
 import { startModelCall } from "./_model_call_start.ts";
 import { ModelCall } from "./_model_call.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
+import { checkMaxAnswerBytes } from "./_answer_limit.ts";
 import {
   checkLimitSeconds,
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
@@ -46,6 +47,11 @@ export interface ModelRunnerSettings {
   modelStallTimeoutSeconds?: number | null;
   /** Extra per-call arguments (managed fields win). */
   completionArgs?: Record<string, unknown> | null;
+  /**
+   * The most UTF-8 bytes of text, reasoning and tool-call arguments one call may stream; past
+   * it the provider stream is stopped and the call fails. At least 1024; default 8 MiB.
+   */
+  maxAnswerBytes?: number | null;
 }
 
 /** One step's inputs. */
@@ -82,6 +88,7 @@ export class ModelRunner {
   #executor: ToolExecutor;
   #timeoutSeconds: number | null;
   #stallSeconds: number | null;
+  #maxAnswerBytes: number;
   /** The system prompt last recorded on each turn's tape (a fork per turn). */
   #recordedSystem = new WeakMap<Tape, string>();
 
@@ -91,7 +98,8 @@ export class ModelRunner {
    * @param client the provider client
    * @param hooks agent-loop hooks
    * @param settings call settings
-   * @throws BubError (config) when a timeout is negative or not a number
+   * @throws BubError (config) when a timeout is negative or not a number, or the answer limit
+   *   is not an integer of at least 1024
    */
   constructor(client: ModelClient, hooks: AgentHooks | null, settings: ModelRunnerSettings) {
     this.#timeoutSeconds = checkLimitSeconds(
@@ -104,6 +112,7 @@ export class ModelRunner {
       settings.modelStallTimeoutSeconds,
       DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
     );
+    this.#maxAnswerBytes = checkMaxAnswerBytes(settings.maxAnswerBytes);
     this.#client = tracedModelClient(client);
     this.#takesCopies = keepsMessages(client);
     this.#hooks = hooks;
@@ -145,6 +154,7 @@ export class ModelRunner {
         completionArgs: this.#settings.completionArgs ?? null,
         deadline: call.deadline,
         race: call.race,
+        maxAnswerBytes: this.#maxAnswerBytes,
         copies: prepared.copies,
       }),
     );
@@ -188,6 +198,7 @@ export class ModelRunner {
       timeoutSeconds: this.#timeoutSeconds,
       stallSeconds: this.#stallSeconds,
       signal: args.signal,
+      maxAnswerBytes: this.#maxAnswerBytes,
     }, streamState);
     try {
       await this.#start(args, prepared, call);

@@ -20,6 +20,7 @@ import {
 } from "./model_client.ts";
 import { buildCall, streamLanguageModel } from "./_model_stream.ts";
 import { withActivity } from "./_activity_fetch.ts";
+import { withEventLimit } from "./_answer_limit.ts";
 import type { FetchLike } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
 import {
@@ -263,10 +264,11 @@ export class ProviderModelClient implements ModelClient {
     // Linked, not `AbortSignal.any()`, which would keep each call's signal from a long-lived one.
     const linked = new LinkedSignal([options.signal]);
     const signal = linked.signal;
+    const base = withActivity(this.#settings.fetch ?? defaultFetch, options.onActivity);
     const { fetch, callOptions } = buildCall(
       preset.protocol,
       request,
-      withActivity(this.#settings.fetch ?? defaultFetch, options.onActivity),
+      options.maxAnswerBytes == null ? base : withEventLimit(base, options.maxAnswerBytes),
       signal,
     );
     // Chat-completions tool calls merge as Bub specifies (missing ids, names in pieces).
@@ -274,7 +276,7 @@ export class ProviderModelClient implements ModelClient {
     this.#calls.set(signal, chat ? withToolCallMerge(fetch) : fetch);
     try {
       const model = await this.#model(request.model, id);
-      yield* streamLanguageModel(model, callOptions, id, options.signal);
+      yield* streamLanguageModel(model, callOptions, id, options.signal, options.maxAnswerBytes);
     } finally {
       this.#calls.delete(signal);
       linked[Symbol.dispose]();

@@ -10,7 +10,9 @@ import {
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
 } from "../agent/_call_deadline.ts";
+import { DEFAULT_MAX_ANSWER_BYTES, MIN_MAX_ANSWER_BYTES } from "../agent/_answer_limit.ts";
 import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
+import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/_result.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 
 /** The model used when none is configured. */
@@ -105,6 +107,13 @@ export const AGENT: SectionSpec = {
       seconds,
       "a number greater than 0, or null",
       DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
+    ),
+    field(
+      "max_answer_bytes",
+      "int",
+      () => int().min(MIN_MAX_ANSWER_BYTES, { error: `must be at least ${MIN_MAX_ANSWER_BYTES}` }),
+      "an integer",
+      DEFAULT_MAX_ANSWER_BYTES,
     ),
     field("client_args", "json", object, "a mapping (JSON in env)", {}, { nullAsEmpty: true }),
     field("completion_args", "json", object, "a mapping (JSON in env)", {}, {
@@ -230,6 +239,13 @@ export const MCP: SectionSpec = {
   fields: [
     field("mcp_timeout_seconds", "float", seconds, "a number greater than 0, or null", 60),
     field("mcp_startup_timeout_seconds", "float", seconds, "a number greater than 0, or null", 30),
+    field(
+      "mcp_max_result_bytes",
+      "int",
+      () => int().min(1024, { error: "must be at least 1024" }),
+      "an integer",
+      DEFAULT_MCP_MAX_RESULT_BYTES,
+    ),
   ],
 };
 

@@ -55,6 +55,7 @@ export class BuiltinRuntime {
     env: () => this.sources.env ?? {},
     callTimeoutSeconds: () => loadMcpSettings(this.sources).mcp_timeout_seconds,
     startupTimeoutSeconds: () => loadMcpSettings(this.sources).mcp_startup_timeout_seconds,
+    maxResultBytes: () => loadMcpSettings(this.sources).mcp_max_result_bytes,
   });
   #options: BuiltinRuntimeOptions;
   #settings: AgentSettings | null = null;
@@ -188,6 +189,7 @@ export class BuiltinRuntime {
           maxSteps: settings.max_steps,
           modelTimeoutSeconds: settings.model_timeout_seconds,
           modelStallTimeoutSeconds: settings.model_stall_timeout_seconds,
+          maxAnswerBytes: settings.max_answer_bytes,
           completionArgs: settings.completion_args,
         },
         client,

@@ -56,6 +56,12 @@ export interface AgentSettings {
   model_timeout_seconds: number | null;
   /** Fails a model call when the provider sends no bytes this long; null for none. @default 120 */
   model_stall_timeout_seconds: number | null;
+  /**
+   * The most UTF-8 bytes of text, reasoning and tool-call arguments one model call may stream;
+   * past it the stream is stopped and the call fails. ≥ 1024. Env `BUB_MAX_ANSWER_BYTES`.
+   * @default 8388608 (8 MiB)
+   */
+  max_answer_bytes: number;
   /** Extra provider-client constructor arguments. @default {} */
   client_args: Record<string, unknown>;
   /** Extra per-call arguments. @default {} */
@@ -143,6 +149,13 @@ export interface McpSettings {
    * Env `BUB_MCP_STARTUP_TIMEOUT_SECONDS`. @default 30
    */
   mcp_startup_timeout_seconds: number | null;
+  /**
+   * The largest MCP tool result (bytes) the model gets whole; past it the result is cut to its
+   * first this-many bytes of text with a note, and the whole result is written to a file under
+   * the OS tmpdir named in the note. ≥ 1024. Env `BUB_MCP_MAX_RESULT_BYTES`.
+   * @default 16777216 (16 MiB)
+   */
+  mcp_max_result_bytes: number;
 }
 
 /** `ConsoleSettings`: the web console's settings; YAML root, env prefix `BUB_`. */

@@ -8,10 +8,15 @@ import { ToolCallDecision } from "../kernel/agent_hooks.ts";
 import type { ToolCall } from "../kernel/agent_hooks.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { modelToolName } from "../tools/tool.ts";
+import { NAMELESS_CALL_MESSAGE } from "../agent/_tool_calls.ts";
 import { closeMatches } from "./_difflib.ts";
 
-/** The guidance for a call to `name`, given the known model-facing names. */
+/**
+ * The guidance for a call to `name`, given the known model-facing names (a blank name: the
+ * call has no name).
+ */
 export function unknownToolGuidance(name: string, known: readonly string[]): string {
+  if (name.trim() === "") return NAMELESS_CALL_MESSAGE;
   const matches = closeMatches(name, known, 3, 0.6);
   if (matches.length > 0) {
     return `Tool \`${name}\` does not exist. Did you mean one of the following?\n${

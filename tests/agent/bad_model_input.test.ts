@@ -6,11 +6,22 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
+import { ModelRunner } from "../../src/agent/model_runner.ts";
+import { ProviderModelClient } from "../../src/agent/providers.ts";
 import { BubError } from "../../src/kernel/errors.ts";
+import type { StreamEvent } from "../../src/kernel/stream.ts";
 import type { TapeEntry } from "../../src/tape/entry.ts";
-import { type MockReply, mockReply } from "../../src/testing/mock_llm_server.ts";
+import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
+import { Tape } from "../../src/tape/tape.ts";
+import { MockLlmServer, type MockReply, mockReply } from "../../src/testing/mock_llm_server.ts";
 import { defineTool } from "../../src/tools/tool.ts";
-import { eventData, kinds, turnFixture } from "./_turn_fixture.ts";
+import { eventData, kinds, TEST_API_KEY, turnFixture } from "./_turn_fixture.ts";
+
+async function sessionTape(store: InMemoryTapeStore, home: string): Promise<Tape> {
+  const tape = new Tape({ store }).sessionTape("cli:local", home);
+  await tape.ensureBootstrapAnchor();
+  return tape;
+}
 
 function echoTool() {
   return defineTool({
@@ -132,6 +143,64 @@ describe("unknown tools", () => {
       kind: "tool",
       message: "Unknown tool name: tests_echo.",
     }]);
+  });
+});
+
+describe("nameless tool calls", () => {
+  for (
+    const [protocol, model] of [
+      ["chat completions", "openai:gpt-test"],
+      ["Responses", "openai-responses:gpt-test"],
+      ["Anthropic", "anthropic:claude-test"],
+    ] as const
+  ) {
+    test(`a ${protocol} tool call without a name is a tool error the model sees ("Tool call has no name"), and the turn goes on`, async () => {
+      await using fx = await turnFixture({
+        script: [
+          { toolCalls: [{ id: "call_blank", name: "", arguments: { text: "x" } }] },
+          mockReply.text("recovered"),
+        ],
+        tools: [echoTool()],
+        env: { BUB_MODEL: model },
+      });
+      const result = await fx.turn("go");
+      assert.equal(result.modelOutput, "recovered");
+      const entries = await fx.entries();
+      const results = entries.find((e) => e.kind === "tool_result")!.payload as {
+        results: unknown[];
+      };
+      assert.equal(results.results.length, 1);
+      assert.match(JSON.stringify(results.results[0]), /Tool call has no name/);
+      assert.deepEqual(eventData(entries, "loop.step").map((s) => s.status), ["continue", "ok"]);
+      const second = JSON.stringify(fx.bodies()[1]);
+      assert.match(second, /Tool call has no name/, "the model sees the error");
+    });
+  }
+
+  test("without hooks a nameless call yields the tool error dict Tool call has no name", async () => {
+    await using server = await MockLlmServer.start({
+      script: [{ toolCalls: [{ name: "", arguments: {} }] }, mockReply.text("done")],
+    });
+    const runner = new ModelRunner(
+      new ProviderModelClient({ apiKey: TEST_API_KEY, apiBase: server.url }),
+      null,
+      { model: "openai:gpt-test" },
+    );
+    const events: StreamEvent[] = [];
+    for await (
+      const event of runner.run({
+        tape: await sessionTape(new InMemoryTapeStore(), "/tmp/ws"),
+        model: "openai:gpt-test",
+        tools: [echoTool().toModelTool()],
+        systemPrompt: "",
+        prompt: "go",
+        state: {},
+      })
+    ) events.push(event);
+    const toolResult = events.find((e) => e.kind === "tool_result")!;
+    const [error] = toolResult.data.tool_results as { kind: string; message: string }[];
+    assert.equal(error!.kind, "tool");
+    assert.match(error!.message, /^Tool call has no name/);
   });
 });
 

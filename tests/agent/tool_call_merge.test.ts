@@ -14,6 +14,9 @@ import { type FetchLike, ProviderModelClient } from "../../src/agent/providers.t
 import { withToolCallMerge } from "../../src/agent/_sse_tool_calls.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { readBody, startLoopbackServer } from "../../src/testing/_http.ts";
+import { mockReply } from "../../src/testing/mock_llm_server.ts";
+import { defineTool } from "../../src/tools/tool.ts";
+import { z } from "zod";
 import { turnFixture } from "./_turn_fixture.ts";
 
 const FIXTURE = "openai_chat_tool_name_pieces.sse";
@@ -343,5 +346,59 @@ describe("end to end through processInbound", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("long streamed tool-call arguments (direct chat-completions client)", () => {
+  function lengthTool() {
+    return defineTool({
+      name: "tests.measure",
+      description: "Measures the text",
+      parameters: z.object({ text: z.string() }),
+      handler: ({ text }) => `length:${text.length}`,
+    });
+  }
+
+  test(
+    "1 MiB of arguments in 16-byte pieces that each end in } arrive whole: each character is looked at once, not a parse per piece",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const piece = "xxxxxxxxxxxxxxx}";
+      const count = (1024 * 1024) / piece.length;
+      await using fx = await turnFixture({
+        script: [
+          mockReply.toolCall("tests_measure", [
+            '{"text":"',
+            ...Array.from({ length: count }, () => piece),
+            '"}',
+          ]),
+          mockReply.text("done"),
+        ],
+        tools: [lengthTool()],
+      });
+      assert.equal((await fx.turn("go")).modelOutput, "done");
+      const result = (await fx.entries()).find((entry) => entry.kind === "tool_result")!;
+      assert.deepEqual(result.payload, { results: [`length:${count * piece.length}`] });
+    },
+  );
+
+  test("pieces after the arguments form complete JSON are ignored, as the SDK does", async () => {
+    await using fx = await turnFixture({
+      script: [
+        {
+          toolCalls: [{
+            name: "tests_measure",
+            arguments: ['{"text":', '"abc"}', ' {"text":"more"}'],
+          }],
+        },
+        mockReply.text("done"),
+      ],
+      tools: [lengthTool()],
+    });
+    await fx.turn("go");
+    const result = (await fx.entries()).find((entry) => entry.kind === "tool_result")!;
+    assert.deepEqual(result.payload, { results: ["length:3"] });
   });
 });

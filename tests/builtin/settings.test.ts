@@ -40,6 +40,7 @@ describe("agent settings (§12.3)", () => {
       max_tokens: 16384,
       model_timeout_seconds: 600,
       model_stall_timeout_seconds: 120,
+      max_answer_bytes: 8 * 1024 * 1024,
       client_args: {},
       completion_args: {},
       verbose: 0,
@@ -128,6 +129,18 @@ describe("agent settings (§12.3)", () => {
     assert.throws(
       () => loadAgentSettings({ env: { BUB_TOOL_OUTPUT_MAX_BYTES: "100" } }),
       /tool_output_max_bytes must be at least 1024, got 100 \(from BUB_TOOL_OUTPUT_MAX_BYTES\)/,
+    );
+  });
+
+  test("BUB_MAX_ANSWER_BYTES and max_answer_bytes override the 8 MiB answer limit; below 1024 is refused", () => {
+    assert.equal(
+      loadAgentSettings({ env: { BUB_MAX_ANSWER_BYTES: "65536" } }).max_answer_bytes,
+      65536,
+    );
+    assert.equal(loadAgentSettings({ config: { max_answer_bytes: 4096 } }).max_answer_bytes, 4096);
+    assert.throws(
+      () => loadAgentSettings({ env: { BUB_MAX_ANSWER_BYTES: "100" } }),
+      /max_answer_bytes must be at least 1024, got 100 \(from BUB_MAX_ANSWER_BYTES\)/,
     );
   });
 

@@ -40,6 +40,22 @@ export class AccessPolicy {
     return this.users.has(ALLOW_EVERYONE);
   }
 
+  /**
+   * The warning to log at start when every Telegram user may talk to the bot: `allow_users`
+   * holds `*`, or `allow_chats` holds `*` with no user allowlist; null otherwise.
+   */
+  openWarning(): string | null {
+    if (this.everyone) {
+      return 'telegram.start allow_users="*": every Telegram user may talk to the bot ' +
+        "(comma commands stay disabled)";
+    }
+    if (this.users.size === 0 && this.chats.has(ALLOW_EVERYONE)) {
+      return 'telegram.start allow_chats="*" and no allow_users: every Telegram user in every ' +
+        "chat may talk to the bot (comma commands stay disabled)";
+    }
+    return null;
+  }
+
   /** True when no chat allowlist is set, it holds `*`, or `chatId` is on it. */
   chatAllowed(chatId: string): boolean {
     return this.chats.size === 0 || this.chats.has(ALLOW_EVERYONE) || this.chats.has(chatId);

@@ -173,11 +173,8 @@ export class TelegramChannel extends Channel {
     if (!this.#access.configured) throw openGatewayError();
     const bot = await this.#api();
     if (this.#polling) return;
-    if (this.#access.everyone) {
-      logger.warning(
-        'telegram.start allow_users="*": every Telegram user may talk to the bot (comma commands stay disabled)',
-      );
-    }
+    const open = this.#access.openWarning();
+    if (open !== null) logger.warning(open);
     logger.info(
       "telegram.start allow_users_count={allowUsers} allow_chats_count={allowChats} proxy_enabled={proxy}",
       {

@@ -13,7 +13,8 @@ import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
 import { VERSION } from "../../version.ts";
 import { defineTool, type Tool } from "../tool.ts";
-import { toolResultValue } from "./_result.ts";
+import { cutResult, toolResultValue } from "./_result.ts";
+import { mcpSpillPath } from "./_oversized.ts";
 import { ProcessStdioTransport } from "./_stdio_transport.ts";
 import { expandServerConfig, type McpServerConfig } from "./config.ts";
 import type { McpServerState, McpServerStatus } from "./_status.ts";
@@ -45,6 +46,8 @@ export interface McpConnectionOptions {
   onToolsChanged: () => void;
   /** The variables `${VAR}` in `env` / `headers` values read. */
   env: Readonly<Record<string, string | undefined>>;
+  /** The largest tool result in bytes; a larger one is cut (see `_result.ts`). */
+  maxResultBytes: number;
 }
 
 /** The model-safe part of an MCP tool name: anything but letters, digits, `_`, `-` becomes `_`. */
@@ -157,6 +160,8 @@ export class McpConnection {
         args: config.args,
         env: { ...config.env },
         cwd: config.cwd,
+        maxMessageBytes: this.#options.maxResultBytes,
+        server: this.config.name,
       });
     }
     const { StreamableHTTPClientTransport } = await httpModule();
@@ -265,7 +270,10 @@ export class McpConnection {
         cause: error,
       });
     }
-    return toolResultValue(name, result);
+    const value = toolResultValue(name, result);
+    // A stdio server's oversized message was cut while it arrived (`_oversized.ts`).
+    if (this.#transport instanceof ProcessStdioTransport) return value;
+    return cutResult(value, this.#options.maxResultBytes, () => mcpSpillPath(this.config.name));
   }
 
   /** Closes the session and ends the server (its whole process group for stdio). */

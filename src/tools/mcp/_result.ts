@@ -1,12 +1,20 @@
 /**
  * Private: an MCP `tools/call` result as a Bub tool result. Text content is joined with newlines;
  * images, audio and resources become media records (plain data, so the tape keeps them); an
- * `isError` result becomes a {@link BubError} the model sees as the tool's error.
+ * `isError` result becomes a {@link BubError} the model sees as the tool's error. A text past
+ * `mcp_max_result_bytes` is cut, and all of it is written to a file named in the note
+ * ({@link cutResult}; a stdio server's message is cut while it arrives, see `_oversized.ts`).
  *
  * @module
  */
+import { writeFileSync } from "node:fs";
 import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
+import { withCommas } from "../../tape/_text.ts";
+import { sizeText } from "../../_internal/size_text.ts";
+
+/** The default `mcp_max_result_bytes`: 16 MiB. */
+export const DEFAULT_MCP_MAX_RESULT_BYTES: number = 16 * 1024 * 1024;
 
 /** One image, audio clip or resource returned by an MCP tool (the fields of a `MediaItem`). */
 export interface McpMedia {
@@ -108,4 +116,34 @@ export function toolResultValue(name: string, result: unknown): string | McpTool
     });
   }
   return media.length > 0 ? { text, media } : text;
+}
+
+/**
+ * `value` with its text cut to its first `maxBytes` UTF-8 bytes plus a note, when it is longer;
+ * the whole text goes to the file `spillPath()` returns (mode 0600), named in the note.
+ */
+export function cutResult(
+  value: string | McpToolOutput,
+  maxBytes: number,
+  spillPath: () => string,
+): string | McpToolOutput {
+  const text = typeof value === "string" ? value : value.text;
+  // At most 3 UTF-8 bytes per UTF-16 unit: most texts need no encoding to be measured.
+  if (text.length * 3 <= maxBytes) return value;
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return value;
+  let end = maxBytes;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a character
+  let where: string;
+  try {
+    const path = spillPath();
+    writeFileSync(path, bytes, { mode: 0o600, flag: "wx" });
+    where = `the whole text is in ${path}`;
+  } catch (error) {
+    where = `saving it failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const cut = `${new TextDecoder().decode(bytes.subarray(0, end))}\n...[MCP result cut: ${
+    withCommas(bytes.length)
+  } bytes of text, past mcp_max_result_bytes (${sizeText(maxBytes)}); ${where}]`;
+  return typeof value === "string" ? cut : { ...value, text: cut };
 }

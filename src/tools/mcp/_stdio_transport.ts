@@ -2,7 +2,10 @@
  * Private: the MCP stdio client transport over Bub's process driver. Unlike the SDK's own (a plain
  * `child_process.spawn`), the server starts in its own process group, so closing ends the server
  * and everything it started (an `npx` wrapper's child, a shell's jobs), and its stderr is kept
- * (the last {@link STDERR_TAIL_BYTES} bytes) for the log when it fails.
+ * (the last {@link STDERR_TAIL_BYTES} bytes) for the log when it fails. Messages are read in
+ * time linear in their size (each byte is looked at once), and one past `maxMessageBytes` is not
+ * kept in memory: it streams to a spill file and a cut result is delivered in its place (see
+ * `_oversized.ts`).
  *
  * @module
  */
@@ -12,6 +15,7 @@ import { delay } from "../../_internal/async.ts";
 import { isRecord } from "../../_internal/object.ts";
 import { processDriver } from "../../environment/driver_select.ts";
 import type { DriverChild } from "../../environment/process_driver.ts";
+import { mcpSpillPath, OversizedMessage } from "./_oversized.ts";
 
 /** How much of a server's stderr is kept. */
 export const STDERR_TAIL_BYTES = 4096;
@@ -28,6 +32,13 @@ export interface StdioTransportOptions {
   env: Record<string, string>;
   /** Working directory; null: the host's. */
   cwd: string | null;
+  /**
+   * The largest message kept in memory (`mcp_max_result_bytes`); a larger one is spilled to a
+   * file and answered with its cut text. Default: no limit.
+   */
+  maxMessageBytes?: number;
+  /** The server's name (names its spill files). */
+  server?: string;
 }
 
 /** A newline-delimited JSON-RPC transport to a server process. */
@@ -103,16 +114,36 @@ export class ProcessStdioTransport implements Transport {
   }
 
   async #readStdout(child: DriverChild): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = "";
+    const max = this.#options.maxMessageBytes ?? Number.POSITIVE_INFINITY;
+    // The current line: its chunks (only new bytes are searched for the line end), or, past
+    // the cap, the spill of an oversized message.
+    let parts: Uint8Array[] = [];
+    let bytes = 0;
+    let oversized: OversizedMessage | null = null;
     try {
       for await (const chunk of child.stdout) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let index: number;
-        while ((index = buffer.indexOf("\n")) !== -1) {
-          const line = buffer.slice(0, index).replace(/\r$/, "");
-          buffer = buffer.slice(index + 1);
-          if (line.trim() !== "") this.#deliver(line);
+        let start = 0;
+        while (start < chunk.length) {
+          const end = chunk.indexOf(10, start);
+          const piece = chunk.subarray(start, end < 0 ? chunk.length : end);
+          if (oversized !== null) oversized.write(piece);
+          else if (piece.length > 0) {
+            parts.push(piece);
+            bytes += piece.length;
+            if (bytes > max) {
+              const path = mcpSpillPath(this.#options.server ?? "mcp");
+              oversized = new OversizedMessage(path, max, parts);
+              parts = [];
+              bytes = 0;
+            }
+          }
+          if (end < 0) break;
+          if (oversized !== null) this.#deliverOversized(oversized);
+          else if (bytes > 0) this.#deliver(lineText(parts, bytes));
+          oversized = null;
+          parts = [];
+          bytes = 0;
+          start = end + 1;
         }
       }
     } catch (error) {
@@ -120,7 +151,14 @@ export class ProcessStdioTransport implements Transport {
     }
   }
 
+  #deliverOversized(message: OversizedMessage): void {
+    const outcome = message.end();
+    if ("error" in outcome) this.onerror?.(new Error(outcome.error));
+    else this.onmessage?.(outcome.message as unknown as JSONRPCMessage);
+  }
+
   #deliver(line: string): void {
+    if (line.trim() === "") return;
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -183,6 +221,24 @@ export class ProcessStdioTransport implements Transport {
     driver.signalGroup(child.pid, "SIGKILL");
     await within(child.exited, EXIT_GRACE_MS);
   }
+}
+
+const DECODER = new TextDecoder();
+
+/** One line's text from its chunks (a final `\r` dropped). */
+function lineText(parts: readonly Uint8Array[], bytes: number): string {
+  let joined: Uint8Array;
+  if (parts.length === 1) joined = parts[0]!;
+  else {
+    joined = new Uint8Array(bytes);
+    let at = 0;
+    for (const part of parts) {
+      joined.set(part, at);
+      at += part.length;
+    }
+  }
+  const text = DECODER.decode(joined);
+  return text.endsWith("\r") ? text.slice(0, -1) : text;
 }
 
 /** Resolves when `promise` settles or after `ms`, whichever is first; clears its timer. */

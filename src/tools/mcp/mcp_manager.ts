@@ -10,6 +10,7 @@ import type { Tool } from "../tool.ts";
 import type { McpConnection } from "./_connection.ts";
 import type { McpServerStatus } from "./_status.ts";
 import type { McpServerConfig } from "./config.ts";
+import { DEFAULT_MCP_MAX_RESULT_BYTES } from "./_result.ts";
 
 export type { McpServerState, McpServerStatus } from "./_status.ts";
 
@@ -25,6 +26,11 @@ export interface McpManagerOptions {
   callTimeoutSeconds?: () => number | null;
   /** Limit of one server's start in seconds; null: none. Default 30. */
   startupTimeoutSeconds?: () => number | null;
+  /**
+   * The largest tool result in bytes (`mcp_max_result_bytes`); a larger one is cut, with a note
+   * naming the file holding all of it. Default 16 MiB.
+   */
+  maxResultBytes?: () => number;
 }
 
 /** The servers of one entered lifespan. */
@@ -96,6 +102,7 @@ export class McpManager {
       startupTimeoutMs: seconds(this.#options.startupTimeoutSeconds?.(), 30),
       onToolsChanged: () => this.#changed(),
       env: this.#options.env?.() ?? {},
+      maxResultBytes: this.#options.maxResultBytes?.() ?? DEFAULT_MCP_MAX_RESULT_BYTES,
     };
     const group: Group = {
       connections: configs.map((config) =>

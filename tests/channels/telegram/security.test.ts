@@ -72,6 +72,37 @@ describe("Telegram allowlist rules", () => {
     assert.ok(logs.warnings().some((line) => line.startsWith("telegram.command_denied user_id=")));
   });
 
+  test('allow_chats "*" with no allow_users (config or BUB_TELEGRAM_ALLOW_CHATS="*") logs the open-bot warning at start, as allow_users "*" does', async () => {
+    for (
+      const sources of [
+        { env: { BUB_TELEGRAM_ALLOW_CHATS: "*" }, config: {} },
+        { env: {}, config: { telegram: { allow_chats: "*" } } },
+      ]
+    ) {
+      const settings = loadTelegramSettings(sources);
+      await using logs = await captureLogs();
+      await using bot = await startBot({
+        allowUsers: parseAllowList(settings.allow_users),
+        allowChats: parseAllowList(settings.allow_chats),
+      });
+      const warning = logs.warnings().find((line) => line.includes('allow_chats="*"'));
+      assert.ok(warning, logs.warnings().join("\n"));
+      assert.match(warning, /every Telegram user in every chat may talk to the bot/);
+      bot.server.pushText("hello");
+      const [message] = await bot.received(1);
+      assert.equal(message?.kind, "normal");
+    }
+  });
+
+  test('allow_chats "*" with a user allowlist logs no open-bot warning', async () => {
+    await using logs = await captureLogs();
+    await using _bot = await startBot({ allowUsers: ["ada"], allowChats: ["*"] });
+    assert.deepEqual(
+      logs.warnings().filter((line) => line.includes("may talk to the bot")),
+      [],
+    );
+  });
+
   test("a user on a chat-only allowlist may chat but not run comma commands; a listed user may", async () => {
     await using bot = await startBot({ allowUsers: null, allowChats: ["1001", "2002"] });
     const other = bot.server.makeUser(2002, "bob");

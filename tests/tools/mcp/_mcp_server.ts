@@ -1,6 +1,6 @@
 /**
  * A test MCP server built with the SDK: `add` (a + b), `fail` (always an error result), `picture`
- * (text plus an image), `slow` (waits `ms`), `grandchild` (starts a `sleep` and answers its pid),
+ * (text plus an image), `slow` (waits `ms`), `big` (`bytes` bytes of text), `grandchild` (starts a `sleep` and answers its pid),
  * `exit` (ends the process) and `learn` (adds tool `name`, so the server sends `tools/list_changed`). Run as a script it
  * serves stdio; {@link startHttpMcpServer} serves Streamable HTTP on 127.0.0.1 in-process.
  *
@@ -67,6 +67,14 @@ export function createTestServer(): McpServer {
       });
     });
     return { content: [{ type: "text", text: `slept ${ms}` }] };
+  });
+  server.registerTool("big", {
+    description: "Answers `bytes` bytes of text (lines of `x`) in one text block",
+    inputSchema: { bytes: z.number() },
+  }, ({ bytes }: { bytes: number }) => {
+    const line = "x".repeat(1023) + "\n";
+    const text = line.repeat(Math.floor(bytes / 1024)) + "y".repeat(bytes % 1024);
+    return { content: [{ type: "text", text }] };
   });
   server.registerTool("grandchild", { description: "Starts a sleep, answers its pid" }, () => {
     const child = spawn("sleep", ["300"], { stdio: "ignore" });
