@@ -10,7 +10,8 @@ import { BubError } from "../kernel/errors.ts";
 import { deepFreeze, pyDumps } from "./_json.ts";
 import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
 import { searchPass } from "./_search.ts";
-import { openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
+import { isSqliteTransient, openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
+import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
@@ -21,6 +22,12 @@ export interface SqliteTapeStoreOptions {
   durable?: boolean;
   /** How long a write waits for another connection (default 30 000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * How long an operation retries, after the busy timeout, while the database stays locked (or
+   * the disk is full), in seconds, with backoff; then it fails with a `temporary` BubError
+   * (`details.reason === "store_unavailable"`) naming the file. Default 0 (fail at once).
+   */
+  retrySeconds?: number;
 }
 
 const SCHEMA = `
@@ -63,6 +70,8 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
   #options: SqliteTapeStoreOptions;
   #db: Promise<SqliteDatabase> | null = null;
   #closed = false;
+  #stop = new AbortController();
+  #retry: StoreRetry;
 
   /**
    * Creates the object.
@@ -80,6 +89,18 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
     }
     this.path = path;
     this.#options = options;
+    this.#retry = new StoreRetry({
+      kind: "sqlite",
+      name: JSON.stringify(path),
+      retrySeconds: retrySecondsOption("SqliteTapeStore", options.retrySeconds),
+      isTransient: isSqliteTransient,
+      signal: this.#stop.signal,
+    });
+  }
+
+  /** `op` on the open database, retried while it is locked (see `retrySeconds`). */
+  #run<T>(what: string, op: (db: SqliteDatabase) => T | Promise<T>): Promise<T> {
+    return this.#retry.run(what, async () => await op(await this.#open()));
   }
 
   #open(): Promise<SqliteDatabase> {
@@ -124,17 +145,20 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
 
   /** Sorted tape names with exactly one `__` (no sidecars). */
   async listTapes(): Promise<string[]> {
-    const db = await this.#open();
-    return db.prepare("SELECT DISTINCT tape FROM tape_entries ORDER BY tape").all()
-      .map((row) => String(row.tape))
-      .filter((tape) => tape.split("__").length === 2);
+    const rows = await this.#run(
+      "list tapes",
+      (db) => db.prepare("SELECT DISTINCT tape FROM tape_entries ORDER BY tape").all(),
+    );
+    return rows.map((row) => String(row.tape)).filter((tape) => tape.split("__").length === 2);
   }
 
   /** Deletes a tape. */
   async reset(tape: string): Promise<void> {
     validateTapeName(tape);
-    const db = await this.#open();
-    db.prepare("DELETE FROM tape_entries WHERE tape = ?").run(tape);
+    await this.#run(
+      `reset tape ${JSON.stringify(tape)}`,
+      (db) => db.prepare("DELETE FROM tape_entries WHERE tape = ?").run(tape),
+    );
   }
 
   /** Appends one entry. */
@@ -161,20 +185,9 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
         );
       }
     });
-    const db = await this.#open();
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      const last = db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ?").get(tape);
-      let id = Number(last?.id ?? 0);
-      const insert = db.prepare(
-        "INSERT INTO tape_entries (tape, id, kind, anchor, payload, meta, date) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      );
-      for (const row of rows) insert.run(tape, ++id, ...row);
-      db.exec("COMMIT");
-    } catch (error) {
-      db.exec("ROLLBACK");
-      throw error;
-    }
+    // A locked database fails at BEGIN (nothing written) or COMMIT (rolled back): a retry
+    // writes the batch once.
+    await this.#run(`append to tape ${JSON.stringify(tape)}`, (db) => _insert(db, tape, rows));
   }
 
   #anchorId(db: SqliteDatabase, tape: string, name: string | null, after = 0): number | null {
@@ -194,7 +207,13 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
    */
   async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
     validateTapeName(tape);
-    const db = await this.#open();
+    return await this.#run(
+      `read tape ${JSON.stringify(tape)}`,
+      (db) => this.#latestEvents(db, tape, names),
+    );
+  }
+
+  #latestEvents(db: SqliteDatabase, tape: string, names: readonly string[]): TapeEntry[] {
     const page = db.prepare(
       "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? AND id < ? AND kind = 'event' AND instr(payload, ?) > 0 ORDER BY id DESC LIMIT 16",
     );
@@ -221,16 +240,33 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
   /** The newest entry of `tape` (the primary key's last row), or null. */
   async lastEntry(tape: string): Promise<TapeEntry | null> {
     validateTapeName(tape);
-    const db = await this.#open();
-    const row = db.prepare(
-      "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? ORDER BY id DESC LIMIT 1",
-    ).get(tape) as Record<string, unknown> | undefined;
+    const row = await this.#run(`read tape ${JSON.stringify(tape)}`, (db) =>
+      db.prepare(
+        "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? ORDER BY id DESC LIMIT 1",
+      ).get(tape));
     return row ? _row(row) : null;
   }
 
   /** Evaluates a query; text queries use the newest-first search pass. */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
-    const db = await this.#open();
+    const found = await this.#run(
+      `read tape ${JSON.stringify(query.tape)}`,
+      (db) => this.#fetchRows(db, query),
+    );
+    const view: EntryView = { entries: found.rows.map(_row), anchors: [] };
+    const rest: QuerySpec = {
+      ...query,
+      tape: query.tape,
+      afterLast: false,
+      afterAnchorName: null,
+      betweenAnchorNames: null,
+    };
+    if (query.text) return await searchPass(evaluateQuery(view, rest, { limit: false }), query);
+    return evaluateQuery(view, rest);
+  }
+
+  /** The rows of the query's anchor slice (and kinds, and a plain limit). */
+  #fetchRows(db: SqliteDatabase, query: TapeQuery): { rows: Record<string, unknown>[] } {
     const tape = query.tape;
     // Resolve the anchor slice in SQL, then let the shared evaluator apply the rest.
     let low = 0;
@@ -264,21 +300,13 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
         kinds.length ? ` AND kind IN (${kinds.map(() => "?").join(", ")})` : ""
       } ORDER BY id${plain ? " LIMIT ?" : ""}`,
     ).all(tape, low, high, ...kinds, ...(plain ? [query.limitCount] : []));
-    const view: EntryView = { entries: rows.map(_row), anchors: [] };
-    const rest: QuerySpec = {
-      ...query,
-      tape,
-      afterLast: false,
-      afterAnchorName: null,
-      betweenAnchorNames: null,
-    };
-    if (query.text) return await searchPass(evaluateQuery(view, rest, { limit: false }), query);
-    return evaluateQuery(view, rest);
+    return { rows };
   }
 
-  /** Closes the database. */
+  /** Closes the database; operations still retrying give up. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#stop.abort();
     const db = this.#db;
     this.#db = null;
     if (db) (await db.catch(() => null))?.close();
@@ -287,5 +315,28 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
   /** Same as {@link close}. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+}
+
+/** Inserts `rows` as the next entries of `tape` in one transaction (rolled back on failure). */
+function _insert(db: SqliteDatabase, tape: string, rows: unknown[][]): void {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const last = db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ?").get(tape);
+    let id = Number(last?.id ?? 0);
+    const insert = db.prepare(
+      "INSERT INTO tape_entries (tape, id, kind, anchor, payload, meta, date) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    for (const row of rows) insert.run(tape, ++id, ...row);
+    db.exec("COMMIT");
+  } catch (error) {
+    // The failure that matters is the first one (a ROLLBACK after a failed COMMIT may find no
+    // transaction left).
+    try {
+      db.exec("ROLLBACK");
+    } catch {
+      // nothing to roll back
+    }
+    throw error;
   }
 }
