@@ -116,6 +116,24 @@ if (available) {
     }
   });
 
+  test("a query error (not an outage) fails at once, with no retry and no warning", async () => {
+    await using server = await startOwnPgServer();
+    await using logs = await captureLogs();
+    const schema = uniqueSchema();
+    await using store = new PostgresTapeStore(server.url, { schema, retrySeconds: 600 });
+    await store.append("a__b", said("one"));
+    await assert.rejects(new TapeQuery("a__b", store).afterAnchor("missing").all(), {
+      kind: "not_found",
+    });
+    const { open } = pgStoreInternals(store);
+    await (await open()).unsafe(`DROP TABLE "${schema}".bub_tape_entries`);
+    await assert.rejects(store.append("a__b", said("two")), (error: unknown) => {
+      assert.equal((error as { code?: string }).code, "42P01"); // undefined_table, as is
+      return true;
+    });
+    assert.deepEqual(logs.warnings(), []);
+  });
+
   test("a batch sent again after it committed (its answer lost) is not stored twice", async () => {
     await using server = await startOwnPgServer();
     await using store = new PostgresTapeStore(server.url, { schema: uniqueSchema() });
