@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { isRecord } from "../_internal/object.ts";
 import { delay } from "../_internal/async.ts";
 import { BubError } from "../kernel/errors.ts";
-import { deepFreeze, pyDumps } from "./_json.ts";
+import { pyDumps } from "./_json.ts";
 import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
 import { searchPass } from "./_search.ts";
+import { sqliteInsert, sqliteLatestEvents, sqliteRow, sqliteSliceRows } from "./_sqlite_rows.ts";
 import { isSqliteTransient, openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
 import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
@@ -39,17 +39,6 @@ CREATE TABLE IF NOT EXISTS tape_entries (
 CREATE INDEX IF NOT EXISTS tape_entries_anchor ON tape_entries (tape, anchor, id)
   WHERE anchor IS NOT NULL;
 `;
-
-function _row(row: Record<string, unknown>): TapeEntry {
-  const meta = JSON.parse(String(row.meta));
-  return deepFreeze({
-    id: Number(row.id),
-    kind: String(row.kind),
-    payload: JSON.parse(String(row.payload)),
-    meta: isRecord(meta) ? meta : {},
-    date: String(row.date),
-  });
-}
 
 /**
  * Tapes in an SQLite file. The anchor slice runs in SQL on an anchor index, so reading after
@@ -187,18 +176,7 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
     });
     // A locked database fails at BEGIN (nothing written) or COMMIT (rolled back): a retry
     // writes the batch once.
-    await this.#run(`append to tape ${JSON.stringify(tape)}`, (db) => _insert(db, tape, rows));
-  }
-
-  #anchorId(db: SqliteDatabase, tape: string, name: string | null, after = 0): number | null {
-    const row = name === null
-      ? db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ? AND anchor IS NOT NULL")
-        .get(tape)
-      : db.prepare(
-        "SELECT max(id) AS id FROM tape_entries WHERE tape = ? AND anchor = ? AND id > ?",
-      )
-        .get(tape, name, after);
-    return row?.id === null || row?.id === undefined ? null : Number(row.id);
+    await this.#run(`append to tape ${JSON.stringify(tape)}`, (db) => sqliteInsert(db, tape, rows));
   }
 
   /**
@@ -209,32 +187,8 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
     validateTapeName(tape);
     return await this.#run(
       `read tape ${JSON.stringify(tape)}`,
-      (db) => this.#latestEvents(db, tape, names),
+      (db) => sqliteLatestEvents(db, tape, names),
     );
-  }
-
-  #latestEvents(db: SqliteDatabase, tape: string, names: readonly string[]): TapeEntry[] {
-    const page = db.prepare(
-      "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? AND id < ? AND kind = 'event' AND instr(payload, ?) > 0 ORDER BY id DESC LIMIT 16",
-    );
-    const found: TapeEntry[] = [];
-    for (const name of new Set(names)) {
-      const needle = JSON.stringify(name);
-      let before = Number.MAX_SAFE_INTEGER;
-      search: for (;;) {
-        const rows = page.all(tape, before, needle);
-        for (const row of rows) {
-          const entry = _row(row);
-          if (entry.payload.name === name) {
-            found.push(entry);
-            break search;
-          }
-          before = entry.id;
-        }
-        if (rows.length < 16) break;
-      }
-    }
-    return found.sort((a, b) => a.id - b.id);
   }
 
   /** The newest entry of `tape` (the primary key's last row), or null. */
@@ -244,16 +198,16 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
       db.prepare(
         "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? ORDER BY id DESC LIMIT 1",
       ).get(tape));
-    return row ? _row(row) : null;
+    return row ? sqliteRow(row) : null;
   }
 
   /** Evaluates a query; text queries use the newest-first search pass. */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
-    const found = await this.#run(
+    const rows = await this.#run(
       `read tape ${JSON.stringify(query.tape)}`,
-      (db) => this.#fetchRows(db, query),
+      (db) => sqliteSliceRows(db, query),
     );
-    const view: EntryView = { entries: found.rows.map(_row), anchors: [] };
+    const view: EntryView = { entries: rows.map(sqliteRow), anchors: [] };
     const rest: QuerySpec = {
       ...query,
       tape: query.tape,
@@ -263,44 +217,6 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
     };
     if (query.text) return await searchPass(evaluateQuery(view, rest, { limit: false }), query);
     return evaluateQuery(view, rest);
-  }
-
-  /** The rows of the query's anchor slice (and kinds, and a plain limit). */
-  #fetchRows(db: SqliteDatabase, query: TapeQuery): { rows: Record<string, unknown>[] } {
-    const tape = query.tape;
-    // Resolve the anchor slice in SQL, then let the shared evaluator apply the rest.
-    let low = 0;
-    let high = Number.MAX_SAFE_INTEGER;
-    const notFound = (name: string) =>
-      new BubError("not_found", `Anchor '${name}' was not found.`, { tape, anchor: name });
-    if (query.betweenAnchorNames) {
-      const [s, e] = query.betweenAnchorNames;
-      const start = this.#anchorId(db, tape, s);
-      if (start === null) throw notFound(s);
-      const end = db.prepare(
-        "SELECT min(id) AS id FROM tape_entries WHERE tape = ? AND anchor = ? AND id > ?",
-      ).get(tape, e, start);
-      if (end?.id === null || end?.id === undefined) throw notFound(e);
-      [low, high] = [start, Number(end.id)];
-    } else if (query.afterLast) {
-      const last = this.#anchorId(db, tape, null);
-      if (last === null) {
-        throw new BubError("not_found", "No anchors found in tape.", { tape });
-      }
-      low = last;
-    } else if (query.afterAnchorName !== null) {
-      const found = this.#anchorId(db, tape, query.afterAnchorName);
-      if (found === null) throw notFound(query.afterAnchorName);
-      low = found;
-    }
-    const kinds = query.kindList;
-    const plain = !query.text && !query.betweenDateRange && query.limitCount !== null;
-    const rows = db.prepare(
-      `SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? AND id > ? AND id < ?${
-        kinds.length ? ` AND kind IN (${kinds.map(() => "?").join(", ")})` : ""
-      } ORDER BY id${plain ? " LIMIT ?" : ""}`,
-    ).all(tape, low, high, ...kinds, ...(plain ? [query.limitCount] : []));
-    return { rows };
   }
 
   /** Closes the database; operations still retrying give up. */
@@ -315,28 +231,5 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
   /** Same as {@link close}. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
-  }
-}
-
-/** Inserts `rows` as the next entries of `tape` in one transaction (rolled back on failure). */
-function _insert(db: SqliteDatabase, tape: string, rows: unknown[][]): void {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const last = db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ?").get(tape);
-    let id = Number(last?.id ?? 0);
-    const insert = db.prepare(
-      "INSERT INTO tape_entries (tape, id, kind, anchor, payload, meta, date) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    );
-    for (const row of rows) insert.run(tape, ++id, ...row);
-    db.exec("COMMIT");
-  } catch (error) {
-    // The failure that matters is the first one (a ROLLBACK after a failed COMMIT may find no
-    // transaction left).
-    try {
-      db.exec("ROLLBACK");
-    } catch {
-      // nothing to roll back
-    }
-    throw error;
   }
 }
