@@ -56,7 +56,7 @@ export interface PgAppendOptions {
   /** Inbox rows of the fence's session marked done by the same statement. */
   readonly complete?: { readonly inbox: string; readonly ids: readonly number[] } | null;
   /**
-   * The batch's unique token, recorded on the tape's row: the same batch sent again (a retry
+   * The batch's unique token (a UUID), recorded on the tape's row: the same batch sent again (a retry
    * after a dropped connection) inserts nothing when the first one committed, which
    * {@link pgBatchLanded} then tells.
    */
@@ -83,8 +83,8 @@ export async function pgAppend(
   // $1 tape, $2 count, $3 batch, $4..$9 the columns, then the fence and the completion.
   const params: unknown[] = [tape, count, options.batch ?? null, ...columns];
   const source = fence
-    ? `SELECT $1, $2::bigint, $3::text FROM ${t.leases} WHERE key = $10 AND owner = $11 AND epoch = $12 FOR SHARE`
-    : "VALUES ($1, $2::bigint, $3::text)";
+    ? `SELECT $1, $2::bigint, $3::uuid FROM ${t.leases} WHERE key = $10 AND owner = $11 AND epoch = $12 FOR SHARE`
+    : "VALUES ($1, $2::bigint, $3::uuid)";
   if (fence) params.push(fence.key, fence.owner, fence.epoch);
   // The inbox rows of a fenced turn end in the same statement, only when the fence held.
   let done = "";
@@ -100,7 +100,7 @@ export async function pgAppend(
     `WITH h AS (
       INSERT INTO ${t.tapes} AS t (name, head, batch) ${source} ON CONFLICT (name)
       DO UPDATE SET head = t.head + $2, batch = EXCLUDED.batch
-      WHERE $3::text IS NULL OR t.batch IS DISTINCT FROM $3::text
+      WHERE $3::uuid IS NULL OR t.batch IS DISTINCT FROM $3::uuid
       RETURNING head
     ), ins AS (
       INSERT INTO ${t.entries} (tape, id, kind, anchor, event, payload, meta, date)
@@ -121,7 +121,7 @@ export async function pgBatchLanded(
   tape: string,
   batch: string,
 ): Promise<boolean> {
-  const rows = await sql.unsafe(`SELECT 1 FROM ${t.tapes} WHERE name = $1 AND batch = $2`, [
+  const rows = await sql.unsafe(`SELECT 1 FROM ${t.tapes} WHERE name = $1 AND batch = $2::uuid`, [
     tape,
     batch,
   ]);

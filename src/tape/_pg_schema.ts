@@ -16,7 +16,7 @@ export interface PgTables {
   readonly version: string;
   /**
    * `<schema>.bub_tapes`: one row per tape, `head` = its last id (the sequence and row lock),
-   * `batch` = the token of its last append (see `_pg_append.ts`).
+   * `batch` = the token of its last append (a UUID; see `_pg_append.ts`).
    */
   readonly tapes: string;
   /** `<schema>.bub_tape_entries`: the entries, primary key `(tape, id)`. */
@@ -75,7 +75,7 @@ function _migrations(t: PgTables): string[][] {
     ],
     [
       // The token of the tape's last batch: a retried append finds whether it committed.
-      `ALTER TABLE ${t.tapes} ADD COLUMN IF NOT EXISTS batch text`,
+      `ALTER TABLE ${t.tapes} ADD COLUMN IF NOT EXISTS batch uuid`,
     ],
   ];
 }
