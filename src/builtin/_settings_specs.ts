@@ -229,6 +229,7 @@ export const TAPE: SectionSpec = {
     field("cluster_lease_seconds", "float", positiveSeconds, "a number greater than 0", 15),
     field("cluster_poll_seconds", "float", positiveSeconds, "a number greater than 0", 0.5),
     field("cluster_hold_idle_seconds", "float", nonNegative, "a number", 0),
+    field("tape_store_retry_seconds", "float", nonNegative, "a number", 300),
   ],
 };
 

@@ -34,6 +34,7 @@ export async function clusterGatewayFor(
     leaseSeconds: settings.cluster_lease_seconds,
     pollSeconds: settings.cluster_poll_seconds,
     holdIdleSeconds: settings.cluster_hold_idle_seconds,
+    storeRetrySeconds: settings.tape_store_retry_seconds,
     electedPollers: token === "" ? {} : { telegram: `telegram-poller:${botId}` },
   });
 }

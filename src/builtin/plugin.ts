@@ -52,6 +52,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     home: framework.home,
     spillThreshold: undefined,
     tapeStore: () => runtime.tapeStoreSetting(),
+    tapeStoreRetrySeconds: () => runtime.tapeStoreRetrySeconds(),
   });
   let spill: number | undefined;
   const turn = createTurnHooks(runtime);

@@ -135,6 +135,11 @@ export class BuiltinRuntime {
     return loadTapeStoreSettings(this.sources).tape_store;
   }
 
+  /** The `tape_store_retry_seconds` setting (`BUB_TAPE_STORE_RETRY_SECONDS`). */
+  tapeStoreRetrySeconds(): number {
+    return loadTapeStoreSettings(this.sources).tape_store_retry_seconds;
+  }
+
   /** A `${config.*}` lookup for skill bodies. */
   configLookup = (path: string): unknown => getConfigValue(path, this.sources);
 

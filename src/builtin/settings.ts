@@ -117,7 +117,10 @@ export interface SpillSettingsSection {
   threshold: number;
 }
 
-/** `TapeStoreSettings`: YAML root, env `BUB_TAPE_STORE`, `BUB_CLUSTER_*`. */
+/**
+ * `TapeStoreSettings`: YAML root, env `BUB_TAPE_STORE`, `BUB_TAPE_STORE_RETRY_SECONDS`,
+ * `BUB_CLUSTER_*`.
+ */
 export interface TapeStoreSettings {
   /**
    * `file` (`<home>/tapes`), `memory`, `sqlite:<path>` (relative to the home) or a
@@ -138,6 +141,12 @@ export interface TapeStoreSettings {
    * @default 0
    */
   cluster_hold_idle_seconds: number;
+  /**
+   * How long a tape store operation retries while the store is unavailable (PostgreSQL
+   * unreachable, SQLite locked, a full disk), with backoff, before it fails with an error naming
+   * the store; 0 fails at once. @default 300
+   */
+  tape_store_retry_seconds: number;
 }
 
 /** `McpSettings`: YAML root, env prefix `BUB_`. */

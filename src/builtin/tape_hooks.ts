@@ -25,6 +25,11 @@ export interface TapeHooksOptions {
    * a `postgres://` URL). Default `"file"`.
    */
   tapeStore?: () => string;
+  /**
+   * The `tape_store_retry_seconds` setting: how long the store retries while it is unavailable.
+   * Default 300.
+   */
+  tapeStoreRetrySeconds?: () => number;
 }
 
 /** The tape hook implementations of the builtin plugin. */
@@ -67,7 +72,9 @@ export function createTapeHooks(options: TapeHooksOptions): TapeHooks {
   const spill = new SpillStore(threshold === undefined ? {} : { threshold });
   return {
     async *provideTapeStore() {
-      const store = createTapeStoreFromSetting(options.tapeStore?.() ?? "file", options.home);
+      const store = createTapeStoreFromSetting(options.tapeStore?.() ?? "file", options.home, {
+        retrySeconds: options.tapeStoreRetrySeconds?.() ?? 300,
+      });
       try {
         yield store;
       } finally {

@@ -39,6 +39,15 @@ export function parseTapeStoreChoice(value: unknown): TapeStoreChoice | null {
   return null;
 }
 
+/** Options of {@link createTapeStoreFromSetting}. */
+export interface TapeStoreSettingOptions {
+  /**
+   * `tape_store_retry_seconds`: how long the file, SQLite and PostgreSQL stores retry while
+   * unavailable (default: the store's own, 0).
+   */
+  retrySeconds?: number;
+}
+
 /**
  * Creates the store the setting names: a relative SQLite path is under `home`, `~` is the
  * user's home. A bad value is a `config` BubError naming the setting.
@@ -53,19 +62,21 @@ export function parseTapeStoreChoice(value: unknown): TapeStoreChoice | null {
 export function createTapeStoreFromSetting(
   value: string,
   home: string,
+  options: TapeStoreSettingOptions = {},
 ): TapeStore & AsyncDisposable {
   const choice = parseTapeStoreChoice(value);
+  const retry = options.retrySeconds === undefined ? {} : { retrySeconds: options.retrySeconds };
   switch (choice?.kind) {
     case "file":
-      return new FileTapeStore(join(home, "tapes"));
+      return new FileTapeStore(join(home, "tapes"), retry);
     case "memory":
       return new InMemoryTapeStore();
     case "sqlite": {
       const path = expandHome(choice.path);
-      return new SqliteTapeStore(isAbsolute(path) ? path : join(home, path));
+      return new SqliteTapeStore(isAbsolute(path) ? path : join(home, path), retry);
     }
     case "postgres":
-      return new PostgresTapeStore(choice.url);
+      return new PostgresTapeStore(choice.url, retry);
     default:
       throw new BubError(
         "config",

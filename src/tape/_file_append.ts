@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { readSync } from "node:fs";
+import { ftruncateSync, readSync } from "node:fs";
 import { datasyncFd, writeFdAll } from "./_fd.ts";
 import { absorbWritten, emptyCache, type FileCaches } from "./_file_cache.ts";
 import { storedEntry } from "./_entry_text.ts";
@@ -88,7 +88,15 @@ export async function writeBatch(
       return copy;
     });
     const bytes = ENCODER.encode(text);
-    writeFdAll(fd, bytes);
+    try {
+      writeFdAll(fd, bytes);
+    } catch (error) {
+      // A write cut short (a full disk): the file goes back to what it held, so it never keeps
+      // part of a batch, and the cache (which may have counted a terminating newline) is dropped.
+      _truncateQuiet(fd, found);
+      caches.delete(tape);
+      throw error;
+    }
     // Written: the cache holds the batch (what the file holds, flushed or not).
     return {
       flushed: flushWritten(target, fd, () => {
@@ -99,6 +107,14 @@ export async function writeBatch(
   } catch (error) {
     files.release(tape, fd, true);
     throw error;
+  }
+}
+
+function _truncateQuiet(fd: number, size: number): void {
+  try {
+    ftruncateSync(fd, size);
+  } catch {
+    // The torn line stays: readers skip it and the next append terminates it.
   }
 }
 

@@ -8,13 +8,16 @@ import { BubError } from "../kernel/errors.ts";
 import type { PgSql } from "./_pg_client.ts";
 
 /** The schema version this code writes and understands. */
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 3;
 
 /** Fully qualified table names of one schema. */
 export interface PgTables {
   /** `<schema>.bub_schema_version`: one row, the version. */
   readonly version: string;
-  /** `<schema>.bub_tapes`: one row per tape, `head` = its last id (the sequence and row lock). */
+  /**
+   * `<schema>.bub_tapes`: one row per tape, `head` = its last id (the sequence and row lock),
+   * `batch` = the token of its last append (a UUID; see `_pg_append.ts`).
+   */
   readonly tapes: string;
   /** `<schema>.bub_tape_entries`: the entries, primary key `(tape, id)`. */
   readonly entries: string;
@@ -69,6 +72,10 @@ function _migrations(t: PgTables): string[][] {
         body json NOT NULL, state text NOT NULL DEFAULT 'pending',
         created timestamptz NOT NULL DEFAULT clock_timestamp(), done_at timestamptz)`,
       `CREATE INDEX bub_inbox_pending ON ${t.inbox} (session, id) WHERE state = 'pending'`,
+    ],
+    [
+      // The token of the tape's last batch: a retried append finds whether it committed.
+      `ALTER TABLE ${t.tapes} ADD COLUMN IF NOT EXISTS batch uuid`,
     ],
   ];
 }

@@ -54,6 +54,27 @@ function _wrap(raw: _RawDatabase): SqliteDatabase {
   };
 }
 
+/** SQLite's primary result codes that a later attempt may not meet: BUSY, LOCKED, FULL. */
+const TRANSIENT_RESULTS: ReadonlySet<number> = new Set([5, 6, 13]);
+const TRANSIENT_MESSAGE = /database is locked|database table is locked|database or disk is full/i;
+
+/**
+ * True when `error` (or a cause) is SQLite's "database is locked" (another connection holds the
+ * write lock past the busy timeout) or "database or disk is full": worth retrying. `node:sqlite`
+ * reports the result code as `errcode`, `bun:sqlite` as `errno` and a `SQLITE_*` `code`.
+ */
+export function isSqliteTransient(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 8; depth++) {
+    const { code, errcode, errno, message } = e as Record<string, unknown>;
+    const result = typeof errcode === "number" ? errcode : typeof errno === "number" ? errno : -1;
+    if (result > 0 && TRANSIENT_RESULTS.has(result & 0xff)) return true;
+    if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED|FULL)/.test(code)) return true;
+    if (typeof message === "string" && TRANSIENT_MESSAGE.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Which binding {@link openSqlite} uses on this runtime. */
 export function sqliteBinding(): "bun:sqlite" | "node:sqlite" {
   return "Bun" in globalThis ? "bun:sqlite" : "node:sqlite";

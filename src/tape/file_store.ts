@@ -8,7 +8,13 @@ import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import { prepareBatch, publishNewTape, writeBatch } from "./_file_append.ts";
+import {
+  prepareBatch,
+  type PreparedEntry,
+  publishNewTape,
+  writeBatch,
+  type WrittenBatch,
+} from "./_file_append.ts";
 import { emptyCache, type FileCache, FileCaches, indexedEvents } from "./_file_cache.ts";
 import { errorCode, statTape, withOpenFile } from "./_file_read.ts";
 import { withFileLock } from "./_file_lock.ts";
@@ -24,6 +30,7 @@ import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 import { provideLiveView } from "./_live_view.ts";
+import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
 
 /** Options of {@link FileTapeStore}. */
 export interface FileTapeStoreOptions {
@@ -31,7 +38,17 @@ export interface FileTapeStoreOptions {
   durable?: boolean;
   /** How long an append waits for another process's lock (default 30 000 ms). */
   lockTimeoutMs?: number;
+  /**
+   * How long an append retries while the disk is full (or over quota), in seconds, with
+   * backoff; then it fails with a `temporary` BubError (`details.reason === "store_unavailable"`)
+   * naming the file. A failed write is cut back off the file, so the tape never holds part of a
+   * batch. Default 0 (fail at once).
+   */
+  retrySeconds?: number;
 }
+
+/** Write failures that space freed later cures (a flush failure never retries). */
+const FULL_DISK: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT"]);
 
 /**
  * Tapes as `<directory>/<tape>.jsonl` files, read incrementally and cached per file. The first
@@ -67,6 +84,8 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   #directorySeen = false;
   #template: LockTemplate;
   #spare: SpareFile;
+  #stop = new AbortController();
+  #retry: StoreRetry;
 
   /**
    * Creates the object.
@@ -87,6 +106,14 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
     this.#template = new LockTemplate(directory);
     this.#spare = new SpareFile(directory);
+    this.#retry = new StoreRetry({
+      kind: "file",
+      name: JSON.stringify(directory),
+      retrySeconds: retrySecondsOption("FileTapeStore", options.retrySeconds),
+      // The write's own error (not a wrapped one): a failed flush is final.
+      isTransient: (error) => FULL_DISK.has(String((error as { code?: unknown })?.code)),
+      signal: this.#stop.signal,
+    });
     // Incremental contexts read a tape's cache, caught up (see `_live_view.ts`).
     provideLiveView(
       this,
@@ -247,30 +274,43 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     // Checked and copied (serialised once) before the lock, numbered as a new tape's entries;
     // renumbered under the lock when the tape has entries.
     const checked = prepareBatch(tape, entries);
-    await this.#mutex.run(tape, async () => {
-      try {
-        await this.#ensureDirectory();
-        const target = {
-          tape,
-          path,
-          files: this.#files,
-          cache: this.#cache,
-          spare: this.#spare,
-          durable: this.#durable,
-        };
-        // A new tape is made whole from the spare, with no lock (see `publishNewTape`).
-        const written = publishNewTape(target, checked) ??
-          await withFileLock(`${path}.lock`, () => writeBatch(target, checked), {
-            what: `tape ${JSON.stringify(tape)}`,
-            timeoutMs: this.#lockTimeoutMs,
-            template: this.#template,
-          });
-        // Flushed after the lock's release (see `writeBatch`), still under the tape's mutex.
-        await written.flushed;
-      } catch (error) {
-        this.#fail("append entry to", tape, error);
-      }
-    });
+    const what = `append to tape ${JSON.stringify(tape)} (${path})`;
+    await this.#mutex.run(
+      tape,
+      () => this.#retry.run(what, () => this.#write(tape, path, checked)),
+    );
+  }
+
+  async #write(tape: string, path: string, checked: PreparedEntry[]): Promise<void> {
+    let written: WrittenBatch;
+    try {
+      await this.#ensureDirectory();
+      const target = {
+        tape,
+        path,
+        files: this.#files,
+        cache: this.#cache,
+        spare: this.#spare,
+        durable: this.#durable,
+      };
+      // A new tape is made whole from the spare, with no lock (see `publishNewTape`).
+      written = publishNewTape(target, checked) ??
+        await withFileLock(`${path}.lock`, () => writeBatch(target, checked), {
+          what: `tape ${JSON.stringify(tape)}`,
+          timeoutMs: this.#lockTimeoutMs,
+          template: this.#template,
+        });
+    } catch (error) {
+      // Nothing of the batch stayed in the file: a full disk is retried (see `retrySeconds`).
+      if (FULL_DISK.has(String(errorCode(error)))) throw error;
+      this.#fail("append entry to", tape, error);
+    }
+    try {
+      // Flushed after the lock's release (see `writeBatch`), still under the tape's mutex.
+      await written.flushed;
+    } catch (error) {
+      this.#fail("flush entries of", tape, error);
+    }
   }
 
   async #refresh(tape: string, query: QuerySpec): Promise<FileCache> {
@@ -351,8 +391,9 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     return this.#ready;
   }
 
-  /** Forgets the caches and closes the files it holds open (the files stay). */
+  /** Forgets the caches and closes the files it holds open (the files stay); retries give up. */
   async close(): Promise<void> {
+    this.#stop.abort();
     await Promise.resolve();
     this.#files.closeAll();
     // A store that wrote here also removes what killed processes left (see `_stray_files.ts`).

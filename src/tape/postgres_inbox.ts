@@ -8,9 +8,12 @@
  */
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
-import { appendColumns, pgAppend } from "./_pg_append.ts";
+import { randomUUID } from "node:crypto";
+import { appendColumns, pgAppend, pgBatchLanded } from "./_pg_append.ts";
 import { type InboxClaim, type InboxMessage, pgClaimSessions } from "./_pg_claims.ts";
+import type { PgSql } from "./_pg_client.ts";
 import type { TapeLease } from "./_pg_leases.ts";
+import type { PgTables } from "./_pg_schema.ts";
 import type { TapeEntry } from "./entry.ts";
 import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
 
@@ -72,19 +75,33 @@ export class PostgresInbox {
     }
     if (!isRecord(body)) throw new TypeError("Cannot enqueue: body must be an object");
     const text = JSON.stringify(body);
-    const { open, tables } = pgStoreInternals(this.#store);
-    const sql = await open();
+    const { retry, tables } = pgStoreInternals(this.#store);
+    // Retried while the server is unreachable (a dedupe key makes a repeat after a commit that
+    // lost its answer a duplicate, not a second row).
+    return await retry(
+      `enqueue a message of ${session}`,
+      (sql) => this.#enqueue(sql, tables, session, text, options.dedupeKey ?? null),
+    );
+  }
+
+  async #enqueue(
+    sql: PgSql,
+    tables: PgTables,
+    session: string,
+    text: string,
+    dedupeKey: string | null,
+  ): Promise<EnqueueResult> {
     // One statement (one transaction): the row and its notification (sent at commit).
     const rows = await sql.unsafe(
       `WITH ins AS (
         INSERT INTO ${tables.inbox} (session, dedupe_key, body) VALUES ($1, $2, $3::text::json)
         ON CONFLICT (dedupe_key) DO NOTHING RETURNING id
       ) SELECT id, pg_notify($4, $1)::text AS notified FROM ins`,
-      [session, options.dedupeKey ?? null, text, inboxChannel(this.#store.schema)],
+      [session, dedupeKey, text, inboxChannel(this.#store.schema)],
     );
     if (rows.length > 0) return { id: Number(rows[0]!.id), duplicate: false };
     const earlier = await sql.unsafe(`SELECT id FROM ${tables.inbox} WHERE dedupe_key = $1`, [
-      options.dedupeKey,
+      dedupeKey,
     ]);
     return { id: Number(earlier[0]?.id), duplicate: true };
   }
@@ -168,19 +185,36 @@ export class PostgresInbox {
     entries: readonly TapeEntry[],
   ): Promise<void> {
     const columns = appendColumns(tape, entries);
-    const { open, tables } = pgStoreInternals(this.#store);
-    const sql = await open();
+    const { retry, tables } = pgStoreInternals(this.#store);
     const lost = new BubError(
       "temporary",
       `Cannot complete messages of ${lease.key}: the lease (epoch ${lease.epoch}) of ${lease.owner} was lost`,
       { reason: "lease_lost", key: lease.key, owner: lease.owner, epoch: lease.epoch, tape },
     );
+    const what = `complete messages of ${lease.key}`;
     if (entries.length > 0) {
-      // One statement: the fenced append and the completion commit together or not at all.
-      const done = { inbox: tables.inbox, ids: messageIds };
-      if (await pgAppend(sql, tables, tape, columns, lease, done) === 0) throw lost;
+      // One statement: the fenced append and the completion commit together or not at all;
+      // retried while the server is unreachable, never twice (the batch token).
+      const complete = { inbox: tables.inbox, ids: messageIds };
+      const batch = randomUUID();
+      const inserted = await retry(what, async (sql, attempt) => {
+        const n = await pgAppend(sql, tables, tape, columns, { fence: lease, complete, batch });
+        if (n > 0 || attempt === 1) return n;
+        return await pgBatchLanded(sql, tables, tape, batch) ? entries.length : 0;
+      });
+      if (inserted === 0) throw lost;
       return;
     }
+    await retry(what, (sql) => this.#completeOnly(sql, tables, lease, messageIds, lost));
+  }
+
+  async #completeOnly(
+    sql: PgSql,
+    tables: PgTables,
+    lease: TapeLease,
+    messageIds: readonly number[],
+    lost: BubError,
+  ): Promise<void> {
     await sql.begin(async (tx) => {
       const held = await tx.unsafe(
         `SELECT 1 FROM ${tables.leases} WHERE key = $1 AND owner = $2 AND epoch = $3 FOR SHARE`,

@@ -5,13 +5,16 @@
  *
  * @module
  */
+import { randomUUID } from "node:crypto";
 import { BubError } from "../kernel/errors.ts";
 import { KeyedMutex } from "./_mutex.ts";
-import { appendColumns, pgAppend } from "./_pg_append.ts";
+import { appendColumns, pgAppend, pgBatchLanded } from "./_pg_append.ts";
 import { connectPg, type PgSql, redactPgUrl } from "./_pg_client.ts";
 import { pgAcquireLease, pgReleaseLease, pgRenewLease, type TapeLease } from "./_pg_leases.ts";
 import { pgFetchAll, pgLatestEvents } from "./_pg_query.ts";
 import { migratePg, type PgTables, pgTables } from "./_pg_schema.ts";
+import { isPgTransient } from "./_pg_transient.ts";
+import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
@@ -26,6 +29,14 @@ export interface PostgresTapeStoreOptions {
   max?: number;
   /** Seconds to wait for a connection (default 10). */
   connectTimeoutSeconds?: number;
+  /**
+   * How long an operation retries while the server is unreachable (connection refused or
+   * dropped, the server shutting down or starting), in seconds, with backoff; then it fails with
+   * a `temporary` BubError (`details.reason === "store_unavailable"`) naming the URL without
+   * the password. Default 0: such failures are that error at once. Appends are retried exactly
+   * once in effect: a batch that committed before its connection dropped is not stored again.
+   */
+  retrySeconds?: number;
 }
 
 const INTERNALS = new WeakMap<PostgresTapeStore, PgStoreInternals>();
@@ -38,6 +49,13 @@ export interface PgStoreInternals {
   readonly tables: PgTables;
   /** A new client of one connection to the store's database (closed by its user). */
   connectOne(): Promise<PgSql>;
+  /**
+   * Runs `op` on the pool with the store's retry policy (see
+   * {@link PostgresTapeStoreOptions.retrySeconds}); `what` completes "Cannot ..." in its error.
+   */
+  retry<T>(what: string, op: (sql: PgSql, attempt: number) => Promise<T>): Promise<T>;
+  /** Ends every retry now (each failure is final from then on); the pool stays open. */
+  stopRetrying(): void;
 }
 
 /** The pool and tables of `store` (for the modules built on it, not for users). */
@@ -76,6 +94,8 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
   #sql: Promise<PgSql> | null = null;
   #closed = false;
   #appends = new KeyedMutex();
+  #stop = new AbortController();
+  #retry: StoreRetry;
 
   /**
    * Creates the object; nothing connects before the first operation.
@@ -96,11 +116,25 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
     this.url = redactPgUrl(url);
     this.schema = options.schema ?? "public";
     this.#options = options;
+    this.#retry = new StoreRetry({
+      kind: "postgres",
+      name: this.url,
+      retrySeconds: retrySecondsOption("PostgresTapeStore", options.retrySeconds),
+      isTransient: isPgTransient,
+      signal: this.#stop.signal,
+    });
     INTERNALS.set(this, {
       open: () => this.#open(),
       tables: this.#tables,
       connectOne: () => connectPg(this.#url, { max: 1 }),
+      retry: (what, op) => this.#run(what, op),
+      stopRetrying: () => this.#stop.abort(),
     });
+  }
+
+  /** `op` on the pool, retried while the server is unreachable. */
+  #run<T>(what: string, op: (sql: PgSql, attempt: number) => Promise<T>): Promise<T> {
+    return this.#retry.run(what, async (attempt) => await op(await this.#open(), attempt));
   }
 
   #open(): Promise<PgSql> {
@@ -138,8 +172,10 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
 
   /** Sorted tape names with exactly one `__` (no sidecars). */
   async listTapes(): Promise<string[]> {
-    const sql = await this.#open();
-    const rows = await sql.unsafe(`SELECT name FROM ${this.#tables.tapes}`);
+    const rows = await this.#run(
+      "list tapes",
+      (sql) => sql.unsafe(`SELECT name FROM ${this.#tables.tapes}`),
+    );
     return rows.map((row) => String(row.name))
       .filter((tape) => tape.split("__").length === 2)
       .sort();
@@ -148,12 +184,15 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
   /** Deletes a tape (its entries and its id counter) in one transaction. */
   async reset(tape: string): Promise<void> {
     validateTapeName(tape);
-    const sql = await this.#open();
-    await this.#appends.run(tape, () =>
-      sql.begin(async (tx) => {
-        await tx.unsafe(`DELETE FROM ${this.#tables.tapes} WHERE name = $1`, [tape]);
-        await tx.unsafe(`DELETE FROM ${this.#tables.entries} WHERE tape = $1`, [tape]);
-      }));
+    await this.#appends.run(
+      tape,
+      () =>
+        this.#run(`reset tape ${JSON.stringify(tape)}`, (sql) =>
+          sql.begin(async (tx) => {
+            await tx.unsafe(`DELETE FROM ${this.#tables.tapes} WHERE name = $1`, [tape]);
+            await tx.unsafe(`DELETE FROM ${this.#tables.entries} WHERE tape = $1`, [tape]);
+          })),
+    );
   }
 
   /** Appends one entry. */
@@ -174,11 +213,18 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
   ): Promise<void> {
     const columns = appendColumns(tape, entries);
     if (entries.length === 0) return;
-    const sql = await this.#open();
     const fence = options.fence ?? null;
+    const batch = randomUUID();
     const inserted = await this.#appends.run(
       tape,
-      () => pgAppend(sql, this.#tables, tape, columns, fence),
+      () =>
+        this.#run(`append to tape ${JSON.stringify(tape)}`, async (sql, attempt) => {
+          const n = await pgAppend(sql, this.#tables, tape, columns, { fence, batch });
+          // A retry that inserted nothing: the first attempt may have committed before its
+          // connection dropped.
+          if (n > 0 || attempt === 1) return n;
+          return await pgBatchLanded(sql, this.#tables, tape, batch) ? entries.length : 0;
+        }),
     );
     if (fence && inserted === 0) {
       throw new BubError(
@@ -194,12 +240,18 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
   /** The newest event of each of `names` (one indexed lookup per name), in tape order. */
   async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
     validateTapeName(tape);
-    return await pgLatestEvents(await this.#open(), this.#tables, tape, names);
+    return await this.#run(
+      `read tape ${JSON.stringify(tape)}`,
+      (sql) => pgLatestEvents(sql, this.#tables, tape, names),
+    );
   }
 
   /** Evaluates a query: the anchor slice, kinds and a plain limit in SQL, the rest in memory. */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
-    return await pgFetchAll(await this.#open(), this.#tables, query);
+    return await this.#run(
+      `read tape ${JSON.stringify(query.tape)}`,
+      (sql) => pgFetchAll(sql, this.#tables, query),
+    );
   }
 
   /**
@@ -238,9 +290,10 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
     };
   }
 
-  /** Closes the pool (running queries get 5 s). */
+  /** Closes the pool (running queries get 5 s); operations still retrying give up. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#stop.abort();
     const sql = this.#sql;
     this.#sql = null;
     if (sql) await (await sql.catch(() => null))?.end({ timeout: 5 });

@@ -4,13 +4,14 @@
  *
  * @module
  */
-import { isRecord } from "../_internal/object.ts";
 import { delay } from "../_internal/async.ts";
 import { BubError } from "../kernel/errors.ts";
-import { deepFreeze, pyDumps } from "./_json.ts";
+import { pyDumps } from "./_json.ts";
 import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
 import { searchPass } from "./_search.ts";
-import { openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
+import { sqliteInsert, sqliteLatestEvents, sqliteRow, sqliteSliceRows } from "./_sqlite_rows.ts";
+import { isSqliteTransient, openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
+import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
@@ -21,6 +22,12 @@ export interface SqliteTapeStoreOptions {
   durable?: boolean;
   /** How long a write waits for another connection (default 30 000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * How long an operation retries, after the busy timeout, while the database stays locked (or
+   * the disk is full), in seconds, with backoff; then it fails with a `temporary` BubError
+   * (`details.reason === "store_unavailable"`) naming the file. Default 0 (fail at once).
+   */
+  retrySeconds?: number;
 }
 
 const SCHEMA = `
@@ -32,17 +39,6 @@ CREATE TABLE IF NOT EXISTS tape_entries (
 CREATE INDEX IF NOT EXISTS tape_entries_anchor ON tape_entries (tape, anchor, id)
   WHERE anchor IS NOT NULL;
 `;
-
-function _row(row: Record<string, unknown>): TapeEntry {
-  const meta = JSON.parse(String(row.meta));
-  return deepFreeze({
-    id: Number(row.id),
-    kind: String(row.kind),
-    payload: JSON.parse(String(row.payload)),
-    meta: isRecord(meta) ? meta : {},
-    date: String(row.date),
-  });
-}
 
 /**
  * Tapes in an SQLite file. The anchor slice runs in SQL on an anchor index, so reading after
@@ -63,6 +59,8 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
   #options: SqliteTapeStoreOptions;
   #db: Promise<SqliteDatabase> | null = null;
   #closed = false;
+  #stop = new AbortController();
+  #retry: StoreRetry;
 
   /**
    * Creates the object.
@@ -80,6 +78,18 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
     }
     this.path = path;
     this.#options = options;
+    this.#retry = new StoreRetry({
+      kind: "sqlite",
+      name: JSON.stringify(path),
+      retrySeconds: retrySecondsOption("SqliteTapeStore", options.retrySeconds),
+      isTransient: isSqliteTransient,
+      signal: this.#stop.signal,
+    });
+  }
+
+  /** `op` on the open database, retried while it is locked (see `retrySeconds`). */
+  #run<T>(what: string, op: (db: SqliteDatabase) => T | Promise<T>): Promise<T> {
+    return this.#retry.run(what, async () => await op(await this.#open()));
   }
 
   #open(): Promise<SqliteDatabase> {
@@ -124,17 +134,20 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
 
   /** Sorted tape names with exactly one `__` (no sidecars). */
   async listTapes(): Promise<string[]> {
-    const db = await this.#open();
-    return db.prepare("SELECT DISTINCT tape FROM tape_entries ORDER BY tape").all()
-      .map((row) => String(row.tape))
-      .filter((tape) => tape.split("__").length === 2);
+    const rows = await this.#run(
+      "list tapes",
+      (db) => db.prepare("SELECT DISTINCT tape FROM tape_entries ORDER BY tape").all(),
+    );
+    return rows.map((row) => String(row.tape)).filter((tape) => tape.split("__").length === 2);
   }
 
   /** Deletes a tape. */
   async reset(tape: string): Promise<void> {
     validateTapeName(tape);
-    const db = await this.#open();
-    db.prepare("DELETE FROM tape_entries WHERE tape = ?").run(tape);
+    await this.#run(
+      `reset tape ${JSON.stringify(tape)}`,
+      (db) => db.prepare("DELETE FROM tape_entries WHERE tape = ?").run(tape),
+    );
   }
 
   /** Appends one entry. */
@@ -161,31 +174,9 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
         );
       }
     });
-    const db = await this.#open();
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      const last = db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ?").get(tape);
-      let id = Number(last?.id ?? 0);
-      const insert = db.prepare(
-        "INSERT INTO tape_entries (tape, id, kind, anchor, payload, meta, date) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      );
-      for (const row of rows) insert.run(tape, ++id, ...row);
-      db.exec("COMMIT");
-    } catch (error) {
-      db.exec("ROLLBACK");
-      throw error;
-    }
-  }
-
-  #anchorId(db: SqliteDatabase, tape: string, name: string | null, after = 0): number | null {
-    const row = name === null
-      ? db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ? AND anchor IS NOT NULL")
-        .get(tape)
-      : db.prepare(
-        "SELECT max(id) AS id FROM tape_entries WHERE tape = ? AND anchor = ? AND id > ?",
-      )
-        .get(tape, name, after);
-    return row?.id === null || row?.id === undefined ? null : Number(row.id);
+    // A locked database fails at BEGIN (nothing written) or COMMIT (rolled back): a retry
+    // writes the batch once.
+    await this.#run(`append to tape ${JSON.stringify(tape)}`, (db) => sqliteInsert(db, tape, rows));
   }
 
   /**
@@ -194,80 +185,32 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
    */
   async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
     validateTapeName(tape);
-    const db = await this.#open();
-    const page = db.prepare(
-      "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? AND id < ? AND kind = 'event' AND instr(payload, ?) > 0 ORDER BY id DESC LIMIT 16",
+    return await this.#run(
+      `read tape ${JSON.stringify(tape)}`,
+      (db) => sqliteLatestEvents(db, tape, names),
     );
-    const found: TapeEntry[] = [];
-    for (const name of new Set(names)) {
-      const needle = JSON.stringify(name);
-      let before = Number.MAX_SAFE_INTEGER;
-      search: for (;;) {
-        const rows = page.all(tape, before, needle);
-        for (const row of rows) {
-          const entry = _row(row);
-          if (entry.payload.name === name) {
-            found.push(entry);
-            break search;
-          }
-          before = entry.id;
-        }
-        if (rows.length < 16) break;
-      }
-    }
-    return found.sort((a, b) => a.id - b.id);
   }
 
   /** The newest entry of `tape` (the primary key's last row), or null. */
   async lastEntry(tape: string): Promise<TapeEntry | null> {
     validateTapeName(tape);
-    const db = await this.#open();
-    const row = db.prepare(
-      "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? ORDER BY id DESC LIMIT 1",
-    ).get(tape) as Record<string, unknown> | undefined;
-    return row ? _row(row) : null;
+    const row = await this.#run(`read tape ${JSON.stringify(tape)}`, (db) =>
+      db.prepare(
+        "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? ORDER BY id DESC LIMIT 1",
+      ).get(tape));
+    return row ? sqliteRow(row) : null;
   }
 
   /** Evaluates a query; text queries use the newest-first search pass. */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
-    const db = await this.#open();
-    const tape = query.tape;
-    // Resolve the anchor slice in SQL, then let the shared evaluator apply the rest.
-    let low = 0;
-    let high = Number.MAX_SAFE_INTEGER;
-    const notFound = (name: string) =>
-      new BubError("not_found", `Anchor '${name}' was not found.`, { tape, anchor: name });
-    if (query.betweenAnchorNames) {
-      const [s, e] = query.betweenAnchorNames;
-      const start = this.#anchorId(db, tape, s);
-      if (start === null) throw notFound(s);
-      const end = db.prepare(
-        "SELECT min(id) AS id FROM tape_entries WHERE tape = ? AND anchor = ? AND id > ?",
-      ).get(tape, e, start);
-      if (end?.id === null || end?.id === undefined) throw notFound(e);
-      [low, high] = [start, Number(end.id)];
-    } else if (query.afterLast) {
-      const last = this.#anchorId(db, tape, null);
-      if (last === null) {
-        throw new BubError("not_found", "No anchors found in tape.", { tape });
-      }
-      low = last;
-    } else if (query.afterAnchorName !== null) {
-      const found = this.#anchorId(db, tape, query.afterAnchorName);
-      if (found === null) throw notFound(query.afterAnchorName);
-      low = found;
-    }
-    const kinds = query.kindList;
-    const plain = !query.text && !query.betweenDateRange && query.limitCount !== null;
-    const rows = db.prepare(
-      `SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? AND id > ? AND id < ?${
-        kinds.length ? ` AND kind IN (${kinds.map(() => "?").join(", ")})` : ""
-      } ORDER BY id${plain ? " LIMIT ?" : ""}`,
-    ).all(tape, low, high, ...kinds, ...(plain ? [query.limitCount] : []));
-    const view: EntryView = { entries: rows.map(_row), anchors: [] };
+    const rows = await this.#run(
+      `read tape ${JSON.stringify(query.tape)}`,
+      (db) => sqliteSliceRows(db, query),
+    );
+    const view: EntryView = { entries: rows.map(sqliteRow), anchors: [] };
     const rest: QuerySpec = {
       ...query,
-      tape,
+      tape: query.tape,
       afterLast: false,
       afterAnchorName: null,
       betweenAnchorNames: null,
@@ -276,9 +219,10 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
     return evaluateQuery(view, rest);
   }
 
-  /** Closes the database. */
+  /** Closes the database; operations still retrying give up. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#stop.abort();
     const db = this.#db;
     this.#db = null;
     if (db) (await db.catch(() => null))?.close();

@@ -62,6 +62,23 @@ test("tape_store defaults to file; BUB_TAPE_STORE wins over config.yml", () => {
   );
 });
 
+test("tape_store_retry_seconds: default 300, BUB_TAPE_STORE_RETRY_SECONDS, never negative", () => {
+  assert.equal(loadTapeStoreSettings().tape_store_retry_seconds, 300);
+  assert.equal(
+    loadTapeStoreSettings({ config: { tape_store_retry_seconds: 0 } }).tape_store_retry_seconds,
+    0,
+  );
+  assert.equal(
+    loadTapeStoreSettings({ env: { BUB_TAPE_STORE_RETRY_SECONDS: "2.5" } })
+      .tape_store_retry_seconds,
+    2.5,
+  );
+  assert.throws(
+    () => loadTapeStoreSettings({ env: { BUB_TAPE_STORE_RETRY_SECONDS: "-1" } }),
+    { kind: "config", message: /tape_store_retry_seconds.*(from BUB_TAPE_STORE_RETRY_SECONDS)/ },
+  );
+});
+
 test("a bad tape_store is a config BubError naming the setting, the value and its source", () => {
   assert.throws(
     () => loadTapeStoreSettings({ env: { BUB_TAPE_STORE: "mysql://h/db" } }),

@@ -29,3 +29,19 @@ export async function withDir(fn: (dir: string) => Promise<void>): Promise<void>
     await cleanup();
   }
 }
+
+/**
+ * Waits until `check()` holds, polling every 20 ms; fails naming `what` after `limitMs` (a bound
+ * so a broken behaviour fails instead of hanging, not a timing assertion).
+ */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  limitMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -133,6 +133,7 @@ if (url) {
         await a.append("a__b", said("A", 1));
         await withAdmin(url, async (sql) => {
           await sql.unsafe(`DROP TABLE "${schema}".bub_leases, "${schema}".bub_inbox`);
+          await sql.unsafe(`ALTER TABLE "${schema}".bub_tapes DROP COLUMN batch`);
           await sql.unsafe(`UPDATE "${schema}".bub_schema_version SET version = 1`);
         });
         const fresh = new PostgresTapeStore(url, { schema });

@@ -178,17 +178,18 @@ if (url) {
         assert.match(plan, /bub_tape_entries_anchor_name/);
       }));
 
-    test("an unreachable server is a config BubError without the password", async () => {
+    test("an unreachable server is a store_unavailable BubError naming the URL without the password", async () => {
       const store = new PostgresTapeStore("postgres://u:secret@127.0.0.1:1/db", {
         connectTimeoutSeconds: 2,
       });
       try {
         await assert.rejects(store.listTapes(), (error: unknown) => {
           assert.ok(BubError.isInstance(error), String(error));
-          assert.equal(error.kind, "config");
+          assert.equal(error.kind, "temporary");
+          assert.equal(error.details?.reason, "store_unavailable");
           assert.match(
             error.message,
-            /Cannot open PostgreSQL tape store postgres:\/\/u:\*\*\*@127/,
+            /^Cannot list tapes: tape store postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db is unavailable \(connect ECONNREFUSED/,
           );
           assert.doesNotMatch(error.message, /secret/);
           return true;

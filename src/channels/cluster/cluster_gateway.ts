@@ -19,7 +19,7 @@ import type { Envelope } from "../../kernel/envelope.ts";
 import { BubError } from "../../kernel/errors.ts";
 import { inboundOf } from "../../kernel/inbound.ts";
 import { PostgresInbox } from "../../tape/postgres_inbox.ts";
-import { PostgresTapeStore } from "../../tape/postgres_store.ts";
+import { pgStoreInternals, PostgresTapeStore } from "../../tape/postgres_store.ts";
 import { Interface } from "../channel.ts";
 import { type ChannelFramework, ChannelManager, type ChannelManagerOptions } from "../manager.ts";
 import {
@@ -59,6 +59,11 @@ export interface ClusterGatewayOptions extends ChannelManagerOptions {
   readonly electedPollers?: Readonly<Record<string, string>>;
   /** The schema of the store's tables. Default `"public"`. */
   readonly schema?: string;
+  /**
+   * How long the store retries while PostgreSQL is unreachable (`tape_store_retry_seconds`), in
+   * seconds. Default 300. Inbox messages stay pending meanwhile and run once it is back.
+   */
+  readonly storeRetrySeconds?: number;
   /** This instance's id. Default `<host>:<pid>:<random>`. */
   readonly owner?: string;
 }
@@ -107,10 +112,10 @@ export class ClusterGateway {
     this.#holdIdleMs = hold === 0 ? 0 : positive("cluster_hold_idle_seconds", hold) * 1000;
     this.#workspace = options.workspace;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.store = new PostgresTapeStore(
-      options.url,
-      options.schema === undefined ? {} : { schema: options.schema },
-    );
+    this.store = new PostgresTapeStore(options.url, {
+      ...(options.schema === undefined ? {} : { schema: options.schema }),
+      retrySeconds: options.storeRetrySeconds ?? 300,
+    });
     this.inbox = new PostgresInbox(this.store);
     this.#fenced = new FencedTapeStore(this.store);
     this.#framework = framework;
@@ -271,6 +276,9 @@ export class ClusterGateway {
     } finally {
       signal.removeEventListener("abort", onAbort);
       stop.abort();
+      // A turn still waiting for an unreachable store gives up: its messages stay pending in the
+      // inbox and run again on the next owner.
+      pgStoreInternals(this.store).stopRetrying();
       await this.#working;
       await this.store.close();
     }
