@@ -5,10 +5,9 @@
  *
  * @module
  */
-import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import { deepFreeze } from "./_json.ts";
+import { rowEntry } from "./_row_entry.ts";
 import type { PgRow, PgSql } from "./_pg_client.ts";
 import type { PgTables } from "./_pg_schema.ts";
 import { searchPass } from "./_search.ts";
@@ -16,17 +15,6 @@ import type { TapeEntry } from "./entry.ts";
 import type { TapeQuerySpec } from "./query_fields.ts";
 
 const COLUMNS = "id, kind, payload::text AS payload, meta::text AS meta, date";
-
-function _row(row: PgRow): TapeEntry {
-  const meta = JSON.parse(String(row.meta));
-  return deepFreeze({
-    id: Number(row.id),
-    kind: String(row.kind),
-    payload: JSON.parse(String(row.payload)),
-    meta: isRecord(meta) ? meta : {},
-    date: String(row.date),
-  });
-}
 
 function _id(rows: PgRow[]): number | null {
   const id = rows[0]?.id;
@@ -101,7 +89,7 @@ export async function pgFetchAll(
     } ORDER BY id${plain ? ` LIMIT $${params.length}` : ""}`,
     params,
   );
-  const view: EntryView = { entries: rows.map(_row), anchors: [] };
+  const view: EntryView = { entries: rows.map(rowEntry), anchors: [] };
   const rest: QuerySpec = {
     ...query,
     tape: query.tape,
@@ -129,5 +117,5 @@ export async function pgLatestEvents(
     ) AS e ORDER BY e.id`,
     [tape, wanted],
   );
-  return rows.map(_row);
+  return rows.map(rowEntry);
 }

@@ -4,24 +4,11 @@
  *
  * @module
  */
-import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
-import { deepFreeze } from "./_json.ts";
+import { rowEntry } from "./_row_entry.ts";
 import type { SqliteDatabase } from "./_sqlite_driver.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuerySpec } from "./query_fields.ts";
-
-/** The entry of a row (frozen). */
-export function sqliteRow(row: Record<string, unknown>): TapeEntry {
-  const meta = JSON.parse(String(row.meta));
-  return deepFreeze({
-    id: Number(row.id),
-    kind: String(row.kind),
-    payload: JSON.parse(String(row.payload)),
-    meta: isRecord(meta) ? meta : {},
-    date: String(row.date),
-  });
-}
 
 /** Inserts `rows` as the next entries of `tape` in one transaction (rolled back on failure). */
 export function sqliteInsert(db: SqliteDatabase, tape: string, rows: unknown[][]): void {
@@ -81,7 +68,7 @@ export function sqliteLatestEvents(
     search: for (;;) {
       const rows = page.all(tape, before, needle);
       for (const row of rows) {
-        const entry = sqliteRow(row);
+        const entry = rowEntry(row);
         if (entry.payload.name === name) {
           found.push(entry);
           break search;

@@ -9,7 +9,8 @@ import { BubError } from "../kernel/errors.ts";
 import { pyDumps } from "./_json.ts";
 import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
 import { searchPass } from "./_search.ts";
-import { sqliteInsert, sqliteLatestEvents, sqliteRow, sqliteSliceRows } from "./_sqlite_rows.ts";
+import { rowEntry } from "./_row_entry.ts";
+import { sqliteInsert, sqliteLatestEvents, sqliteSliceRows } from "./_sqlite_rows.ts";
 import { isSqliteTransient, openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
 import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
@@ -198,7 +199,7 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
       db.prepare(
         "SELECT id, kind, payload, meta, date FROM tape_entries WHERE tape = ? ORDER BY id DESC LIMIT 1",
       ).get(tape));
-    return row ? sqliteRow(row) : null;
+    return row ? rowEntry(row) : null;
   }
 
   /** Evaluates a query; text queries use the newest-first search pass. */
@@ -207,7 +208,7 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
       `read tape ${JSON.stringify(query.tape)}`,
       (db) => sqliteSliceRows(db, query),
     );
-    const view: EntryView = { entries: rows.map(sqliteRow), anchors: [] };
+    const view: EntryView = { entries: rows.map(rowEntry), anchors: [] };
     const rest: QuerySpec = {
       ...query,
       tape: query.tape,

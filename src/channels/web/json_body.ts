@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { readBounded } from "../../_internal/bounded_read.ts";
 import { BubError } from "../../kernel/errors.ts";
 import { tooLarge } from "./request_gate.ts";
 
@@ -25,27 +26,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   if (length !== null && /^\d+$/.test(length.trim()) && Number(length) > limit) {
     throw tooLargeError(limit);
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
-        await reader.cancel().catch(() => {});
-        throw tooLargeError(limit);
-      }
-      chunks.push(value);
-    }
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readBounded(request.body, limit, () => tooLargeError(limit));
   try {
     return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (error) {

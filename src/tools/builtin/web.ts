@@ -5,6 +5,7 @@
  * @module
  */
 import { s as z } from "../../_internal/schema.ts";
+import { readBounded } from "../../_internal/bounded_read.ts";
 import { LinkedSignal } from "../../_internal/linked_signal.ts";
 import { withCommas } from "../../tape/_text.ts";
 import { defineTool, type Tool } from "../tool.ts";
@@ -71,27 +72,11 @@ async function _readCapped(response: Response, url: string, maxBytes: number): P
     await response.body?.cancel().catch(() => {});
     throw _tooLarge(url, maxBytes, `${withCommas(declared)} bytes`);
   }
-  if (!response.body) return new Uint8Array();
-  const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw _tooLarge(url, maxBytes, `more than ${withCommas(maxBytes)} bytes`);
-    }
-    parts.push(value);
-  }
-  const body = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    body.set(part, at);
-    at += part.byteLength;
-  }
-  return body;
+  return await readBounded(
+    response.body,
+    maxBytes,
+    () => _tooLarge(url, maxBytes, `more than ${withCommas(maxBytes)} bytes`),
+  );
 }
 
 /**
