@@ -1,10 +1,16 @@
 /**
  * Shell benchmark: spawn-to-exit latency of `true` and throughput of
  * `head -c 100000000 /dev/zero` through `LocalEnvironment`, against the raw runtime APIs
- * (`Deno.Command` on Deno, `child_process.spawn` everywhere), printed as ratios.
+ * (`Deno.Command` on Deno, `child_process.spawn` everywhere), printed as ratios; then a comma
+ * command's whole turn (`,echo marker-<i>-end` through `processInbound`, one session per command,
+ * the builtin plugin with its default file tape) against the raw spawn of the same
+ * `bash -c 'echo …'` read to the end (`Deno.Command` on Deno, `child_process.spawn` elsewhere),
+ * one after another and 300 at once, in alternating blocks so machine load hits both alike; and
+ * the same turns with `BUB_TAPE_STORE=memory`, which leaves out the file tape's commit (a new
+ * tape file, its lock and an fdatasync per turn).
  *
  * Run: `scripts/tool deno run -A bench/shell.bench.ts` (also `scripts/tool node …`, `scripts/tool bun …`).
- * Targets: latency ≤ 1.3× raw, throughput ≥ 0.8× raw.
+ * Targets: latency ≤ 1.3× raw, throughput ≥ 0.8× raw, a comma command's turn ≤ 2× raw.
  *
  * @module
  */
@@ -14,10 +20,16 @@ import { createDenoDriver, denoCommandAvailable } from "../src/environment/deno_
 import { createNodeDriver } from "../src/environment/node_driver.ts";
 import { LocalEnvironment } from "../src/environment/local_environment.ts";
 import type { ProcessDriver } from "../src/environment/process_driver.ts";
+import { concurrentMs, rawEcho, rawEchoDeno, sequentialMs, startCommaBub } from "./_comma_turns.ts";
 
 const LATENCY_RUNS = 200;
 const WARMUP_RUNS = 20;
 const THROUGHPUT_RUNS = 5;
+/** Comma turns: blocks of sequential commands, rounds of concurrent ones. */
+const SEQUENTIAL_BLOCKS = 6;
+const SEQUENTIAL_BLOCK = 50;
+const CONCURRENT = 300;
+const CONCURRENT_ROUNDS = 3;
 const BYTES = 100_000_000;
 const HEAD = ["head", "-c", String(BYTES), "/dev/zero"];
 
@@ -159,4 +171,56 @@ for (const [name, runner, rawName, raw] of pairs) {
       `${f(rawRate!, 0)} | ${f(detachedRate!, 0)} | ${f(rate! / rawRate!)}× | ` +
       `${f(rate! / detachedRate!)}× |`,
   );
+}
+
+/** Per-command ms of `turn` and `raw`: sequential (blocks alternate), concurrent (median round). */
+async function commaRows(
+  turn: (i: number) => Promise<string>,
+  raw: (i: number) => Promise<string>,
+): Promise<{ sequential: [number, number]; concurrent: [number, number] }> {
+  let next = 1_000_000;
+  await sequentialMs(20, turn, next += 1000);
+  await sequentialMs(20, raw, next += 1000);
+  let turnMs = 0;
+  let rawMs = 0;
+  for (let block = 0; block < SEQUENTIAL_BLOCKS; block++) {
+    turnMs += await sequentialMs(SEQUENTIAL_BLOCK, turn, next += 1000);
+    rawMs += await sequentialMs(SEQUENTIAL_BLOCK, raw, next += 1000);
+  }
+  const count = SEQUENTIAL_BLOCKS * SEQUENTIAL_BLOCK;
+  const rounds: [number[], number[]] = [[], []];
+  for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+    rounds[0].push(await concurrentMs(CONCURRENT, turn, next += 1000) / CONCURRENT);
+    rounds[1].push(await concurrentMs(CONCURRENT, raw, next += 1000) / CONCURRENT);
+  }
+  return {
+    sequential: [turnMs / count, rawMs / count],
+    concurrent: [median(rounds[0]), median(rounds[1])],
+  };
+}
+
+{
+  const raw = rawEchoDeno() ?? rawEcho;
+  const rawName = rawEchoDeno() ? "Deno.Command" : "child_process.spawn";
+  await using bub = await startCommaBub();
+  const rows = await commaRows(bub.turn, raw);
+  // The same turns with the tape in memory: what the durable file tape's commit adds.
+  await using inMemory = await startCommaBub({ BUB_TAPE_STORE: "memory" });
+  const memoryRows = await commaRows(inMemory.turn, raw);
+  console.log("");
+  console.log(
+    `comma command turns: \`,echo marker-<i>-end\` in its own session through processInbound ` +
+      `(builtin plugin, file tape) against \`bash -c 'echo …'\` spawned with ${rawName} and read ` +
+      `to the end; ms per command: ${SEQUENTIAL_BLOCKS * SEQUENTIAL_BLOCK} one after another ` +
+      `(blocks of ${SEQUENTIAL_BLOCK} alternating), ${CONCURRENT} at once (median of ` +
+      `${CONCURRENT_ROUNDS} alternating rounds, total / ${CONCURRENT}).`,
+  );
+  console.log("");
+  console.log("| tape | runs | Bub turn ms | raw spawn ms | ratio (≤ 2) |");
+  console.log("|---|---|---|---|---|");
+  for (const [tape, table] of [["file", rows], ["memory", memoryRows]] as const) {
+    for (const [name, [turn, rawMs]] of Object.entries(table)) {
+      console.log(`| ${tape} | ${name} | ${f(turn)} | ${f(rawMs)} | ${f(turn / rawMs)}× |`);
+    }
+  }
 }

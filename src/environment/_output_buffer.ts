@@ -6,19 +6,12 @@
  *
  * @module
  */
-import { closeSync, mkdtempSync, openSync, write } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { closeSync, openSync, write } from "node:fs";
 import { withCommas } from "../tape/_text.ts";
 
 import { checkOutputMaxBytes } from "./_shell_defaults.ts";
 
 export { checkOutputMaxBytes, DEFAULT_OUTPUT_MAX_BYTES } from "./_shell_defaults.ts";
-
-/** Creates (once per call) a private folder `bub-output-*` under the OS tmpdir, mode 0700. */
-export function makeSpillDir(): string {
-  return mkdtempSync(join(tmpdir(), "bub-output-"));
-}
 
 interface _Piece {
   text: string;

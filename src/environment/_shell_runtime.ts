@@ -5,6 +5,6 @@
  *
  * @module
  */
-export { makeSpillDir, OutputBuffer } from "./_output_buffer.ts";
+export { OutputBuffer } from "./_output_buffer.ts";
 export { ManagedShell } from "./managed_shell.ts";
 export { formatKill, formatOutput, runShellCommand } from "./_shell_tool_text.ts";

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers";
 import { type ManagedShell, OUTPUT_CUT_NOTE } from "./managed_shell.ts";
 import type { ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
 import { ShellCommandError } from "./shell_command_error.ts";
@@ -64,7 +65,14 @@ export function formatKill(shell: ManagedShell): string {
   return `id: ${shell.id}\nstatus: ${shell.status}\nexit_code: ${shell.returncode ?? "null"}`;
 }
 
-/** Waits for the shell process to exit, the timeout, or the abort, whichever comes first. */
+/**
+ * Waits for the shell process to exit, the timeout, or the abort, whichever comes first. The
+ * clock starts when the process has started (the caller awaited the start). Only time in which
+ * the exit could have been seen counts: when the timer fires, pending I/O runs once more (an exit
+ * that happened meanwhile is seen first), and a timer that fired late (a busy event loop: on a
+ * loaded machine the exit of a finished command waited there behind the timer) arms a shorter
+ * one, until one fires on time.
+ */
 function _waitExit(
   shell: ManagedShell,
   ms: number,
@@ -72,14 +80,35 @@ function _waitExit(
 ): Promise<"exited" | "timeout" | "aborted"> {
   if (signal?.aborted) return Promise.resolve("aborted");
   return new Promise((resolve) => {
-    const timer = setTimeout(() => finish("timeout"), ms);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+    const arm = (delay: number): void => {
+      const due = Date.now() + delay;
+      timer = setTimeout(() => {
+        setImmediate(() =>
+          setImmediate(() => {
+            if (settled) return;
+            if (Date.now() - due <= Math.max(LATE_MS, delay / 4)) finish("timeout");
+            else arm(Math.min(delay, RECHECK_MS));
+          })
+        );
+      }, delay);
+    };
     const abort = () => finish("aborted");
     signal?.addEventListener("abort", abort, { once: true });
     shell.process.wait().then(() => finish("exited"), () => finish("exited"));
+    arm(ms);
     function finish(outcome: "exited" | "timeout" | "aborted"): void {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       signal?.removeEventListener("abort", abort);
       resolve(outcome);
     }
   });
 }
+
+/** A timer later than this (or a quarter of its delay) fired on a busy event loop. */
+const LATE_MS = 100;
+/** The delay of the timer armed after a late one, at most. */
+const RECHECK_MS = 1000;

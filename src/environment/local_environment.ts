@@ -4,15 +4,16 @@
  *
  * @module
  */
-import { accessSync, constants as fsConstants, realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 import { expandHome } from "../_internal/home.ts";
 import { Environment, type SpawnOptions } from "../kernel/environment.ts";
 import { BubError } from "../kernel/errors.ts";
 import { LocalProcess } from "./local_process.ts";
 import { processDriver } from "./driver_select.ts";
+import { findExecutable } from "./_find_executable.ts";
 import type { ProcessDriver } from "./process_driver.ts";
 
 /** Options of {@link LocalEnvironment}. */
@@ -79,7 +80,6 @@ export class LocalEnvironment extends Environment {
   async spawn(command: string | string[], opts: SpawnOptions = {}): Promise<LocalProcess> {
     const argv = this.#argv(command);
     const cwd = opts.cwd || this.workspace || null;
-    if (cwd !== null) await _checkDirectory(cwd);
     const env = opts.env && Object.keys(opts.env).length > 0 ? { ...opts.env } : null;
     opts.signal?.throwIfAborted();
     const [file, ...args] = argv as [string, ...string[]];
@@ -93,6 +93,8 @@ export class LocalEnvironment extends Environment {
         envPassthrough: this.#envPassthrough,
       });
     } catch (error) {
+      // The directory is checked only now: a stat before every spawn cost ~0.3 ms a command.
+      if (cwd !== null) await _checkDirectory(cwd);
       throw _spawnError(error, file, cwd);
     }
     const proc = new LocalProcess(child, this.driver);
@@ -191,20 +193,20 @@ function _spawnError(error: unknown, file: string, cwd: string | null): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
+/** The shell found for a `PATH` value (the last lookup; it rarely changes). */
+let foundShell: { path: string; shell: string } | null = null;
+
+/**
+ * `bash` on `PATH`, else `sh` on `PATH`, else `"sh"`. Remembered per `PATH` value across
+ * environments: the builtin plugin creates one per session, and the lookup (a stat per `PATH`
+ * entry) cost 0.6 ms on Node and 1.4 ms on Deno per session.
+ */
 function _findShell(): string {
-  const dirs = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "");
-  for (const name of ["bash", "sh"]) {
-    for (const dir of dirs) {
-      const candidate = join(dir, name);
-      try {
-        accessSync(candidate, fsConstants.X_OK);
-        if (statSync(candidate).isFile()) return candidate;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return "sh";
+  const path = process.env.PATH ?? "";
+  if (foundShell?.path === path) return foundShell.shell;
+  const shell = findExecutable("bash", { path }) ?? findExecutable("sh", { path }) ?? "sh";
+  foundShell = { path, shell };
+  return shell;
 }
 
 /** `realpath` of the longest existing prefix, with the missing rest appended. */

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { setImmediate } from "node:timers";
 import type { Process } from "../kernel/environment.ts";
 import type { OutputBuffer } from "./_output_buffer.ts";
 
 import type { ShellTimings } from "./_shell_defaults.ts";
+import { lagged, pollGone, settledWithin } from "./_wait.ts";
 
 export { DEFAULT_SHELL_TIMINGS, type ShellTimings } from "./_shell_defaults.ts";
 
@@ -21,6 +21,20 @@ const DRAIN_CAP_FACTOR = 10;
 const LEADER_GRACE_MS = 200;
 /** Silence (in `drainTimeoutMs`) after which a pipe held outside the group is cut. */
 const ESCAPED_IDLE_FACTOR = 5;
+/**
+ * The longest wait (in `drainTimeoutMs`) for a silent pipe while other shells' pipes keep
+ * delivering, i.e. while the runtime works through a backlog of reads.
+ */
+const BUSY_CAP_FACTOR = 60;
+
+/**
+ * Ends of stream seen on every shell's pipes (all managers): a pipe's silence proves nothing
+ * while other pipes keep reaching their ends, i.e. while the runtime works through a backlog.
+ * Deno with 1500 concurrent commands and the cores busy delivered a finished pipe's last read
+ * 7-12 s after its process exited while other pipes ended all along, and the old 5 s silence
+ * cut that output. (A background shell that keeps printing ends no pipe: it does not count.)
+ */
+let pipeEnds = 0;
 
 /** The line added to the output when reading stopped before the pipes closed. */
 export const OUTPUT_CUT_NOTE = "[output cut: a background process kept the pipe open]";
@@ -167,17 +181,17 @@ export class ManagedShell {
     const { pollIntervalMs, drainTimeoutMs } = this.#timings;
     // The leader's exit can be seen just before its group is gone: give that a moment.
     if (this.process.isRunning()) {
-      await _pollGone(this.process, pollIntervalMs, Math.min(LEADER_GRACE_MS, drainTimeoutMs));
+      await pollGone(this.process, pollIntervalMs, Math.min(LEADER_GRACE_MS, drainTimeoutMs));
     }
     if (this.process.isRunning()) {
       const deadline = Date.now() + drainTimeoutMs * DRAIN_CAP_FACTOR;
       let released: "fulfilled" | "rejected" | "timeout";
       do {
         const started = Date.now();
-        released = await _settledWithin(this.#readerDone, drainTimeoutMs);
-        if (released === "timeout") released = await _settledWithin(this.#readerDone, 0, true);
+        released = await settledWithin(this.#readerDone, drainTimeoutMs);
+        if (released === "timeout") released = await settledWithin(this.#readerDone, 0, true);
         // A timer that fired late means a busy event loop, not a pipe held open: wait again.
-        if (released !== "timeout" || !_lagged(started, drainTimeoutMs)) break;
+        if (released !== "timeout" || !lagged(started, drainTimeoutMs)) break;
       } while (Date.now() < deadline);
       if (released === "timeout") this.#cut = true;
       await this.terminate();
@@ -199,40 +213,49 @@ export class ManagedShell {
     const { pollIntervalMs, terminateTimeoutMs, drainTimeoutMs } = this.#timings;
     if (proc.isRunning()) {
       proc.signal({ kill: false });
-      await _pollGone(proc, pollIntervalMs, terminateTimeoutMs);
+      await pollGone(proc, pollIntervalMs, terminateTimeoutMs);
       if (proc.isRunning()) {
         proc.signal({ kill: true });
         // KILL is asynchronous: wait (briefly) until the group's members are really gone.
-        await _pollGone(proc, pollIntervalMs, drainTimeoutMs);
+        await pollGone(proc, pollIntervalMs, drainTimeoutMs);
       }
     }
-    await _settledWithin(proc.wait(), drainTimeoutMs);
+    await settledWithin(proc.wait(), drainTimeoutMs);
     if (await this.#drain(ESCAPED_IDLE_FACTOR) === "timeout") await this.#cancelReaders();
     await this.#buffer.close();
   }
 
   /**
    * Waits for both readers to reach end of stream, once the group is gone (only a process that
-   * left the group can still hold a pipe). Gives up ("timeout") only when no output arrived for
-   * `idleFactor` × `drainTimeoutMs`, or output kept arriving for `DRAIN_CAP_FACTOR` ×
-   * `drainTimeoutMs` (at least twice the silence).
-   * The silence is long because a runtime under load may deliver a finished pipe's last reads
-   * late (Deno with 1500 concurrent commands: over 1 s).
+   * left the group can still hold a pipe). Gives up ("timeout") when no output arrived for
+   * `idleFactor` × `drainTimeoutMs` while no other shell's pipe reached its end, when output
+   * kept arriving for `DRAIN_CAP_FACTOR` × `drainTimeoutMs` (at least twice the silence), or
+   * after `BUSY_CAP_FACTOR` × `drainTimeoutMs` in any case.
+   * A runtime under load delivers a finished pipe's last reads late (see {@link pipeEnds}).
    */
   async #drain(idleFactor: number): Promise<"fulfilled" | "rejected" | "timeout"> {
-    const idleMs = this.#timings.drainTimeoutMs * idleFactor;
-    const cap = Math.max(idleMs * 2, this.#timings.drainTimeoutMs * DRAIN_CAP_FACTOR);
-    const deadline = Date.now() + cap;
+    const { drainTimeoutMs } = this.#timings;
+    const idleMs = drainTimeoutMs * idleFactor;
+    const began = Date.now();
+    const cap = Math.max(idleMs * 2, drainTimeoutMs * DRAIN_CAP_FACTOR);
+    const busyCap = Math.max(cap, drainTimeoutMs * BUSY_CAP_FACTOR);
     for (;;) {
       const seen = this.#progress;
+      const seenEnds = pipeEnds;
       const started = Date.now();
-      let outcome = await _settledWithin(this.#readerDone, idleMs);
+      let outcome = await settledWithin(this.#readerDone, idleMs);
       // A busy event loop may run the timer before pending reads: let I/O run once more.
-      if (outcome === "timeout") outcome = await _settledWithin(this.#readerDone, 0, true);
+      if (outcome === "timeout") outcome = await settledWithin(this.#readerDone, 0, true);
       if (outcome !== "timeout") return outcome;
-      // Silence only counts when the timer fired on time (a late one means a busy event loop).
-      const idle = this.#progress === seen && !_lagged(started, idleMs);
-      if (idle || Date.now() >= deadline) return "timeout";
+      const waited = Date.now() - began;
+      if (this.#progress !== seen) {
+        if (waited >= cap) return "timeout";
+        continue;
+      }
+      // Silence only counts when the timer fired on time (a late one means a busy event loop)
+      // and no other pipe reached its end meanwhile.
+      const othersEnded = pipeEnds !== seenEnds;
+      if ((!lagged(started, idleMs) && !othersEnded) || waited >= busyCap) return "timeout";
     }
   }
 
@@ -243,7 +266,10 @@ export class ManagedShell {
     try {
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) break;
+        if (done) {
+          pipeEnds++;
+          break;
+        }
         this.#progress++;
         for (let at = 0; at < value.byteLength; at += CHUNK_SIZE) {
           const piece = at === 0 && value.byteLength <= CHUNK_SIZE
@@ -269,45 +295,5 @@ export class ManagedShell {
     if (this.#finalized) return;
     this.#finalized = true;
     this.#onFinalized(this);
-  }
-}
-
-function _sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls until the group of `proc` is gone or `ms` passed. */
-async function _pollGone(proc: Process, pollMs: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (proc.isRunning()) {
-    const left = deadline - Date.now();
-    if (left <= 0) return;
-    await _sleep(Math.min(pollMs, left));
-  }
-}
-
-/** True when a wait of `ms` begun at `started` ended well after it should have. */
-function _lagged(started: number, ms: number): boolean {
-  return Date.now() - started > ms * 1.5;
-}
-
-/** Waits up to `ms` (or, with `afterIo`, one I/O poll) for `promise` to settle; never rejects. */
-async function _settledWithin(
-  promise: Promise<unknown>,
-  ms: number,
-  afterIo = false,
-): Promise<"fulfilled" | "rejected" | "timeout"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    if (afterIo) setImmediate(() => setImmediate(() => resolve("timeout")));
-    else timer = setTimeout(() => resolve("timeout"), ms);
-  });
-  try {
-    return await Promise.race([
-      promise.then(() => "fulfilled" as const, () => "rejected" as const),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -36,7 +36,11 @@ export interface DriverSpawnRequest {
  * own process group.
  */
 export interface DriverChild {
-  /** The process id; the child leads a new process group with the same id. */
+  /**
+   * The process id; the child leads a new process group with the same id. A driver may form the
+   * group a moment after `spawn` resolves (the Deno driver's `setsid`); its `signalGroup` then
+   * reaches the child itself until the group exists.
+   */
   readonly pid: number;
   /** Standard output. */
   readonly stdout: ReadableStream<Uint8Array>;

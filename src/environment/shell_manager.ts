@@ -18,6 +18,7 @@ import type { ManagedShell } from "./managed_shell.ts";
 import { SHELL_RUNTIME_CLOSED, ShellScope } from "./shell_scope.ts";
 import type { ShellOutputOptions, ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
 import { lazyImport } from "../_internal/lazy.ts";
+import { makeSpillDir, removeSpillFiles, removeStaleSpillDirs } from "./_spill_files.ts";
 
 export { ShellCommandError } from "./shell_command_error.ts";
 
@@ -36,7 +37,10 @@ export interface ShellManagerOptions {
    * `tool_output_max_bytes` setting). At least 1024. Default 4 MiB.
    */
   outputMaxBytes?: number | (() => number);
-  /** The folder of spill files; default a private `bub-output-*` folder under the OS tmpdir. */
+  /**
+   * The folder of spill files; default a private `bub-output-<pid>-*` folder under the OS
+   * tmpdir, removed when the last scope closes.
+   */
   spillDir?: string;
 }
 
@@ -65,6 +69,9 @@ export class ShellManager {
   #defaultEnvironment: Environment | null = null;
   #outputMaxBytes: () => number;
   #spillDir: string | null;
+  #ownSpillDir = false;
+  #spills = new Map<ShellScope, Set<string>>();
+  #staleSweep: Promise<string[]> | null = null;
 
   /**
    * Creates a manager with no shells and no scope.
@@ -79,14 +86,28 @@ export class ShellManager {
     this.#spillDir = options.spillDir ?? null;
   }
 
-  /** Opens a new scope and makes it current until it closes. */
+  /**
+   * Opens a new scope and makes it current until it closes. The first scope also starts
+   * {@link ShellManager.removeStaleSpills} in the background.
+   */
   openScope(): ShellScope {
     const scope = new ShellScope((closing) => {
       this.#open = this.#open.filter((open) => open !== closing);
-    });
+    }, (closed) => this.#removeSpills(closed));
     this.#open.push(scope);
     this.#lastScope = scope;
+    void this.removeStaleSpills();
     return scope;
+  }
+
+  /**
+   * Removes (once per manager) the spill folders `<tmpdir>/bub-output-<pid>-*` of processes that
+   * are gone (a crash or a kill skipped their cleanup) and returns their paths; folders of live
+   * processes are kept. Never rejects.
+   */
+  removeStaleSpills(): Promise<string[]> {
+    this.#staleSweep ??= removeStaleSpillDirs().catch(() => []);
+    return this.#staleSweep;
   }
 
   /**
@@ -194,11 +215,8 @@ export class ShellManager {
   async #start(options: ShellStartOptions, scope: ShellScope | null): Promise<ManagedShell> {
     options.signal?.throwIfAborted();
     const id = this.#newId();
-    const { ManagedShell, makeSpillDir, OutputBuffer } = await shellModules();
-    const output = new OutputBuffer(
-      this.#outputMaxBytes(),
-      () => join(this.#spillDir ??= makeSpillDir(), `${id}.log`),
-    );
+    const { ManagedShell, OutputBuffer } = await shellModules();
+    const output = new OutputBuffer(this.#outputMaxBytes(), () => this.#spillPath(id, scope));
     const environment = options.environment ??
       (this.#defaultEnvironment ??= new LocalEnvironment());
     const cwd = options.cwd ?? null;
@@ -227,11 +245,50 @@ export class ShellManager {
     return shell;
   }
 
+  /** The spill file of shell `id`, recorded so that closing `scope` removes it. */
+  #spillPath(id: string, scope: ShellScope | null): string {
+    if (this.#spillDir === null) {
+      this.#spillDir = makeSpillDir();
+      this.#ownSpillDir = true;
+    }
+    const path = join(this.#spillDir, `${id}.log`);
+    if (scope) {
+      const paths = this.#spills.get(scope) ?? new Set();
+      this.#spills.set(scope, paths.add(path));
+    }
+    return path;
+  }
+
+  /** Removes the spill files of `scope`, and the manager's own folder once no scope is open. */
+  async #removeSpills(scope: ShellScope): Promise<void> {
+    const paths = this.#spills.get(scope) ?? [];
+    this.#spills.delete(scope);
+    const last = this.#open.length === 0 && this.#ownSpillDir;
+    const dir = last ? this.#spillDir : null;
+    if (last) {
+      this.#spillDir = null;
+      this.#ownSpillDir = false;
+    }
+    await removeSpillFiles(paths, dir);
+  }
+
   #newId(): string {
     for (;;) {
-      const bytes = crypto.getRandomValues(new Uint8Array(4));
-      const id = `bash-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+      const id = `bash-${_randomHex8()}`;
       if (!this.#shells.has(id)) return id;
     }
   }
+}
+
+/** Random bytes drawn 1 KiB at a time: one `getRandomValues` call per shell cost ~0.15 ms. */
+let randomPool = new Uint32Array(0);
+let randomAt = 0;
+
+/** Eight random lowercase hex digits. */
+function _randomHex8(): string {
+  if (randomAt >= randomPool.length) {
+    randomPool = crypto.getRandomValues(new Uint32Array(256));
+    randomAt = 0;
+  }
+  return randomPool[randomAt++]!.toString(16).padStart(8, "0");
 }

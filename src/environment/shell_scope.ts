@@ -10,8 +10,9 @@ export const SHELL_RUNTIME_CLOSED = "shell runtime is closed";
 
 /**
  * A set of shells that live until the scope closes. Closing marks the scope closed, waits for
- * starts in flight, then terminates every shell of the scope concurrently; if any termination
- * fails the others still run and an `AggregateError("shell cleanup failed")` is thrown.
+ * starts in flight, then terminates every shell of the scope concurrently and removes the spill
+ * files of the scope's shells (finished ones too); if any termination fails the others still run
+ * and an `AggregateError("shell cleanup failed")` is thrown.
  *
  * @example
  * ```ts
@@ -29,14 +30,21 @@ export class ShellScope implements AsyncDisposable {
   #shells = new Set<ManagedShell>();
   #starts = new Set<Promise<unknown>>();
   #onClose: (scope: ShellScope) => void;
+  #afterClose: (scope: ShellScope) => Promise<void> | void;
 
   /**
    * Creates an open scope.
    *
    * @param onClose called once when closing begins (the manager stops treating it as current)
+   * @param afterClose called once when the shells are terminated (the manager removes their
+   *   spill files); must not throw
    */
-  constructor(onClose: (scope: ShellScope) => void = () => {}) {
+  constructor(
+    onClose: (scope: ShellScope) => void = () => {},
+    afterClose: (scope: ShellScope) => Promise<void> | void = () => {},
+  ) {
     this.#onClose = onClose;
+    this.#afterClose = afterClose;
   }
 
   /** True once closing began; new shells are refused with `shell runtime is closed`. */
@@ -83,6 +91,7 @@ export class ShellScope implements AsyncDisposable {
     this.#onClose(this);
     while (this.#starts.size > 0) await Promise.allSettled([...this.#starts]);
     const results = await Promise.allSettled([...this.#shells].map((shell) => shell.terminate()));
+    await this.#afterClose(this);
     const errors = results.flatMap((r) => r.status === "rejected" ? [r.reason] : []);
     if (errors.length > 0) throw new AggregateError(errors, "shell cleanup failed");
   }

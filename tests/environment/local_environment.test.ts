@@ -1,10 +1,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { realpath } from "node:fs/promises";
+import { chmod, realpath, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import process from "node:process";
 import { BubError } from "../../src/kernel/errors.ts";
 import { LocalEnvironment } from "../../src/environment/local_environment.ts";
 import type { LocalProcess } from "../../src/environment/local_process.ts";
+import { createDenoDriver, denoCommandAvailable } from "../../src/environment/deno_driver.ts";
+import type { ProcessDriver } from "../../src/environment/process_driver.ts";
 import {
   drivers,
   eventually,
@@ -17,8 +20,12 @@ import {
 
 const encoder = new TextEncoder();
 
-for (const driver of drivers()) {
-  describe(`LocalEnvironment spawn (${driver.name} driver)`, () => {
+// On Deno also the driver without `setsid` (as on macOS): children start with `detached: true`.
+const cases: [string, ProcessDriver][] = drivers().map((driver) => [driver.name, driver]);
+if (denoCommandAvailable()) cases.push(["deno without setsid", createDenoDriver({ setsid: null })]);
+
+for (const [label, driver] of cases) {
+  describe(`LocalEnvironment spawn (${label} driver)`, () => {
     const env = new LocalEnvironment(null, { driver });
 
     async function run(command: string | string[], opts = {}): Promise<[string, number]> {
@@ -71,7 +78,8 @@ for (const driver of drivers()) {
     test("the process leads its own process group and signal() stops every member", async () => {
       const proc = await env.spawn("sleep 300 & sleep 300");
       try {
-        assert.equal(groupAlive(proc.pid), true);
+        // Through `setsid` (Deno) the group forms a moment after the spawn returns.
+        await eventually(() => groupAlive(proc.pid), 2000, "the group");
         assert.notEqual(proc.pid, process.pid);
         await eventually(() => liveMembers(proc.pid).length >= 2, 2000, "both sleeps");
         proc.signal({ kill: false });
@@ -83,6 +91,29 @@ for (const driver of drivers()) {
       } finally {
         killGroup(proc.pid);
       }
+    });
+
+    test("signal() right after the spawn stops the process and leaves no member", async () => {
+      for (const kill of [true, false]) {
+        const proc = await env.spawn("sleep 300 & sleep 300");
+        try {
+          assert.equal(proc.isRunning(), true);
+          proc.signal({ kill });
+          assert.equal(await proc.wait(), kill ? 137 : 143);
+          await eventually(() => liveMembers(proc.pid).length === 0, 2000, "group exit");
+          await eventually(() => !proc.isRunning(), 5000, "group reaped");
+        } finally {
+          killGroup(proc.pid);
+        }
+      }
+    });
+
+    test("an array command may name an executable by a path relative to cwd", async () => {
+      await withTempDir(async (dir) => {
+        await writeFile(join(dir, "hello.sh"), '#!/bin/sh\necho "hello $1"\n');
+        await chmod(join(dir, "hello.sh"), 0o755);
+        assert.deepEqual(await run(["./hello.sh", "there"], { cwd: dir }), ["hello there\n", 0]);
+      });
     });
 
     test("isRunning() stays true while a background child outlives the shell", async () => {

@@ -162,11 +162,14 @@ class SlowReadProcess extends Process {
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;
   readonly inner: Process;
-  constructor(inner: Process) {
+  constructor(
+    inner: Process,
+    wrap: (stream: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>,
+  ) {
     super();
     this.inner = inner;
-    this.stdout = _slow(inner.stdout);
-    this.stderr = _slow(inner.stderr);
+    this.stdout = wrap(inner.stdout);
+    this.stderr = wrap(inner.stderr);
   }
   get pid(): number | null {
     return this.inner.pid;
@@ -226,10 +229,16 @@ function _slow(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   }, { highWaterMark: 0 });
 }
 
+/** A host environment whose processes' pipes are read through `wrap` (default: slowly). */
 class SlowReadEnvironment extends Environment {
   #local = new LocalEnvironment();
+  #wrap: (stream: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>;
+  constructor(wrap = _slow) {
+    super();
+    this.#wrap = wrap;
+  }
   async spawn(command: string | string[]): Promise<Process> {
-    return new SlowReadProcess(await this.#local.spawn(command));
+    return new SlowReadProcess(await this.#local.spawn(command), this.#wrap);
   }
   readText(): Promise<string> {
     return Promise.resolve("");
@@ -256,4 +265,48 @@ test("output still arriving after the exit is read to the end, however long it t
   });
   assert.ok(Date.now() - started > 1.5 * timings.drainTimeoutMs, "the reading outlasted the drain");
   assert.equal(output, lines.join("\n"));
+});
+
+/** `source` with nothing delivered before `ms` have passed since the first read: a late pipe. */
+function _late(source: ReadableStream<Uint8Array>, ms: number): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let gate: Promise<unknown> | null = null;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      gate ??= new Promise((resolve) => setTimeout(resolve, ms));
+      await gate;
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+test("a finished pipe delivered late while other pipes keep ending is read, not cut", async () => {
+  // Silence cut after 5 × 300 ms and a cap of 3 s: the pipe is silent for 4.5 s after the exit,
+  // as on Deno with 1500 concurrent commands, while other commands finish all along.
+  const shells = new ShellManager({ timings: FAST });
+  let late = true;
+  const others = (async () => {
+    let runs = 0;
+    while (late) {
+      assert.equal(await shells.run({ command: `echo other-${runs}` }), `other-${runs}`);
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return runs;
+  })();
+  try {
+    const output = await shells.run({
+      command: "echo marker-1-end",
+      environment: new SlowReadEnvironment((stream) => _late(stream, 4500)),
+    });
+    assert.equal(output, "marker-1-end");
+  } finally {
+    late = false;
+  }
+  assert.ok((await others) > 0);
 });

@@ -1,5 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { setImmediate } from "node:timers";
 import { Environment, Process } from "../../src/kernel/environment.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { ShellCommandError, ShellManager } from "../../src/environment/shell_manager.ts";
@@ -96,6 +97,32 @@ describe("bash tool texts", () => {
       message: "command exited with code 3\noutput:\n(no output)",
     });
   });
+
+  for (const driver of drivers()) {
+    test(`a finished command is not timed out by an event loop that was busy (${driver.name} driver)`, async () => {
+      const shells = new ShellManager({ timings: FAST });
+      const environment = new LocalEnvironment(null, { driver });
+      const running = shells.run({
+        command: "sleep 0.5; echo finished",
+        environment,
+        timeoutSeconds: 1,
+      });
+      // Once the shell is listed its process runs and the timeout's timer is armed.
+      while (shells.shells.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      // The machine is busy: the event loop runs nothing for 3 s (the command exits meanwhile),
+      // and then the expired timer comes first (timers run before I/O in an event loop turn).
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const until = Date.now() + 3000;
+          while (Date.now() < until) {
+            // busy
+          }
+          resolve();
+        })
+      );
+      assert.equal(await running, "finished");
+    });
+  }
 
   test("a foreground timeout keeps the command running in the background", async () => {
     const shells = new ShellManager({ timings: FAST });

@@ -1,0 +1,124 @@
+/**
+ * Shared pieces of the comma-command benches (`shell.bench.ts`, `comma_flood.ts`): a Bub whose
+ * turns run `,echo marker-<i>-end` comma commands (the builtin plugin, its default file tape in a
+ * fresh home, no model: a comma command never calls one), and the raw baseline, the same
+ * `bash -c 'echo …'` spawned with `node:child_process` and read to the end.
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BubFramework } from "../src/builtin/framework.ts";
+
+/** The marker command `i` prints. */
+export function markerOf(i: number): string {
+  return `marker-${i}-end`;
+}
+
+/** A running Bub for comma turns; `turn(i)` answers `,echo marker-<i>-end` in chat `c-<i>`. */
+export interface CommaBub extends AsyncDisposable {
+  /** The framework. */
+  readonly bub: BubFramework;
+  /** Runs turn `i` and returns its answer (the model output). */
+  turn(i: number): Promise<string>;
+}
+
+/** Starts a Bub in a fresh home (removed on dispose); `env` adds builtin settings. */
+export async function startCommaBub(env: Record<string, string> = {}): Promise<CommaBub> {
+  const { BubFramework } = await import("../src/builtin/framework.ts");
+  const home = mkdtempSync(join(tmpdir(), "bub-comma-bench-"));
+  const bub = new BubFramework({
+    home,
+    configFile: join(home, "config.yml"),
+    loadDotenv: false,
+    workspace: home,
+    builtin: { env: { BUB_MODEL: "openai:none", BUB_API_KEY: "sk-none", ...env } },
+  });
+  bub.loadBuiltinHooks();
+  const scope = await bub.running();
+  return {
+    bub,
+    async turn(i) {
+      const result = await bub.processInbound({
+        channel: "bench",
+        chatId: `c-${i}`,
+        content: `,echo ${markerOf(i)}`,
+      });
+      return result.modelOutput;
+    },
+    async [Symbol.asyncDispose]() {
+      await scope[Symbol.asyncDispose]();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Spawns `bash -c 'echo marker-<i>-end'` directly, reads stdout to the end, returns it. */
+export function rawEcho(i: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", `echo ${markerOf(i)}`], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdin.end();
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => (out += chunk));
+    child.stderr.resume();
+    child.once("error", reject);
+    child.once("close", () => resolve(out.trim()));
+  });
+}
+
+/** `rawEcho` through `Deno.Command` (the Deno runtime's own spawn); null elsewhere. */
+export function rawEchoDeno(): ((i: number) => Promise<string>) | null {
+  const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+  if (typeof deno?.Command !== "function") return null;
+  return async (i) => {
+    const child = new deno.Command("bash", {
+      args: ["-c", `echo ${markerOf(i)}`],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    await child.stdin.close();
+    const [out] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.status,
+    ]);
+    return out.trim();
+  };
+}
+
+/** Runs `count` calls of `run` one after another; returns the wall time in ms. */
+export async function sequentialMs(
+  count: number,
+  run: (i: number) => Promise<string>,
+  offset = 0,
+): Promise<number> {
+  const started = performance.now();
+  for (let i = offset; i < offset + count; i++) check(await run(i), i);
+  return performance.now() - started;
+}
+
+/** Runs `count` calls of `run` at once; returns the wall time in ms. */
+export async function concurrentMs(
+  count: number,
+  run: (i: number) => Promise<string>,
+  offset = 0,
+): Promise<number> {
+  const started = performance.now();
+  const outputs = await Promise.all(
+    Array.from({ length: count }, (_, k) => run(offset + k)),
+  );
+  outputs.forEach((output, k) => check(output, offset + k));
+  return performance.now() - started;
+}
+
+function check(output: string, i: number): void {
+  if (output.trim() !== markerOf(i)) {
+    throw new Error(`Turn ${i} answered ${JSON.stringify(output.slice(0, 200))}`);
+  }
+}
