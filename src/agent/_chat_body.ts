@@ -20,6 +20,7 @@ import { type MessagesJson, messagesJson } from "./_chat_messages.ts";
 import { messageJson } from "./_chat_message_json.ts";
 
 import type { ChatProtocol } from "./_chat_message_json.ts";
+import { runtimeKey } from "../_internal/runtime.ts";
 export type { ChatProtocol };
 
 const TOOLS_MARKER = "\u0000bub-tools\u0000";
@@ -227,7 +228,7 @@ const ENCODER = new TextEncoder();
  * string joined from the messages' JSON: no decode per turn, and one byte a character, which Bun
  * sends without converting it; a decoded history cost Bun ~0.3 ms more per call at 1000 turns).
  */
-const TEXT_BODY = "Bun" in globalThis;
+const TEXT_BODY = runtimeKey() === "bun";
 // The last kept run decoded (the calls of one turn send the same history).
 let lastDecoded: { kept: Uint8Array; text: string } | null = null;
 

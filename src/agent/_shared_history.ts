@@ -9,8 +9,9 @@
  *
  * @module
  */
+import { runtimeKey } from "../_internal/runtime.ts";
 
-let sharing = "Bun" in globalThis;
+let sharing = runtimeKey() === "bun";
 
 /** True when a call's history may be the kept messages themselves. */
 export function sharesHistory(): boolean {

@@ -7,6 +7,7 @@
  * @module
  */
 import process from "node:process";
+import { runtimeKey } from "../_internal/runtime.ts";
 
 /** The libc names tried with `dlopen` (glibc, then the generic name, e.g. musl). */
 const LIBC = ["libc.so.6", "libc.so"];
@@ -126,9 +127,12 @@ async function bunExecve(): Promise<Execve> {
  * call failed (the process then goes on unchanged).
  */
 export async function runtimeExecve(): Promise<Execve> {
-  if (typeof (globalThis as { Deno?: { dlopen?: unknown } }).Deno?.dlopen === "function") {
-    return denoExecve();
+  switch (runtimeKey()) {
+    case "deno":
+      return denoExecve();
+    case "bun":
+      return await bunExecve();
+    default:
+      return nodeExecve();
   }
-  if ("Bun" in globalThis) return await bunExecve();
-  return nodeExecve();
 }

@@ -24,6 +24,7 @@ import type {
 } from "./process_driver.ts";
 import { toolEnvironment } from "./tool_env.ts";
 import { findExecutable } from "./_find_executable.ts";
+import { runtimeKey } from "../_internal/runtime.ts";
 
 /** Options of {@link createDenoDriver}. */
 export interface DenoDriverOptions {
@@ -37,8 +38,7 @@ export interface DenoDriverOptions {
 
 /** True when the running runtime offers `Deno.Command`. */
 export function denoCommandAvailable(): boolean {
-  const deno = (globalThis as { Deno?: { Command?: unknown } }).Deno;
-  return typeof deno?.Command === "function";
+  return runtimeKey() === "deno";
 }
 
 /**

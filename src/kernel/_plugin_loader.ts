@@ -5,6 +5,7 @@ import { expandHome } from "../_internal/home.ts";
 import { kernelLogger } from "./_log.ts";
 import { BubError } from "./errors.ts";
 import type { PluginManager, PluginStatus } from "./plugin.ts";
+import { runtimeKey } from "../_internal/runtime.ts";
 
 /**
  * What plugin loading needs of the framework (a `KernelFramework` is one). Factories and
@@ -24,7 +25,7 @@ export interface PluginLoadHost {
 /** A plugin, a plugin factory or class, or a module specifier. */
 type LoadSource = string | object;
 
-const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+const isDeno = runtimeKey() === "deno";
 
 /**
  * Where a plugin specifier is imported from: relative and `~` paths resolve against the config

@@ -9,6 +9,7 @@ import process from "node:process";
 import { stringify } from "../_vendor/yaml.js";
 import { stripFrontmatter } from "./frontmatter.ts";
 import type { Skill } from "./skill.ts";
+import { runtimeKey } from "../_internal/runtime.ts";
 
 const CONFIG_TEMPLATE = /\$\{\s*config\.([A-Za-z0-9_.-]+)\s*\}/g;
 const PLACEHOLDER = /\$(?:(\$)|([_A-Za-z][_A-Za-z0-9]*)|\{([_A-Za-z][_A-Za-z0-9]*)\})/g;
@@ -48,10 +49,10 @@ function shellQuote(word: string): string {
  */
 export function currentRuntimeCommand(): string {
   const exec = shellQuote(process.execPath);
-  const versions = process.versions as Record<string, string | undefined>;
-  if (versions.deno) return `${exec} run -A`;
-  if (versions.bun) return exec;
-  const [major = 0, minor = 0] = (versions.node ?? "0.0").split(".").map(Number);
+  const runtime = runtimeKey();
+  if (runtime === "deno") return `${exec} run -A`;
+  if (runtime === "bun") return exec;
+  const [major = 0, minor = 0] = (process.versions.node ?? "0.0").split(".").map(Number);
   return major > 23 || (major === 23 && minor >= 6) ? exec : `${exec} --experimental-strip-types`;
 }
 

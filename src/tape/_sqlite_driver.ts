@@ -5,6 +5,7 @@
  * @module
  */
 import { closeSync, openSync } from "node:fs";
+import { runtimeKey } from "../_internal/runtime.ts";
 
 /** A prepared statement with positional parameters. */
 export interface SqliteStatement {
@@ -77,7 +78,7 @@ export function isSqliteTransient(error: unknown): boolean {
 
 /** Which binding {@link openSqlite} uses on this runtime. */
 export function sqliteBinding(): "bun:sqlite" | "node:sqlite" {
-  return "Bun" in globalThis ? "bun:sqlite" : "node:sqlite";
+  return runtimeKey() === "bun" ? "bun:sqlite" : "node:sqlite";
 }
 
 /** Opens (creating, mode 0600) the database file at `path`. */

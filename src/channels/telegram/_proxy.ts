@@ -7,6 +7,7 @@ import { Buffer } from "node:buffer";
 import type { Agent as HttpAgent } from "node:http";
 import { getLogger } from "../../_internal/log.ts";
 import { lazyImport } from "../../_internal/lazy.ts";
+import { runtimeKey } from "../../_internal/runtime.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
 
@@ -41,7 +42,7 @@ export async function proxyClientOptions(
     );
     return null;
   }
-  if ("Bun" in globalThis) {
+  if (runtimeKey() === "bun") {
     const native = globalThis.fetch;
     return {
       fetch: (url, init = {}) => {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { runtimeKey } from "../../_internal/runtime.ts";
 
 /** A listening server. */
 export interface ListeningServer {
@@ -41,11 +42,12 @@ export async function serveFetch(
   port: number,
 ): Promise<ListeningServer> {
   const g = globalThis as { Deno?: DenoLike; Bun?: BunLike };
-  if (g.Deno && typeof g.Deno.serve === "function") {
+  const runtime = runtimeKey();
+  if (runtime === "deno" && g.Deno) {
     const server = g.Deno.serve({ hostname: host, port, onListen: () => {} }, fetch);
     return { host, port: server.addr.port, close: () => server.shutdown() };
   }
-  if (g.Bun) {
+  if (runtime === "bun" && g.Bun) {
     const server = g.Bun.serve({ hostname: host, port, idleTimeout: 0, fetch });
     return {
       host,
