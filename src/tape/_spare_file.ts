@@ -84,6 +84,7 @@ export class SpareFile {
   #making: Promise<void> | null = null;
   #scheduled: ReturnType<typeof setImmediate> | null = null;
   #generation = 0;
+  #awaited = false;
 
   /** @param directory the tape folder (links cannot cross file systems) */
   constructor(directory: string) {
@@ -192,17 +193,21 @@ export class SpareFile {
 
   /**
    * Waits for a spare that is asked for ({@link refillSoon}: its create is started now) or being
-   * made; resolves at once when none is coming. A new tape's batch waits for it instead of
-   * creating a file of its own beside it (on the main thread, under the tape's lock, while the
-   * spare's create runs too).
+   * made; resolves at once when none is coming or another batch waits for it already (a spare
+   * makes one new tape: the others would only wait, then take the lock). A new tape's batch
+   * waits for it instead of creating a file of its own beside it (on the main thread, under the
+   * tape's lock, while the spare's create runs too).
    */
   coming(): Promise<void> {
+    if (this.#awaited) return Promise.resolve();
     if (this.#scheduled !== null) {
       clearImmediate(this.#scheduled);
       this.#scheduled = null;
-      return this.refill();
+      void this.refill();
     }
-    return this.#making ?? Promise.resolve();
+    if (this.#making === null) return Promise.resolve();
+    this.#awaited = true;
+    return this.#making.finally(() => (this.#awaited = false));
   }
 
   /**

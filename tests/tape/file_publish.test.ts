@@ -123,3 +123,31 @@ test("a new tape appended while the spare is still on its way waits for it inste
     }
     await fresh.close();
   }));
+
+test("new tapes appended at once while the spare is on its way: one is made from it, the others through their locks, each whole", () =>
+  withDir(async (dir) => {
+    await using store = new FileTapeStore(dir);
+    await store.append("a__before", messageEntry({ content: "before" }));
+    // The spare is asked for, not made: one batch waits for it, the others take their locks.
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        store.appendMany(`a__new${i}`, [
+          messageEntry({ content: `first ${i}` }),
+          messageEntry({ content: `second ${i}` }),
+        ])),
+    );
+    const fresh = new FileTapeStore(dir);
+    for (let i = 0; i < 5; i++) {
+      assert.deepEqual(await contents(fresh, `a__new${i}`), [[1, `first ${i}`], [
+        2,
+        `second ${i}`,
+      ]]);
+    }
+    await fresh.close();
+    await store.close();
+    // No lock file and no spare is left.
+    assert.deepEqual(
+      (await readdir(dir)).filter((name) => !name.endsWith(".jsonl")),
+      [],
+    );
+  }));
