@@ -124,15 +124,17 @@ function _truncateQuiet(fd: number, size: number): void {
  * there: null, and the caller appends under the lock). Linking is as exclusive as the lock's
  * create, and a writer holding the lock reads the file's size after opening it (every version
  * does), so it finds this batch there or made the file first. Tried only when the store holds
- * neither a file nor a cache of the tape (one it read or wrote exists, most likely). The flush
- * runs as `writeBatch`'s does.
+ * neither a file nor a cache of the tape (one it read or wrote exists, most likely); a spare on
+ * its way is waited for (`SpareFile.coming`). The flush runs as `writeBatch`'s does.
  */
-export function publishNewTape(
+export async function publishNewTape(
   target: BatchTarget,
   entries: readonly PreparedEntry[],
-): WrittenBatch | null {
+): Promise<WrittenBatch | null> {
   const { tape, files, cache: caches, spare } = target;
-  if (!spare.ready || files.holds(tape) || caches.has(tape)) return null;
+  if (files.holds(tape) || caches.has(tape)) return null;
+  if (!spare.ready) await spare.coming();
+  if (!spare.ready) return null;
   let text = "";
   for (const entry of entries) text += entry.line;
   const bytes = ENCODER.encode(text);

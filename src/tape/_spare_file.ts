@@ -4,7 +4,10 @@
  * flushed; it is made after the batch's caller has gone on (`setImmediate`: the turn reports
  * first), in one thread-pool job (an `open` with a callback), and a new tape's first batch is
  * written to it, which is then linked under the tape's name ({@link SpareFile.publish}: the tape
- * appears whole, and needs no lock) instead of creating the file. The spare is
+ * appears whole, and needs no lock) instead of creating the file; a new tape's batch that comes
+ * before the spare is ready waits for it ({@link SpareFile.coming}) rather than create a file of
+ * its own under the tape's lock (sequential fresh-session turns went through the lock 5, 62 and 10
+ * times in 300 on Deno, Bun and Node before, once after: the first). The spare is
  * `.bub-spare.<pid>.<random>` in the tape folder (mode 0600 like a tape), removed when the store
  * closes. It stays open from its create (read and append, as a tape file is opened), so the tape
  * is used through that descriptor: no open of the tape's path.
@@ -81,6 +84,7 @@ export class SpareFile {
   #making: Promise<void> | null = null;
   #scheduled: ReturnType<typeof setImmediate> | null = null;
   #generation = 0;
+  #awaited = false;
 
   /** @param directory the tape folder (links cannot cross file systems) */
   constructor(directory: string) {
@@ -185,6 +189,25 @@ export class SpareFile {
       this.#scheduled = null;
       void this.refill();
     });
+  }
+
+  /**
+   * Waits for a spare that is asked for ({@link refillSoon}: its create is started now) or being
+   * made; resolves at once when none is coming or another batch waits for it already (a spare
+   * makes one new tape: the others would only wait, then take the lock). A new tape's batch
+   * waits for it instead of creating a file of its own beside it (on the main thread, under the
+   * tape's lock, while the spare's create runs too).
+   */
+  coming(): Promise<void> {
+    if (this.#awaited) return Promise.resolve();
+    if (this.#scheduled !== null) {
+      clearImmediate(this.#scheduled);
+      this.#scheduled = null;
+      void this.refill();
+    }
+    if (this.#making === null) return Promise.resolve();
+    this.#awaited = true;
+    return this.#making.finally(() => (this.#awaited = false));
   }
 
   /**

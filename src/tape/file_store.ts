@@ -294,7 +294,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
         durable: this.#durable,
       };
       // A new tape is made whole from the spare, with no lock (see `publishNewTape`).
-      written = publishNewTape(target, checked) ??
+      written = await publishNewTape(target, checked) ??
         await withFileLock(`${path}.lock`, () => writeBatch(target, checked), {
           what: `tape ${JSON.stringify(tape)}`,
           timeoutMs: this.#lockTimeoutMs,

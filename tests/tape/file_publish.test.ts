@@ -5,6 +5,7 @@
  * batch goes through the lock then), and a writer holding the lock appends after the batch.
  */
 import assert from "node:assert/strict";
+import { unlinkSync, writeFileSync } from "node:fs";
 import { readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
@@ -94,4 +95,59 @@ test("two stores making the same new tape at once: one publishes, the other appe
     const order = entries.map(([, content]) => String(content)).join(",");
     assert.ok(order === "a1,a2,b1,b2" || order === "b1,b2,a1,a2", order);
     await fresh.close();
+  }));
+
+test("a new tape appended while the spare is still on its way waits for it instead of taking the tape's lock", () =>
+  withDir(async (dir) => {
+    await using store = new FileTapeStore(dir, { lockTimeoutMs: 100 });
+    for (let i = 0; i < 3; i++) {
+      // A batch's flush asks for a spare; appended at once, the next new tape finds it asked for
+      // or being made, not ready. A live holder has that tape's lock: a batch going through the
+      // lock would time out, one published from the spare takes no lock.
+      await store.append(`a__before${i}`, messageEntry({ content: `before ${i}` }));
+      const lock = join(dir, `a__new${i}.jsonl.lock`);
+      writeFileSync(lock, `${process.pid}:other-writer::`);
+      await store.appendMany(`a__new${i}`, [
+        messageEntry({ content: `first ${i}` }),
+        messageEntry({ content: `second ${i}` }),
+      ]);
+      unlinkSync(lock);
+    }
+    const fresh = new FileTapeStore(dir);
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(await contents(fresh, `a__before${i}`), [[1, `before ${i}`]]);
+      assert.deepEqual(await contents(fresh, `a__new${i}`), [[1, `first ${i}`], [
+        2,
+        `second ${i}`,
+      ]]);
+    }
+    await fresh.close();
+  }));
+
+test("new tapes appended at once while the spare is on its way: one is made from it, the others through their locks, each whole", () =>
+  withDir(async (dir) => {
+    await using store = new FileTapeStore(dir);
+    await store.append("a__before", messageEntry({ content: "before" }));
+    // The spare is asked for, not made: one batch waits for it, the others take their locks.
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        store.appendMany(`a__new${i}`, [
+          messageEntry({ content: `first ${i}` }),
+          messageEntry({ content: `second ${i}` }),
+        ])),
+    );
+    const fresh = new FileTapeStore(dir);
+    for (let i = 0; i < 5; i++) {
+      assert.deepEqual(await contents(fresh, `a__new${i}`), [[1, `first ${i}`], [
+        2,
+        `second ${i}`,
+      ]]);
+    }
+    await fresh.close();
+    await store.close();
+    // No lock file and no spare is left.
+    assert.deepEqual(
+      (await readdir(dir)).filter((name) => !name.endsWith(".jsonl")),
+      [],
+    );
   }));
