@@ -9,7 +9,6 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BubFramework } from "../src/builtin/framework.ts";
-import { TEXT, type Turn } from "./_turn_raw.ts";
 
 /** Options of {@link createBenchBub}. */
 export interface BenchBubOptions {
@@ -60,29 +59,4 @@ export async function createBenchBub(
     bub.register({ name: "memory-tape", provideTapeStore: () => new InMemoryTapeStore() });
   }
   return { bub, home };
-}
-
-/**
- * The fresh-session turn of the CPU benches (`turn_cpu.ts`, `turn_inproc.ts`): a bench Bub against
- * `url`, running, and `turn(i)` that runs turn `i` in chat `c-<i>` and checks the answer.
- */
-export async function startFreshSessionTurns(
-  url: string,
-  prefix: string,
-  memoryTape: boolean,
-): Promise<{ bub: BubFramework; home: string; scope: AsyncDisposable; turn: Turn }> {
-  const { bub, home } = await createBenchBub(url, {
-    prefix,
-    memoryTape,
-    env: { BUB_MAX_TOKENS: "1024" },
-  });
-  const scope = await bub.running();
-  const turn: Turn = async (i) => {
-    const result = await bub.processInbound(
-      { channel: "bench", chatId: `c-${i}`, content: `turn ${i}` },
-      { stream: true },
-    );
-    if (result.modelOutput !== TEXT.join("")) throw new Error(`unexpected ${result.modelOutput}`);
-  };
-  return { bub, home, scope, turn };
 }

@@ -1,5 +1,5 @@
 /**
- * CPU per turn in alternating rounds (`turn_cpu.ts`, `turn_inproc.ts`): each variant warmed up,
+ * CPU per turn in alternating rounds (`turn_loop.ts`): each variant warmed up,
  * then `rounds` rounds of `n` turns of Bub and of the raw client in turn, CPU ms per turn of this
  * process for each round.
  *

@@ -187,7 +187,7 @@ export async function* streamChatCompletions(
     if (read.failure !== null) throw read.failure;
   } finally {
     // A stream read to its end needs no release (Bun: `releaseLock()` builds an error for the
-    // closed promise, ~0.01-0.04 ms per call in bench/fetch_ab.ts).
+    // closed promise, ~0.01-0.04 ms per call).
     if (!read.ended) {
       await reader.cancel().catch(() => {});
       reader.releaseLock();

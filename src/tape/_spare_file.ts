@@ -12,18 +12,9 @@
  * closes. It stays open from its create (read and append, as a tape file is opened), so the tape
  * is used through that descriptor: no open of the tape's path.
  *
- * The create still costs its time: it overlaps what the process does next (idle time, or a model
- * call's wait), but a turn started at once on a busy machine pays part of it (a lookup of a new
- * name in the folder waits while a create holds it; see `bench/turn_file_ab.ts`). Started before
- * the lock's release, with a promise `open` and `close` (two thread-pool jobs, ~0.05–0.2 ms on the
- * batch's path), it cost the turn itself more. Also tried, and worse (`bench/turn_phases.ts`,
- * back-to-back fresh-session turns): a synchronous `open` in the same `setImmediate` (~4 fewer
- * context switches per turn, but a create right after a flush took 0.5–1 ms, against 25–50 µs a
- * millisecond later, and blocked the next turn before its first call: +0.5 to +1.1 ms there);
- * starting the create when the next turn's first read finds its tape missing (+0.14–0.9 ms
- * before the first call: the turn's lookups in the folder wait for it); a `setTimeout` instead
- * of `setImmediate` (Bun: no spare ready at the next append in 168 of 500 turns, against ~50
- * with `setImmediate`; Node ~10, Deno 0: that append creates its file under the lock).
+ * The create is started in a `setImmediate` after a batch's lock is released, so it overlaps what
+ * the process does next (idle time, or a model call's wait) rather than the turn that needs it;
+ * the placements measured worse are in docs/decisions.md.
  *
  * The tape file is the same as a created one: this process's owner and mode, linked under the
  * tape's name exclusively (an existing name is never replaced; the spare is then emptied and stays
