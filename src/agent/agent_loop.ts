@@ -6,6 +6,7 @@
  */
 import { getLogger } from "../_internal/log.ts";
 import { redactKnownSecrets } from "../_internal/secrets.ts";
+import { pad, utcSecondText } from "../_internal/utc_text.ts";
 import type { SteeringInbox } from "../kernel/channel.ts";
 import { isCancellation } from "../kernel/agent_hooks.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";
@@ -45,27 +46,12 @@ export interface AgentLoopArgs {
   onClose?: () => void | Promise<void>;
 }
 
-// The last instant formatted (a step's events mostly fall within one millisecond) and the last
-// second's `YYYY-MM-DDTHH:MM:SS`: `toISOString` with `+00:00` for `Z`, without a `Date` per call.
-let lastMs = Number.NaN;
-let lastUtc = "";
-let lastSecond = Number.NaN;
-let secondText = "";
-
+/** Now as `YYYY-MM-DDTHH:MM:SS.mmm+00:00` (`toISOString` with `+00:00` for `Z`). */
 function utcNow(): string {
   const ms = Date.now();
-  if (ms !== lastMs) {
-    const second = Math.floor(ms / 1000);
-    if (second !== lastSecond) {
-      secondText = new Date(second * 1000).toISOString().slice(0, 19);
-      lastSecond = second;
-    }
-    const milli = ms - second * 1000;
-    // Joined: one flat string (the tape keeps it; a concatenation this long is a rope).
-    lastUtc = [secondText, milli < 10 ? ".00" : milli < 100 ? ".0" : ".", milli, "+00:00"].join("");
-    lastMs = ms;
-  }
-  return lastUtc;
+  const second = Math.floor(ms / 1000);
+  // Joined: one flat string (the tape keeps it; a concatenation this long is a rope).
+  return [utcSecondText(second), ".", pad(ms - second * 1000, 3), "+00:00"].join("");
 }
 
 /**

@@ -3,17 +3,15 @@
  *
  * @module
  */
+import { pad, utcCompactSecondText } from "../_internal/utc_text.ts";
 
 let last = "";
 let lastMs = Number.NaN;
 let counter = 0;
 
-const pad = (n: number, width = 2) => String(n).padStart(width, "0");
-
-function format(now: Date): string {
-  return `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}T${
-    pad(now.getUTCHours())
-  }${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}${pad(now.getUTCMilliseconds(), 3)}`;
+function format(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  return utcCompactSecondText(second) + pad(ms - second * 1000, 3);
 }
 
 /**
@@ -21,9 +19,9 @@ function format(now: Date): string {
  * apart by a counter in the sub-millisecond digits.
  */
 export function newRunId(now?: Date): string {
-  // The time text is formatted once per millisecond (no Date made for the current time).
+  // The time text is formatted once per millisecond.
   const ms = now === undefined ? Date.now() : now.getTime();
-  const base = ms === lastMs ? last : format(now ?? new Date(ms));
+  const base = ms === lastMs ? last : format(ms);
   counter = base === last ? (counter + 1) % 1000 : 0;
   last = base;
   lastMs = ms;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { pad, utcCompactSecondText, utcSecondText } from "../_internal/utc_text.ts";
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME =
@@ -78,10 +79,6 @@ export function parseBoundaryMicros(value: string | Date, end: boolean): number 
   return parseIsoMicros(text);
 }
 
-function _pad(n: number, width = 2): string {
-  return String(n).padStart(width, "0");
-}
-
 /**
  * Python's `datetime.isoformat()` of a UTC instant given in microseconds:
  * `YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00` (the fraction only when non-zero).
@@ -95,24 +92,8 @@ export function isoFromMicros(micros: number): string {
   // JavaScriptCore keep a concatenation of this length as a rope, and its flat copy beside it
   // once it is read).
   return fraction
-    ? [_secondText(second), ".", _pad(fraction, 6), "+00:00"].join("")
-    : [_secondText(second), "+00:00"].join("");
-}
-
-// The last second formatted: the entries of a turn mostly fall within one second.
-let lastSecond = Number.NaN;
-let lastSecondText = "";
-
-/** `YYYY-MM-DDTHH:MM:SS` of a UTC second since the epoch. */
-function _secondText(second: number): string {
-  if (second !== lastSecond) {
-    const d = new Date(second * 1000);
-    lastSecondText = `${_pad(d.getUTCFullYear(), 4)}-${_pad(d.getUTCMonth() + 1)}-${
-      _pad(d.getUTCDate())
-    }T${_pad(d.getUTCHours())}:${_pad(d.getUTCMinutes())}:${_pad(d.getUTCSeconds())}`;
-    lastSecond = second;
-  }
-  return lastSecondText;
+    ? [utcSecondText(second), ".", pad(fraction, 6), "+00:00"].join("")
+    : [utcSecondText(second), "+00:00"].join("");
 }
 
 // The last instant formatted: entries of one step are mostly written within one millisecond.
@@ -136,7 +117,5 @@ export function isLastIsoNow(text: string): boolean {
 
 /** A UTC `YYYYMMDDTHHMMSSZ` stamp (archive file names). */
 export function utcStamp(date: Date = new Date()): string {
-  return `${_pad(date.getUTCFullYear(), 4)}${_pad(date.getUTCMonth() + 1)}${
-    _pad(date.getUTCDate())
-  }T${_pad(date.getUTCHours())}${_pad(date.getUTCMinutes())}${_pad(date.getUTCSeconds())}Z`;
+  return `${utcCompactSecondText(Math.floor(date.getTime() / 1000))}Z`;
 }

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { pyDumps } from "./_json.ts";
+import { entryColumns } from "./_db_rows.ts";
 import type { PgSql } from "./_pg_client.ts";
 import type { PgTables } from "./_pg_schema.ts";
-import { type TapeEntry, validateEntry } from "./entry.ts";
+import type { TapeEntry } from "./entry.ts";
 
 /** The fence of an append: the lease row that must still hold this owner and epoch. */
 export interface PgFence {
@@ -27,24 +27,8 @@ export type PgColumns = (string | null)[][];
 export function appendColumns(tape: string, entries: readonly TapeEntry[]): PgColumns {
   const columns: PgColumns = [[], [], [], [], [], []];
   for (const entry of entries) {
-    const checked = validateEntry(tape, entry);
-    let row: (string | null)[];
-    try {
-      const name = checked.payload.name;
-      row = [
-        checked.kind,
-        checked.kind === "anchor" ? (typeof name === "string" ? name : "") : null,
-        checked.kind === "event" && typeof name === "string" ? name : null,
-        pyDumps(checked.payload),
-        pyDumps(checked.meta),
-        checked.date,
-      ];
-    } catch (error) {
-      throw new TypeError(
-        `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
-      );
-    }
-    row.forEach((value, i) => columns[i]!.push(value));
+    const { kind, anchor, event, payload, meta, date } = entryColumns(tape, entry);
+    [kind, anchor, event, payload, meta, date].forEach((value, i) => columns[i]!.push(value));
   }
   return columns;
 }

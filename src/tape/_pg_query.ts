@@ -6,11 +6,9 @@
  * @module
  */
 import { BubError } from "../kernel/errors.ts";
-import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import { rowEntry } from "./_row_entry.ts";
+import { evaluateSliceRows, rowEntry } from "./_db_rows.ts";
 import type { PgRow, PgSql } from "./_pg_client.ts";
 import type { PgTables } from "./_pg_schema.ts";
-import { searchPass } from "./_search.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuerySpec } from "./query_fields.ts";
 
@@ -89,16 +87,7 @@ export async function pgFetchAll(
     } ORDER BY id${plain ? ` LIMIT $${params.length}` : ""}`,
     params,
   );
-  const view: EntryView = { entries: rows.map(rowEntry), anchors: [] };
-  const rest: QuerySpec = {
-    ...query,
-    tape: query.tape,
-    afterLast: false,
-    afterAnchorName: null,
-    betweenAnchorNames: null,
-  };
-  if (query.text) return await searchPass(evaluateQuery(view, rest, { limit: false }), query);
-  return evaluateQuery(view, rest);
+  return await evaluateSliceRows(rows, query);
 }
 
 /** The newest event of each of `names` (one indexed lookup per name), in tape order. */

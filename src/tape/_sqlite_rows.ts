@@ -5,7 +5,7 @@
  * @module
  */
 import { BubError } from "../kernel/errors.ts";
-import { rowEntry } from "./_row_entry.ts";
+import { rowEntry } from "./_db_rows.ts";
 import type { SqliteDatabase } from "./_sqlite_driver.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuerySpec } from "./query_fields.ts";

@@ -21,6 +21,12 @@ const EMPTY: TapeQueryFields = {
 };
 
 /**
+ * The filters of a {@link TapeQuery}: the fields of `TapeQueryFields`, declared there once (this
+ * interface adds them to the class, whose constructor sets them).
+ */
+export interface TapeQuery extends TapeQueryFields {}
+
+/**
  * A query over one tape of one store. Every filter returns a new query; `all()` runs it.
  *
  * @example Messages after the last anchor
@@ -38,20 +44,6 @@ export class TapeQuery implements TapeQueryFields {
   readonly tape: string;
   /** The store that evaluates the query. */
   readonly store: TapeStore | SyncTapeStore;
-  /** Full-text filter, "" for none. */
-  readonly text: string;
-  /** Entries after the last anchor with this name, or null. */
-  readonly afterAnchorName: string | null;
-  /** Entries after the last anchor of any name. */
-  readonly afterLast: boolean;
-  /** Between-anchors names, or null. */
-  readonly betweenAnchorNames: readonly [string, string] | null;
-  /** Inclusive date range, or null. */
-  readonly betweenDateRange: readonly [string | Date, string | Date] | null;
-  /** Kinds to keep; empty keeps all. */
-  readonly kindList: readonly string[];
-  /** At most this many entries, or null. */
-  readonly limitCount: number | null;
 
   /**
    * Creates the object.
@@ -66,32 +58,14 @@ export class TapeQuery implements TapeQueryFields {
     fields: Partial<TapeQueryFields> = {},
   ) {
     validateTapeName(tape);
+    Object.assign(this, EMPTY, fields);
     this.tape = tape;
     this.store = store;
-    const all = { ...EMPTY, ...fields };
-    this.text = all.text;
-    this.afterAnchorName = all.afterAnchorName;
-    this.afterLast = all.afterLast;
-    this.betweenAnchorNames = all.betweenAnchorNames;
-    this.betweenDateRange = all.betweenDateRange;
-    this.kindList = all.kindList;
-    this.limitCount = all.limitCount;
   }
 
   #with(fields: Partial<TapeQueryFields>): TapeQuery {
-    return new TapeQuery(this.tape, this.store, { ...this.#fields(), ...fields });
-  }
-
-  #fields(): TapeQueryFields {
-    return {
-      text: this.text,
-      afterAnchorName: this.afterAnchorName,
-      afterLast: this.afterLast,
-      betweenAnchorNames: this.betweenAnchorNames,
-      betweenDateRange: this.betweenDateRange,
-      kindList: this.kindList,
-      limitCount: this.limitCount,
-    };
+    // `this` spread is its own fields: the filters (then tape and store, set again as they are).
+    return new TapeQuery(this.tape, this.store, { ...this, ...fields });
   }
 
   #string(method: string, value: unknown): string {

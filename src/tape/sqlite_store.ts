@@ -6,14 +6,11 @@
  */
 import { delay } from "../_internal/async.ts";
 import { BubError } from "../kernel/errors.ts";
-import { pyDumps } from "./_json.ts";
-import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import { searchPass } from "./_search.ts";
-import { rowEntry } from "./_row_entry.ts";
+import { entryColumns, evaluateSliceRows, rowEntry } from "./_db_rows.ts";
 import { sqliteInsert, sqliteLatestEvents, sqliteSliceRows } from "./_sqlite_rows.ts";
 import { isSqliteTransient, openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
 import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
-import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 
@@ -159,21 +156,8 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
   /** Appends entries in one transaction. */
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
     const rows = entries.map((entry) => {
-      const checked = validateEntry(tape, entry);
-      try {
-        const anchor = checked.kind === "anchor" ? checked.payload.name : null;
-        return [
-          checked.kind,
-          typeof anchor === "string" ? anchor : checked.kind === "anchor" ? "" : null,
-          pyDumps(checked.payload),
-          pyDumps(checked.meta),
-          checked.date,
-        ];
-      } catch (error) {
-        throw new TypeError(
-          `Cannot append entry to tape ${JSON.stringify(tape)}: ${(error as Error).message}`,
-        );
-      }
+      const { kind, anchor, payload, meta, date } = entryColumns(tape, entry);
+      return [kind, anchor, payload, meta, date];
     });
     // A locked database fails at BEGIN (nothing written) or COMMIT (rolled back): a retry
     // writes the batch once.
@@ -208,16 +192,7 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
       `read tape ${JSON.stringify(query.tape)}`,
       (db) => sqliteSliceRows(db, query),
     );
-    const view: EntryView = { entries: rows.map(rowEntry), anchors: [] };
-    const rest: QuerySpec = {
-      ...query,
-      tape: query.tape,
-      afterLast: false,
-      afterAnchorName: null,
-      betweenAnchorNames: null,
-    };
-    if (query.text) return await searchPass(evaluateQuery(view, rest, { limit: false }), query);
-    return evaluateQuery(view, rest);
+    return await evaluateSliceRows(rows, query);
   }
 
   /** Closes the database; operations still retrying give up. */

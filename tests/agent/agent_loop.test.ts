@@ -124,6 +124,7 @@ describe("steps", () => {
     assert.equal(steps[0]!.step, 1);
     assert.equal(typeof steps[0]!.elapsed_ms, "number");
     assert.ok(!Number.isNaN(Date.parse(String(steps[0]!.date))));
+    assert.match(String(steps[0]!.date), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/);
     assert.equal(fx.server.requests.length, 1);
   });
 
