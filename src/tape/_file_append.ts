@@ -8,6 +8,9 @@ import { ftruncateSync, readSync } from "node:fs";
 import { datasyncFd, writeFdAll } from "./_fd.ts";
 import { absorbWritten, emptyCache, type FileCaches } from "./_file_cache.ts";
 import { storedEntry } from "./_entry_text.ts";
+import { errorCode } from "./_file_read.ts";
+import { withFileLock } from "./_file_lock.ts";
+import type { LockTemplate } from "./_lock_template.ts";
 import type { OpenFiles } from "./_open_files.ts";
 import type { SpareFile } from "./_spare_file.ts";
 import type { TapeEntry } from "./entry.ts";
@@ -181,4 +184,51 @@ function flushWritten(target: BatchTarget, fd: number, meanwhile: () => void): P
   // meanwhile; the next new tape's file is made after the caller goes on (`_spare_file.ts`).
   files.trim();
   return flushed;
+}
+
+const FULL_DISK: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT"]);
+
+/** True for a write failure that space freed later cures (a full disk or quota). */
+export function isFullDisk(error: unknown): boolean {
+  return FULL_DISK.has(String(errorCode(error)));
+}
+
+/** How a batch that cannot be published from the spare takes the tape's lock file. */
+export interface BatchLock {
+  /** How long to wait for another process's lock, in ms. */
+  timeoutMs: number;
+  /** The store's lock holder file. */
+  template: LockTemplate;
+}
+
+/**
+ * Appends a prepared batch: a new tape is made whole from the spare with no lock
+ * ({@link publishNewTape}), any other under the tape's lock file ({@link writeBatch}); then waits
+ * for the flush, which runs after the lock's release. A full disk is rethrown as it is (nothing
+ * of the batch stayed in the file; the store may retry it); any other failure goes to `fail` with
+ * what failed.
+ */
+export async function appendBatch(
+  target: BatchTarget,
+  checked: PreparedEntry[],
+  lock: BatchLock,
+  fail: (action: string, error: unknown) => never,
+): Promise<void> {
+  let written: WrittenBatch;
+  try {
+    written = await publishNewTape(target, checked) ??
+      await withFileLock(`${target.path}.lock`, () => writeBatch(target, checked), {
+        what: `tape ${JSON.stringify(target.tape)}`,
+        timeoutMs: lock.timeoutMs,
+        template: lock.template,
+      });
+  } catch (error) {
+    if (isFullDisk(error)) throw error;
+    fail("append entry to", error);
+  }
+  try {
+    await written.flushed;
+  } catch (error) {
+    fail("flush entries of", error);
+  }
 }

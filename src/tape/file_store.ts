@@ -8,16 +8,10 @@ import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import {
-  prepareBatch,
-  type PreparedEntry,
-  publishNewTape,
-  writeBatch,
-  type WrittenBatch,
-} from "./_file_append.ts";
+import { appendBatch, isFullDisk, prepareBatch, type PreparedEntry } from "./_file_append.ts";
+import { withFileLock } from "./_file_lock.ts";
 import { emptyCache, type FileCache, FileCaches, indexedEvents } from "./_file_cache.ts";
 import { errorCode, statTape, withOpenFile } from "./_file_read.ts";
-import { withFileLock } from "./_file_lock.ts";
 import { LockTemplate } from "./_lock_template.ts";
 import { SpareFile } from "./_spare_file.ts";
 import { pruneStrayFiles } from "./_stray_files.ts";
@@ -46,9 +40,6 @@ export interface FileTapeStoreOptions {
    */
   retrySeconds?: number;
 }
-
-/** Write failures that space freed later cures (a flush failure never retries). */
-const FULL_DISK: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT"]);
 
 /**
  * Tapes as `<directory>/<tape>.jsonl` files, read incrementally and cached per file. The first
@@ -111,7 +102,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       name: JSON.stringify(directory),
       retrySeconds: retrySecondsOption("FileTapeStore", options.retrySeconds),
       // The write's own error (not a wrapped one): a failed flush is final.
-      isTransient: (error) => FULL_DISK.has(String((error as { code?: unknown })?.code)),
+      isTransient: isFullDisk,
       signal: this.#stop.signal,
     });
     // Incremental contexts read a tape's cache, caught up (see `_live_view.ts`).
@@ -282,35 +273,22 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   }
 
   async #write(tape: string, path: string, checked: PreparedEntry[]): Promise<void> {
-    let written: WrittenBatch;
     try {
       await this.#ensureDirectory();
-      const target = {
-        tape,
-        path,
-        files: this.#files,
-        cache: this.#cache,
-        spare: this.#spare,
-        durable: this.#durable,
-      };
-      // A new tape is made whole from the spare, with no lock (see `publishNewTape`).
-      written = await publishNewTape(target, checked) ??
-        await withFileLock(`${path}.lock`, () => writeBatch(target, checked), {
-          what: `tape ${JSON.stringify(tape)}`,
-          timeoutMs: this.#lockTimeoutMs,
-          template: this.#template,
-        });
     } catch (error) {
-      // Nothing of the batch stayed in the file: a full disk is retried (see `retrySeconds`).
-      if (FULL_DISK.has(String(errorCode(error)))) throw error;
+      if (isFullDisk(error)) throw error; // retried (see `retrySeconds`)
       this.#fail("append entry to", tape, error);
     }
-    try {
-      // Flushed after the lock's release (see `writeBatch`), still under the tape's mutex.
-      await written.flushed;
-    } catch (error) {
-      this.#fail("flush entries of", tape, error);
-    }
+    const target = {
+      tape,
+      path,
+      files: this.#files,
+      cache: this.#cache,
+      spare: this.#spare,
+      durable: this.#durable,
+    };
+    const lock = { timeoutMs: this.#lockTimeoutMs, template: this.#template };
+    await appendBatch(target, checked, lock, (action, error) => this.#fail(action, tape, error));
   }
 
   async #refresh(tape: string, query: QuerySpec): Promise<FileCache> {
