@@ -17,35 +17,8 @@ import { isSecretEnvName } from "./redact.ts";
 /** The variable that keeps the secrets in the `bub` process's start-up environment (`1`). */
 export const KEEP_ENV = "BUB_KEEP_ENV";
 
-/**
- * Provider keys that Bub or the provider libraries read under their own names
- * (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, ... any `*_API_KEY`), beside the `BUB_*` names of
- * `isSecretEnvName`.
- */
-const PROVIDER_KEY = /_API_KEY$/i;
-
-/** Settings whose names look secret but are not (`BUB_MAX_TOKENS`). */
-const NOT_SECRET = /_MAX_TOKENS$/i;
-
 /** What the warning was already given for (one per process, even with two copies of Bub). */
 const WARNED = Symbol.for("bub.envSecretsWarned");
-
-/**
- * True for a variable whose value must not stay in a Bub process's start-up environment: a
- * secret-named `BUB_*` variable (`isSecretEnvName`) or a provider key (`*_API_KEY`), but not
- * `BUB_MAX_TOKENS`.
- *
- * @example
- * ```ts
- * import { isEnvSecretName } from "./env_secrets.ts";
- * console.assert(isEnvSecretName("BUB_TELEGRAM_TOKEN"));
- * console.assert(isEnvSecretName("OPENAI_API_KEY"));
- * console.assert(!isEnvSecretName("BUB_MODEL") && !isEnvSecretName("BUB_MAX_TOKENS"));
- * ```
- */
-export function isEnvSecretName(name: string): boolean {
-  return (isSecretEnvName(name) || PROVIDER_KEY.test(name)) && !NOT_SECRET.test(name);
-}
 
 /** True when `value` of {@link KEEP_ENV} asks to keep the environment (`1`, `true`, `yes`, `on`). */
 export function keepEnvRequested(value: string | undefined): boolean {
@@ -83,7 +56,7 @@ export function startEnvSecrets(): Map<string, string> {
   const start = startEnvironment() ?? Object.entries(process.env);
   for (const [name, value] of start) {
     if (value === undefined) continue;
-    if (value !== "" && isEnvSecretName(name)) secrets.set(name, value);
+    if (value !== "" && isSecretEnvName(name)) secrets.set(name, value);
   }
   return secrets;
 }

@@ -44,12 +44,12 @@ import process from "node:process";
 import { readFileSync, unlinkSync } from "node:fs";
 import {
   exposedSecretsWarning,
-  isEnvSecretName,
   KEEP_ENV,
   keepEnvRequested,
   noteEnvSecretsWarned,
   startEnvSecrets,
 } from "../_internal/env_secrets.ts";
+import { isSecretEnvName } from "../_internal/redact.ts";
 import { runtimeExecve } from "./_execve.ts";
 import { ancestorsHolding, launcherWarning } from "./_launcher_check.ts";
 import {
@@ -131,7 +131,7 @@ async function handOff(stderr: (text: string) => void): Promise<boolean> {
     removeStaleHandoffs(dir);
     const secrets: Record<string, string> = {};
     for (const [name, value] of Object.entries(env)) {
-      if (value !== undefined && isEnvSecretName(name)) secrets[name] = value;
+      if (value !== undefined && isSecretEnvName(name)) secrets[name] = value;
     }
     file = writeHandoff(dir, secrets);
   } catch (error) {
@@ -139,7 +139,7 @@ async function handOff(stderr: (text: string) => void): Promise<boolean> {
   }
   const next: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !isEnvSecretName(name)) next[name] = value;
+    if (value !== undefined && !isSecretEnvName(name)) next[name] = value;
   }
   next[HANDOFF_ENV] = file;
   const error = execve.execve("/proc/self/exe", argv, next);
