@@ -7,7 +7,7 @@
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
-import { deepFreeze, pyDumps } from "./_json.ts";
+import { deepFreeze, pyDumps } from "../_internal/json.ts";
 import { type EntryView, evaluateQuery, type QuerySpec } from "./_evaluate.ts";
 import { searchPass } from "./_search.ts";
 import { type TapeEntry, validateEntry } from "./entry.ts";

@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { freezeParsed, frozenJsonCopy, NOT_PLAIN, pyDumps, pythonSeparators } from "./_json.ts";
+import {
+  freezeParsed,
+  frozenJsonCopy,
+  NOT_PLAIN,
+  pyDumps,
+  pythonSeparators,
+} from "../_internal/json.ts";
 import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
 
 // A stored copy → its JSONL line without the id: `"kind": …, "payload": …, "meta": …, "date": …`.

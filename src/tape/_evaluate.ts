@@ -5,8 +5,8 @@
  * @module
  */
 import { BubError } from "../kernel/errors.ts";
-import { parseBoundaryMicros, parseIsoMicros } from "./_dates.ts";
-import { pyDumps } from "./_json.ts";
+import { parseBoundaryMicros, parseIsoMicros } from "../_internal/utc_text.ts";
+import { pyDumps } from "../_internal/json.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuerySpec } from "./query_fields.ts";
 

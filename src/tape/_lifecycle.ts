@@ -7,7 +7,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { redactKnownSecrets } from "../_internal/secrets.ts";
 import { BubError } from "../kernel/errors.ts";
-import { utcStamp } from "./_dates.ts";
+import { utcStamp } from "../_internal/utc_text.ts";
 import { entryLine } from "./_jsonl.ts";
 import type { TapeMeta } from "./entry.ts";
 import { TapeQuery } from "./query.ts";

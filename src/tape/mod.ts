@@ -59,7 +59,7 @@ export {
 } from "./context.ts";
 export { SIDECAR_TAPE_MARKER, sidecarTapeName, type TapeSidecar } from "../kernel/tape_context.ts";
 export { type HandoffOptions, Tape, type TapeOptions } from "./tape.ts";
-export { formatTapeInfo, type RecordChatOptions, type TapeInfo } from "./_tape_info.ts";
+export { formatTapeInfo, type RecordChatOptions, type TapeInfo } from "./info.ts";
 export {
   DEFAULT_SPILL_THRESHOLD,
   SPILL_CHUNK_BYTES,
