@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { redactKnownSecrets } from "../_internal/secrets.ts";
 import { BubError } from "../kernel/errors.ts";
 import { utcStamp } from "../_internal/utc_text.ts";
-import { entryLine } from "./_jsonl.ts";
+import { entryLine } from "./file/_jsonl.ts";
 import type { TapeMeta } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";

@@ -4,6 +4,9 @@
  *
  * @module
  */
+// Beside the public files each store's private machinery has a folder: file/ (the JSONL file
+// store), sqlite/, postgres/, and store/ for what they share (query evaluation, search, retries,
+// live views, SQL rows).
 export {
   anchorEntry,
   createEntry,

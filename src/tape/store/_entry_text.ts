@@ -11,8 +11,8 @@ import {
   NOT_PLAIN,
   pyDumps,
   pythonSeparators,
-} from "../_internal/json.ts";
-import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+} from "../../_internal/json.ts";
+import { type TapeEntry, validateEntry, validateTapeName } from "../entry.ts";
 
 // A stored copy → its JSONL line without the id: `"kind": …, "payload": …, "meta": …, "date": …`.
 const BODIES = new WeakMap<TapeEntry, string>();
