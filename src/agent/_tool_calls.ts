@@ -1,5 +1,5 @@
 import { BubError } from "../kernel/errors.ts";
-import { defineTool, type Tool } from "../tools/tool.ts";
+import { defineTool, NAMELESS_CALL_MESSAGE, type Tool } from "../tools/tool.ts";
 
 /** A tool call as recorded on the tape and sent back to the model (OpenAI chat shape). */
 export type SerializedToolCall = {
@@ -32,10 +32,6 @@ export function parseToolArguments(raw: string): Record<string, unknown> {
   }
   return value as Record<string, unknown>;
 }
-
-/** What the model is told about a tool call that has no name. */
-export const NAMELESS_CALL_MESSAGE =
-  "Tool call has no name; call one of the offered tools by its name.";
 
 /** A stand-in for a tool the model named but the step does not offer. */
 export function unknownTool(name: string): Tool {

@@ -27,6 +27,13 @@ import {
   DEFAULT_MODEL_TIMEOUT_SECONDS,
 } from "./_call_deadline.ts";
 
+// The limits' defaults and bounds, for the settings that describe them.
+export {
+  DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
+  DEFAULT_MODEL_TIMEOUT_SECONDS,
+} from "./_call_deadline.ts";
+export { DEFAULT_MAX_ANSWER_BYTES, MIN_MAX_ANSWER_BYTES } from "./_answer_limit.ts";
+
 /** What the model runner needs from the agent's settings. */
 export interface ModelRunnerSettings {
   /** The default `provider:model`. */

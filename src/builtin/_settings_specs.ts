@@ -7,12 +7,13 @@
 import { isRecord } from "../_internal/object.ts";
 import { type ParseResult, s as z, type Schema } from "../_internal/schema.ts";
 import {
+  DEFAULT_MAX_ANSWER_BYTES,
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
-} from "../agent/_call_deadline.ts";
-import { DEFAULT_MAX_ANSWER_BYTES, MIN_MAX_ANSWER_BYTES } from "../agent/_answer_limit.ts";
+  MIN_MAX_ANSWER_BYTES,
+} from "../agent/model_runner.ts";
 import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
-import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/_result.ts";
+import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/mcp_manager.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 
 /** The model used when none is configured. */

@@ -17,7 +17,7 @@ import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
 import { loadConsoleSettings, loadTelegramSettings } from "./settings.ts";
-import { parseAllowList } from "../channels/telegram/_allow_list.ts";
+import { parseAllowList } from "../_internal/allow_list.ts";
 import { LazyTelegramChannel } from "./lazy_telegram_channel.ts";
 import { WebChannel } from "../channels/web/web_channel.ts";
 import type { Channel } from "../channels/channel.ts";

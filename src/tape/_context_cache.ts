@@ -9,8 +9,8 @@
  */
 import { BubError } from "../kernel/errors.ts";
 import type { TapeContext } from "../kernel/tape_context.ts";
-import { anchorSlice, type EntryView, type QuerySpec } from "./_evaluate.ts";
-import { forkLayersOf, liveViewOf } from "./_live_view.ts";
+import { anchorSlice, type EntryView, type QuerySpec } from "./store/_evaluate.ts";
+import { forkLayersOf, liveViewOf } from "./store/_live_view.ts";
 import {
   buildQuery,
   type ChatMessage,

@@ -5,7 +5,7 @@
  */
 import { isRecord } from "../_internal/object.ts";
 import { LAST_ANCHOR, TapeContext } from "../kernel/tape_context.ts";
-import { dumpsOrString, pyDumps } from "./_json.ts";
+import { dumpsOrString, pyDumps } from "../_internal/json.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import { recordKept } from "./_message_source.ts";

@@ -6,7 +6,7 @@
 import { isRecord } from "../_internal/object.ts";
 import { redactKnownSecrets, redactKnownSecretsDeep } from "../_internal/secrets.ts";
 import type { BubErrorDict } from "../kernel/errors.ts";
-import { isLastIsoNow, isoNow, parseIsoMicros } from "./_dates.ts";
+import { isLastIsoNow, isoNow, parseIsoMicros } from "../_internal/utc_text.ts";
 
 /** One record of a tape. Stores assign `id` (per tape, from 1); constructors leave it 0. */
 export interface TapeEntry {

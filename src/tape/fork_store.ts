@@ -13,8 +13,8 @@ import { appendStoredCopies, InMemoryTapeStore } from "./memory_store.ts";
 import type { TapeQuery } from "./query.ts";
 import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
 import { latestEvents, pickLatestEvents } from "./latest_events.ts";
-import { provideForkLayers } from "./_live_view.ts";
-import { keepEntryText } from "./_entry_text.ts";
+import { provideForkLayers } from "./store/_live_view.ts";
+import { keepEntryText } from "./store/_entry_text.ts";
 
 const logger = getLogger(["bub", "tape"]);
 
@@ -79,10 +79,10 @@ export class ForkTapeStore implements TapeStore {
     this.tape = options.tape;
     this.sidecarTapes = [...(options.sidecarTapes ?? [])];
     // A plain memory parent takes the buffer's frozen copies as they are; any other parent gets
-    // the buffer's entries with their text, which the merge writes as is (see `_entry_text.ts`).
+    // the buffer's entries with their text, which the merge writes as is (see `store/_entry_text.ts`).
     this.#direct = Object.getPrototypeOf(this.parent) === InMemoryTapeStore.prototype;
     if (!this.#direct) keepEntryText(this.#local);
-    // Incremental contexts read a managed tape's layer (see `_live_view.ts`).
+    // Incremental contexts read a managed tape's layer (see `store/_live_view.ts`).
     provideForkLayers(
       this,
       (tape) =>

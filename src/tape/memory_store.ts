@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { keepsEntryText, storedCopy } from "./_entry_text.ts";
-import { type EntryView, evaluateQuery } from "./_evaluate.ts";
+import { keepsEntryText, storedCopy } from "./store/_entry_text.ts";
+import { type EntryView, evaluateQuery } from "./store/_evaluate.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
-import { provideLiveView } from "./_live_view.ts";
+import { provideLiveView } from "./store/_live_view.ts";
 
 interface _Tape extends EntryView {
   entries: TapeEntry[];
@@ -38,7 +38,7 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
 
   /** Creates an empty store. */
   constructor() {
-    // Incremental contexts read a tape's own entries (see `_live_view.ts`).
+    // Incremental contexts read a tape's own entries (see `store/_live_view.ts`).
     provideLiveView(
       this,
       (query) => Promise.resolve(this.#tapes.get(query.tape) ?? { entries: [], anchors: [] }),

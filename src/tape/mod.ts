@@ -4,6 +4,9 @@
  *
  * @module
  */
+// Beside the public files each store's private machinery has a folder: file/ (the JSONL file
+// store), sqlite/, postgres/, and store/ for what they share (query evaluation, search, retries,
+// live views, SQL rows).
 export {
   anchorEntry,
   createEntry,
@@ -59,7 +62,7 @@ export {
 } from "./context.ts";
 export { SIDECAR_TAPE_MARKER, sidecarTapeName, type TapeSidecar } from "../kernel/tape_context.ts";
 export { type HandoffOptions, Tape, type TapeOptions } from "./tape.ts";
-export { formatTapeInfo, type RecordChatOptions, type TapeInfo } from "./_tape_info.ts";
+export { formatTapeInfo, type RecordChatOptions, type TapeInfo } from "./info.ts";
 export {
   DEFAULT_SPILL_THRESHOLD,
   SPILL_CHUNK_BYTES,

@@ -9,11 +9,11 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { randomUUID } from "node:crypto";
-import { appendColumns, pgAppend, pgBatchLanded } from "./_pg_append.ts";
-import { type InboxClaim, type InboxMessage, pgClaimSessions } from "./_pg_claims.ts";
-import type { PgSql } from "./_pg_client.ts";
-import type { TapeLease } from "./_pg_leases.ts";
-import type { PgTables } from "./_pg_schema.ts";
+import { appendColumns, pgAppend, pgBatchLanded } from "./postgres/_append.ts";
+import { type InboxClaim, type InboxMessage, pgClaimSessions } from "./postgres/_claims.ts";
+import type { PgSql } from "./postgres/_client.ts";
+import type { TapeLease } from "./postgres/_leases.ts";
+import type { PgTables } from "./postgres/_schema.ts";
 import type { TapeEntry } from "./entry.ts";
 import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
 
@@ -22,7 +22,7 @@ export function inboxChannel(schema: string): string {
   return (schema === "public" ? "bub_inbox" : `bub_inbox_${schema}`).slice(0, 63);
 }
 
-export type { InboxClaim, InboxMessage } from "./_pg_claims.ts";
+export type { InboxClaim, InboxMessage } from "./postgres/_claims.ts";
 
 /** What {@link PostgresInbox.enqueue} did. */
 export interface EnqueueResult {

@@ -6,7 +6,7 @@
  * @module
  */
 import { BubError } from "../kernel/errors.ts";
-import type { PgSql } from "./_pg_client.ts";
+import type { PgSql } from "./postgres/_client.ts";
 import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
 
 /**

@@ -7,19 +7,24 @@
  */
 import { randomUUID } from "node:crypto";
 import { BubError } from "../kernel/errors.ts";
-import { KeyedMutex } from "./_mutex.ts";
-import { appendColumns, pgAppend, pgBatchLanded } from "./_pg_append.ts";
-import { connectPg, type PgSql, redactPgUrl } from "./_pg_client.ts";
-import { pgAcquireLease, pgReleaseLease, pgRenewLease, type TapeLease } from "./_pg_leases.ts";
-import { pgFetchAll, pgLatestEvents } from "./_pg_query.ts";
-import { migratePg, type PgTables, pgTables } from "./_pg_schema.ts";
-import { isPgTransient } from "./_pg_transient.ts";
-import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
+import { KeyedMutex } from "./store/_mutex.ts";
+import { appendColumns, pgAppend, pgBatchLanded } from "./postgres/_append.ts";
+import { connectPg, type PgSql, redactPgUrl } from "./postgres/_client.ts";
+import {
+  pgAcquireLease,
+  pgReleaseLease,
+  pgRenewLease,
+  type TapeLease,
+} from "./postgres/_leases.ts";
+import { pgFetchAll, pgLatestEvents } from "./postgres/_query.ts";
+import { migratePg, type PgTables, pgTables } from "./postgres/_schema.ts";
+import { isPgTransient } from "./postgres/_transient.ts";
+import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 
-export type { TapeLease } from "./_pg_leases.ts";
+export type { TapeLease } from "./postgres/_leases.ts";
 
 /** Options of {@link PostgresTapeStore}. */
 export interface PostgresTapeStoreOptions {

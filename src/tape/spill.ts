@@ -6,7 +6,7 @@
  */
 import { getLogger } from "../_internal/log.ts";
 import type { TapeSidecar } from "../kernel/tape_context.ts";
-import { codePointLength, headCodePoints, tailCodePoints, withCommas } from "./_text.ts";
+import { codePointLength, headCodePoints, tailCodePoints, withCommas } from "../_internal/text.ts";
 import { createEntry, type TapeEntry } from "./entry.ts";
 import { appendAll } from "./store.ts";
 import type { Tape } from "./tape.ts";

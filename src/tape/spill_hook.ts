@@ -5,7 +5,7 @@
  */
 import type { ToolCall, ToolCallResult } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
-import { dumpsOrString } from "./_json.ts";
+import { dumpsOrString } from "../_internal/json.ts";
 import { spillText } from "./spill.ts";
 import type { Tape } from "./tape.ts";
 

@@ -5,7 +5,7 @@
  */
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
-import { withCommas } from "./_text.ts";
+import { withCommas } from "../_internal/text.ts";
 import type { TapeEntry } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
 import { SPILL_SIDECAR } from "./spill.ts";

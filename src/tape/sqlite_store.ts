@@ -6,10 +6,10 @@
  */
 import { delay } from "../_internal/async.ts";
 import { BubError } from "../kernel/errors.ts";
-import { entryColumns, evaluateSliceRows, rowEntry } from "./_db_rows.ts";
-import { sqliteInsert, sqliteLatestEvents, sqliteSliceRows } from "./_sqlite_rows.ts";
-import { isSqliteTransient, openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
-import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
+import { entryColumns, evaluateSliceRows, rowEntry } from "./store/_db_rows.ts";
+import { sqliteInsert, sqliteLatestEvents, sqliteSliceRows } from "./sqlite/_rows.ts";
+import { isSqliteTransient, openSqlite, type SqliteDatabase } from "./sqlite/_driver.ts";
+import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";

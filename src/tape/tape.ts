@@ -13,7 +13,7 @@ import { ForkTapeStore } from "./fork_store.ts";
 import { latestEvents } from "./latest_events.ts";
 import { incrementalMessages } from "./_context_cache.ts";
 import { archiveSidecar, resetSidecar, resetTape } from "./_lifecycle.ts";
-import { buildChatEntries, type RecordChatOptions, type TapeInfo, tapeInfo } from "./_tape_info.ts";
+import { buildChatEntries, type RecordChatOptions, type TapeInfo, tapeInfo } from "./info.ts";
 import { sessionTapeName } from "./naming.ts";
 import { TapeQuery } from "./query.ts";
 import { appendAll, type SyncTapeStore, type TapeStore, toAsyncTapeStore } from "./store.ts";

@@ -248,6 +248,13 @@ export function modelToolName(name: string): string {
   return mapped;
 }
 
+/**
+ * What the model is told about a tool call that has no name: the agent's failing stand-in
+ * and the builtin unknown-tool guidance give the same text.
+ */
+export const NAMELESS_CALL_MESSAGE =
+  "Tool call has no name; call one of the offered tools by its name.";
+
 /** The agent-usable tools as copies with model-facing names; the originals are untouched. */
 export function modelTools(tools: Iterable<Tool>): Tool[] {
   const out: Tool[] = [];

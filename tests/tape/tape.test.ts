@@ -13,7 +13,7 @@ import { readSpill } from "../../src/tape/spill_read.ts";
 import { SpillStore, spillText } from "../../src/tape/spill.ts";
 import type { TapeStore } from "../../src/tape/store.ts";
 import { Tape } from "../../src/tape/tape.ts";
-import { formatTapeInfo } from "../../src/tape/_tape_info.ts";
+import { formatTapeInfo } from "../../src/tape/info.ts";
 import { tempDir } from "./_helpers.ts";
 
 const md5 = (text: string) => createHash("md5").update(text).digest("hex");

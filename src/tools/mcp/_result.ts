@@ -10,11 +10,8 @@
 import { writeFileSync } from "node:fs";
 import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
-import { withCommas } from "../../tape/_text.ts";
+import { withCommas } from "../../_internal/text.ts";
 import { sizeText } from "../../_internal/size_text.ts";
-
-/** The default `mcp_max_result_bytes`: 16 MiB. */
-export const DEFAULT_MCP_MAX_RESULT_BYTES: number = 16 * 1024 * 1024;
 
 /** One image, audio clip or resource returned by an MCP tool (the fields of a `MediaItem`). */
 export interface McpMedia {

@@ -10,9 +10,11 @@ import type { Tool } from "../tool.ts";
 import type { McpConnection } from "./_connection.ts";
 import type { McpServerStatus } from "./_status.ts";
 import type { McpServerConfig } from "./config.ts";
-import { DEFAULT_MCP_MAX_RESULT_BYTES } from "./_result.ts";
 
 export type { McpServerState, McpServerStatus } from "./_status.ts";
+
+/** The default `mcp_max_result_bytes`: 16 MiB. */
+export const DEFAULT_MCP_MAX_RESULT_BYTES: number = 16 * 1024 * 1024;
 
 const logger = getLogger(["bub", "mcp"]);
 

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { BubError } from "../kernel/errors.ts";
-import { rowEntry } from "./_db_rows.ts";
-import type { SqliteDatabase } from "./_sqlite_driver.ts";
-import type { TapeEntry } from "./entry.ts";
-import type { TapeQuerySpec } from "./query_fields.ts";
+import { BubError } from "../../kernel/errors.ts";
+import { rowEntry } from "../store/_db_rows.ts";
+import type { SqliteDatabase } from "./_driver.ts";
+import type { TapeEntry } from "../entry.ts";
+import type { TapeQuerySpec } from "../query_fields.ts";
 
 /** Inserts `rows` as the next entries of `tape` in one transaction (rolled back on failure). */
 export function sqliteInsert(db: SqliteDatabase, tape: string, rows: unknown[][]): void {

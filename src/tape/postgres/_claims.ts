@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { PgSql } from "./_pg_client.ts";
-import type { TapeLease } from "./_pg_leases.ts";
-import type { PgTables } from "./_pg_schema.ts";
+import type { PgSql } from "./_client.ts";
+import type { TapeLease } from "./_leases.ts";
+import type { PgTables } from "./_schema.ts";
 
 /** A pending inbound message. */
 export interface InboxMessage {

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import type { QuerySpec } from "./_evaluate.ts";
+import type { QuerySpec } from "../store/_evaluate.ts";
 import { readFdAt } from "./_fd.ts";
 import { parseCompleteLines } from "./_jsonl.ts";
 import { coversQuery, findLastAnchor, TAIL_BLOCK, tailTarget } from "./_tail_scan.ts";
-import type { TapeEntry } from "./entry.ts";
+import type { TapeEntry } from "../entry.ts";
 
 /**
  * The parsed lines of `[base, offset)` of a tape file. `base` is 0 after a full read; a tail read

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { hasErrorCode } from "./_store_retry.ts";
+import { hasErrorCode } from "../store/_retry.ts";
 
 const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   // The socket (Node's codes).

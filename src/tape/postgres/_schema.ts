@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { BubError } from "../kernel/errors.ts";
-import type { PgSql } from "./_pg_client.ts";
+import { BubError } from "../../kernel/errors.ts";
+import type { PgSql } from "./_client.ts";
 
 /** The schema version this code writes and understands. */
 export const PG_SCHEMA_VERSION = 3;
@@ -16,7 +16,7 @@ export interface PgTables {
   readonly version: string;
   /**
    * `<schema>.bub_tapes`: one row per tape, `head` = its last id (the sequence and row lock),
-   * `batch` = the token of its last append (a UUID; see `_pg_append.ts`).
+   * `batch` = the token of its last append (a UUID; see `_append.ts`).
    */
   readonly tapes: string;
   /** `<schema>.bub_tape_entries`: the entries, primary key `(tape, id)`. */

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { QuerySpec } from "./_evaluate.ts";
+import type { QuerySpec } from "../store/_evaluate.ts";
 import { readFdAt } from "./_fd.ts";
 import { parseCompleteLines } from "./_jsonl.ts";
 import { TAIL_BLOCK } from "./_tail_scan.ts";
-import type { TapeEntry } from "./entry.ts";
+import type { TapeEntry } from "../entry.ts";
 
 /** True for a query a head read answers: only kinds and a limit. */
 export function isHeadQuery(query: QuerySpec): boolean {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { lazyImport } from "../_internal/lazy.ts";
+import { lazyImport } from "../../_internal/lazy.ts";
 
 /** A row as postgres.js returns it (bigint and numeric columns arrive as strings). */
 export type PgRow = Record<string, unknown>;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { pyDumps, pythonSeparators } from "../../src/tape/_json.ts";
+import { pyDumps, pythonSeparators } from "../../src/_internal/json.ts";
 
 /** The Python-style encoder itself: a `fallback` makes `pyDumps` take it (never called here). */
 const reference = (value: unknown, ensureAscii = false) =>

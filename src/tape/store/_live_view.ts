@@ -1,12 +1,12 @@
 /**
  * The internal hooks that let a context be extended with new entries instead of rebuilt (see
- * `_context_cache.ts`): a store's live view of a tape, and a fork's layers.
+ * `../_context_cache.ts`): a store's live view of a tape, and a fork's layers.
  *
  * @module
  */
 import type { EntryView, QuerySpec } from "./_evaluate.ts";
-import type { TapeEntry } from "./entry.ts";
-import type { TapeStore } from "./store.ts";
+import type { TapeEntry } from "../entry.ts";
+import type { TapeStore } from "../store.ts";
 
 /**
  * A live view of a store: the store's own entries of `query.tape` (an object it keeps, not a

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { entryColumns } from "./_db_rows.ts";
-import type { PgSql } from "./_pg_client.ts";
-import type { PgTables } from "./_pg_schema.ts";
-import type { TapeEntry } from "./entry.ts";
+import { entryColumns } from "../store/_db_rows.ts";
+import type { PgSql } from "./_client.ts";
+import type { PgTables } from "./_schema.ts";
+import type { TapeEntry } from "../entry.ts";
 
 /** The fence of an append: the lease row that must still hold this owner and epoch. */
 export interface PgFence {

@@ -5,7 +5,7 @@
  * @module
  */
 import { closeSync, openSync } from "node:fs";
-import { runtimeKey } from "../_internal/runtime.ts";
+import { runtimeKey } from "../../_internal/runtime.ts";
 
 /** A prepared statement with positional parameters. */
 export interface SqliteStatement {

@@ -5,8 +5,14 @@
  *
  * @module
  */
-import { freezeParsed, frozenJsonCopy, NOT_PLAIN, pyDumps, pythonSeparators } from "./_json.ts";
-import { type TapeEntry, validateEntry, validateTapeName } from "./entry.ts";
+import {
+  freezeParsed,
+  frozenJsonCopy,
+  NOT_PLAIN,
+  pyDumps,
+  pythonSeparators,
+} from "../../_internal/json.ts";
+import { type TapeEntry, validateEntry, validateTapeName } from "../entry.ts";
 
 // A stored copy → its JSONL line without the id: `"kind": …, "payload": …, "meta": …, "date": …`.
 const BODIES = new WeakMap<TapeEntry, string>();

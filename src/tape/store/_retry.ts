@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { delay } from "../_internal/async.ts";
-import { getLogger } from "../_internal/log.ts";
-import { BubError } from "../kernel/errors.ts";
+import { delay } from "../../_internal/async.ts";
+import { getLogger } from "../../_internal/log.ts";
+import { BubError } from "../../kernel/errors.ts";
 
 const logger = getLogger(["bub", "tape"]);
 

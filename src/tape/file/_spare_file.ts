@@ -6,11 +6,10 @@
  * written to it, which is then linked under the tape's name ({@link SpareFile.publish}: the tape
  * appears whole, and needs no lock) instead of creating the file; a new tape's batch that comes
  * before the spare is ready waits for it ({@link SpareFile.coming}) rather than create a file of
- * its own under the tape's lock (sequential fresh-session turns went through the lock 5, 62 and 10
- * times in 300 on Deno, Bun and Node before, once after: the first). The spare is
- * `.bub-spare.<pid>.<random>` in the tape folder (mode 0600 like a tape), removed when the store
- * closes. It stays open from its create (read and append, as a tape file is opened), so the tape
- * is used through that descriptor: no open of the tape's path.
+ * its own under the tape's lock: in a run of fresh sessions only the first new tape takes it.
+ * The spare is `.bub-spare.<pid>.<random>` in the tape folder (mode 0600 like a tape), removed
+ * when the store closes. It stays open from its create (read and append, as a tape file is
+ * opened), so the tape is used through that descriptor: no open of the tape's path.
  *
  * The create is started in a `setImmediate` after a batch's lock is released, so it overlaps what
  * the process does next (idle time, or a model call's wait) rather than the turn that needs it;

@@ -6,14 +6,14 @@
  */
 import { ftruncateSync, readSync } from "node:fs";
 import { datasyncFd, writeFdAll } from "./_fd.ts";
-import { absorbWritten, emptyCache, type FileCaches } from "./_file_cache.ts";
-import { storedEntry } from "./_entry_text.ts";
-import { errorCode } from "./_file_read.ts";
-import { withFileLock } from "./_file_lock.ts";
+import { absorbWritten, emptyCache, type FileCaches } from "./_cache.ts";
+import { storedEntry } from "../store/_entry_text.ts";
+import { errorCode } from "./_read.ts";
+import { withFileLock } from "./_lock.ts";
 import type { LockTemplate } from "./_lock_template.ts";
 import type { OpenFiles } from "./_open_files.ts";
 import type { SpareFile } from "./_spare_file.ts";
-import type { TapeEntry } from "./entry.ts";
+import type { TapeEntry } from "../entry.ts";
 
 const ENCODER = new TextEncoder();
 

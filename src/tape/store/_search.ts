@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { stringify } from "../_vendor/yaml.js";
-import { lazyImport } from "../_internal/lazy.ts";
-import type { TapeEntry } from "./entry.ts";
+import { stringify } from "../../_vendor/yaml.js";
+import { lazyImport } from "../../_internal/lazy.ts";
+import type { TapeEntry } from "../entry.ts";
 import type { QuerySpec } from "./_evaluate.ts";
 
 const TOKEN = /[a-z0-9_/-]+/g;

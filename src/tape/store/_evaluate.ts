@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { BubError } from "../kernel/errors.ts";
-import { parseBoundaryMicros, parseIsoMicros } from "./_dates.ts";
-import { pyDumps } from "./_json.ts";
-import type { TapeEntry } from "./entry.ts";
-import type { TapeQuerySpec } from "./query_fields.ts";
+import { BubError } from "../../kernel/errors.ts";
+import { parseBoundaryMicros, parseIsoMicros } from "../../_internal/utc_text.ts";
+import { pyDumps } from "../../_internal/json.ts";
+import type { TapeEntry } from "../entry.ts";
+import type { TapeQuerySpec } from "../query_fields.ts";
 
 /** The query fields the evaluator reads (a `TapeQuery` is one). */
 export type QuerySpec = TapeQuerySpec;

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { isRecord } from "../_internal/object.ts";
-import { isoFromMicros } from "./_dates.ts";
-import { deepFreeze, pyDumps } from "./_json.ts";
-import type { TapeEntry } from "./entry.ts";
+import { isRecord } from "../../_internal/object.ts";
+import { isoFromMicros } from "../../_internal/utc_text.ts";
+import { deepFreeze, pyDumps } from "../../_internal/json.ts";
+import type { TapeEntry } from "../entry.ts";
 
 /** One entry as a line (with the trailing newline). */
 export function entryLine(entry: TapeEntry): string {

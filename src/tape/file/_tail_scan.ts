@@ -6,9 +6,9 @@
  * @module
  */
 import { readFdAt } from "./_fd.ts";
-import type { EntryView, QuerySpec } from "./_evaluate.ts";
+import type { EntryView, QuerySpec } from "../store/_evaluate.ts";
 import { parseEntryLine } from "./_jsonl.ts";
-import type { TapeEntry } from "./entry.ts";
+import type { TapeEntry } from "../entry.ts";
 
 /** Bytes read per step when scanning backwards (also the smallest file worth a tail read). */
 export const TAIL_BLOCK: number = 64 * 1024;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { frozenJsonCopy, NOT_PLAIN } from "../../src/tape/_json.ts";
+import { frozenJsonCopy, NOT_PLAIN } from "../../src/_internal/json.ts";
 
 const roundTrip = (value: unknown) => JSON.parse(JSON.stringify(value));
 

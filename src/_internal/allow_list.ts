@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import { parseAllowList } from "./_allow_list.ts";
+ * import { parseAllowList } from "./allow_list.ts";
  * console.assert(parseAllowList(" 42, ada ,")?.join("|") === "42|ada");
  * console.assert(parseAllowList("") === null);
  * ```

@@ -1,12 +1,12 @@
 /**
  * Leases in the PostgreSQL tape store: one row per key (a session) with its owner, epoch and
  * expiry, on the database clock. Taking a free or expired lease bumps the epoch; appends fenced
- * by an older epoch insert nothing (see `_pg_append.ts`).
+ * by an older epoch insert nothing (see `_append.ts`).
  *
  * @module
  */
-import type { PgRow, PgSql } from "./_pg_client.ts";
-import type { PgTables } from "./_pg_schema.ts";
+import type { PgRow, PgSql } from "./_client.ts";
+import type { PgTables } from "./_schema.ts";
 
 /** A granted lease. */
 export interface TapeLease {

@@ -22,8 +22,8 @@
 import { closeSync, fstatSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { stat, unlink } from "node:fs/promises";
 import process from "node:process";
-import { BubError } from "../kernel/errors.ts";
-import { delay } from "../_internal/async.ts";
+import { BubError } from "../../kernel/errors.ts";
+import { delay } from "../../_internal/async.ts";
 import { bootTimeSeconds, currentBootId, processStartTicks } from "./_process_identity.ts";
 import { lockContent, type LockTemplate } from "./_lock_template.ts";
 

@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { BubError } from "../kernel/errors.ts";
-import { evaluateSliceRows, rowEntry } from "./_db_rows.ts";
-import type { PgRow, PgSql } from "./_pg_client.ts";
-import type { PgTables } from "./_pg_schema.ts";
-import type { TapeEntry } from "./entry.ts";
-import type { TapeQuerySpec } from "./query_fields.ts";
+import { BubError } from "../../kernel/errors.ts";
+import { evaluateSliceRows, rowEntry } from "../store/_db_rows.ts";
+import type { PgRow, PgSql } from "./_client.ts";
+import type { PgTables } from "./_schema.ts";
+import type { TapeEntry } from "../entry.ts";
+import type { TapeQuerySpec } from "../query_fields.ts";
 
 const COLUMNS = "id, kind, payload::text AS payload, meta::text AS meta, date";
 

@@ -86,7 +86,7 @@ function _encode(value: unknown, options: PyDumpsOptions, seen: Set<object>): st
  *
  * @example
  * ```ts
- * import { pyDumps } from "./_json.ts";
+ * import { pyDumps } from "./json.ts";
  * console.assert(pyDumps({ a: [1, "é"] }) === '{"a": [1, "é"]}');
  * console.assert(pyDumps("é", { ensureAscii: true }) === '"\\u00e9"');
  * ```
