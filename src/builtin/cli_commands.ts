@@ -116,13 +116,14 @@ export function registerBuiltinCommands(
       const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
         ?.runtime;
       const demo = await prepareModel(framework, runtime, options.demo);
-      const stream = options.stream ?? process.stdout.isTTY === true;
+      const tty = process.stdout.isTTY === true;
+      const stream = options.stream ?? tty;
       try {
         const { runCommand } = await import("./run_command.ts");
         await runCommand(
           framework,
           message,
-          { ...options, stream, signal: cliSignal(framework) },
+          { ...options, stream, render: tty ? process.stdout : null, signal: cliSignal(framework) },
           output,
         );
       } finally {

@@ -6,6 +6,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type BubLogger as Logger, getLogger } from "../_internal/log.ts";
+import { isCancellation } from "../kernel/agent_hooks.ts";
 
 /**
  * Observes tool calls made in the async context where it is installed. Each method may be async
@@ -99,7 +100,8 @@ async function notify(
 /**
  * Runs `call` as the tool call `name` with `args`: reports start/success/error to the current
  * {@link ToolCallReporter}, or logs `tool.call.start` / `tool.call.success` / `tool.call.error`
- * under `["bub", "tools"]` when none is installed. The outcome of `call` is returned or rethrown
+ * (`tool.call.cancelled` at info level for a cancellation) under `["bub", "tools"]` when none is
+ * installed. The outcome of `call` is returned or rethrown
  * unchanged.
  */
 export async function reportToolCall<T>(
@@ -123,7 +125,14 @@ export async function reportToolCall<T>(
   } catch (error) {
     const elapsed = performance.now() - started;
     if (reporter) await notify(reporter, "error", [name, error, elapsed]);
-    else {
+    else if (isCancellation(error)) {
+      // A stop the user asked for (or a turn's deadline) is not a failure of the tool.
+      logger!.info("tool.call.cancelled name={name} elapsed_time={elapsedTime}ms: {reason}", {
+        name,
+        elapsedTime: elapsed.toFixed(2),
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    } else {
       logger!.error("tool.call.error name={name} elapsed_time={elapsedTime}ms: {error}", {
         name,
         elapsedTime: elapsed.toFixed(2),

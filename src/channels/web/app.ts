@@ -13,7 +13,7 @@ import { BubError } from "../../kernel/errors.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { hasBearerToken } from "./auth.ts";
 import { readJsonBody } from "./json_body.ts";
-import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./page.ts";
+import { FAVICON_SVG, PAGE_CSS, PAGE_HTML, PAGE_JS } from "./page.ts";
 import {
   changesState,
   checkHost,
@@ -59,7 +59,7 @@ export const DEFAULT_MAX_BODY_BYTES: number = 1024 * 1024;
 const STATUS: Record<string, 400 | 404 | 500> = { invalid_input: 400, not_found: 404 };
 const STATUSES = new Set([400, 401, 403, 404, 413, 415]);
 /** What GET serves without the token: the page, which holds no data. */
-const PUBLIC_PATHS = new Set(["/", "/app.js", "/app.css"]);
+const PUBLIC_PATHS = new Set(["/", "/app.js", "/app.css", "/favicon.svg"]);
 
 /** The JSON error response of `error` (a BubError's `details.status` picks the status). */
 function fail(c: Context, error: unknown): Response {
@@ -198,6 +198,7 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
     (c) => c.body(PAGE_JS, 200, { "content-type": "text/javascript; charset=utf-8" }),
   );
   app.get("/app.css", (c) => c.body(PAGE_CSS, 200, { "content-type": "text/css; charset=utf-8" }));
+  app.get("/favicon.svg", (c) => c.body(FAVICON_SVG, 200, { "content-type": "image/svg+xml" }));
   app.post("/api/sessions/:id/messages", async (c) => {
     try {
       const body = await readJsonBody(c.req.raw, maxBodyBytes) as { content?: unknown } | null;
