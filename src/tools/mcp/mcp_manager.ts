@@ -125,7 +125,7 @@ export class McpManager {
         try {
           await connection.start();
         } catch (error) {
-          logger.error("{error}", { error: (error as Error).message });
+          logger.error("{error}", { error });
         }
       }));
       this.#changed();
