@@ -16,12 +16,14 @@ import type { BubHost } from "./host.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import type { RunOptions } from "./run_command.ts";
 
-const BANNER = String.raw`
-  ____        _
- | __ ) _   _| |__
- |  _ \| | | | '_  | |_) | |_| | |_) |
- |____/ \__,_|_.__/
-`;
+/** The `bub onboard` banner (lines joined: a raw template would lose the `\\` ending a line). */
+const BANNER: string = [
+  "  ____        _",
+  " | __ ) _   _| |__",
+  " |  _ \\| | | | '_ \\",
+  " | |_) | |_| | |_) |",
+  " |____/ \\__,_|_.__/",
+].join("\n");
 
 export { CliExit, type CliOutput } from "./cli_io.ts";
 
@@ -41,7 +43,7 @@ export function onboardCommand(
   output: CliOutput,
   version: string,
 ): void {
-  output.out(`${BANNER}\n  Bub ${version}: let's set up your agent.\n\n`);
+  output.out(`\n${BANNER}\n\n  Bub ${version}: let's set up your agent.\n\n`);
   let config: Record<string, unknown>;
   try {
     config = framework.collectOnboardConfig();
