@@ -69,19 +69,20 @@ export function tapeInfo(name: string, entries: readonly TapeEntry[]): TapeInfo 
 
 /**
  * The seven lines the `tape.info` tool prints (`name: ...`, `last_token_cache_hit_rate:
- * 37.50%` or `None`).
+ * 37.50%` or `none`). A missing value is `none`, not Python's `None` (spec/builtin.md had it; a
+ * person reads these lines through `,tape.info` too).
  */
 export function formatTapeInfo(info: TapeInfo): string {
   const rate = info.lastTokenCacheHitRate === null
-    ? "None"
+    ? "none"
     : `${(info.lastTokenCacheHitRate * 100).toFixed(2)}%`;
   return [
     `name: ${info.name}`,
     `entries: ${info.entries}`,
     `anchors: ${info.anchors}`,
-    `last_anchor: ${info.lastAnchor ?? "None"}`,
+    `last_anchor: ${info.lastAnchor ?? "none"}`,
     `entries_since_last_anchor: ${info.entriesSinceLastAnchor}`,
-    `last_token_usage: ${info.lastTokenUsage ?? "None"}`,
+    `last_token_usage: ${info.lastTokenUsage ?? "none"}`,
     `last_token_cache_hit_rate: ${rate}`,
   ].join("\n");
 }
