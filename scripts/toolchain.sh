@@ -16,7 +16,7 @@ install_pkg() { # install_pkg <dir> <spec>
   mkdir -p "$dir"
   [ -f "$dir/package.json" ] || echo '{"private":true}' >"$dir/package.json"
   echo "toolchain: installing $2 from npm" >&2
-  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$2" >/dev/null
+  npm install --prefix "$dir" --no-audit --no-fund --no-update-notifier --loglevel=error "$2" >/dev/null
 }
 
 link() { ln -sf "$2" "$tools/bin/$1"; }
@@ -48,22 +48,25 @@ else
 fi
 link bun "$tools/bun/node_modules/.bin/bun"
 
-# node 22: only the npm smoke test uses it
-node22="$tools/node22/node_modules/.bin/node"
-if [ "${BUB_TOOLCHAIN_NODE22:-1}" = "1" ]; then
-  if ! { [ -x "$node22" ] && "$node22" --version 2>/dev/null | grep -q '^v22\.'; }; then
-    install_pkg node22 "node@22"
+# Older Nodes only for the npm smoke test (Node 22 runs the package, Node 20 is refused with a
+# message): installed when asked, `BUB_TOOLCHAIN_OLD_NODES="22 20"` (or BUB_TOOLCHAIN_NODE22=1).
+old_nodes="${BUB_TOOLCHAIN_OLD_NODES:-}"
+[ "${BUB_TOOLCHAIN_NODE22:-0}" = "1" ] && old_nodes="22 $old_nodes"
+for major in $old_nodes; do
+  old="$tools/node$major/node_modules/.bin/node"
+  if ! { [ -x "$old" ] && "$old" --version 2>/dev/null | grep -q "^v$major\."; }; then
+    install_pkg "node$major" "node@$major"
   fi
-  link node22 "$node22"
-fi
+  link "node$major" "$old"
+done
 
 # project dependencies
 if [ ! -d "$root/node_modules" ] || [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
   echo "toolchain: installing project dependencies" >&2
   # Under Node 24 (its bin folder first on PATH): npm skips optional dependencies whose engines the running node
   # does not meet (the OpenTelemetry SDK needs node >= 22.15), and the machine's node may be older.
-  (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1 ||
-    (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --loglevel=error))
+  (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null 2>&1 ||
+    (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --no-update-notifier --loglevel=error))
 fi
 
 case ":$PATH:" in

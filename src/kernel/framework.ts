@@ -6,6 +6,8 @@
  */
 import process from "node:process";
 import { expandHome } from "../_internal/home.ts";
+import { unsupportedRuntime } from "../_internal/runtime.ts";
+import { BubError } from "./errors.ts";
 import { AgentHooks, isCancellation } from "./agent_hooks.ts";
 import type {
   AdmitDecision,
@@ -109,8 +111,12 @@ export class KernelFramework {
    * Creates the object.
    *
    * @param options config file, workspace, home
+   * @throws BubError (config) on a Node older than 22.12, saying so (it would fail later, far
+   *   from the cause)
    */
   constructor(options: FrameworkOptions = {}) {
+    const unsupported = unsupportedRuntime();
+    if (unsupported !== null) throw new BubError("config", unsupported);
     if (options.loadDotenv === true) loadDotenv(process.cwd());
     const paths = frameworkPaths(options);
     this.workspace = paths.workspace;
