@@ -144,8 +144,30 @@ esbuild="$root/node_modules/.bin/esbuild"
 "$esbuild" app.ts --bundle --platform=node --outfile=app.cjs --log-level=error
 "$esbuild" app.ts --bundle --platform=node --format=esm --outfile=app.mjs --log-level=error \
   --banner:js="import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);"
+# The README's recipe with top-level await (ES modules only), exactly as the README gives it.
+cat >app_tla.ts <<'TS'
+import { BubFramework } from "@bub/core";
+import { demoResponder, MockLlmServer } from "@bub/core/testing";
+await using server = await MockLlmServer.start({ script: demoResponder });
+const home = process.env.BUB_HOME!;
+const bub = new BubFramework({
+  home, workspace: home, configFile: home + "/config.yml",
+  builtin: { env: { BUB_MODEL: "custom:demo", BUB_API_BASE: server.url, BUB_API_KEY: "k" } },
+});
+bub.loadBuiltinHooks();
+{
+  await using _scope = await bub.running();
+  const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hello" });
+  if (!result.modelOutput.includes("hello")) throw new Error(`unexpected: ${result.modelOutput}`);
+}
+console.log("bundle OK");
+TS
+readme_banner="$(sed -n 's/^  --banner:js="\(.*\)"$/\1/p' "$root/README.md")"
+[ -n "$readme_banner" ] || { echo "smoke:npm: the README's esbuild banner is missing" >&2; exit 1; }
+"$esbuild" app_tla.ts --bundle --platform=node --format=esm --outfile=app_tla.mjs --log-level=error \
+  --banner:js="$readme_banner"
 mkdir -p bundle-home
-for bundle in app.cjs app.mjs; do
+for bundle in app.cjs app.mjs app_tla.mjs; do
   printf '%s (node24): ' "$bundle"
   BUB_HOME="$PWD/bundle-home" timeout 60 "$root/.tools/bin/node24" "$bundle"
 done
