@@ -107,6 +107,15 @@ async function runReadmeCommand(text: string, dirs: Dirs): Promise<void> {
     assert.ok(text.endsWith(packageName), `${text} must install ${packageName}`);
     return;
   }
+  // Bundling needs the packed npm build: scripts/smoke_npm.sh builds and runs the README's own
+  // esbuild banner (read from this file) around an app with top-level await.
+  if (words[0] === "esbuild") {
+    const smoke = readFileSync(join(ROOT, "scripts", "smoke_npm.sh"), "utf8");
+    assert.match(text, /--bundle --platform=node/);
+    if (text.includes("--banner:js=")) assert.match(smoke, /readme_banner=.*README\.md/);
+    else assert.match(smoke, /"\$esbuild" app\.ts --bundle --platform=node --outfile=app\.cjs/);
+    return;
+  }
   // `.ci/run` is what runs this test; running it from here would recurse.
   if (text === ".ci/run") return;
   if (text === "scripts/tool deno run -A examples/chat.ts --demo") {
