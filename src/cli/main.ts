@@ -69,6 +69,9 @@ export async function main(
   argv: string[] = process.argv.slice(2),
   options: MainOptions = {},
 ): Promise<number> {
+  // `deno task bub -- run …` (like `npm run x -- …`) passes the `--` on: before the command it
+  // means nothing, so it goes.
+  if (argv[0] === "--") argv = argv.slice(1);
   const stdout = options.stdout ?? ((text: string) => void process.stdout.write(text));
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
   const scanned = scanArgv(argv);

@@ -119,6 +119,23 @@ export class MockLlmServer implements AsyncDisposable {
     return `http://127.0.0.1:${this.#http.port}/v1`;
   }
 
+  /**
+   * The builtin settings that point Bub at this server: `BUB_MODEL=custom:demo` (any
+   * OpenAI-compatible server), `BUB_API_BASE` = {@link url} and a placeholder key.
+   *
+   * @example
+   * ```ts
+   * import { BubFramework } from "@bub/core";
+   * import { demoResponder, MockLlmServer } from "@bub/core/testing";
+   * await using model = await MockLlmServer.start({ script: demoResponder });
+   * const bub = new BubFramework({ builtin: { env: model.env } });
+   * console.assert(model.env.BUB_API_BASE === model.url && bub.home !== "");
+   * ```
+   */
+  get env(): { BUB_MODEL: string; BUB_API_BASE: string; BUB_API_KEY: string } {
+    return { BUB_MODEL: "custom:demo", BUB_API_BASE: this.url, BUB_API_KEY: "demo" };
+  }
+
   /** The port listened on. */
   get port(): number {
     return this.#http.port;

@@ -9,8 +9,15 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { demoResponder, MockLlmServer } from "../../src/testing/mod.ts";
-import { cleanupStack, ROOT, runCli, runScript, tempDirs } from "../cli/_spawn.ts";
+import {
+  childEnv,
+  cleanupStack,
+  ROOT,
+  runCli,
+  runScript,
+  startChild,
+  tempDirs,
+} from "../cli/_spawn.ts";
 import {
   AGENT,
   CHANNELS,
@@ -54,20 +61,17 @@ describe("README.md code blocks", () => {
   });
 
   for (const block of blocks.filter((b) => b.lang === "ts")) {
-    test(`the TypeScript block at README line ${block.line} runs and exits 0`, async () => {
+    test(`the TypeScript block at README line ${block.line} runs as written (no model configured) and exits 0`, async () => {
       const dirs = tempDirs("bub-readme-");
       cleanup.defer(() => dirs.remove());
-      const server = await MockLlmServer.start({ script: demoResponder });
-      cleanup.defer(() => server.close());
       // Inside the checkout, so bare imports (e.g. @logtape/logtape) resolve from node_modules.
       const folder = mkdtempSync(join(ROOT, "tests", "readme", ".run-"));
       cleanup.defer(() => rmSync(folder, { recursive: true, force: true }));
       const file = join(folder, `block_${block.line}.ts`);
       writeFileSync(file, localImports(block.code));
-      const result = await runScript(file, dirs, [], {
-        env: { BUB_MODEL: "custom:demo", BUB_API_BASE: server.url, BUB_API_KEY: "demo" },
-        timeoutMs: 60_000,
-      });
+      // No BUB_MODEL or key (childEnv drops every BUB_*): an example that needs a model starts
+      // the offline demo model itself, as a reader running it would.
+      const result = await runScript(file, dirs, [], { timeoutMs: 60_000 });
       assert.equal(result.code, 0, `exit ${result.code}\n${result.stdout}\n${result.stderr}`);
       const expected = [...block.code.matchAll(/console\.log\(.*\); \/\/ "(.*)"$/gm)];
       for (const [, text] of expected) assert.ok(result.stdout.includes(text!), result.stdout);
@@ -125,6 +129,22 @@ async function runReadmeCommand(text: string, dirs: Dirs): Promise<void> {
     });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /hello/);
+    return;
+  }
+  if (text.startsWith("deno task bub ")) {
+    // The task as a user runs it from the checkout (the project's own deno), with and without
+    // the `--` that npm users type.
+    const args = words.slice(3).map((word) => word.replace(/^"(.*)"$/, "$1"));
+    for (const dashes of [[], ["--"]]) {
+      const tool = join(ROOT, "scripts", "tool");
+      await using child = startChild([tool, "deno", "task", "bub", ...dashes, ...args], {
+        cwd: ROOT,
+        env: childEnv(dirs),
+      });
+      child.end();
+      assert.equal(await child.exited(120_000), 0, child.stderr);
+      assert.match(child.stdout, /mock model/, child.stdout);
+    }
     return;
   }
   if (words[0] === "bub") {
