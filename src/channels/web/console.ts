@@ -80,11 +80,17 @@ export interface WebConsole extends AsyncDisposable {
 
 export { isLoopback };
 
-/** Session ids (`web:<chat>`) of `chats` by their tape names in `workspace`. */
+/** The chat the console opens when the address names none. */
+export const DEFAULT_CHAT = "console";
+
+/**
+ * Session ids (`web:<chat>`) of `chats` by their tape names in `workspace`; the console's own
+ * chat is always among them, so its tape keeps its name after a restart.
+ */
 export function chatSessions(chats: readonly string[], workspace?: string): Map<string, string> {
   const sessions = new Map<string, string>();
   if (!workspace) return sessions;
-  for (const chat of chats) {
+  for (const chat of new Set([DEFAULT_CHAT, ...chats])) {
     sessions.set(sessionTapeName(`web:${chat}`, workspace), `web:${chat}`);
   }
   return sessions;
@@ -120,6 +126,8 @@ export async function startWebConsole(
     hub,
     tapeStore: () => framework.getTapeStore<TapeStore>(),
     sessions: () => chatSessions(hub.chats(), framework.workspace),
+    chatTape: (chat) =>
+      framework.workspace ? sessionTapeName(`web:${chat}`, framework.workspace) : null,
     secrets: options.secrets ?? secretEnvValues(process.env),
     keepAliveMs: options.keepAliveMs,
   });

@@ -296,6 +296,51 @@ describe("web console in headless Chromium", () => {
     }
   });
 
+  test("a reload, and a restarted console, show the whole conversation once, and the tape by its name", async () => {
+    await using fx = await turnFixture({
+      script: [
+        { toolCalls: [{ name: "evil", id: "call_1" }] },
+        { text: ["first answer"] },
+        { text: ["second answer"] },
+      ],
+      plugins: [definePlugin({ name: "evil", tools: [evil] })],
+    });
+    const page = await browser.newPage();
+    try {
+      {
+        await using web = await startWebConsole(fx.bub);
+        await page.goto(web.openUrl, { waitUntil: "load" });
+        await page.waitForSelector("#input");
+        for (const [i, text] of ["run evil", "say more"].entries()) {
+          await page.type("#input", text);
+          await page.keyboard.press("Enter");
+          await page.waitForFunction(
+            (n) => document.querySelectorAll("#log .usage").length === n,
+            { timeout: 20_000 },
+            i + 1,
+          );
+        }
+        await page.reload({ waitUntil: "load" });
+        await page.waitForFunction(() => document.querySelectorAll("#log .msg.bot").length === 2);
+        const shown = await page.$eval("#log", (n) => (n as HTMLElement).innerText);
+        for (const text of ["run evil", "say more", "first answer", "second answer"]) {
+          assert.equal(shown.split(text).length - 1, 1, `${text} once in:\n${shown}`);
+        }
+        assert.equal(await page.$$eval("#log details.tool", (n) => n.length), 1, shown);
+      }
+      // A new console on the same framework (the old one is gone): same conversation, and the
+      // tape list names the console's own chat instead of showing its hash.
+      await using again = await startWebConsole(fx.bub);
+      await page.goto(again.openUrl, { waitUntil: "load" });
+      await page.waitForFunction(() => document.querySelectorAll("#log .msg.bot").length === 2);
+      await page.waitForFunction(() => document.querySelectorAll("#tapes li").length > 0);
+      const listed = await page.$$eval("#tapes li", (items) => items.map((n) => n.textContent));
+      assert.ok(listed.some((text) => text?.startsWith("web:consolerun evil")), listed.join("|"));
+    } finally {
+      await page.close();
+    }
+  });
+
   test("Esc stops the running turn", async () => {
     await using fx = await turnFixture({
       script: [{ text: "slow answer that takes long to end".split(" "), delayMs: 1_500 }],

@@ -16,6 +16,7 @@ import {
   readableRepr,
 } from "../../../src/channels/web/page/error_text.ts";
 import { localTime } from "../../../src/channels/web/page/local_time.ts";
+import { chatHistory } from "../../../src/channels/web/page/history.ts";
 import { jsonSafe } from "../../../src/channels/web/wire_events.ts";
 import { spillHandle, timeline, type WireEntry } from "../../../src/channels/web/page/timeline.ts";
 import { takeToken } from "../../../src/channels/web/page/auth.ts";
@@ -260,5 +261,62 @@ describe("console page: token and event stream", () => {
       ], `cut at ${cut}`);
       assert.equal(second.rest, "event: tail\ndata: x");
     }
+  });
+});
+
+describe("console page: a chat's history from its tape", () => {
+  let id = 0;
+  const entry = (kind: string, payload: Record<string, unknown>): WireEntry => ({
+    id: ++id,
+    kind,
+    payload,
+    meta: {},
+    date: "2026-12-03T10:00:00.000000+00:00",
+  });
+  const event = (name: string, data: Record<string, unknown>) => entry("event", { name, data });
+
+  test("turns become prompts, paired tool cards, answers, steering and stopped turns", () => {
+    const items = chatHistory([
+      entry("anchor", { name: "session/start", state: {} }),
+      event("handoff", { name: "session/start", state: {} }),
+      event("loop.start", { prompt: "list files" }),
+      entry("system", { content: "..." }),
+      entry("message", { role: "user", content: "list files" }),
+      entry("tool_call", {
+        calls: [
+          { id: "call_1", function: { name: "bash", arguments: '{"command":"ls"}' } },
+          { id: "call_1", function: { name: "fs.read", arguments: '{"path":"x"}' } },
+        ],
+      }),
+      entry("tool_result", {
+        results: ["a\nb", { kind: "tool", message: "Tool 'fs.read' execution failed." }],
+      }),
+      entry("message", { role: "user", content: "and hidden ones" }),
+      entry("message", { role: "assistant", content: "**a** and b" }),
+      event("loop.start", { prompt: [{ type: "text", text: "slow" }] }),
+      event("command", { raw: "echo hi", output: "hi" }),
+      event("handoff", { name: "phase-2", state: {} }),
+    ]);
+    assert.deepEqual(
+      items.map((item) =>
+        item.type === "tool"
+          ? ["tool", item.name, item.done, item.failed, item.arguments]
+          : item.type === "user"
+          ? ["user", item.text, item.steer]
+          : [item.type, item.text]
+      ),
+      [
+        ["user", "list files", false],
+        ["tool", "bash", true, false, { command: "ls" }],
+        ["tool", "fs.read", true, true, { path: "x" }],
+        ["user", "and hidden ones", true],
+        ["bot", "**a** and b"],
+        ["user", "slow", false],
+        ["note", "no answer (stopped or failed)"],
+        ["user", ",echo hi", false],
+        ["bot", "```\nhi\n```"],
+        ["note", "handoff phase-2"],
+      ],
+    );
   });
 });

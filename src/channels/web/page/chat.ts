@@ -9,6 +9,7 @@
 import { byId, el, show } from "./dom.ts";
 import { errorLines } from "./error_text.ts";
 import { openEventStream } from "./event_stream.ts";
+import { HistoryView } from "./history_view.ts";
 import { renderMarkdown } from "./markdown_dom.ts";
 
 type Data = Record<string, unknown>;
@@ -84,7 +85,7 @@ export class ChatView {
   #usage: TurnUsage = { prompt: 0, completion: 0, total: 0, cached: 0, calls: 0 };
   #steps = 0;
   #elapsed = 0;
-  /** Called after each finished turn (the page refreshes the tape list). */
+  /** Called after each turn ends, answered, failed or stopped (the page refreshes the tape list). */
   onDone: () => void = () => {};
 
   #append(node: HTMLElement): void {
@@ -201,21 +202,41 @@ export class ChatView {
         return this.onDone();
       case "failed":
         this.#stopCards("not finished");
-        return this.#message("error", `failed: ${errorLines(data).join("\n")}`);
+        this.#message("error", `failed: ${errorLines(data).join("\n")}`);
+        return this.onDone();
       case "cancelled":
         this.#stopCards("stopped");
-        return this.#message("error", "stopped");
+        this.#message("error", "stopped");
+        return this.onDone();
     }
   }
 
-  /** Shows chat `chat`: clears the log and subscribes to its events. */
+  /**
+   * Shows chat `chat`: clears the log, draws its finished turns from the tape, then subscribes
+   * to its events (a running turn's events so far come first).
+   */
   connect(chat: string): void {
     this.#close?.();
     this.#render();
     this.#log.replaceChildren();
     this.#cards.clear();
     this.#answer = null;
-    this.#close = openEventStream(
+    const history = new HistoryView(this.#log, chat);
+    let unsubscribe: (() => void) | null = null;
+    let left = false;
+    this.#close = () => {
+      left = true;
+      history.close();
+      unsubscribe?.();
+    };
+    history.load().catch((error) => this.error((error as Error).message)).finally(() => {
+      if (!left) unsubscribe = this.#subscribe(chat);
+    });
+  }
+
+  /** Subscribes to chat `chat`'s events; returns the unsubscribe function. */
+  #subscribe(chat: string): () => void {
+    return openEventStream(
       `/api/sessions/${encodeURIComponent(chat)}/events`,
       (event) => this.#handle(event.kind, JSON.parse(event.data) as Data),
       (message) => this.error(message),

@@ -14,6 +14,7 @@ import { showTape } from "./tape_view.ts";
 interface TapeRow {
   name: string;
   session_id: string | null;
+  title: string | null;
   entries: number;
   last_activity: string | null;
 }
@@ -61,9 +62,10 @@ async function openTape(name: string, label: string, query = ""): Promise<void> 
 }
 
 function tapeItem(tape: TapeRow): HTMLElement {
-  const label = tape.session_id ?? tape.name;
+  const label = tape.session_id ?? tape.title ?? tape.name;
   const item = el("li", "", label);
   item.title = tape.name;
+  if (tape.session_id && tape.title) item.append(el("span", "meta title", tape.title));
   const activity = tape.last_activity ? localTime(tape.last_activity) : "empty";
   const meta = el("span", "meta", `${tape.entries} entries \u00b7 ${activity}`);
   if (tape.last_activity) meta.title = tape.last_activity;
@@ -113,7 +115,11 @@ byId("search").addEventListener("submit", (event) => {
   event.preventDefault();
   if (tapeName) void openTape(tapeName, tapeLabel, byId<HTMLInputElement>("q").value);
 });
-view.onDone = () => void loadTapes();
+// The list follows the store: after each turn (answered, failed or stopped) and every 15 s.
+view.onDone = () => void loadTapes().catch(() => {});
+setInterval(() => {
+  if (document.visibilityState === "visible" && hasToken) void loadTapes().catch(() => {});
+}, 15_000);
 if (hasToken) {
   view.connect(chat);
   loadTapes().catch((error) => view.error((error as Error).message));
