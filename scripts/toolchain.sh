@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes deno 2.9.6, node 24 and bun 1.4.4 available from the npm registry when they are not
-# installed already, each in its own prefix under .tools/. Idempotent and quiet when all is there.
+# installed already, each in its own prefix under .tools/, one line per runtime it installs.
+# Idempotent and quiet when all is there.
 # Source it (`. scripts/toolchain.sh`) to get the binaries on PATH, or run it to just install.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,8 +22,16 @@ install_pkg() { # install_pkg <dir> <spec>
 
 link() { ln -sf "$2" "$tools/bin/$1"; }
 
+# Which runtimes to make ready: BUB_TOOLCHAIN_RUNTIMES (e.g. "deno"; `scripts/tool` sets it to
+# the runtime it runs), default all three. Node 24 is always made ready: npm runs under it to
+# install the project's dependencies.
+runtimes=" ${BUB_TOOLCHAIN_RUNTIMES:-deno node bun} "
+wants() { case "$runtimes" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
 # deno
-if command -v deno >/dev/null 2>&1 && [ "$(deno --version 2>/dev/null | head -n1 | awk '{print $2}')" = "$want_deno" ] && [ "$(command -v deno)" != "$tools/bin/deno" ]; then
+if ! wants deno; then
+  :
+elif command -v deno >/dev/null 2>&1 && [ "$(deno --version 2>/dev/null | head -n1 | awk '{print $2}')" = "$want_deno" ] && [ "$(command -v deno)" != "$tools/bin/deno" ]; then
   :
 elif [ -x "$tools/deno/node_modules/.bin/deno" ] && "$tools/deno/node_modules/.bin/deno" --version 2>/dev/null | head -n1 | grep -q " $want_deno "; then
   link deno "$tools/deno/node_modules/.bin/deno"
@@ -41,12 +50,14 @@ fi
 link node24 "$node24"
 
 # bun
-if [ -x "$tools/bun/node_modules/.bin/bun" ] && [ "$("$tools/bun/node_modules/.bin/bun" --version 2>/dev/null)" = "$want_bun" ]; then
+if ! wants bun; then
+  :
+elif [ -x "$tools/bun/node_modules/.bin/bun" ] && [ "$("$tools/bun/node_modules/.bin/bun" --version 2>/dev/null)" = "$want_bun" ]; then
   :
 else
   install_pkg bun "bun@$want_bun"
 fi
-link bun "$tools/bun/node_modules/.bin/bun"
+wants bun && link bun "$tools/bun/node_modules/.bin/bun"
 
 # Older Nodes only for the npm smoke test (Node 22 runs the package, Node 20 is refused with a
 # message): installed when asked, `BUB_TOOLCHAIN_OLD_NODES="22 20"` (or BUB_TOOLCHAIN_NODE22=1).
