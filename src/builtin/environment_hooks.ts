@@ -5,7 +5,10 @@
  *
  * @module
  */
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import { join } from "node:path";
+import { defaultBuiltinSkillDirs, PROJECT_SKILLS_DIR } from "../skills/discovery.ts";
 import { getLogger } from "../_internal/log.ts";
 import { BubError } from "../kernel/errors.ts";
 import { LocalEnvironment } from "../environment/local_environment.ts";
@@ -80,6 +83,15 @@ export function parseSandboxPaths(
   return { readOnly, readWrite };
 }
 
+/** The skill folders outside the workspace, shown read-only so skill scripts run. */
+function skillDirs(home: string): string[] {
+  const dirs = [join(home, PROJECT_SKILLS_DIR)];
+  try {
+    dirs.push(...defaultBuiltinSkillDirs());
+  } catch { /* loaded from a URL: no builtin skills on disk */ }
+  return dirs;
+}
+
 /** The profile of `settings` for `workspace`. */
 export function sandboxProfile(
   settings: SandboxSettings,
@@ -87,12 +99,15 @@ export function sandboxProfile(
   hidden: readonly string[] = [],
 ): SandboxProfile {
   const mib = (value: number | null) => value === null ? null : value * 1024 * 1024;
+  const paths = parseSandboxPaths(settings.sandbox_paths);
+  const home = homedir();
   return {
     workspace,
     network: settings.sandbox_network,
-    ...parseSandboxPaths(settings.sandbox_paths),
+    readOnly: [...paths.readOnly, ...skillDirs(home).filter((dir) => existsSync(dir))],
+    readWrite: paths.readWrite,
     hidden: [...hidden],
-    home: homedir(),
+    home,
     limits: {
       cpuSeconds: settings.sandbox_cpu_seconds,
       memoryBytes: mib(settings.sandbox_memory_mb),

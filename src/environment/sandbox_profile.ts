@@ -264,3 +264,31 @@ export function describeProfile(profile: SandboxProfile): string {
     }, processes ${limits.processes ?? "unlimited"}, file size ${mib(limits.fileBytes)}`,
   ].join("\n");
 }
+
+/**
+ * The system-prompt paragraph of a sandboxed session: what its commands reach, so the model
+ * does not retry what the sandbox refuses.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_SANDBOX_LIMITS, sandboxPromptNote } from "./sandbox_profile.ts";
+ * const note = sandboxPromptNote({
+ *   workspace: "/w", network: "off", readOnly: [], readWrite: [], hidden: [], home: null,
+ *   limits: DEFAULT_SANDBOX_LIMITS,
+ * });
+ * console.assert(note.startsWith("<sandbox>") && note.includes("/w"));
+ * ```
+ */
+export function sandboxPromptNote(profile: SandboxProfile): string {
+  const extra = [...profile.readOnly, ...profile.readWrite];
+  return `<sandbox>
+Your commands run in a sandbox. They read and write the workspace ${profile.workspace}${
+    extra.length > 0 ? ` and reach ${extra.join(", ")}` : ""
+  }, and read the system directories. /tmp and $HOME are private and empty at each command's
+start; every other path, the user's files and Bub's own do not exist there. The network is ${
+    profile.network === "on" ? "on" : "off: no host, not even 127.0.0.1, can be reached"
+  }. Background jobs end with their command. A permission error or a missing path outside the
+workspace comes from the sandbox: do not retry it, tell the user what you need instead.
+</sandbox>
+`;
+}

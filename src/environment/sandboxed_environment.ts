@@ -70,12 +70,18 @@ export class SandboxedEnvironment extends LocalEnvironment {
     super(profile.workspace, { envPassthrough: options.envPassthrough });
     this.profile = profile;
     this.#inner = options.driver ?? null;
-    this.#probe = options.available ?? null;
+    // Settled before the first prompt: the lifespan has probed already.
+    this.#available = options.available?.().then((ok) => this.#sandboxed = ok) ?? null;
+    this.#available?.catch(() => {});
+  }
+
+  /** False once the sandbox turned out unavailable (processes then run on the host). */
+  get sandboxed(): boolean {
+    return this.#sandboxed;
   }
 
   #inner: ProcessDriver | null;
   #sandbox: SandboxDriver | null = null;
-  #probe: (() => Promise<boolean>) | null;
   #available: Promise<boolean> | null = null;
   #sandboxed = true;
 
@@ -88,10 +94,7 @@ export class SandboxedEnvironment extends LocalEnvironment {
 
   /** Starts `command` in the sandbox (see `LocalEnvironment.spawn`). */
   override async spawn(command: string | string[], opts: SpawnOptions = {}): Promise<LocalProcess> {
-    if (this.#probe !== null) {
-      this.#available ??= this.#probe();
-      this.#sandboxed = await this.#available;
-    }
+    if (this.#available !== null) this.#sandboxed = await this.#available;
     return await super.spawn(command, opts);
   }
 

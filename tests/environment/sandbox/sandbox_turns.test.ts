@@ -5,10 +5,12 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { BubFramework } from "../../../src/builtin/framework.ts";
+import { mockReply } from "../../../src/testing/mock_llm_server.ts";
+import { turnFixture } from "../../agent/_turn_fixture.ts";
 import { type Layout, layout, leaksNothing, listener, PLANTED, SKIP } from "./_helpers.ts";
 
 /** A running framework over `dirs` with `config` (YAML) in its home. */
@@ -110,5 +112,33 @@ describe("sandbox through framework turns", { skip: SKIP }, () => {
     await using on = await framework(dirs, "sandbox_network: on\n");
     assert.equal(await on.say("web", connect), "pong");
     assert.equal(server.connections, 1);
+  });
+
+  test("a skill script under ~/.agents/skills runs from a web session (shown read-only)", async () => {
+    const scripts = join(dirs.home, ".agents", "skills", "greet", "scripts");
+    mkdirSync(scripts, { recursive: true });
+    writeFileSync(join(scripts, "hello.sh"), "#!/bin/sh\necho hello from the skill\n", {
+      mode: 0o755,
+    });
+    await using bub = await framework(dirs);
+    assert.equal(
+      await bub.say("web", `,bash ${join(scripts, "hello.sh")}`),
+      "hello from the skill",
+    );
+    const write = await bub.say("web", `,touch ${join(scripts, "dropped")}`);
+    assert.match(write, /Read-only file system/);
+  });
+});
+
+describe("the system prompt of a sandboxed session", { skip: SKIP }, () => {
+  test("says what the commands reach on web, and nothing changes for the terminal", async () => {
+    await using fx = await turnFixture({ script: [mockReply.text("a"), mockReply.text("b")] });
+    await fx.turn({ channel: "web", chatId: "w", content: "hi" });
+    await fx.turn({ channel: "cli", chatId: "local", content: "hi" });
+    const [web, cli] = fx.bodies().map((body) => JSON.stringify(body));
+    assert.match(web!, /<sandbox>/);
+    assert.match(web!, /The network is off/);
+    assert.ok(web!.includes(fx.home), "names the workspace");
+    assert.doesNotMatch(cli!, /<sandbox>/);
   });
 });
