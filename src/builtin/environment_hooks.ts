@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { defaultBuiltinSkillDirs, PROJECT_SKILLS_DIR } from "../skills/discovery.ts";
 import { getLogger } from "../_internal/log.ts";
 import { BubError } from "../kernel/errors.ts";
@@ -100,7 +101,8 @@ export function sandboxProfile(
 ): SandboxProfile {
   const mib = (value: number | null) => value === null ? null : value * 1024 * 1024;
   const paths = parseSandboxPaths(settings.sandbox_paths);
-  const home = homedir();
+  // $HOME as the commands see it (Bun's homedir() keeps the start-up value).
+  const home = process.env.HOME || homedir();
   return {
     workspace,
     network: settings.sandbox_network,

@@ -7,6 +7,7 @@
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
 
@@ -43,7 +44,7 @@ function sweep(): void {
     return;
   }
   for (const name of names) {
-    const pid = /^bub-(\d+)-\d+$/.exec(name)?.[1];
+    const pid = /^bub-(\d+)-/.exec(name)?.[1];
     if (pid === undefined || existsSync(`/proc/${pid}`)) continue;
     try {
       rmdirSync(join(PIDS_ROOT, name));
@@ -57,7 +58,8 @@ function sweep(): void {
  */
 export function createPidsCgroup(max: number): string {
   if (counter === 0) sweep();
-  const dir = join(PIDS_ROOT, `bub-${process.pid}-${++counter}`);
+  // Random: several module instances (test workers) can share one pid.
+  const dir = join(PIDS_ROOT, `bub-${process.pid}-${++counter}-${randomUUID().slice(0, 8)}`);
   mkdirSync(dir);
   writeFileSync(join(dir, "pids.max"), String(max));
   return dir;

@@ -2,7 +2,8 @@
  * {@link createSandboxDriver}: a {@link ProcessDriver} decorator that starts every process inside
  * a bubblewrap sandbox: `prlimit <limits> -- bwrap <profile> -- <file> <args>`.
  *
- * The started child (the group leader the inner driver signals) is `bwrap` itself. It runs the
+ * The started child (the group leader the inner driver signals) is `bwrap` itself (for a root
+ * Bub, a shell that joins the session's pids cgroup and executes `prlimit` first). It runs the
  * command as the init of a fresh PID namespace with `--die-with-parent`, so a signal that ends
  * the group (TERM or KILL) ends `bwrap`, and with it every process inside, background jobs
  * included; when the command itself exits, its init exits and the kernel kills what is left.
@@ -38,6 +39,8 @@ export interface SandboxDriverOptions {
 export interface SandboxDriver extends ProcessDriver {
   /** The profile every child runs under. */
   readonly profile: SandboxProfile;
+  /** Releases what the driver holds (a root Bub's pids cgroup, once its processes are gone). */
+  close(): Promise<void>;
 }
 
 /**
@@ -64,6 +67,11 @@ export function createSandboxDriver(
   const bwrap = options.bwrap ?? "bwrap";
   const prlimit = options.prlimit ?? "prlimit";
   let base: string[] | null = null;
+  /**
+   * A root Bub's pids cgroup, shared by the driver's children: one per session, because a
+   * cgroup per command cost ~10 ms a command (mkdir, rmdir after the namespace is torn down).
+   */
+  let cgroup: string | null | undefined;
   return {
     name: `${inner.name}+bwrap`,
     profile,
@@ -72,9 +80,7 @@ export function createSandboxDriver(
       const cwd = request.cwd ?? profile.workspace;
       const limits = prlimitArgs(profile.limits);
       const processes = profile.limits.processes;
-      const cgroup = processes !== null && rootPidsCgroupUsable()
-        ? createPidsCgroup(processes)
-        : null;
+      cgroup ??= processes !== null && rootPidsCgroupUsable() ? createPidsCgroup(processes) : null;
       const argv = [
         ...(cgroup === null ? [] : joinPidsCgroupArgv(cgroup)),
         ...(limits.length > 0 ? [prlimit, ...limits, "--"] : []),
@@ -89,15 +95,14 @@ export function createSandboxDriver(
       const [file, ...args] = argv as [string, ...string[]];
       // The host's TMPDIR is not inside; the private /tmp is.
       const env = { ...(request.env ?? {}), TMPDIR: "/tmp" };
-      let child: DriverChild;
-      try {
-        child = await inner.spawn({ ...request, file, args, cwd: profile.workspace, env });
-      } catch (error) {
-        if (cgroup !== null) void removePidsCgroup(cgroup);
-        throw error;
-      }
-      if (cgroup !== null) child.exited.finally(() => removePidsCgroup(cgroup)).catch(() => {});
-      return child;
+      return await inner.spawn({ ...request, file, args, cwd: profile.workspace, env });
+    },
+    async close(): Promise<void> {
+      const dir = cgroup;
+      cgroup = undefined;
+      // Not awaited: the retries wait on unref'd timers (a leftover is swept at the next start).
+      if (dir) void removePidsCgroup(dir);
+      await Promise.resolve();
     },
     signalGroup(pgid: number, signal: GroupSignal): SignalOutcome {
       return inner.signalGroup(pgid, signal);

@@ -56,7 +56,7 @@ async function runProbe(inner: ProcessDriver): Promise<SandboxProbe> {
     readWrite: [],
     hidden: [],
     home: null,
-    limits: DEFAULT_SANDBOX_LIMITS,
+    limits: { ...DEFAULT_SANDBOX_LIMITS, processes: null }, // no cgroup for one `true`
   });
   try {
     const child = await driver.spawn({ file: "true", args: [], cwd: null, env: null });

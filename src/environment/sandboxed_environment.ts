@@ -98,6 +98,12 @@ export class SandboxedEnvironment extends LocalEnvironment {
     return await super.spawn(command, opts);
   }
 
+  /** Releases the sandbox's resources (see {@link SandboxDriver.close}). */
+  override async close(): Promise<void> {
+    await super.close();
+    await this.#sandbox?.close();
+  }
+
   /** Reads a UTF-8 file the sandbox shows (workspace or an extra path). */
   override async readText(path: string): Promise<string> {
     this.#check(path, [
