@@ -5,13 +5,34 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { BubFramework } from "../../../src/builtin/framework.ts";
 import { mockReply } from "../../../src/testing/mock_llm_server.ts";
 import { turnFixture } from "../../agent/_turn_fixture.ts";
 import { type Layout, layout, leaksNothing, listener, PLANTED, SKIP } from "./_helpers.ts";
+
+/** Host processes running `sleep <marker>`. */
+function hostSleeps(marker: string): number {
+  let count = 0;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (cmdline.startsWith(`sleep ${marker}`)) count++;
+    } catch { /* exited meanwhile */ }
+  }
+  return count;
+}
+
+async function eventually(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** A running framework over `dirs` with `config` (YAML) in its home. */
 async function framework(dirs: Layout, config = "") {
@@ -83,6 +104,18 @@ describe("sandbox through framework turns", { skip: SKIP }, () => {
     assert.ok(leaksNothing(output), output);
     const count = Number(/output:\n(?:.*\n)*?(\d+)\s*$/.exec(output)?.[1]);
     assert.ok(count < 6, output);
+  });
+
+  test("web: jobs a command leaves behind are gone with it; a background shell with the scope", async () => {
+    const marker = `${500 + (process.pid % 83)}.77`;
+    {
+      await using bub = await framework(dirs);
+      assert.equal(await bub.say("web", `,sleep ${marker} & echo started`), "started");
+      await eventually(() => hostSleeps(marker) === 0, "the left-behind job to be gone");
+      await bub.say("web", `,bash command='sleep ${marker} & sleep ${marker}' background=true`);
+      await eventually(() => hostSleeps(marker) === 2, "the background shell's jobs to start");
+    }
+    await eventually(() => hostSleeps(marker) === 0, "the background shell's jobs to be gone");
   });
 
   test("cli (the local terminal's channel) stays on the host under sandbox: remote", async () => {
