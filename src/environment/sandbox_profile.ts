@@ -1,5 +1,6 @@
 /**
- * What a sandboxed command may reach, and the `prlimit` + `bwrap` command line that enforces it.
+ * What a sandboxed command may reach, the `prlimit` + `bwrap` command line that enforces it, and
+ * the system-prompt paragraph that tells the model.
  *
  * The root of the sandbox is an empty tmpfs: only what the profile binds exists inside. The
  * workspace is bound read-write at its own path, the system directories read-only, `/tmp` and
@@ -55,7 +56,7 @@ export interface SandboxProfile {
 }
 
 /** The system directories bound read-only (or recreated as the same symlink). */
-export const SYSTEM_PATHS: readonly string[] = [
+const SYSTEM_PATHS: readonly string[] = [
   "/usr",
   "/bin",
   "/sbin",
@@ -230,39 +231,6 @@ export function prlimitArgs(limits: SandboxLimits): string[] {
   if (limits.processes !== null) out.push(`--nproc=${Math.floor(limits.processes)}`);
   if (limits.fileBytes !== null) out.push(`--fsize=${Math.floor(limits.fileBytes)}`);
   return out;
-}
-
-function mib(bytes: number | null): string {
-  return bytes === null ? "unlimited" : `${Math.round(bytes / 1024 ** 2)} MiB`;
-}
-
-/**
- * The profile in a few lines, for `,sandbox` and the system prompt.
- *
- * @example
- * ```ts
- * import { describeProfile, DEFAULT_SANDBOX_LIMITS } from "./sandbox_profile.ts";
- * const text = describeProfile({
- *   workspace: "/w", network: "off", readOnly: [], readWrite: [], hidden: [], home: null,
- *   limits: DEFAULT_SANDBOX_LIMITS,
- * });
- * console.assert(text.includes("network: off"));
- * ```
- */
-export function describeProfile(profile: SandboxProfile): string {
-  const { limits } = profile;
-  const list = (paths: readonly string[]) => paths.length === 0 ? "none" : paths.join(", ");
-  return [
-    `workspace (read-write): ${profile.workspace}`,
-    `system (read-only): ${SYSTEM_PATHS.join(", ")}`,
-    `extra read-only: ${list(profile.readOnly)}; extra read-write: ${list(profile.readWrite)}`,
-    `private: /tmp, $HOME (empty, discarded after each command)`,
-    `hidden: ${list(profile.hidden)}`,
-    `network: ${profile.network}`,
-    `limits: cpu ${limits.cpuSeconds ?? "unlimited"} s, memory ${
-      mib(limits.memoryBytes)
-    }, processes ${limits.processes ?? "unlimited"}, file size ${mib(limits.fileBytes)}`,
-  ].join("\n");
 }
 
 /**
