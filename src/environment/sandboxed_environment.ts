@@ -75,6 +75,23 @@ export class SandboxedEnvironment extends LocalEnvironment {
     this.#available?.catch(() => {});
   }
 
+  /**
+   * A workspace that holds the home directory (the home itself, `/`) would show `~/.ssh` and
+   * every other private file: such a profile is refused, loudly, at each use.
+   */
+  #refuseHomeWorkspace(): void {
+    if (this.profile.home === null) return;
+    const workspace = realpathLoose(this.profile.workspace);
+    if (!inside(realpathLoose(this.profile.home), workspace)) return;
+    throw new BubError(
+      "config",
+      `Cannot run sandboxed in workspace "${this.profile.workspace}": it holds the home directory ` +
+        `(${this.profile.home}), whose private files the sandbox must hide. Start Bub in a ` +
+        "project directory, or set sandbox: off to run this session's commands on the host",
+      { workspace: this.profile.workspace, home: this.profile.home },
+    );
+  }
+
   /** False once the sandbox turned out unavailable (processes then run on the host). */
   get sandboxed(): boolean {
     return this.#sandboxed;
@@ -95,6 +112,7 @@ export class SandboxedEnvironment extends LocalEnvironment {
   /** Starts `command` in the sandbox (see `LocalEnvironment.spawn`). */
   override async spawn(command: string | string[], opts: SpawnOptions = {}): Promise<LocalProcess> {
     if (this.#available !== null) this.#sandboxed = await this.#available;
+    if (this.#sandboxed) this.#refuseHomeWorkspace();
     return await super.spawn(command, opts);
   }
 
@@ -121,6 +139,7 @@ export class SandboxedEnvironment extends LocalEnvironment {
   }
 
   #check(path: string, allowed: readonly string[]): void {
+    this.#refuseHomeWorkspace();
     const real = realpathLoose(this.resolvePath(path));
     const ok = allowed.some((dir) => inside(real, realpathLoose(dir))) &&
       !this.profile.hidden.some((dir) => inside(real, realpathLoose(dir)));

@@ -133,10 +133,27 @@ describe("sandbox: Bub's home inside the workspace", { skip: SKIP }, () => {
   test("is covered: its config and tapes cannot be read", async (t) => {
     const dirs = layout();
     t.after(() => dirs.remove());
-    await using env = sandboxOf(dirs, { workspace: dirs.home, hidden: [dirs.bubHome] });
+    const home = join(dirs.root, "elsewhere"); // the workspace may not hold the home: see below
+    await using env = sandboxOf(dirs, { workspace: dirs.home, hidden: [dirs.bubHome], home });
     const result = await run(env, "cat .bub/config.yml; ls -A .bub; cat .bub/tapes/*");
     assert.notEqual(result.code, 0);
     assert.ok(leaksNothing(result.stdout + result.stderr), JSON.stringify(result));
     assert.equal(result.stdout, "");
+  });
+});
+
+describe("sandbox: a workspace that holds the home directory", { skip: SKIP }, () => {
+  test("is refused with a config error for commands and file tools alike", async (t) => {
+    const dirs = layout();
+    t.after(() => dirs.remove());
+    for (const workspace of [dirs.home, dirs.root, "/"]) {
+      await using env = sandboxOf(dirs, { workspace });
+      await assert.rejects(env.spawn("cat .ssh/id_ed25519"), (error) => {
+        assert.ok(BubError.isInstance(error) && error.kind === "config");
+        assert.match(error.message, /holds the home directory/);
+        return true;
+      });
+      await assert.rejects(env.readText(join(dirs.home, ".ssh", "id_ed25519")), /holds the home/);
+    }
   });
 });
