@@ -120,6 +120,22 @@ describe("sandbox escape attempts: processes and network", { skip: SKIP }, () =>
     assert.ok(statSync(join(dirs.workspace, "big.bin")).size <= 1024 * 1024);
   });
 
+  test("a CPU burner is stopped at the CPU time limit", async () => {
+    await using limited = sandboxOf(dirs, { limits: { ...DEFAULT_SANDBOX_LIMITS, cpuSeconds: 1 } });
+    const result = await run(limited, "while :; do :; done");
+    // SIGXCPU at the soft limit, SIGKILL at the hard one (prlimit sets both to the same value).
+    assert.ok([128 + 24, 128 + 9].includes(result.code), JSON.stringify(result));
+  });
+
+  test("allocating past the memory limit fails", async () => {
+    await using limited = sandboxOf(dirs, {
+      limits: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: 64 * 1024 * 1024 },
+    });
+    const result = await run(limited, "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}");
+    assert.notEqual(result.stdout.trim(), "200000000", JSON.stringify(result));
+    assert.match(result.stderr, /cannot allocate|memory/i);
+  });
+
   test("a background job does not outlive its command", async () => {
     const marker = `${300 + (process.pid % 97)}.123`;
     const result = await run(env, `sleep ${marker} & echo started`);
