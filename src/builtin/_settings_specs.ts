@@ -323,7 +323,7 @@ export const SANDBOX: SectionSpec = {
       null,
     ),
     field("sandbox_cpu_seconds", "float", seconds, "a number greater than 0, or null", 600),
-    field("sandbox_memory_mb", "int", positiveIntOrNull, "an integer, or null", 8192),
+    field("sandbox_memory_mb", "int", positiveIntOrNull, "an integer, or null", 65536),
     field("sandbox_processes", "int", positiveIntOrNull, "an integer, or null", 512),
     field("sandbox_file_mb", "int", positiveIntOrNull, "an integer, or null", 1024),
   ],

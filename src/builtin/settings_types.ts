@@ -177,7 +177,10 @@ export interface SandboxSettings {
   sandbox_paths: string | null;
   /** CPU seconds of each process; null for none. Env `BUB_SANDBOX_CPU_SECONDS`. @default 600 */
   sandbox_cpu_seconds: number | null;
-  /** Address space of each process in MiB; null for none. Env `BUB_SANDBOX_MEMORY_MB`. @default 8192 */
+  /**
+   * Address space (RLIMIT_AS, not resident memory) of each process in MiB; null for none. Deno
+   * needs more than 32 GiB of it to start. Env `BUB_SANDBOX_MEMORY_MB`. @default 65536
+   */
   sandbox_memory_mb: number | null;
   /** Processes of one command; null for none. Env `BUB_SANDBOX_PROCESSES`. @default 512 */
   sandbox_processes: number | null;

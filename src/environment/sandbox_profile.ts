@@ -31,8 +31,8 @@ export interface SandboxLimits {
 /** The defaults of {@link SandboxLimits}. */
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   cpuSeconds: 600,
-  // 8 GiB of address space: Node, Deno and Go reserve several GiB of it at start.
-  memoryBytes: 8 * 1024 ** 3,
+  // 64 GiB of address space (not memory): Deno 2 needs more than 32 GiB of it to start (measured).
+  memoryBytes: 64 * 1024 ** 3,
   processes: 512,
   fileBytes: 1024 ** 3,
 };

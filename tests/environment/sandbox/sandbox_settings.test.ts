@@ -32,7 +32,7 @@ describe("sandbox settings", () => {
       sandbox_network: "off",
       sandbox_paths: null,
       sandbox_cpu_seconds: 600,
-      sandbox_memory_mb: 8192,
+      sandbox_memory_mb: 65536,
       sandbox_processes: 512,
       sandbox_file_mb: 1024,
     });
