@@ -195,6 +195,15 @@ export function bwrapArgs(profile: SandboxProfile): string[] {
   binds.push({ path: workspace, args: ["--bind", workspace, workspace] });
   const system = systemMounts();
   bound.push(...system.map((mount) => mount.path));
+  // A path given through a symlink is bound at its real path; the given one links there.
+  for (const path of [profile.workspace, ...profile.readOnly, ...profile.readWrite]) {
+    const given = resolve(path);
+    const real = realpathOrSelf(path);
+    // Inside a host directory bound here, the link itself is visible already.
+    if (given === real || bound.some((b) => b !== "/tmp" && isInside(given, b))) continue;
+    binds.push({ path: given, args: ["--symlink", real, given] });
+    bound.push(given);
+  }
   const covers: Mount[] = [{ path: "/tmp", args: ["--tmpfs", "/tmp"] }];
   if (profile.home !== null && isAbsolute(profile.home)) {
     const home = realpathOrSelf(profile.home);

@@ -4,7 +4,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SandboxedEnvironment } from "../../../src/environment/sandboxed_environment.ts";
 import { type Layout, layout, listener, run, sandboxOf, SKIP } from "./_helpers.ts";
@@ -91,5 +91,19 @@ describe("sandbox: what stays allowed", { skip: SKIP }, () => {
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(readFileSync(join(rw, "new.txt"), "utf8"), "y\n");
     assert.equal(await extra.readText(join(ro, "data.txt")), "shared\n");
+  });
+
+  test("a workspace and an extra path given through symlinks are reached by those paths", async () => {
+    const realExtra = join(dirs.root, "real-extra");
+    mkdirSync(realExtra);
+    writeFileSync(join(realExtra, "tool.sh"), "#!/bin/sh\necho tool ran\n", { mode: 0o755 });
+    const extraLink = join(dirs.root, "extra-link");
+    const workspaceLink = join(dirs.root, "workspace-link");
+    symlinkSync(realExtra, extraLink);
+    symlinkSync(dirs.workspace, workspaceLink);
+    await using linked = sandboxOf(dirs, { workspace: workspaceLink, readOnly: [extraLink] });
+    const result = await run(linked, `pwd; ${extraLink}/tool.sh`);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `${workspaceLink}\ntool ran\n`);
   });
 });
