@@ -98,6 +98,12 @@ function cliSignal(framework: KernelFramework): AbortSignal | undefined {
   return (framework as { cliSignal?: AbortSignal | null }).cliSignal ?? undefined;
 }
 
+/** `bub chat` and `bub run` act for the user at the terminal: `sandbox: remote` leaves them be. */
+function markLocalTerminal(framework: KernelFramework): void {
+  (framework.pluginManager.get("builtin") as { markLocalTerminal?: () => void } | undefined)
+    ?.markLocalTerminal?.();
+}
+
 /** Adds the builtin commands to `app`. */
 export function registerBuiltinCommands(
   app: Command,
@@ -117,6 +123,7 @@ export function registerBuiltinCommands(
     .action(async (message: string, options: RunOptions & { demo?: boolean }) => {
       const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
         ?.runtime;
+      markLocalTerminal(framework);
       const demo = await prepareModel(framework, runtime, options.demo);
       const tty = process.stdout.isTTY === true;
       const stream = options.stream ?? tty;
@@ -145,6 +152,7 @@ export function registerBuiltinCommands(
         framework,
         "CLI channel not found. Please check your hook implementations.",
       );
+      markLocalTerminal(framework);
       const demo = await prepareModel(framework, runtime, options.demo);
       try {
         const { chatCommand } = await import("./cli_channels.ts");

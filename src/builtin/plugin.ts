@@ -16,7 +16,7 @@ import { consoleSecrets } from "./console_secrets.ts";
 import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
-import { loadConsoleSettings, loadTelegramSettings } from "./settings.ts";
+import { loadConsoleSettings, loadSandboxSettings, loadTelegramSettings } from "./settings.ts";
 import { parseAllowList } from "../_internal/allow_list.ts";
 import { LazyTelegramChannel } from "./lazy_telegram_channel.ts";
 import { WebChannel } from "../channels/web/web_channel.ts";
@@ -36,6 +36,8 @@ export interface BuiltinPlugin extends Plugin {
   readonly framework: BubHost;
   /** Settings, agent, tools and shells. */
   readonly runtime: BuiltinRuntime;
+  /** Marks every session of this process as the local terminal's (`bub chat`, `bub run`). */
+  markLocalTerminal(): void;
 }
 
 /**
@@ -44,9 +46,13 @@ export interface BuiltinPlugin extends Plugin {
  */
 export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
   const runtime = new BuiltinRuntime(framework, framework.builtinOptions);
+  let localTerminal = false;
   const environment = createEnvironmentHooks({
     shells: runtime.shells,
     envPassthrough: () => toolEnvPassthrough(runtime),
+    sandbox: () => loadSandboxSettings(runtime.sources),
+    hiddenPaths: () => [framework.home],
+    localTerminal: () => localTerminal,
   });
   const tape = createTapeHooks({
     home: framework.home,
@@ -60,6 +66,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     name: "builtin",
     framework,
     runtime,
+    markLocalTerminal: () => void (localTerminal = true),
     ...turn,
     provideEnvironment: environment.provideEnvironment,
     provideLifespan: () => withMcp(environment.provideLifespan(), runtime),

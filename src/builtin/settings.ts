@@ -13,7 +13,16 @@ import { isRecord } from "../_internal/object.ts";
 import { warnExposedEnvSecrets } from "../_internal/env_secrets.ts";
 import { hasConfigSection, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
-import { AGENT, CHANNELS, CONSOLE, MCP, SPILL, TAPE, TELEGRAM } from "./_settings_specs.ts";
+import {
+  AGENT,
+  CHANNELS,
+  CONSOLE,
+  MCP,
+  SANDBOX,
+  SPILL,
+  TAPE,
+  TELEGRAM,
+} from "./_settings_specs.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 import type {
@@ -21,6 +30,7 @@ import type {
   ChannelSettings,
   ConsoleSettings,
   McpSettings,
+  SandboxSettings,
   SettingsSources,
   SpillSettingsSection,
   TapeStoreSettings,
@@ -37,6 +47,7 @@ export type {
   ConsoleSettings,
   McpSettings,
   ProviderValue,
+  SandboxSettings,
   SettingsSources,
   SpillSettings,
   SpillSettingsSection,
@@ -186,6 +197,21 @@ export function loadConsoleSettings(sources: SettingsSources = {}): ConsoleSetti
 }
 
 /**
+ * Loads the sandbox settings (YAML root, `BUB_SANDBOX*`).
+ *
+ * @throws {BubError} (`config`) naming each bad key, its value and its source
+ * @example
+ * ```ts
+ * import { loadSandboxSettings } from "./settings.ts";
+ * const settings = loadSandboxSettings({ env: { BUB_SANDBOX: "all" } });
+ * console.assert(settings.sandbox === "all" && settings.sandbox_network === "off");
+ * ```
+ */
+export function loadSandboxSettings(sources: SettingsSources = {}): SandboxSettings {
+  return load<SandboxSettings>(SANDBOX, sources);
+}
+
+/**
  * Loads the tape store setting (YAML `tape_store`, `BUB_TAPE_STORE`).
  *
  * @throws {BubError} (`config`) naming the setting, its value and its source
@@ -240,6 +266,9 @@ export function getConfigValue(path: string, sources: SettingsSources = {}): unk
   if (CONSOLE.fields.some((f) => f.key === first)) {
     return walk(loadConsoleSettings(sources), segments);
   }
+  if (SANDBOX.fields.some((f) => f.key === first)) {
+    return walk(loadSandboxSettings(sources), segments);
+  }
   if (hasConfigSection(first)) return walk(sources.config?.[first], rest);
   return undefined;
 }
@@ -258,6 +287,7 @@ export function registerBuiltinConfigSections(): void {
     loadTapeStoreSettings({ config: data });
     loadMcpSettings({ config: data });
     loadConsoleSettings({ config: data });
+    loadSandboxSettings({ config: data });
     parseMcpServers(data);
   });
   registerConfigSection(

@@ -159,3 +159,31 @@ export interface ConsoleSettings {
 
 /** {@link SpillSettingsSection} under its first name. */
 export type SpillSettings = SpillSettingsSection;
+
+/** `SandboxSettings`: where tool commands run sandboxed; YAML root, env prefix `BUB_`. */
+export interface SandboxSettings {
+  /**
+   * `off`: never; `remote`: sessions whose channel is not the local terminal (`bub chat` and
+   * `bub run` stay on the host); `all`: every session; `required`: every session, and Bub
+   * refuses to start where the sandbox cannot run. Env `BUB_SANDBOX`. @default "remote"
+   */
+  sandbox: "off" | "remote" | "all" | "required";
+  /** `off` (a private loopback only) or `on` (the host's network). Env `BUB_SANDBOX_NETWORK`. @default "off" */
+  sandbox_network: "off" | "on";
+  /**
+   * Extra host paths visible inside, comma-separated; read-only unless followed by `:rw`.
+   * Env `BUB_SANDBOX_PATHS`. @default null
+   */
+  sandbox_paths: string | null;
+  /** CPU seconds of each process; null for none. Env `BUB_SANDBOX_CPU_SECONDS`. @default 600 */
+  sandbox_cpu_seconds: number | null;
+  /**
+   * Address space (RLIMIT_AS, not resident memory) of each process in MiB; null for none. Deno
+   * needs more than 32 GiB of it to start. Env `BUB_SANDBOX_MEMORY_MB`. @default 65536
+   */
+  sandbox_memory_mb: number | null;
+  /** Processes of one command; null for none. Env `BUB_SANDBOX_PROCESSES`. @default 512 */
+  sandbox_processes: number | null;
+  /** Largest file a command may write, in MiB; null for none. Env `BUB_SANDBOX_FILE_MB`. @default 1024 */
+  sandbox_file_mb: number | null;
+}
