@@ -10,7 +10,6 @@
  * @module
  */
 import { findKept, type KeptMessage, matchedCopies } from "../tape/_message_source.ts";
-import { vouchedRun } from "../tape/_handed_copies.ts";
 import { KeptBytes, KeptText } from "./_kept_json.ts";
 
 /** The messages' JSON: `open`, then the cached JSON of the kept run (if any), then `close`. */
@@ -47,9 +46,8 @@ export function messagesJson(
   accepts: (message: Record<string, unknown>) => boolean = ACCEPT_ALL,
   text = false,
 ): MessagesJson | null {
-  const vouched = vouchedRun(messages);
-  const run = vouched ?? findKept(messages);
-  const matched = vouched !== null ? vouched.count : run === null ? 0 : matchedCopies(
+  const run = findKept(messages);
+  const matched = run === null ? 0 : matchedCopies(
     run,
     messages,
     run.start,

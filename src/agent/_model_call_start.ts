@@ -10,7 +10,6 @@ import type { AbortRace } from "../_internal/async.ts";
 import { isCancellation, type LlmCallRequest } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
 import type { TurnState } from "../kernel/turn.ts";
-import { clearVouch, vouchCopies } from "../tape/_handed_copies.ts";
 import type { Tool } from "../tools/tool.ts";
 import type {
   ChatMessage,
@@ -45,11 +44,6 @@ export interface ModelCallStart {
   race: AbortRace;
   /** The answer limit passed to the client (`ModelStreamOptions.maxAnswerBytes`). */
   maxAnswerBytes: number;
-  /**
-   * History copies the first candidate's client may take as the tape's context made them
-   * (`vouchCopies`): where they start in the request's messages; null for none.
-   */
-  copies: { history: readonly unknown[]; start: number } | null;
 }
 
 /**
@@ -72,7 +66,7 @@ export async function startModelCall(
   for (let index = 0; index < count; index++) {
     const model = index === 0 ? request.model : fallbackModels[index - 1]!;
     signal?.throwIfAborted();
-    const iterator = openStream(request, model, index, schemas, state, start, onActivity);
+    const iterator = openStream(request, model, schemas, state, start, onActivity);
     try {
       return startedCall(model, iterator, await start.race.race(iterator.next()));
     } catch (error) {
@@ -103,17 +97,15 @@ export async function closeModelCall(
   if (!pulling) await closing;
 }
 
-/** Calls the client for one candidate `model` (the `index`th) and opens its event stream. */
+/** Calls the client for one candidate `model` and opens its event stream. */
 function openStream(
   request: LlmCallRequest,
   model: string,
-  index: number,
   schemas: readonly ChatTool[] | null,
   state: TurnState,
   start: ModelCallStart,
   onActivity: () => void,
 ): AsyncIterator<ModelEvent> {
-  const { copies } = start;
   const messages = adaptMessagesForProvider(providerOf(model), request.messages);
   const modelRequest: ModelRequest = {
     model,
@@ -123,21 +115,12 @@ function openStream(
     completionArgs: start.completionArgs,
     reasoningEffort: typeof state.reasoning_effort === "string" ? state.reasoning_effort : null,
   };
-  // The first candidate only: a failed call's client has had the copies since.
-  const vouched = index === 0 && copies !== null &&
-    vouchCopies(messages, copies.start, copies.history);
-  try {
-    const options = {
-      signal: start.deadline.signal,
-      onActivity,
-      maxAnswerBytes: start.maxAnswerBytes,
-    };
-    return start.client.stream(modelRequest, options)[
-      Symbol.asyncIterator
-    ]();
-  } finally {
-    if (vouched) clearVouch();
-  }
+  const options = {
+    signal: start.deadline.signal,
+    onActivity,
+    maxAnswerBytes: start.maxAnswerBytes,
+  };
+  return start.client.stream(modelRequest, options)[Symbol.asyncIterator]();
 }
 
 /** The started call from a candidate's first event (a stream that ended at once fails). */

@@ -15,8 +15,7 @@ import type { Tool } from "../tools/tool.ts";
 import type { ModelClient } from "./model_client.ts";
 import { executeWithEvents } from "./_tool_events.ts";
 import { toolInvocations } from "./_tool_calls.ts";
-import { keepsMessages } from "../tape/_handed_copies.ts";
-import { prepareCall, type PreparedCall, requestForHooks } from "./_call_prepare.ts";
+import { prepareCall, type PreparedCall } from "./_call_prepare.ts";
 import { startModelCall } from "./_model_call_start.ts";
 import { ModelCall } from "./_model_call.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
@@ -81,8 +80,6 @@ export interface ModelRunArgs {
  */
 export class ModelRunner {
   #client: ModelClient;
-  /** May the client be handed vouched history copies (`keepsMessages`)? */
-  #takesCopies: boolean;
   #hooks: AgentHooks | null;
   #settings: ModelRunnerSettings;
   #executor: ToolExecutor;
@@ -114,7 +111,6 @@ export class ModelRunner {
     );
     this.#maxAnswerBytes = checkMaxAnswerBytes(settings.maxAnswerBytes);
     this.#client = tracedModelClient(client);
-    this.#takesCopies = keepsMessages(client);
     this.#hooks = hooks;
     this.#settings = settings;
     this.#executor = new ToolExecutor(hooks);
@@ -155,7 +151,6 @@ export class ModelRunner {
         deadline: call.deadline,
         race: call.race,
         maxAnswerBytes: this.#maxAnswerBytes,
-        copies: prepared.copies,
       }),
     );
   }
@@ -174,7 +169,7 @@ export class ModelRunner {
     const failure = call.deadline.failure ?? error;
     if (this.#hooks && (failure !== error || !isCancellation(error))) {
       await this.#hooks.afterLlmCall(
-        requestForHooks(prepared, this.#hooks),
+        prepared.request,
         call.result(prepared.runId, failure),
         args.state,
       );
@@ -185,7 +180,6 @@ export class ModelRunner {
   async *#run(args: ModelRunArgs, streamState: StreamState): AsyncGenerator<StreamEvent> {
     const prepared = await prepareCall(args, {
       hooks: this.#hooks,
-      takesCopies: this.#takesCopies,
       maxTokens: this.#settings.maxTokens ?? null,
       systemEntry: (tape, systemPrompt) => this.#systemEntry(tape, systemPrompt),
     });
@@ -214,7 +208,7 @@ export class ModelRunner {
     }
     if (this.#hooks) {
       await this.#hooks.afterLlmCall(
-        requestForHooks(prepared, this.#hooks),
+        prepared.request,
         call.result(prepared.runId, null),
         args.state,
       );

@@ -29,7 +29,6 @@ import {
   streamChatCompletions,
 } from "./chat_completions_client.ts";
 import { chatBodyCovers, chatRequestBody, chatRequestBytes } from "./_chat_body.ts";
-import { markKeepsMessages } from "../tape/_handed_copies.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
 
 export type { FetchLike } from "./_request_body.ts";
@@ -213,9 +212,6 @@ export class ProviderModelClient implements ModelClient {
    */
   constructor(settings: ProviderSettings = {}) {
     this.#settings = { ...settings };
-    // Its `stream` builds a direct call's body before it returns and changes no message (a
-    // subclass may replace `stream`: not noted).
-    if (new.target === ProviderModelClient) markKeepsMessages(this);
   }
 
   /** Streams one call; see {@link ModelClient.stream}. */
