@@ -1,15 +1,18 @@
 /**
  * The `tools` array of a chat-completions body as JSON text: each tool's JSON serialised once and
  * reused while its schema object lives, and the array's text reused while its tools stay the same
- * (the calls of one runner): by the list's identity for a shared, frozen list (`_tool_schemas.ts`),
+ * (the calls of one runner): by the list's identity for a shared, frozen list (`toolListParts` in `_tool_calls.ts`),
  * else by comparing its tools' entries with the last list's. See `_chat_body.ts`.
+ *
+ * A tool's schema is normalised as the AI SDK's OpenAI provider does ({@link openaiToolSchema}:
+ * string-typed `propertyNames` dropped); schemas the provider would rewrite otherwise (a `pattern`,
+ * singleton `allOf` references) are left to the SDK.
  *
  * @module
  */
 import type { ChatTool } from "./model_client.ts";
-import { openaiToolSchema } from "./_openai_schema.ts";
 import type { ChatProtocol } from "./_chat_message_json.ts";
-import { isSharedToolList } from "./_tool_schemas.ts";
+import { isSharedToolList } from "./_tool_calls.ts";
 
 /** One tool's serialised forms: as sent by OpenAI-compatible providers and by OpenAI chat. */
 interface ToolJson {
@@ -86,4 +89,69 @@ function listJson(tools: readonly ChatTool[], protocol: ChatProtocol): string | 
   const json = out === null ? null : `${out}]`;
   lastTools.set(protocol, { parts, json });
   return json;
+}
+
+const RECORDS = ["properties", "patternProperties", "definitions", "$defs"];
+const SINGLE = ["additionalProperties", "additionalItems", "contains", "not", "if", "then", "else"];
+const LISTS = ["allOf", "anyOf", "oneOf"];
+
+/** Thrown inside the walk for a schema the direct client leaves to the SDK. */
+const UNSUPPORTED = Symbol("unsupported");
+
+type Json = Record<string, unknown>;
+
+function definition(value: unknown): unknown {
+  if (typeof value === "boolean") return value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw UNSUPPORTED;
+  return schema(value as Json);
+}
+
+function record(value: unknown): Json {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw UNSUPPORTED;
+  const out: Json = {};
+  for (const [key, item] of Object.entries(value)) out[key] = definition(item);
+  return out;
+}
+
+function schema(input: Json): Json {
+  if ("pattern" in input && input.pattern != null) throw UNSUPPORTED;
+  if ("$ref" in input || "allOf" in input) throw UNSUPPORTED;
+  const names = input.propertyNames;
+  if (names != null) {
+    if (typeof names === "boolean") throw UNSUPPORTED;
+    if ((names as Json).type != null && (names as Json).type !== "string") throw UNSUPPORTED;
+  }
+  const out: Json = { ...input };
+  delete out.propertyNames;
+  for (const key of RECORDS) if (out[key] != null) out[key] = record(out[key]);
+  for (const key of SINGLE) if (out[key] != null) out[key] = definition(out[key]);
+  if (out.items != null) {
+    out.items = Array.isArray(out.items) ? out.items.map(definition) : definition(out.items);
+  }
+  for (const key of LISTS) {
+    if (out[key] == null) continue;
+    if (!Array.isArray(out[key])) throw UNSUPPORTED;
+    out[key] = (out[key] as unknown[]).map(definition);
+  }
+  if (out.dependencies != null) {
+    const deps: Json = {};
+    for (const [key, item] of Object.entries(out.dependencies as Json)) {
+      deps[key] = Array.isArray(item) ? item : definition(item);
+    }
+    out.dependencies = deps;
+  }
+  return out;
+}
+
+/**
+ * `parameters` as the OpenAI provider sends it, or null when the provider would rewrite it in a
+ * way this port does not cover (the SDK path then builds the request).
+ */
+export function openaiToolSchema(parameters: Json): Json | null {
+  try {
+    return schema(parameters);
+  } catch (error) {
+    if (error === UNSUPPORTED) return null;
+    throw error;
+  }
 }

@@ -28,8 +28,7 @@ import { newRunId } from "./run_id.ts";
 import { AnswerLimit } from "./_answer_limit.ts";
 import { CallDeadline } from "./_call_deadline.ts";
 import { adaptMessagesForProvider } from "./_provider_messages.ts";
-import type { SerializedToolCall } from "./_tool_calls.ts";
-import { toolListParts } from "./_tool_schemas.ts";
+import { type SerializedToolCall, toolListParts } from "./_tool_calls.ts";
 
 const logger = getLogger(["bub", "agent"]);
 

@@ -17,8 +17,7 @@ import {
   recordCall,
   streamEvents,
 } from "./model_call.ts";
-import { executeWithEvents } from "./_tool_events.ts";
-import { toolInvocations } from "./_tool_calls.ts";
+import { executeWithEvents, toolInvocations } from "./_tool_calls.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
 import { checkMaxAnswerBytes } from "./_answer_limit.ts";
 import {
