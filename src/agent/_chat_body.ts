@@ -187,6 +187,7 @@ function requestMessagesJson(protocol: ChatProtocol, request: ModelRequest): Mes
     (message) => messageJson(protocol, message as unknown as ChatMessage),
     messageCovered,
     TEXT_BODY,
+    request,
   );
 }
 

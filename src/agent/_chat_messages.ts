@@ -1,10 +1,14 @@
 /**
  * The `messages` array of a chat-completions body, with a long session's history serialised
- * once: the JSON of a context's kept messages (see `tape/_message_source.ts`) is kept per kept
- * list and protocol as one growing UTF-8 buffer (or, for a text body, one growing string), so a request whose messages start with unchanged copies of that history sends
- * that JSON as it is and serialises only the rest (the system prompt, the turn's own messages).
- * Building a fresh string of the whole history costs Node milliseconds per call at a thousand
- * turns; copying its bytes costs microseconds.
+ * once: the JSON of a context's kept messages (see `tape/message_source.ts`) is kept per kept
+ * list and protocol as one growing UTF-8 buffer (or, for a text body, one growing string), so a
+ * request whose messages hold unchanged copies of that history sends that JSON as it is and
+ * serialises only the rest (the system prompt, the turn's own messages). Building a fresh string
+ * of the whole history costs Node milliseconds per call at a thousand turns; copying its bytes
+ * costs microseconds.
+ *
+ * Which copies are unchanged: the model call says so for a request only Bub's own code has
+ * had ({@link sendsKeptHistory}); any other request's copies are compared with their sources.
  *
  * The kept JSON itself grows one message at a time and is handed out as a prefix (the first `n`
  * messages' JSON joined by commas): as one UTF-8 buffer ({@link KeptBytes}) or one flat string
@@ -12,7 +16,29 @@
  *
  * @module
  */
-import { findKept, type KeptMessage, matchedCopies } from "../tape/_message_source.ts";
+import {
+  findKept,
+  type KeptCopies,
+  type KeptMessage,
+  type KeptRun,
+  matchedCopies,
+} from "../tape/message_source.ts";
+
+/** A request's history: untouched copies of a kept run at `start`. */
+export interface KeptHistory extends KeptCopies {
+  /** Where the copy of `kept[0]` sits in the request's messages. */
+  start: number;
+}
+
+const histories = new WeakMap<object, KeptHistory>();
+
+/**
+ * Notes that `request`'s messages hold `history` as the tape's context made it. Only for a
+ * request no code but Bub's own has had (no hook saw it; see `isOwnClient`).
+ */
+export function sendsKeptHistory(request: object, history: KeptHistory): void {
+  histories.set(request, history);
+}
 
 /** The messages' JSON: `open`, then the cached JSON of the kept run (if any), then `close`. */
 export interface MessagesJson {
@@ -39,7 +65,8 @@ const ACCEPT_ALL = (_message: Record<string, unknown>): boolean => true;
  * message, serialised). Equal, as text, to `[` + each message's `json` joined by commas + `]`.
  * Null when `accepts` refuses one of the messages (a copy of a kept message is judged as its
  * source, once per kept message: they are equal). With `text` the kept run comes as a string
- * (see `KeptText`), else as bytes.
+ * (see `KeptText`), else as bytes. `request` is the request `messages` belong to (see
+ * {@link sendsKeptHistory}).
  */
 export function messagesJson(
   key: string,
@@ -47,9 +74,11 @@ export function messagesJson(
   json: (message: Record<string, unknown>) => string,
   accepts: (message: Record<string, unknown>) => boolean = ACCEPT_ALL,
   text = false,
+  request: object | null = null,
 ): MessagesJson | null {
-  const run = findKept(messages);
-  const matched = run === null ? 0 : matchedCopies(
+  const history = request === null ? undefined : histories.get(request);
+  const run: KeptRun | null = history ?? findKept(messages);
+  const matched = history !== undefined ? history.count : run === null ? 0 : matchedCopies(
     run,
     messages,
     run.start,

@@ -15,7 +15,8 @@ import { isCancellation, LlmCallRequest, LlmCallResult } from "../kernel/agent_h
 import { BubError } from "../kernel/errors.ts";
 import type { StreamEvent, StreamState } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
-import type { Tape } from "../tape/tape.ts";
+import { keptCopiesOf } from "../tape/message_source.ts";
+import { Tape } from "../tape/tape.ts";
 import type { Tool } from "../tools/tool.ts";
 import type {
   ChatMessage,
@@ -27,6 +28,7 @@ import type {
 import { newRunId } from "./run_id.ts";
 import { AnswerLimit } from "./_answer_limit.ts";
 import { CallDeadline } from "./_call_deadline.ts";
+import { type KeptHistory, sendsKeptHistory } from "./_chat_messages.ts";
 import { adaptMessagesForProvider } from "./_provider_messages.ts";
 import { type SerializedToolCall, toolListParts } from "./_tool_calls.ts";
 
@@ -56,6 +58,8 @@ export interface ModelRunArgs {
 export interface CallSetup {
   /** The client to call (traced). */
   client: ModelClient;
+  /** The client is Bub's own (`isOwnClient`): it changes no message it is handed. */
+  ownClient: boolean;
   hooks: AgentHooks | null;
   /** The runner's default model: only its calls fall back to {@link fallbackModels}. */
   defaultModel: string;
@@ -78,6 +82,8 @@ export interface PreparedRequest {
   request: LlmCallRequest;
   /** The decision's text when `beforeLlmCall` answered instead of the model, else null. */
   decided: string | null;
+  /** The history's copies as the tape's context made them, when only Bub's code has them. */
+  keptHistory: KeptHistory | null;
 }
 
 /** What a completed call streamed. */
@@ -121,25 +127,48 @@ export async function prepareRequest(
   const head: Record<string, unknown>[] = systemPrompt
     ? [{ role: "system", content: systemPrompt }]
     : [];
+  const messages = head.concat(history, newMessages);
   let request = new LlmCallRequest({
     runId,
     model: args.model,
-    messages: head.concat(history, newMessages),
+    messages,
     toolNames: toolListParts(args.tools).names,
     maxTokens: setup.maxTokens,
   });
-  if (setup.hooks === null) return { runId, newMessages, request, decided: null };
-  const [rewritten, decision] = await setup.hooks.beforeLlmCall(request, args.state);
-  request = rewritten;
-  if (!decision) return { runId, newMessages, request, decided: null };
-  await tape.recordChat({
-    runId,
-    systemPrompt: setup.systemEntry(tape, systemPrompt),
-    newMessages,
-    responseText: decision.text,
-    model: request.model,
-  });
-  return { runId, newMessages, request, decided: decision.text };
+  let decided: string | null = null;
+  if (setup.hooks !== null) {
+    const [rewritten, decision] = await setup.hooks.beforeLlmCall(request, args.state);
+    request = rewritten;
+    if (decision) {
+      await tape.recordChat({
+        runId,
+        systemPrompt: setup.systemEntry(tape, systemPrompt),
+        newMessages,
+        responseText: decision.text,
+        model: request.model,
+      });
+      decided = decision.text;
+    }
+  }
+  const kept = request.messages === messages ? privateHistory(args.tape, history, setup) : null;
+  const keptHistory = kept === null ? null : { ...kept, start: head.length };
+  return { runId, newMessages, request, decided, keptHistory };
+}
+
+/**
+ * The kept run `history` copies when no code but Bub's own can have changed a copy before the
+ * body is built: the tape's own `readMessages` made them (a subclass may change them before it
+ * returns them), no `beforeLlmCall` hook saw the request and the client is Bub's own. Then its
+ * body takes the run's cached JSON instead of comparing thousands of copies with their sources
+ * (at 1000 prior turns that comparison cost 20 % of a turn's CPU).
+ */
+function privateHistory(
+  tape: Tape,
+  history: readonly unknown[],
+  setup: CallSetup,
+): ReturnType<typeof keptCopiesOf> {
+  if (!setup.ownClient || setup.hooks?.seesLlmRequests) return null;
+  return tape.readMessages === Tape.prototype.readMessages ? keptCopiesOf(history) : null;
 }
 
 /** A started provider stream: its events from the first one after `start`. */
@@ -153,19 +182,20 @@ interface StartedStream {
  * (for the default model) the fallback models. Throws the first error when all fail.
  */
 export async function startWithFallbacks(
-  request: LlmCallRequest,
+  prepared: PreparedRequest,
   args: ModelRunArgs,
   setup: CallSetup,
   deadline: CallDeadline,
   race: AbortRace,
 ): Promise<StartedStream> {
+  const { request } = prepared;
   const models = request.model === setup.defaultModel
     ? [request.model, ...setup.fallbackModels]
     : [request.model];
   let firstError: unknown = null;
   for (const [index, model] of models.entries()) {
     deadline.signal?.throwIfAborted();
-    const events = openStream(request, model, args, setup, deadline);
+    const events = openStream(prepared, model, args, setup, deadline);
     try {
       const first = await race.race(events.next());
       if (first.done) {
@@ -191,21 +221,26 @@ export async function startWithFallbacks(
 
 /** Calls the client for one candidate `model` and opens its event stream. */
 function openStream(
-  request: LlmCallRequest,
+  prepared: PreparedRequest,
   model: string,
   args: ModelRunArgs,
   setup: CallSetup,
   deadline: CallDeadline,
 ): AsyncIterator<ModelEvent> {
+  const { request, keptHistory } = prepared;
   const { reasoning_effort } = args.state;
+  const messages = adaptMessagesForProvider(providerOf(model), request.messages);
   const modelRequest: ModelRequest = {
     model,
-    messages: adaptMessagesForProvider(providerOf(model), request.messages) as ChatMessage[],
+    messages: messages as ChatMessage[],
     tools: toolListParts(args.tools).schemas,
     maxTokens: request.maxTokens,
     completionArgs: setup.completionArgs,
     reasoningEffort: typeof reasoning_effort === "string" ? reasoning_effort : null,
   };
+  if (keptHistory !== null && sameItems(messages, request.messages, keptHistory)) {
+    sendsKeptHistory(modelRequest, keptHistory);
+  }
   return setup.client.stream(modelRequest, {
     signal: deadline.signal,
     onActivity: () => deadline.touch(),
@@ -254,7 +289,7 @@ export async function* streamEvents(
   let pulling = false;
   let finished = false;
   try {
-    stream = await startWithFallbacks(prepared.request, args, setup, deadline, race);
+    stream = await startWithFallbacks(prepared, args, setup, deadline, race);
     answer.provider = stream.provider;
     for (;;) {
       // Checked first: a next() dropped by an already-aborted race would reject unhandled.
@@ -344,6 +379,14 @@ function providerOf(model: string): string {
   const slash = model.indexOf("/");
   const end = colon < 0 ? slash : slash < 0 ? colon : Math.min(colon, slash);
   return end < 0 ? model : model.slice(0, end);
+}
+
+/** True when `a` and `b` hold the same objects in `history`'s places (a provider may adapt some). */
+function sameItems(a: readonly unknown[], b: readonly unknown[], history: KeptHistory): boolean {
+  for (let i = history.start; i < history.start + history.count; i++) {
+    if (a[i] !== b[i]) return false;
+  }
+  return true;
 }
 
 /** `rest` with `first` in front of it. */

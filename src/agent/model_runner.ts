@@ -9,7 +9,7 @@ import type { AgentHooks } from "../kernel/agent_hooks.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";
 import type { Tape } from "../tape/tape.ts";
 import { ToolExecutor } from "../tools/executor.ts";
-import type { ModelClient } from "./model_client.ts";
+import { isOwnClient, type ModelClient } from "./model_client.ts";
 import {
   type CallSetup,
   type ModelRunArgs,
@@ -80,6 +80,7 @@ export class ModelRunner {
     this.#settings = settings;
     this.#setup = {
       client: tracedModelClient(client),
+      ownClient: isOwnClient(client),
       hooks,
       defaultModel: settings.model,
       fallbackModels: settings.fallbackModels ?? [],

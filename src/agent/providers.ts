@@ -12,6 +12,7 @@ import { lazyImport } from "../_internal/lazy.ts";
 import { LinkedSignal } from "../_internal/linked_signal.ts";
 import { BubError } from "../kernel/errors.ts";
 import {
+  markOwnClient,
   MODEL_CLIENT_SPECIFICATION_VERSION,
   type ModelClient,
   type ModelEvent,
@@ -212,6 +213,8 @@ export class ProviderModelClient implements ModelClient {
    */
   constructor(settings: ProviderSettings = {}) {
     this.#settings = { ...settings };
+    // A subclass may replace `stream`: not noted.
+    if (new.target === ProviderModelClient) markOwnClient(this);
   }
 
   /** Streams one call; see {@link ModelClient.stream}. */

@@ -7,6 +7,7 @@
  */
 import { lazyImport } from "../_internal/lazy.ts";
 import {
+  markOwnClient,
   MODEL_CLIENT_SPECIFICATION_VERSION,
   type ModelClient,
   type ModelEvent,
@@ -34,6 +35,8 @@ export class LazyProviderModelClient implements ModelClient {
     this.#client = lazyImport(async () =>
       new (await import("../agent/providers.ts")).ProviderModelClient(copy)
     );
+    // It hands the request to the provider client as it is. A subclass: not noted.
+    if (new.target === LazyProviderModelClient) markOwnClient(this);
   }
 
   /** Streams one call through the provider client; see {@link ModelClient.stream}. */

@@ -22,6 +22,7 @@ import {
 import type { TapeEntry } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
 import { ShapeList } from "./_message_shape.ts";
+import { noteCopies } from "./message_source.ts";
 import type { TapeStore } from "./store.ts";
 
 /** A fold's outcome: the messages and the calls still waiting for results. */
@@ -169,7 +170,8 @@ async function _contextFold(
 /**
  * The context messages of `tape` on `store`, kept between calls and extended with new entries;
  * null when the context has a custom selector or the store has no live view (the caller then
- * reads the tape).
+ * reads the tape). The array is noted (`noteCopies`): a request body may take the kept run's
+ * cached JSON for copies nobody can have changed (see `agent/model_call.ts`).
  */
 export async function incrementalMessages(
   store: TapeStore,
@@ -178,5 +180,8 @@ export async function incrementalMessages(
 ): Promise<ChatMessage[] | null> {
   const folded = await _contextFold(store, tape, context);
   if (folded === null) return null;
-  return copyMessages(folded.messages, folded.shapes, folded.tail, folded.tailShapes);
+  const copies = copyMessages(folded.messages, folded.shapes, folded.tail, folded.tailShapes);
+  const { messages: kept, shapes } = folded;
+  noteCopies(copies, { kept, shapes, count: kept.length });
+  return copies;
 }

@@ -1,7 +1,7 @@
 /**
  * The shapes of kept context messages: how a fold's message is copied when a context is read out
  * (one object literal for the common shapes instead of a spread) and how a copy is compared with
- * it (its known keys, not a walk of both objects). See `context.ts` and `_message_source.ts`.
+ * it (its known keys, not a walk of both objects). See `context.ts` and `message_source.ts`.
  *
  * @module
  */
@@ -10,7 +10,7 @@
 export type KeptMessage = Readonly<Record<string, unknown>>;
 
 /**
- * How a kept message is copied (and a copy compared with it, see `_message_source.ts`), one code
+ * How a kept message is copied (and a copy compared with it, see `message_source.ts`), one code
  * per kept message, in a list beside the messages:
  * {@link SHAPE_ANY} any object (a shallow copy);
  * {@link SHAPE_TEXT} exactly `role`, `content` (in that order, both defined);

@@ -168,3 +168,34 @@ test("a copy an outside client changes before the body is built is sent as chang
   history[4] = { ...history[4], content: "changed" };
   assert.deepEqual(messages, expectedMessages(history));
 });
+
+test("a copy the tape's own readMessages override changes is sent as changed", async () => {
+  await using server = await MockLlmServer.start({ script: [mockReply.text("ok")] });
+  const tape = await sessionTape(10);
+  const history = JSON.parse(JSON.stringify(await tape.readMessages()));
+  const read = tape.readMessages;
+  tape.readMessages = async function () {
+    const messages = await read.call(this);
+    messages[4] = Object.assign(messages[4]!, { content: "changed" });
+    return messages;
+  };
+  const runner = new ModelRunner(
+    new ProviderModelClient({ apiKey: "k", apiBase: server.url }),
+    null,
+    { model: "openai:gpt-test" },
+  );
+  const stream = runner.run({
+    tape,
+    model: "openai:gpt-test",
+    tools: [],
+    systemPrompt: "sys",
+    prompt: "hi",
+    state: {},
+  });
+  for await (const _ of stream) { /* drain */ }
+  history[4] = { ...history[4], content: "changed" };
+  assert.deepEqual(
+    (server.requests[0]!.body as { messages: unknown }).messages,
+    expectedMessages(history),
+  );
+});

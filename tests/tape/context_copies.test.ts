@@ -25,7 +25,7 @@ import {
   toolCallEntry,
   toolResultEntry,
 } from "../../src/tape/entry.ts";
-import { matchedCopies, sameAsKept, sameAsSource } from "../../src/tape/_message_source.ts";
+import { matchedCopies, sameAsKept, sameAsSource } from "../../src/tape/message_source.ts";
 import {
   copyMessage,
   type MessageShape,

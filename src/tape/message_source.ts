@@ -45,6 +45,29 @@ export function recordKept(kept: readonly KeptMessage[], shapes: ShapeList): voi
   if (recent.length > RECENT_LISTS) recent.pop();
 }
 
+/** What an array of context copies starts with: fresh copies of `kept[0, count)`. */
+export interface KeptCopies {
+  kept: readonly KeptMessage[];
+  shapes: ShapeList;
+  count: number;
+}
+
+// Weak: the arrays are their readers', and a call's copies must not outlive it.
+const handedOut = new WeakMap<readonly unknown[], KeptCopies>();
+
+/** Notes that `copies` (an array a context hands out) starts with fresh copies of a kept run. */
+export function noteCopies(copies: readonly unknown[], run: KeptCopies): void {
+  if (run.count > 0) handedOut.set(copies, run);
+}
+
+/**
+ * The kept run an array of copies starts with, as the context handed it out (whoever has had
+ * the array since may have changed a copy), or null for an array no context handed out.
+ */
+export function keptCopiesOf(copies: readonly unknown[]): KeptCopies | null {
+  return handedOut.get(copies) ?? null;
+}
+
 /** Where a context's copies sit in a list of messages. */
 export interface KeptRun {
   /** Index in the list of the copy of `kept[0]`. */
