@@ -20,9 +20,8 @@ import {
   type ModelStreamOptions,
 } from "./model_client.ts";
 import { buildCall, streamLanguageModel } from "./_model_stream.ts";
-import { withActivity } from "./_activity_fetch.ts";
 import { withEventLimit } from "./_answer_limit.ts";
-import type { FetchLike } from "./_request_body.ts";
+import { type FetchLike, withActivity } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
 import {
   type ChatCompletionsTarget,

@@ -1,18 +1,113 @@
 /**
- * The `tools` array of a chat-completions body as JSON text: each tool's JSON serialised once and
- * reused while its schema object lives, and the array's text reused while its tools stay the same
- * (the calls of one runner): by the list's identity for a shared, frozen list (`toolListParts` in `_tool_calls.ts`),
- * else by comparing its tools' entries with the last list's. See `_chat_body.ts`.
+ * The parts of a chat-completions body as JSON text, as the AI SDK's OpenAI chat and
+ * OpenAI-compatible providers send them (see `_chat_body.ts`).
  *
- * A tool's schema is normalised as the AI SDK's OpenAI provider does ({@link openaiToolSchema}:
- * string-typed `propertyNames` dropped); schemas the provider would rewrite otherwise (a `pattern`,
- * singleton `allOf` references) are left to the SDK.
+ * One message ({@link messageJson}): the message converted the way the AI
+ * SDK's OpenAI chat and OpenAI-compatible providers convert it (text content, tool calls with
+ * their arguments re-serialised as each provider does), the system prompt serialised once while
+ * it stays the same.
+ *
+ * The `tools` array ({@link toolsJson}): each tool's JSON serialised once and reused while its schema object lives,
+ * and the array's text reused while its tools stay the same (by the list's identity for a shared,
+ * frozen list, see `toolListParts`; else by comparing its tools with the last list's); a schema is
+ * normalised as the OpenAI provider does ({@link openaiToolSchema}: string-typed `propertyNames`
+ * dropped); schemas it would rewrite otherwise (a `pattern`, singleton `allOf` references) are
+ * left to the SDK.
  *
  * @module
  */
-import type { ChatTool } from "./model_client.ts";
-import type { ChatProtocol } from "./_chat_message_json.ts";
+import type { ChatMessage, ChatTool, ChatToolCall } from "./model_client.ts";
+import { contentText, parseArguments } from "./_prompt.ts";
 import { isSharedToolList } from "./_tool_calls.ts";
+
+/** The two chat-completions protocols. */
+export type ChatProtocol = "openai-chat" | "openai-compatible";
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A tool call's arguments as each provider re-serialises them. */
+function callArguments(protocol: ChatProtocol, raw: string): string {
+  const input = parseArguments(raw);
+  if (typeof input !== "string") {
+    return JSON.stringify(protocol === "openai-chat" && !isPlainObject(input) ? {} : input);
+  }
+  try {
+    const parsed = JSON.parse(input);
+    return protocol === "openai-chat" && !isPlainObject(parsed) ? "{}" : input;
+  } catch {
+    return protocol === "openai-chat" ? "{}" : JSON.stringify(input);
+  }
+}
+
+function toolCalls(protocol: ChatProtocol, calls: readonly ChatToolCall[]): unknown[] {
+  return calls.map((call) => ({
+    id: call.id,
+    type: "function",
+    function: {
+      name: call.function.name,
+      arguments: callArguments(protocol, call.function.arguments ?? ""),
+    },
+  }));
+}
+
+function userMessage(content: ChatMessage["content"]): Record<string, unknown> {
+  if (content == null) return { role: "user", content: "" };
+  if (typeof content === "string") return { role: "user", content };
+  const parts = content.map((part) => ({
+    type: "text",
+    text: String((part as { text?: unknown }).text ?? ""),
+  }));
+  if (parts.length === 1) return { role: "user", content: parts[0]!.text };
+  return { role: "user", content: parts };
+}
+
+function convertMessage(protocol: ChatProtocol, message: ChatMessage): Record<string, unknown> {
+  switch (message.role) {
+    case "system":
+    case "developer":
+      return { role: "system", content: contentText(message.content) };
+    case "user":
+      return userMessage(message.content);
+    case "assistant": {
+      const text = contentText(message.content);
+      const calls = message.tool_calls && message.tool_calls.length > 0
+        ? toolCalls(protocol, message.tool_calls)
+        : undefined;
+      const out: Record<string, unknown> = {
+        role: "assistant",
+        content: calls ? text || null : text,
+      };
+      if (protocol === "openai-compatible" && message.reasoning_content) {
+        out.reasoning_content = message.reasoning_content;
+      }
+      if (calls) out.tool_calls = calls;
+      return out;
+    }
+    case "tool":
+      return {
+        role: "tool",
+        tool_call_id: message.tool_call_id,
+        content: contentText(message.content),
+      };
+  }
+}
+
+// The last system prompt serialised as a message (it is sent at every call of a turn).
+let lastSystem: { content: string; json: string } | null = null;
+
+/** One message's JSON as the body sends it. */
+export function messageJson(protocol: ChatProtocol, message: ChatMessage): string {
+  if (message.role === "system" && typeof message.content === "string") {
+    const content = message.content;
+    if (lastSystem !== null && lastSystem.content === content) return lastSystem.json;
+    const json = JSON.stringify(convertMessage(protocol, message));
+    lastSystem = { content, json };
+    return json;
+  }
+  return JSON.stringify(convertMessage(protocol, message));
+}
 
 /** One tool's serialised forms: as sent by OpenAI-compatible providers and by OpenAI chat. */
 interface ToolJson {
