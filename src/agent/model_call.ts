@@ -160,7 +160,7 @@ export async function prepareRequest(
  * body is built: the tape's own `readMessages` made them (a subclass may change them before it
  * returns them), no `beforeLlmCall` hook saw the request and the client is Bub's own. Then its
  * body takes the run's cached JSON instead of comparing thousands of copies with their sources
- * (at 1000 prior turns that comparison cost 20 % of a turn's CPU).
+ * (at 1000 prior turns the comparison cost +22-27 % CPU per turn; without it +5 %).
  */
 function privateHistory(
   tape: Tape,
