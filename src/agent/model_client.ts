@@ -1,7 +1,7 @@
 /**
  * The `ModelClient` contract: one streamed model call in the OpenAI chat-completions message
- * format, answered by a small union of {@link ModelEvent}s. Pure types; the provider-backed
- * implementation lives in `providers.ts`.
+ * format, answered by a small union of {@link ModelEvent}s. The provider-backed implementation
+ * lives in `providers.ts`; it notes itself as Bub's own ({@link markOwnClient}).
  *
  * @module
  */
@@ -149,4 +149,29 @@ export interface ModelClient {
   readonly specificationVersion: typeof MODEL_CLIENT_SPECIFICATION_VERSION;
   /** Starts the call; nothing happens until the iterable is iterated. */
   stream(request: ModelRequest, options?: ModelStreamOptions): AsyncIterable<ModelEvent>;
+}
+
+const ownClients = new WeakSet<object>();
+
+/**
+ * Notes that `client` is Bub's own: its `stream` builds the request body from the request it is
+ * handed and changes no message (the model runner then hands it a history it need not check).
+ */
+export function markOwnClient(client: object): void {
+  ownClients.add(client);
+}
+
+/**
+ * True for a client noted by {@link markOwnClient}.
+ *
+ * @example
+ * ```ts
+ * import { isOwnClient, markOwnClient } from "./model_client.ts";
+ * const client = {};
+ * markOwnClient(client);
+ * console.assert(isOwnClient(client));
+ * ```
+ */
+export function isOwnClient(client: object): boolean {
+  return ownClients.has(client);
 }

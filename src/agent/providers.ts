@@ -12,6 +12,7 @@ import { lazyImport } from "../_internal/lazy.ts";
 import { LinkedSignal } from "../_internal/linked_signal.ts";
 import { BubError } from "../kernel/errors.ts";
 import {
+  markOwnClient,
   MODEL_CLIENT_SPECIFICATION_VERSION,
   type ModelClient,
   type ModelEvent,
@@ -19,9 +20,8 @@ import {
   type ModelStreamOptions,
 } from "./model_client.ts";
 import { buildCall, streamLanguageModel } from "./_model_stream.ts";
-import { withActivity } from "./_activity_fetch.ts";
 import { withEventLimit } from "./_answer_limit.ts";
-import type { FetchLike } from "./_request_body.ts";
+import { type FetchLike, withActivity } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
 import {
   type ChatCompletionsTarget,
@@ -29,7 +29,6 @@ import {
   streamChatCompletions,
 } from "./chat_completions_client.ts";
 import { chatBodyCovers, chatRequestBody, chatRequestBytes } from "./_chat_body.ts";
-import { markKeepsMessages } from "../tape/_handed_copies.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
 
 export type { FetchLike } from "./_request_body.ts";
@@ -213,9 +212,8 @@ export class ProviderModelClient implements ModelClient {
    */
   constructor(settings: ProviderSettings = {}) {
     this.#settings = { ...settings };
-    // Its `stream` builds a direct call's body before it returns and changes no message (a
-    // subclass may replace `stream`: not noted).
-    if (new.target === ProviderModelClient) markKeepsMessages(this);
+    // A subclass may replace `stream`: not noted.
+    if (new.target === ProviderModelClient) markOwnClient(this);
   }
 
   /** Streams one call; see {@link ModelClient.stream}. */

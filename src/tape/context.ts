@@ -8,7 +8,7 @@ import { LAST_ANCHOR, TapeContext } from "../kernel/tape_context.ts";
 import { dumpsOrString, pyDumps } from "../_internal/json.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
-import { recordKept } from "./_message_source.ts";
+import { recordKept } from "./message_source.ts";
 import {
   foldedCall,
   frozenPlainCalls,

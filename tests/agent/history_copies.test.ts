@@ -1,30 +1,32 @@
 /**
- * A long session's history handed to a model call as the kept context messages themselves, not
- * copies (issue 13; on by default on Bun, `setSharesHistory` runs it on every runtime): the call
- * sends what copies would send, the tape's context stays as it was, and no code but Bub's own
- * ever holds the kept messages (a hook, an outside client, a hook registered while a call runs).
+ * A model call's history is a copy of the tape's context (issue 28 item 2: one path on every
+ * runtime): the call sends the tape's history as it is; a hook or an outside client that changes
+ * the request's messages changes what that call sends and never the tape's context.
  */
-import { afterEach, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { setSharesHistory } from "../../src/agent/_shared_history.ts";
-import type { ModelClient } from "../../src/agent/model_client.ts";
+import { chatRequestBody } from "../../src/agent/_chat_body.ts";
+import type { ChatMessage, ModelClient, ModelRequest } from "../../src/agent/model_client.ts";
 import { ModelRunner } from "../../src/agent/model_runner.ts";
+import { parseModelId } from "../../src/agent/provider_presets.ts";
 import { ProviderModelClient } from "../../src/agent/providers.ts";
 import { AgentHooks, type LlmCallRequest } from "../../src/kernel/agent_hooks.ts";
 import { HookRuntime } from "../../src/kernel/hook_runtime.ts";
 import { PluginManager } from "../../src/kernel/plugin.ts";
 import { MockLlmServer, mockReply, type MockResponder } from "../../src/testing/mock_llm_server.ts";
-import { incrementalMessages, sharedMessages } from "../../src/tape/_context_cache.ts";
 import type { Tape } from "../../src/tape/tape.ts";
 import { sessionTape } from "./_session_tape.ts";
 
-let before = false;
-beforeEach(() => {
-  before = setSharesHistory(true);
-});
-afterEach(() => {
-  setSharesHistory(before);
-});
+const ID = parseModelId("openai:bench");
+
+function body(messages: Record<string, unknown>[]): string {
+  const request: ModelRequest = {
+    model: "openai:bench",
+    messages: messages as unknown as ChatMessage[],
+    maxTokens: 64,
+  };
+  return chatRequestBody("openai-chat", ID, request)!;
+}
 
 /** The context as fresh copies, as JSON (what the next call would send). */
 async function contextJson(tape: Tape): Promise<string> {
@@ -63,26 +65,6 @@ async function runCalls(
   return server.requests.map((request) => (request.body as { messages: unknown }).messages);
 }
 
-test("shared reads of a tape's context hold the kept messages themselves, copied reads never", async () => {
-  const tape = await sessionTape(8);
-  const first = (await sharedMessages(tape.store, tape.name, tape.context))!;
-  const second = (await sharedMessages(tape.store, tape.name, tape.context))!;
-  assert.equal(first.length, 32);
-  assert.notEqual(first, second);
-  assert.ok(first.every((message, i) => message === second[i]));
-  const copies = (await incrementalMessages(tape.store, tape.name, tape.context))!;
-  assert.deepEqual(copies, first);
-  assert.ok(copies.every((message, i) => message !== first[i]));
-});
-
-test("calls on a shared history send the messages calls on copies send, call after call", async () => {
-  const shared = await runCalls(await sessionTape(10), 3);
-  setSharesHistory(false);
-  const copied = await runCalls(await sessionTape(10), 3);
-  assert.equal(shared.length, 3);
-  assert.deepEqual(shared, copied);
-});
-
 test("a hook that changes the request's messages in place gets copies: the tape's context stays", async () => {
   const tape = await sessionTape(10);
   const context = await contextJson(tape);
@@ -102,12 +84,12 @@ test("a hook that changes the request's messages in place gets copies: the tape'
   assert.equal((await contextJson(tape)).slice(0, context.length - 1), context.slice(0, -1));
 });
 
-test("an afterLlmCall hook registered while a shared call runs gets copies of its history", async () => {
+test("an afterLlmCall hook registered while a call runs gets copies of its history", async () => {
   const tape = await sessionTape(10);
   const context = await contextJson(tape);
   const manager = new PluginManager();
   let seen = 0;
-  // The call took its history (shared: no hook was there); a hook arrives while it runs.
+  // The call took its history with no hook there; a hook arrives while it runs.
   const responder = () => {
     manager.register({
       name: "late",
@@ -138,4 +120,82 @@ test("an outside client changing the messages it is handed gets copies: the tape
   });
   assert.ok((sent[0] as { content: string }[]).every((message) => message.content === "outside"));
   assert.equal((await contextJson(tape)).slice(0, context.length - 1), context.slice(0, -1));
+});
+
+/** The messages a runner sends for `prompt` on a tape of `turns` turns, through `client`. */
+async function sentWith(
+  client: (inner: ModelClient) => ModelClient,
+): Promise<{ sent: unknown; history: Record<string, unknown>[] }> {
+  await using server = await MockLlmServer.start({ script: [mockReply.text("ok")] });
+  const tape = await sessionTape(10);
+  const history = JSON.parse(JSON.stringify(await tape.readMessages()));
+  const runner = new ModelRunner(
+    client(new ProviderModelClient({ apiKey: "k", apiBase: server.url })),
+    null,
+    { model: "openai:gpt-test" },
+  );
+  const stream = runner.run({
+    tape,
+    model: "openai:gpt-test",
+    tools: [],
+    systemPrompt: "sys",
+    prompt: "hi",
+    state: {},
+  });
+  for await (const _ of stream) { /* drain */ }
+  return { sent: (server.requests[0]!.body as { messages: unknown }).messages, history };
+}
+
+/** The messages of the body built from plain copies of the request's messages. */
+function expectedMessages(history: Record<string, unknown>[]): unknown {
+  const plain = [{ role: "system", content: "sys" }, ...history, { role: "user", content: "hi" }];
+  return JSON.parse(body(JSON.parse(JSON.stringify(plain)))).messages;
+}
+
+test("a runner with no hooks sends the tape's history as it is", async () => {
+  const { sent: messages, history } = await sentWith((inner) => inner);
+  assert.deepEqual(messages, expectedMessages(history));
+});
+
+test("a copy an outside client changes before the body is built is sent as changed", async () => {
+  const { sent: messages, history } = await sentWith((inner) => ({
+    specificationVersion: inner.specificationVersion,
+    stream(request, options) {
+      (request.messages[5] as unknown as Record<string, unknown>).content = "changed";
+      return inner.stream(request, options);
+    },
+  }));
+  history[4] = { ...history[4], content: "changed" };
+  assert.deepEqual(messages, expectedMessages(history));
+});
+
+test("a copy the tape's own readMessages override changes is sent as changed", async () => {
+  await using server = await MockLlmServer.start({ script: [mockReply.text("ok")] });
+  const tape = await sessionTape(10);
+  const history = JSON.parse(JSON.stringify(await tape.readMessages()));
+  const read = tape.readMessages;
+  tape.readMessages = async function () {
+    const messages = await read.call(this);
+    messages[4] = Object.assign(messages[4]!, { content: "changed" });
+    return messages;
+  };
+  const runner = new ModelRunner(
+    new ProviderModelClient({ apiKey: "k", apiBase: server.url }),
+    null,
+    { model: "openai:gpt-test" },
+  );
+  const stream = runner.run({
+    tape,
+    model: "openai:gpt-test",
+    tools: [],
+    systemPrompt: "sys",
+    prompt: "hi",
+    state: {},
+  });
+  for await (const _ of stream) { /* drain */ }
+  history[4] = { ...history[4], content: "changed" };
+  assert.deepEqual(
+    (server.requests[0]!.body as { messages: unknown }).messages,
+    expectedMessages(history),
+  );
 });

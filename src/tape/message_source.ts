@@ -45,6 +45,29 @@ export function recordKept(kept: readonly KeptMessage[], shapes: ShapeList): voi
   if (recent.length > RECENT_LISTS) recent.pop();
 }
 
+/** What an array of context copies starts with: fresh copies of `kept[0, count)`. */
+export interface KeptCopies {
+  kept: readonly KeptMessage[];
+  shapes: ShapeList;
+  count: number;
+}
+
+// Weak: the arrays are their readers', and a call's copies must not outlive it.
+const handedOut = new WeakMap<readonly unknown[], KeptCopies>();
+
+/** Notes that `copies` (an array a context hands out) starts with fresh copies of a kept run. */
+export function noteCopies(copies: readonly unknown[], run: KeptCopies): void {
+  if (run.count > 0) handedOut.set(copies, run);
+}
+
+/**
+ * The kept run an array of copies starts with, as the context handed it out (whoever has had
+ * the array since may have changed a copy), or null for an array no context handed out.
+ */
+export function keptCopiesOf(copies: readonly unknown[]): KeptCopies | null {
+  return handedOut.get(copies) ?? null;
+}
+
 /** Where a context's copies sit in a list of messages. */
 export interface KeptRun {
   /** Index in the list of the copy of `kept[0]`. */
@@ -66,10 +89,10 @@ export function findKept(messages: readonly KeptMessage[]): KeptRun | null {
   const scan = Math.min(messages.length, START_SCAN);
   for (const { kept, shapes } of recent) {
     for (let start = 0; start < scan; start++) {
-      if (!sameAsKept(messages[start]!, shapes, 0, kept[0]!)) continue;
+      if (!sameAsSource(messages[start]!, kept[0]!, shapes.get(0))) continue;
       // The list may have grown since it was copied: any of its later messages may end the run.
       const last = Math.min(kept.length, messages.length - start) - 1;
-      if (last === 0 || sameAsKept(messages[start + last]!, shapes, last, kept[last]!)) {
+      if (last === 0 || sameAsSource(messages[start + last]!, kept[last]!, shapes.get(last))) {
         return { start, kept, shapes };
       }
     }
@@ -115,51 +138,8 @@ export function sameAsSource(
 }
 
 /**
- * {@link sameAsSource} for kept message `index` of `shapes` (which is `source`), checked against
- * the values the list keeps side by side (no read of the source object for a known shape).
- */
-export function sameAsKept(
-  copy: KeptMessage,
-  shapes: ShapeList,
-  index: number,
-  source: KeptMessage,
-): boolean {
-  const fields = shapes.fields;
-  const shape = shapes.get(index);
-  const at = shapes.start(index);
-  switch (shape) {
-    case SHAPE_TEXT:
-      return copy.role === fields[at] && copy.content === fields[at + 1] && _keyCount(copy) === 2;
-    case SHAPE_RESULT:
-      return copy.role === fields[at] && copy.content === fields[at + 1] &&
-        copy.tool_call_id === fields[at + 2] && copy.name === fields[at + 3] &&
-        _keyCount(copy) === 4;
-    case SHAPE_PLAIN_CALLS: {
-      if (copy.role !== fields[at] || copy.content !== fields[at + 1]) return false;
-      const calls = copy.tool_calls;
-      const count = fields[at + 2] as number;
-      if (!Array.isArray(calls) || calls.length !== count) return false;
-      for (let c = 0, k = at + 3; c < count; c++, k += 3) {
-        const call = calls[c];
-        if (typeof call !== "object" || call === null) return false;
-        if (
-          call.id !== fields[k] || call.type !== fields[k + 1] || call.function !== fields[k + 2]
-        ) {
-          return false;
-        }
-        if (_keyCount(call) !== 3) return false;
-      }
-      return _keyCount(copy) === 3;
-    }
-    default:
-      return sameAsSource(copy, source, shape);
-  }
-}
-
-/**
  * How many messages of `messages` from `start` on are unchanged copies of the kept messages of
- * `run` (in order, at most `limit`): {@link sameAsKept} for each, in one loop over the list's
- * arrays.
+ * `run` (in order, at most `limit`): {@link sameAsSource} for each.
  */
 export function matchedCopies(
   run: KeptRun,
@@ -167,50 +147,9 @@ export function matchedCopies(
   start: number,
   limit: number,
 ): number {
-  const { shapes, starts, fields } = run.shapes.columns();
-  const kept = run.kept;
+  const { kept, shapes } = run;
   let j = 0;
-  for (; j < limit; j++) {
-    const copy = messages[start + j]!;
-    const at = starts[j]!;
-    switch (shapes[j]) {
-      case SHAPE_TEXT:
-        if (copy.role !== fields[at] || copy.content !== fields[at + 1] || _keyCount(copy) !== 2) {
-          return j;
-        }
-        break;
-      case SHAPE_RESULT:
-        if (
-          copy.role !== fields[at] || copy.content !== fields[at + 1] ||
-          copy.tool_call_id !== fields[at + 2] || copy.name !== fields[at + 3] ||
-          _keyCount(copy) !== 4
-        ) {
-          return j;
-        }
-        break;
-      case SHAPE_PLAIN_CALLS: {
-        if (copy.role !== fields[at] || copy.content !== fields[at + 1]) return j;
-        const calls = copy.tool_calls;
-        const count = fields[at + 2] as number;
-        if (!Array.isArray(calls) || calls.length !== count) return j;
-        for (let c = 0, k = at + 3; c < count; c++, k += 3) {
-          const call = calls[c];
-          if (typeof call !== "object" || call === null) return j;
-          if (
-            call.id !== fields[k] || call.type !== fields[k + 1] ||
-            call.function !== fields[k + 2] ||
-            _keyCount(call) !== 3
-          ) {
-            return j;
-          }
-        }
-        if (_keyCount(copy) !== 3) return j;
-        break;
-      }
-      default:
-        if (!sameAsSource(copy, kept[j]!, shapes[j] as MessageShape)) return j;
-    }
-  }
+  while (j < limit && sameAsSource(messages[start + j]!, kept[j]!, shapes.get(j))) j++;
   return j;
 }
 
