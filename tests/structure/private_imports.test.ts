@@ -17,21 +17,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The folder every other folder may import privately. */
 const SHARED = "_internal";
 
-/**
- * Imports left for the helper that deletes the history-sharing fast path (issue 28 item 2): the
- * agent's model call reaches into the tape's message cache. They go with that change; remove an
- * entry here when its import goes (the test says so). Add nothing.
- */
-const ALLOWED: readonly string[] = [
-  "src/agent/_call_prepare.ts -> src/tape/_context_cache.ts",
-  "src/agent/_chat_messages.ts -> src/tape/_handed_copies.ts",
-  "src/agent/_chat_messages.ts -> src/tape/_message_source.ts",
-  "src/agent/_model_call_start.ts -> src/tape/_handed_copies.ts",
-  "src/agent/model_runner.ts -> src/tape/_handed_copies.ts",
-  "src/agent/providers.ts -> src/tape/_handed_copies.ts",
-  // The same mechanism from the builtin side: the lazy client marks that it keeps messages.
-  "src/builtin/lazy_model_client.ts -> src/tape/_handed_copies.ts",
-];
+/** Exceptions to the rule: none. Add nothing; move what is shared instead. */
+const ALLOWED: readonly string[] = [];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
