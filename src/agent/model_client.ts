@@ -133,7 +133,7 @@ export interface ModelStreamOptions {
  *
  * @example A scripted client
  * ```ts
- * import type { ModelClient, ModelEvent, ModelRequest } from "@bub/core";
+ * import type { ModelClient, ModelEvent, ModelRequest } from "@bub/core/agent";
  * const client: ModelClient = {
  *   specificationVersion: "bub.model-client.v1",
  *   async *stream(request: ModelRequest): AsyncGenerator<ModelEvent> {

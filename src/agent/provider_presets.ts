@@ -51,9 +51,10 @@ export interface ModelId {
  *
  * @example Parsing ids
  * ```ts
- * import { parseModelId } from "@bub/core";
- * console.assert(parseModelId("ollama:llama3.2:1b").model === "llama3.2:1b");
- * console.assert(parseModelId("openai/gpt-4o").provider === "openai");
+ * import assert from "node:assert/strict";
+ * import { parseModelId } from "@bub/core/agent";
+ * assert.ok(parseModelId("ollama:llama3.2:1b").model === "llama3.2:1b");
+ * assert.ok(parseModelId("openai/gpt-4o").provider === "openai");
  * ```
  */
 export function parseModelId(id: string): ModelId {

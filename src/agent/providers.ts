@@ -183,7 +183,7 @@ function defaultFetch(input: string | URL | Request, init?: RequestInit): Promis
  *
  * @example One call against an OpenAI-compatible endpoint
  * ```ts ignore
- * import { ProviderModelClient } from "@bub/core";
+ * import { ProviderModelClient } from "@bub/core/agent";
  * const client = new ProviderModelClient({ apiKey: { openrouter: "sk-..." } });
  * for await (const event of client.stream({
  *   model: "openrouter:openrouter/free",

@@ -19,9 +19,10 @@ export { expandHome };
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resolveBubHome } from "./bub_home.ts";
- * console.assert(resolveBubHome({ env: {}, home: "/home/a" }) === "/home/a/.bub");
- * console.assert(resolveBubHome({ env: { BUB_HOME: "~/b" }, home: "/home/a" }) === "/home/a/b");
+ * assert.ok(resolveBubHome({ env: {}, home: "/home/a" }) === "/home/a/.bub");
+ * assert.ok(resolveBubHome({ env: { BUB_HOME: "~/b" }, home: "/home/a" }) === "/home/a/b");
  * ```
  */
 export function resolveBubHome(options: { env?: EnvMap; home?: string } = {}): string {
@@ -36,10 +37,11 @@ export function resolveBubHome(options: { env?: EnvMap; home?: string } = {}): s
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { defaultConfigFile } from "./bub_home.ts";
- * console.assert(defaultConfigFile("/home/a") === "/home/a/.bub/config.yml");
- * console.assert(defaultConfigFile("/home/a", { BUB_HOME: "/srv/bub" }) === "/srv/bub/config.yml");
- * console.assert(defaultConfigFile("/home/a", { BUB_CONFIG: "~/c.yml" }) === "/home/a/c.yml");
+ * assert.ok(defaultConfigFile("/home/a") === "/home/a/.bub/config.yml");
+ * assert.ok(defaultConfigFile("/home/a", { BUB_HOME: "/srv/bub" }) === "/srv/bub/config.yml");
+ * assert.ok(defaultConfigFile("/home/a", { BUB_CONFIG: "~/c.yml" }) === "/home/a/c.yml");
  * ```
  */
 export function defaultConfigFile(home: string = homedir(), env: EnvMap = {}): string {

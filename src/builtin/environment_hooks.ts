@@ -32,11 +32,12 @@ export interface EnvironmentHooks {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ShellManager } from "../environment/shell_manager.ts";
  * import { createEnvironmentHooks } from "./environment_hooks.ts";
  * const hooks = createEnvironmentHooks({ shells: new ShellManager() });
  * const env = hooks.provideEnvironment({ sessionId: "cli:local", workspace: "/tmp" });
- * console.assert(env.workspace === "/tmp");
+ * assert.ok(env.workspace === "/tmp");
  * ```
  */
 export function createEnvironmentHooks(options: EnvironmentHooksOptions): EnvironmentHooks {

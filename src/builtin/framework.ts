@@ -30,12 +30,13 @@ function builtinPluginOf(framework: KernelFramework): object {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BubFramework, contentOf, definePlugin } from "@bub/core";
  * const bub = new BubFramework();
  * bub.loadBuiltinHooks();
  * bub.register(definePlugin({ name: "echo", runModel: ({ prompt }) => `echo: ${prompt}` }));
  * const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
- * console.assert(result.modelOutput === "echo: hi");
+ * assert.ok(result.modelOutput === "echo: hi");
  * ```
  */
 export class BubFramework extends KernelFramework implements BubHost {

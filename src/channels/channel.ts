@@ -91,7 +91,7 @@ export abstract class Channel implements ChannelContract, AsyncDisposable {
  *
  * @example
  * ```ts
- * import { Interface } from "@bub/core";
+ * import { Interface } from "@bub/core/channels";
  * class Repl extends Interface {
  *   readonly name = "repl";
  *   start(_stop: AbortController): Promise<void> { return Promise.resolve(); }
@@ -107,7 +107,7 @@ export abstract class Interface extends Channel {}
  *
  * @example
  * ```ts
- * import { Lifecycle } from "@bub/core";
+ * import { Lifecycle } from "@bub/core/channels";
  * class Heartbeat extends Lifecycle {
  *   readonly name = "heartbeat.lifecycle";
  *   start(_stop: AbortController): Promise<void> { return Promise.resolve(); }

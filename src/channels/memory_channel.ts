@@ -48,7 +48,8 @@ interface SentWaiter {
  *
  * @example Driving a manager from a test
  * ```ts ignore
- * import { BubFramework, ChannelManager, MemoryChannel } from "@bub/core";
+ * import { BubFramework, ChannelManager } from "@bub/core";
+ * import { MemoryChannel } from "@bub/core/channels";
  * let channel!: MemoryChannel;
  * const bub = new BubFramework();
  * bub.loadBuiltinHooks();

@@ -35,12 +35,13 @@ export interface LocalEnvironmentOptions {
  *
  * @example Run a command and read its output
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LocalEnvironment } from "./local_environment.ts";
  * await using env = new LocalEnvironment("/tmp");
  * const proc = await env.spawn("echo hi; pwd");
  * proc.closeStdin();
  * const text = await new Response(proc.stdout).text();
- * console.assert(text === "hi\n/tmp\n" && (await proc.wait()) === 0);
+ * assert.ok(text === "hi\n/tmp\n" && (await proc.wait()) === 0);
  * ```
  */
 export class LocalEnvironment extends Environment {

@@ -52,12 +52,13 @@ export interface ShellManagerOptions {
  *
  * @example Run commands inside a scope
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ShellManager } from "./shell_manager.ts";
  * const shells = new ShellManager();
  * await using _scope = shells.openScope();
- * console.assert((await shells.run({ command: "echo hi" })) === "hi");
+ * assert.ok((await shells.run({ command: "echo hi" })) === "hi");
  * const started = await shells.run({ command: "sleep 30", background: true });
- * console.assert(started.startsWith("Shell started, shell_id: bash-"));
+ * assert.ok(started.startsWith("Shell started, shell_id: bash-"));
  * ```
  */
 export class ShellManager {

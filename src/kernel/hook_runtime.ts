@@ -30,7 +30,22 @@ export { isThenable } from "./_hook_walk.ts";
 export { deltaOf, type RunModelArgs } from "./_model_dispatch.ts";
 export { describe } from "./hook_results.ts";
 
-/** Arguments of {@link HookRuntime.notifyError}. */
+/**
+ * Arguments of {@link HookRuntime.notifyError}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin } from "@bub/core";
+ * import { KernelFramework, type NotifyErrorArgs } from "@bub/core/kernel";
+ * const stages: string[] = [];
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * kernel.register(definePlugin({ name: "log", onError: ({ stage }) => void stages.push(stage) }));
+ * const args: NotifyErrorArgs = { stage: "my_plugin", error: new Error("boom"), message: null };
+ * await kernel.hookRuntime.notifyError(args);
+ * assert.deepEqual(stages, ["my_plugin"]);
+ * ```
+ */
 export interface NotifyErrorArgs {
   /** Where the error happened, e.g. `"turn"`. */
   stage: string;
@@ -45,6 +60,20 @@ const notNull = (value: unknown): boolean => value !== null && value !== undefin
 /**
  * Dispatches hooks in priority order. Dispatch is sequential: order and short-circuiting are part
  * of the contract. Exceptions from implementations propagate, except in {@link notifyError}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin } from "@bub/core";
+ * import { KernelFramework } from "@bub/core/kernel";
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * kernel.register(definePlugin({ name: "a", systemPrompt: () => "Be brief." }));
+ * kernel.register(definePlugin({ name: "b", systemPrompt: () => "Cite files." }));
+ * assert.deepEqual(kernel.hookRuntime.callManySync("systemPrompt", { prompt: "", state: {} }), [
+ *   "Cite files.",
+ *   "Be brief.",
+ * ]);
+ * ```
  */
 export class HookRuntime {
   #plugins: PluginManager;

@@ -65,11 +65,12 @@ export function currentRuntimeCommand(): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderSkillText } from "./body.ts";
  * const text = renderSkillText("Run $SKILL_DIR/x with ${config.telegram.token} for $$5 $HOME", "/s", {
  *   config: (path) => (path === "telegram.token" ? "123:abc" : undefined),
  * });
- * console.assert(text === "Run /s/x with 123:abc for $5 $HOME");
+ * assert.ok(text === "Run /s/x with 123:abc for $5 $HOME");
  * ```
  */
 export function renderSkillText(
@@ -105,7 +106,7 @@ export function renderSkillText(
  *
  * @example
  * ```ts ignore
- * import { discoverSkills, renderSkillBody } from "@bub/core";
+ * import { discoverSkills, renderSkillBody } from "@bub/core/skills";
  * const [skill] = discoverSkills({ workspace: "." });
  * if (skill) console.log(renderSkillBody(skill, { config: (path) => undefined }));
  * ```

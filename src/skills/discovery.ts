@@ -109,9 +109,10 @@ export function defaultBuiltinSkillDirs(): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { skillRoots } from "./discovery.ts";
  * const roots = skillRoots({ workspace: "/w", home: "/h", builtinDirs: [] });
- * console.assert(roots[0]?.path === "/w/.agents/skills" && roots[1]?.source === "global");
+ * assert.ok(roots[0]?.path === "/w/.agents/skills" && roots[1]?.source === "global");
  * ```
  */
 export function skillRoots(options: SkillRootsOptions): SkillRoot[] {
@@ -159,9 +160,10 @@ export function listSkillRoot(path: string, stamp: string): readonly string[] {
  *
  * @example Discover the workspace's skills
  * ```ts
+ * import assert from "node:assert/strict";
  * import { discoverSkills } from "./discovery.ts";
  * const skills = discoverSkills({ workspace: "/nonexistent", home: "/nonexistent", builtinDirs: [] });
- * console.assert(skills.length === 0);
+ * assert.ok(skills.length === 0);
  * ```
  */
 export function discoverSkills(options: DiscoverSkillsOptions): Skill[] {

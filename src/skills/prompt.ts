@@ -13,8 +13,9 @@ const SKILL_REFERENCE = /\$([A-Za-z0-9_.-]+)/g;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { skillReferences } from "./prompt.ts";
- * console.assert([...skillReferences("channel=$telegram use $gh")].join() === "telegram,gh");
+ * assert.ok([...skillReferences("channel=$telegram use $gh")].join() === "telegram,gh");
  * ```
  */
 export function skillReferences(text: string): Set<string> {
@@ -29,9 +30,10 @@ export function skillReferences(text: string): Set<string> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { filterAllowedSkills } from "./prompt.ts";
  * const skills = [{ name: "gh" }, { name: "telegram" }] as const;
- * console.assert(filterAllowedSkills(skills, ["GH"]).length === 1);
+ * assert.ok(filterAllowedSkills(skills, ["GH"]).length === 1);
  * ```
  */
 export function filterAllowedSkills<T extends Pick<Skill, "name">>(
@@ -56,11 +58,12 @@ export interface SkillsPromptOptions extends RenderSkillOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderSkillsPrompt } from "./prompt.ts";
  * const block = renderSkillsPrompt([
  *   { name: "gh", description: "GitHub CLI", location: "/nonexistent/SKILL.md", source: "builtin", metadata: {} },
  * ]);
- * console.assert(block === "<available_skills>\n- gh: GitHub CLI\n</available_skills>");
+ * assert.ok(block === "<available_skills>\n- gh: GitHub CLI\n</available_skills>");
  * ```
  */
 export function renderSkillsPrompt(
@@ -95,8 +98,9 @@ export interface SkillsPromptForOptions extends RenderSkillOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { skillsPromptFor } from "./prompt.ts";
- * console.assert(skillsPromptFor([], "hi $gh") === "");
+ * assert.ok(skillsPromptFor([], "hi $gh") === "");
  * ```
  */
 export function skillsPromptFor(

@@ -42,9 +42,10 @@ export interface Skill {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { skillFrontmatterProblem } from "./skill.ts";
- * console.assert(skillFrontmatterProblem({ name: "demo", description: "d" }, "demo") === null);
- * console.assert(skillFrontmatterProblem({ name: "Demo", description: "d" }, "Demo") !== null);
+ * assert.ok(skillFrontmatterProblem({ name: "demo", description: "d" }, "demo") === null);
+ * assert.ok(skillFrontmatterProblem({ name: "Demo", description: "d" }, "Demo") !== null);
  * ```
  */
 export function skillFrontmatterProblem(

@@ -184,9 +184,10 @@ export function copyMessages(
  *
  * @example
  * ```ts
- * import { anchorEntry, defaultTapeContext, selectMessages } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { anchorEntry, defaultTapeContext, selectMessages } from "@bub/core/tape";
  * const [message] = selectMessages([anchorEntry("a", { x: 1 })], defaultTapeContext());
- * console.assert(message?.content === '[Anchor created: a]: {"x": 1}');
+ * assert.ok(message?.content === '[Anchor created: a]: {"x": 1}');
  * ```
  */
 export function selectMessages(
@@ -203,8 +204,9 @@ export function selectMessages(
  *
  * @example
  * ```ts
- * import { defaultTapeContext, LAST_ANCHOR } from "@bub/core";
- * console.assert(defaultTapeContext().anchor === LAST_ANCHOR);
+ * import assert from "node:assert/strict";
+ * import { defaultTapeContext, LAST_ANCHOR } from "@bub/core/tape";
+ * assert.ok(defaultTapeContext().anchor === LAST_ANCHOR);
  * ```
  */
 export function defaultTapeContext(state: Record<string, unknown> = {}): TapeContext {

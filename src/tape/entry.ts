@@ -30,9 +30,10 @@ export type TapeMeta = Record<string, unknown>;
  *
  * @example
  * ```ts
- * import { createEntry } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { createEntry } from "@bub/core/tape";
  * const entry = createEntry("event", { name: "ping" }, { run_id: "run-1" });
- * console.assert(entry.id === 0 && entry.meta.run_id === "run-1");
+ * assert.ok(entry.id === 0 && entry.meta.run_id === "run-1");
  * ```
  */
 export function createEntry(

@@ -55,12 +55,14 @@ export interface FileTapeStoreOptions {
  *
  * @example
  * ```ts
- * import { FileTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { FileTapeStore, TapeQuery } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * const dir = await Deno.makeTempDir();
  * await using store = new FileTapeStore(dir);
  * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
  * const [entry] = await new TapeQuery("a__b", store).all();
- * console.assert(entry?.id === 1);
+ * assert.ok(entry?.id === 1);
  * ```
  */
 export class FileTapeStore implements TapeStore, AsyncDisposable {

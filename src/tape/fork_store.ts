@@ -47,13 +47,15 @@ export function redactPayload(payload: Record<string, unknown>): Record<string, 
  *
  * @example
  * ```ts
- * import { ForkTapeStore, InMemoryTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, TapeQuery } from "@bub/core";
+ * import { ForkTapeStore, messageEntry } from "@bub/core/tape";
  * const parent = new InMemoryTapeStore();
  * const fork = new ForkTapeStore(parent, { tape: "a__b" });
  * await fork.append("a__b", messageEntry({ role: "user", content: "hi" }));
- * console.assert((await new TapeQuery("a__b", parent).all()).length === 0);
+ * assert.ok((await new TapeQuery("a__b", parent).all()).length === 0);
  * await fork.mergeBack();
- * console.assert((await new TapeQuery("a__b", parent).all()).length === 1);
+ * assert.ok((await new TapeQuery("a__b", parent).all()).length === 1);
  * ```
  */
 export class ForkTapeStore implements TapeStore {

@@ -37,6 +37,7 @@ export interface EnqueueResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PostgresInbox, PostgresTapeStore } from "@bub/core/tape";
  * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
  * if (url) {
@@ -44,7 +45,7 @@ export interface EnqueueResult {
  *   const inbox = new PostgresInbox(store);
  *   await inbox.enqueue("telegram:1", { content: "hi" }, { dedupeKey: "telegram:update:7" });
  *   const claimed = await inbox.claim("instance-1", 30_000);
- *   console.assert(claimed?.lease.key === "telegram:1");
+ *   assert.ok(claimed?.lease.key === "telegram:1");
  * }
  * ```
  */

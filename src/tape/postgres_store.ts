@@ -72,6 +72,7 @@ export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { messageEntry, PostgresTapeStore, TapeQuery } from "@bub/core/tape";
  * // e.g. postgres://postgres@127.0.0.1:5432/postgres (scripts/postgres.sh starts one)
  * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
@@ -79,7 +80,7 @@ export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
  *   const schema = `doc_${crypto.randomUUID().slice(0, 8)}`;
  *   await using store = new PostgresTapeStore(url, { schema });
  *   await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
- *   console.assert((await new TapeQuery("a__b", store).all())[0]?.id === 1);
+ *   assert.ok((await new TapeQuery("a__b", store).all())[0]?.id === 1);
  * }
  * ```
  */

@@ -31,9 +31,10 @@ export interface SpillSettings {
  *
  * @example
  * ```ts
- * import { SpillStore } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { SpillStore } from "@bub/core/tape";
  * const spill = new SpillStore({ threshold: 100 });
- * console.assert(spill.name === "spill" && spill.threshold === 100);
+ * assert.ok(spill.name === "spill" && spill.threshold === 100);
  * ```
  */
 export class SpillStore implements TapeSidecar {

@@ -72,9 +72,11 @@ function _chunkText(entry: TapeEntry, handle: string, index: number): string | n
  *
  * @example
  * ```ts
- * import { InMemoryTapeStore, readSpill, SpillStore, Tape } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { readSpill, SpillStore } from "@bub/core/tape";
  * const tape = new Tape({ store: new InMemoryTapeStore(), sidecars: [new SpillStore()] }).scoped("a__b");
- * console.assert(await readSpill(tape, "missing") === "[no spilled tool result for handle 'missing']");
+ * assert.ok(await readSpill(tape, "missing") === "[no spilled tool result for handle 'missing']");
  * ```
  */
 export async function readSpill(

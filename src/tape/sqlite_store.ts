@@ -44,11 +44,13 @@ CREATE INDEX IF NOT EXISTS tape_entries_anchor ON tape_entries (tape, anchor, id
  *
  * @example
  * ```ts
- * import { SqliteTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { SqliteTapeStore, TapeQuery } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * const dir = await Deno.makeTempDir();
  * await using store = new SqliteTapeStore(`${dir}/tapes.db`);
  * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
- * console.assert((await new TapeQuery("a__b", store).all())[0]?.id === 1);
+ * assert.ok((await new TapeQuery("a__b", store).all())[0]?.id === 1);
  * ```
  */
 export class SqliteTapeStore implements TapeStore, AsyncDisposable {

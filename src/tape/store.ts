@@ -54,7 +54,9 @@ export interface SyncTapeStore {
  *
  * @example
  * ```ts
- * import { AsyncTapeStoreAdapter, TapeQuery } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { TapeQuery } from "@bub/core";
+ * import { AsyncTapeStoreAdapter } from "@bub/core/tape";
  * const rows: Record<string, unknown>[] = [];
  * const sync = {
  *   listTapes: () => ["t"],
@@ -63,7 +65,7 @@ export interface SyncTapeStore {
  *   append: () => {},
  * };
  * const store = new AsyncTapeStoreAdapter(sync);
- * console.assert((await store.fetchAll(new TapeQuery("t", store))).length === rows.length);
+ * assert.ok((await store.fetchAll(new TapeQuery("t", store))).length === rows.length);
  * ```
  */
 export class AsyncTapeStoreAdapter implements TapeStore {
@@ -135,9 +137,10 @@ export async function appendAll(
  *
  * @example
  * ```ts
- * import { UnavailableTapeStore } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { UnavailableTapeStore } from "@bub/core/tape";
  * const store = new UnavailableTapeStore("Tapes are disabled.");
- * await store.listTapes().catch((e) => console.assert(e.message === "Tapes are disabled."));
+ * await store.listTapes().catch((e) => assert.ok(e.message === "Tapes are disabled."));
  * ```
  */
 export class UnavailableTapeStore implements TapeStore {

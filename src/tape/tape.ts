@@ -52,11 +52,13 @@ export interface HandoffOptions {
  *
  * @example Record a handoff and read the context back
  * ```ts
- * import { InMemoryTapeStore, messageEntry, Tape } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("a__b");
  * await tape.ensureBootstrapAnchor();
  * await tape.append(messageEntry({ role: "user", content: "hi" }));
- * console.assert((await tape.readMessages()).length === 1);
+ * assert.ok((await tape.readMessages()).length === 1);
  * ```
  */
 export class Tape implements AsyncDisposable {
@@ -281,13 +283,14 @@ export class Tape implements AsyncDisposable {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { InMemoryTapeStore, Tape } from "@bub/core";
    * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("a__b");
    * {
    *   await using fork = tape.forkTape();
    *   await fork.appendEvent("ping", {});
    * }
-   * console.assert((await tape.query().all()).length === 1);
+   * assert.ok((await tape.query().all()).length === 1);
    * ```
    */
   forkTape(mergeBack = true): Tape {

@@ -75,12 +75,13 @@ class FakeProcess extends Process {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FakeEnvironment } from "@bub/core/testing";
  * const env = new FakeEnvironment("/work", { commands: { "git status": { stdout: "clean\n" } } });
  * await env.writeText("notes.txt", "hi");
- * console.assert((await env.readText("/work/notes.txt")) === "hi");
+ * assert.ok((await env.readText("/work/notes.txt")) === "hi");
  * const process = await env.spawn("git status");
- * console.assert((await process.wait()) === 0 && env.spawns.length === 1);
+ * assert.ok((await process.wait()) === 0 && env.spawns.length === 1);
  * ```
  */
 export class FakeEnvironment extends Environment {

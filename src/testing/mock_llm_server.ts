@@ -64,6 +64,7 @@ function sleep(ms: number, closed: AbortSignal): Promise<void> {
  *
  * @example Scripted text and a tool call
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MockLlmServer, mockReply } from "@bub/core/testing";
  * await using server = await MockLlmServer.start({
  *   script: [mockReply.toolCall("bash", { cmd: "ls" }), mockReply.text("done", { chunks: 2 })],
@@ -72,8 +73,8 @@ function sleep(ms: number, closed: AbortSignal): Promise<void> {
  *   method: "POST",
  *   body: JSON.stringify({ model: "m", messages: [], stream: false }),
  * });
- * console.assert((await response.json()).choices[0].message.tool_calls.length === 1);
- * console.assert(server.requests.length === 1);
+ * assert.ok((await response.json()).choices[0].message.tool_calls.length === 1);
+ * assert.ok(server.requests.length === 1);
  * ```
  */
 export class MockLlmServer implements AsyncDisposable {

@@ -16,13 +16,14 @@ export type ScriptedReply = string | ((prompt: Prompt) => string);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BubFramework } from "@bub/core";
  * import { ScriptedModel } from "@bub/core/testing";
  * const model = new ScriptedModel(["hello"]);
  * const bub = new BubFramework({ loadDotenv: false });
  * bub.register(model);
  * const result = await bub.processInbound({ content: "hi" });
- * console.assert(result.modelOutput === "hello");
+ * assert.ok(result.modelOutput === "hello");
  * ```
  */
 export class ScriptedModel implements Plugin {

@@ -90,10 +90,12 @@ export function normalizeToolError(
  *
  * @example Run a tool without hooks
  * ```ts
- * import { defineTool, ToolExecutor } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { ToolExecutor } from "@bub/core/tools";
  * const echo = defineTool({ name: "echo", parameters: { type: "object" }, handler: (args) => args });
  * const { toolResults, error } = await new ToolExecutor().execute([{ tool: echo, arguments: { a: 1 } }]);
- * console.assert(error === null && JSON.stringify(toolResults) === '[{"a":1}]');
+ * assert.ok(error === null && JSON.stringify(toolResults) === '[{"a":1}]');
  * ```
  */
 export class ToolExecutor {

@@ -21,10 +21,12 @@ function casefold(text: string): string {
  *
  * @example Register and resolve
  * ```ts
- * import { defineTool, ToolRegistry } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { ToolRegistry } from "@bub/core/tools";
  * const registry = new ToolRegistry();
  * registry.register(defineTool({ name: "fs.read", handler: () => "" }));
- * console.assert(registry.resolveToolName(" FS_READ ") === "fs.read");
+ * assert.ok(registry.resolveToolName(" FS_READ ") === "fs.read");
  * ```
  */
 export class ToolRegistry implements Iterable<Tool> {

@@ -35,7 +35,7 @@ function reporterStorage(): AsyncLocalStorage<ToolCallReporter | null> {
  *
  * @example Print tool calls while a turn runs
  * ```ts
- * import { withToolCallReporter } from "@bub/core";
+ * import { withToolCallReporter } from "@bub/core/tools";
  * await withToolCallReporter({
  *   start: (name, args) => console.log(`● ${name}`, args),
  *   success: (name, _result, ms) => console.log(`  ⎿ ${name} completed in ${ms} ms`),

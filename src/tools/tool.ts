@@ -264,6 +264,7 @@ export function modelTools(tools: Iterable<Tool>): Tool[] {
  *
  * @example A tool with zod parameters
  * ```ts
+ * import assert from "node:assert/strict";
  * import { defineTool } from "@bub/core";
  * import { z } from "zod";
  * const add = defineTool({
@@ -272,7 +273,7 @@ export function modelTools(tools: Iterable<Tool>): Tool[] {
  *   parameters: z.object({ a: z.number(), b: z.number().default(0) }),
  *   handler: ({ a, b }) => a + b,
  * });
- * console.assert(await add.run({ a: "2", b: 3 }) === 5);
+ * assert.ok(await add.run({ a: "2", b: 3 }) === 5);
  * ```
  */
 export function defineTool<A = Record<string, unknown>>(options: ContextToolOptions<A>): Tool;

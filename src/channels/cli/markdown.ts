@@ -204,9 +204,10 @@ export function renderTokens(
  *
  * @example Plain rendering
  * ```ts
- * import { renderMarkdown } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { renderMarkdown } from "@bub/core/channels";
  * const text = renderMarkdown("# Hi\n\n- **one**\n- two");
- * console.assert(text === "# Hi\n\n• one\n• two");
+ * assert.ok(text === "# Hi\n\n• one\n• two");
  * ```
  */
 export function renderMarkdown(source: string, options: RenderMarkdownOptions = {}): string {
@@ -227,11 +228,14 @@ export interface MarkdownProgress {
  *
  * @example Splitting a streamed answer
  * ```ts
- * import { MarkdownStream } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { MarkdownStream } from "@bub/core/channels";
  * const stream = new MarkdownStream();
- * stream.push("# Title\n\nFirst para");
+ * const first = stream.push("# Title\n\nFirst para");
+ * assert.equal(first.completed[0]?.raw, "# Title"); // final: the paragraph after it started
  * const { completed, pending } = stream.push("graph.\n\nSecond");
- * console.assert(completed.length === 0 && pending.length === 1);
+ * assert.equal(completed[0]?.raw, "First paragraph.");
+ * assert.equal(pending[0]?.raw, "Second");
  * ```
  */
 export class MarkdownStream {

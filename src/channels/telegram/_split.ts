@@ -19,9 +19,10 @@ function isHighSurrogate(code: number): boolean {
  * @throws {RangeError} when `limit` is below 2
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { splitMessageText } from "./_split.ts";
  * const parts = splitMessageText("a".repeat(6) + "\n" + "b".repeat(6), 10);
- * console.assert(parts.length === 2 && parts[0] === "aaaaaa\n");
+ * assert.ok(parts.length === 2 && parts[0] === "aaaaaa\n");
  * ```
  */
 export function splitMessageText(text: string, limit: number = TELEGRAM_MESSAGE_LIMIT): string[] {

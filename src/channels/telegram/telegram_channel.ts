@@ -71,7 +71,7 @@ type GrammySignal = Parameters<Api["sendChatAction"]>[3];
  *
  * @example Serving a bot
  * ```ts ignore
- * import { TelegramChannel } from "@bub/core";
+ * import { TelegramChannel } from "@bub/core/channels";
  * const channel = new TelegramChannel({
  *   handler: async (message) => console.log(message),
  *   token: "123:abc",

@@ -47,11 +47,12 @@ export interface BuiltinToolDeps {
  *
  * @example Register the catalogue
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ShellManager } from "../../environment/shell_manager.ts";
  * import { ToolRegistry } from "../registry.ts";
  * import { createBuiltinTools } from "./mod.ts";
  * const registry = new ToolRegistry(createBuiltinTools({ shells: new ShellManager() }));
- * console.assert(registry.resolveToolName("fs_read") === "fs.read");
+ * assert.ok(registry.resolveToolName("fs_read") === "fs.read");
  * ```
  */
 export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {

@@ -157,9 +157,10 @@ function parseServer(name: string, value: unknown): McpServerConfig {
  *   `Invalid config: mcp_servers.demo.args must be a list of strings, got "x"`
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseMcpServers } from "./config.ts";
  * const [server] = parseMcpServers({ mcp_servers: { demo: { command: "demo-server", args: ["-v"] } } });
- * console.assert(server?.transport === "stdio" && server.name === "demo");
+ * assert.ok(server?.transport === "stdio" && server.name === "demo");
  * ```
  */
 export function parseMcpServers(
@@ -216,10 +217,11 @@ function expandMap(
  *   fallback is unset
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { expandServerConfig, parseMcpServers } from "./config.ts";
  * const [server] = parseMcpServers({ mcp_servers: { api: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${TOKEN}" } } } });
  * const expanded = expandServerConfig(server!, { TOKEN: "t1" });
- * console.assert(expanded.transport === "http" && expanded.headers.Authorization === "Bearer t1");
+ * assert.ok(expanded.transport === "http" && expanded.headers.Authorization === "Bearer t1");
  * ```
  */
 export function expandServerConfig(
