@@ -10,7 +10,16 @@ import { type Envelope, sessionKey } from "../kernel/envelope.ts";
 import type { StreamEvent } from "../kernel/stream.ts";
 import { Channel, type ChannelAdmitArgs } from "./channel.ts";
 
-/** Options of {@link MemoryChannel}. */
+/**
+ * Options of {@link MemoryChannel}.
+ *
+ * @example
+ * ```ts
+ * import { MemoryChannel, type MemoryChannelOptions } from "@bub/core/channels";
+ * const options: MemoryChannelOptions = { name: "test", needsDebounce: false };
+ * const channel = new MemoryChannel(async () => {}, options);
+ * ```
+ */
 export interface MemoryChannelOptions {
   /** The channel name. Default `"memory"`. */
   name?: string;
@@ -22,10 +31,43 @@ export interface MemoryChannelOptions {
   admit?: (args: ChannelAdmitArgs) => AdmitDecision | null | Promise<AdmitDecision | null>;
 }
 
-/** A message to push: the fields of a `ChannelMessage`, all optional except `content`. */
+/**
+ * A message to push: the fields of a `ChannelMessage`, all optional except `content`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Envelope } from "@bub/core";
+ * import { MemoryChannel, type MemoryInbound } from "@bub/core/channels";
+ * const received: Envelope[] = [];
+ * const channel = new MemoryChannel(async (message) => void received.push(message), { name: "test" });
+ * const inbound: MemoryInbound = { chatId: "room", content: "hi" };
+ * const message = await channel.push(inbound);
+ * assert.equal(message.sessionId, "test:room");
+ * assert.equal(received.length, 1);
+ * ```
+ */
 export type MemoryInbound = Partial<ChannelMessageInit> & { content: string };
 
-/** One stream that passed through {@link MemoryChannel.streamEvents}. */
+/**
+ * One stream that passed through {@link MemoryChannel.streamEvents}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AsyncStreamEvents } from "@bub/core";
+ * import { MemoryChannel, type RecordedStream } from "@bub/core/channels";
+ * const channel = new MemoryChannel(async () => {});
+ * const events = (async function* () {
+ *   yield { kind: "text" as const, data: { delta: "hi" } };
+ * })();
+ * for await (const event of channel.streamEvents({ content: "q" }, new AsyncStreamEvents(events))) {
+ *   console.log(event.kind);
+ * }
+ * const [recorded]: RecordedStream[] = channel.streams;
+ * assert.equal(recorded?.events.length, 1);
+ * ```
+ */
 export interface RecordedStream {
   /** The message whose turn produced it. */
   readonly message: Envelope;

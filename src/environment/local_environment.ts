@@ -16,7 +16,16 @@ import { processDriver } from "./driver_select.ts";
 import { findExecutable } from "./_find_executable.ts";
 import type { ProcessDriver } from "./process_driver.ts";
 
-/** Options of {@link LocalEnvironment}. */
+/**
+ * Options of {@link LocalEnvironment}.
+ *
+ * @example
+ * ```ts
+ * import { LocalEnvironment, type LocalEnvironmentOptions } from "@bub/core/environment";
+ * const options: LocalEnvironmentOptions = { shell: "/bin/sh", envPassthrough: ["PATH", "HOME"] };
+ * await using env = new LocalEnvironment(".", options);
+ * ```
+ */
 export interface LocalEnvironmentOptions {
   /** The process driver; defaults to the one probed for the running runtime. */
   driver?: ProcessDriver;

@@ -27,7 +27,16 @@ export { ShellCommandError } from "./shell_command_error.ts";
 const shellModules = lazyImport(() => import("./_shell_runtime.ts"));
 export type { ShellOutputOptions, ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
 
-/** Options of {@link ShellManager}. */
+/**
+ * Options of {@link ShellManager}.
+ *
+ * @example
+ * ```ts
+ * import { ShellManager, type ShellManagerOptions } from "@bub/core/environment";
+ * const options: ShellManagerOptions = { outputMaxBytes: 1024 * 1024, spillDir: "/tmp/bub-spill" };
+ * const shells = new ShellManager(options);
+ * ```
+ */
 export interface ShellManagerOptions {
   /** Overrides of the termination timings (tests use short ones). */
   timings?: Partial<ShellTimings>;

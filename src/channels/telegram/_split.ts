@@ -4,7 +4,17 @@
  * @module
  */
 
-/** Telegram's limit on the length of one text message. */
+/**
+ * Telegram's limit on the length of one text message.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitMessageText, TELEGRAM_MESSAGE_LIMIT } from "@bub/core/channels";
+ * const parts = splitMessageText("x".repeat(TELEGRAM_MESSAGE_LIMIT + 1));
+ * assert.equal(parts.length, 2);
+ * ```
+ */
 export const TELEGRAM_MESSAGE_LIMIT = 4096;
 
 function isHighSurrogate(code: number): boolean {

@@ -34,10 +34,33 @@ const logger = getLogger(["bub", "channels", "telegram"]);
 /** grammy (~70 ms of import time), imported when the bot is first needed (start, send). */
 const grammy = lazyImport(() => import("grammy"));
 
-/** Largest file downloaded for a media item (2 MiB). */
+/**
+ * Largest file downloaded for a media item (2 MiB).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MAX_MEDIA_BYTES } from "@bub/core/channels";
+ * assert.equal(MAX_MEDIA_BYTES, 2 * 1024 * 1024); // larger attachments are not downloaded
+ * ```
+ */
 export const MAX_MEDIA_BYTES: number = 2 * 1024 * 1024;
 
-/** Options of {@link TelegramChannel}. */
+/**
+ * Options of {@link TelegramChannel}.
+ *
+ * @example
+ * ```ts
+ * import { TelegramChannel, type TelegramChannelOptions } from "@bub/core/channels";
+ * const options: TelegramChannelOptions = {
+ *   handler: async () => {},
+ *   token: "123:abc",
+ *   allowUsers: ["42"],
+ *   apiRoot: "http://127.0.0.1:8081",
+ * };
+ * const channel = new TelegramChannel(options);
+ * ```
+ */
 export interface TelegramChannelOptions {
   /** Receives inbound messages (the channel manager's handler). */
   handler: MessageHandler;
