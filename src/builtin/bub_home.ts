@@ -49,7 +49,22 @@ export function defaultConfigFile(home: string = homedir(), env: EnvMap = {}): s
   return join(resolveBubHome({ env, home }), "config.yml");
 }
 
-/** Reads a `.env` file into a map; a missing or unreadable file gives `{}`. */
+/**
+ * Reads a `.env` file into a map; a missing or unreadable file gives `{}`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mkdtempSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { readDotenvFile } from "@bub/core/builtin";
+ * const path = join(mkdtempSync(join(tmpdir(), "bub-")), ".env");
+ * writeFileSync(path, "BUB_MODEL=openai:gpt-4o # default\n");
+ * assert.deepEqual(readDotenvFile(path), { BUB_MODEL: "openai:gpt-4o" });
+ * assert.deepEqual(readDotenvFile(join(path, "..", "missing.env")), {});
+ * ```
+ */
 export function readDotenvFile(path: string): Record<string, string> {
   try {
     return parseDotenv(readFileSync(path, "utf8"));

@@ -7,7 +7,16 @@
 import { readSync, writeSync } from "node:fs";
 import { PROVIDER_PRESETS, providerPreset } from "../agent/provider_presets.ts";
 
-/** Thrown when the user interrupts a prompt (end of input). */
+/**
+ * Thrown when the user interrupts a prompt (end of input).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PromptAborted } from "@bub/core/builtin";
+ * assert.ok(new PromptAborted() instanceof Error); // thrown when the user ends input mid-question
+ * ```
+ */
 export class PromptAborted extends Error {
   /** Creates the error (its message is `Aborted!`). */
   constructor() {
@@ -16,7 +25,24 @@ export class PromptAborted extends Error {
   }
 }
 
-/** Synchronous prompts (the `onboardConfig` hook is sync-only). */
+/**
+ * Synchronous prompts (the `onboardConfig` hook is sync-only).
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import type { Prompter } from "@bub/core/builtin";
+ * const scripted: Prompter = {
+ *   select: (_question, _choices, fallback) => fallback,
+ *   text: (_question, fallback = "") => fallback,
+ *   secret: () => "sk-test",
+ *   checkbox: (_question, _choices, fallback) => [...fallback],
+ *   confirm: (_question, fallback) => fallback,
+ * };
+ * const bub = new BubFramework();
+ * bub.prompter = scripted; // `bub onboard` asks it instead of the terminal
+ * ```
+ */
 export interface Prompter {
   /** One choice of `choices`; `fallback` on an empty answer. */
   select(question: string, choices: readonly string[], fallback: string): string;
@@ -30,7 +56,17 @@ export interface Prompter {
   confirm(question: string, fallback: boolean): boolean;
 }
 
-/** A {@link Prompter} over file descriptors (stdin/stdout by default), reading line by line. */
+/**
+ * A {@link Prompter} over file descriptors (stdin/stdout by default), reading line by line.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import { LinePrompter } from "@bub/core/builtin";
+ * const bub = new BubFramework();
+ * bub.prompter = new LinePrompter(0, 2); // read stdin, ask on stderr
+ * ```
+ */
 export class LinePrompter implements Prompter {
   #input: number;
   #output: number;

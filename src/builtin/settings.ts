@@ -258,6 +258,14 @@ export { defaultConfigFile, expandHome, readDotenvFile, resolveBubHome } from ".
  * Registers validators for the builtin sections with the kernel's `registerConfigSection`: the
  * YAML root (agent and channel settings), `telegram` and `spill`. They check the YAML data only,
  * never the environment. Call once at startup (nothing is registered at import).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { registerBuiltinConfigSections } from "@bub/core/builtin";
+ * registerBuiltinConfigSections(); // idempotent; config.yml sections are then validated
+ * assert.doesNotThrow(() => registerBuiltinConfigSections());
+ * ```
  */
 export function registerBuiltinConfigSections(): void {
   registerConfigSection("", (data) => {

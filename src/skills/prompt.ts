@@ -45,7 +45,17 @@ export function filterAllowedSkills<T extends Pick<Skill, "name">>(
   return skills.filter((skill) => names.has(skill.name.toLowerCase()));
 }
 
-/** Options of {@link renderSkillsPrompt}. */
+/**
+ * Options of {@link renderSkillsPrompt}.
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills, renderSkillsPrompt, type SkillsPromptOptions } from "@bub/core/skills";
+ * const skills = discoverSkills({ workspace: "." });
+ * const options: SkillsPromptOptions = { expand: skills.slice(0, 1).map((skill) => skill.name) };
+ * console.log(renderSkillsPrompt(skills, options));
+ * ```
+ */
 export interface SkillsPromptOptions extends RenderSkillOptions {
   /** Names whose location and body are inlined (compared case-sensitively). @default none */
   expand?: Iterable<string>;
@@ -86,7 +96,16 @@ export function renderSkillsPrompt(
   return lines.join("\n");
 }
 
-/** Options of {@link skillsPromptFor}. */
+/**
+ * Options of {@link skillsPromptFor}.
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills, skillsPromptFor, type SkillsPromptForOptions } from "@bub/core/skills";
+ * const options: SkillsPromptForOptions = { allowedSkills: ["telegram"] };
+ * console.log(skillsPromptFor(discoverSkills({ workspace: "." }), "use $telegram", options));
+ * ```
+ */
 export interface SkillsPromptForOptions extends RenderSkillOptions {
   /** Casefolded names allowed in this run, or null for all. */
   allowedSkills?: Iterable<string> | null;

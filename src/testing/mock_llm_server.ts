@@ -22,7 +22,16 @@ export {
   type MockUsage,
 } from "./_mock_reply.ts";
 
-/** Options of {@link MockLlmServer.start}. */
+/**
+ * Options of {@link MockLlmServer.start}.
+ *
+ * @example
+ * ```ts
+ * import { MockLlmServer, type MockLlmServerOptions } from "@bub/core/testing";
+ * const options: MockLlmServerOptions = { script: [{ text: "hi" }], port: 0, latencyMs: 10 };
+ * await using server = await MockLlmServer.start(options);
+ * ```
+ */
 export interface MockLlmServerOptions {
   /**
    * Replies consumed in order (an item may be a function of the request), or one function
