@@ -26,7 +26,20 @@ import type { TapeStore } from "./store.ts";
 import { provideLiveView } from "./_live_view.ts";
 import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
 
-/** Options of {@link FileTapeStore}. */
+/**
+ * Options of {@link FileTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { FileTapeStore } from "@bub/core";
+ * import type { FileTapeStoreOptions } from "@bub/core/tape";
+ * const options: FileTapeStoreOptions = { durable: false, lockTimeoutMs: 5_000 };
+ * await using store = new FileTapeStore(mkdtempSync(join(tmpdir(), "tapes-")), options);
+ * ```
+ */
 export interface FileTapeStoreOptions {
   /** Flush every append to the disk before it resolves (default true). */
   durable?: boolean;

@@ -18,7 +18,17 @@ import { keepEntryText } from "./_entry_text.ts";
 
 const logger = getLogger(["bub", "tape"]);
 
-/** Options of {@link ForkTapeStore}. */
+/**
+ * Options of {@link ForkTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTapeStore } from "@bub/core";
+ * import { ForkTapeStore, type ForkTapeStoreOptions } from "@bub/core/tape";
+ * const options: ForkTapeStoreOptions = { tape: "cli-local", sidecarTapes: ["cli-local__sidecar__spill"] };
+ * const fork = new ForkTapeStore(new InMemoryTapeStore(), options);
+ * ```
+ */
 export interface ForkTapeStoreOptions {
   /** The main tape. */
   tape: string;
@@ -30,7 +40,18 @@ function _textOnly(parts: unknown[]): unknown[] {
   return parts.filter((part) => isRecord(part) && part.type === "text");
 }
 
-/** Keeps only the text parts of a list `content` (else of a list `prompt`): media never persists. */
+/**
+ * Keeps only the text parts of a list `content` (else of a list `prompt`): media never persists.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { redactPayload } from "@bub/core/tape";
+ * const text = { type: "text", text: "What is this?" };
+ * const image = { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } };
+ * assert.deepEqual(redactPayload({ role: "user", content: [text, image] }).content, [text]);
+ * ```
+ */
 export function redactPayload(payload: Record<string, unknown>): Record<string, unknown> {
   if ("content" in payload) {
     return Array.isArray(payload.content)

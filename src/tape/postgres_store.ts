@@ -21,7 +21,17 @@ import type { TapeStore } from "./store.ts";
 
 export type { TapeLease } from "./_pg_leases.ts";
 
-/** Options of {@link PostgresTapeStore}. */
+/**
+ * Options of {@link PostgresTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { PostgresTapeStore } from "@bub/core";
+ * import type { PostgresTapeStoreOptions } from "@bub/core/tape";
+ * const options: PostgresTapeStoreOptions = { schema: "bub", max: 4, connectTimeoutSeconds: 5 };
+ * await using store = new PostgresTapeStore("postgres://bub@127.0.0.1:5432/bub", options); // connects on first use
+ * ```
+ */
 export interface PostgresTapeStoreOptions {
   /** The schema of the store's tables (default `"public"`; created when missing). */
   schema?: string;

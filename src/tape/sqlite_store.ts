@@ -14,7 +14,20 @@ import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 
-/** Options of {@link SqliteTapeStore}. */
+/**
+ * Options of {@link SqliteTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { SqliteTapeStore } from "@bub/core";
+ * import type { SqliteTapeStoreOptions } from "@bub/core/tape";
+ * const options: SqliteTapeStoreOptions = { durable: false, busyTimeoutMs: 2_000 };
+ * await using store = new SqliteTapeStore(join(mkdtempSync(join(tmpdir(), "tapes-")), "tapes.db"), options);
+ * ```
+ */
 export interface SqliteTapeStoreOptions {
   /** `synchronous=FULL` (default true) rather than `NORMAL`. */
   durable?: boolean;

@@ -20,7 +20,17 @@ import { appendAll, type SyncTapeStore, type TapeStore, toAsyncTapeStore } from 
 
 export type { RecordChatOptions, TapeInfo };
 
-/** Options of {@link Tape}. */
+/**
+ * Options of {@link Tape}.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import type { TapeOptions } from "@bub/core/tape";
+ * const options: TapeOptions = { store: new InMemoryTapeStore(), name: "cli-local", clock: () => new Date(0) };
+ * const tape = new Tape(options);
+ * ```
+ */
 export interface TapeOptions {
   /** The store (a sync store is wrapped). */
   store: TapeStore | SyncTapeStore;
@@ -36,7 +46,20 @@ export interface TapeOptions {
   clock?: () => Date;
 }
 
-/** Options of {@link Tape.handoff}. */
+/**
+ * Options of {@link Tape.handoff}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import type { HandoffOptions } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
+ * const options: HandoffOptions = { name: "handoff/build-fixed", state: { summary: "The build passes." } };
+ * const [anchor] = await tape.handoff(options);
+ * assert.equal(anchor.payload.name, "handoff/build-fixed");
+ * ```
+ */
 export interface HandoffOptions {
   /** The anchor name. */
   name: string;
