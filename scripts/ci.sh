@@ -18,6 +18,8 @@ deno run -A scripts/build_vendor.ts --check
 # must be exported by one of them.
 mapfile -t exported < <(deno eval 'const j = JSON.parse(Deno.readTextFileSync("deno.json")); for (const p of Object.values(j.exports)) console.log(p)')
 deno doc --lint "${exported[@]}"
+# Every symbol the public entries export has an @example (std's rule).
+deno run -A scripts/check_examples.ts
 # Every code block in the doc comments (the @example of each public symbol, module docs) is
 # type-checked and run as a test. `deno task check` only type-checks them (deno check --doc): each
 # block runs as its own module, about 0.3 s of CPU apiece.
