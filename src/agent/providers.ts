@@ -212,16 +212,21 @@ function defaultFetch(input: string | URL | Request, init?: RequestInit): Promis
  * parsed on every call; a bad id or an unsupported provider throws when the stream is iterated.
  *
  * @example One call against an OpenAI-compatible endpoint
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
  * import { ProviderModelClient } from "@bub/core/agent";
- * const client = new ProviderModelClient({ apiKey: { openrouter: "sk-..." } });
+ * import { MockLlmServer } from "@bub/core/testing";
+ * await using server = await MockLlmServer.start({ script: [{ text: "hello" }] }); // a local endpoint
+ * const client = new ProviderModelClient({ apiKey: "sk-test", apiBase: server.url });
+ * let text = "";
  * for await (const event of client.stream({
- *   model: "openrouter:openrouter/free",
+ *   model: "openai:gpt-4o",
  *   messages: [{ role: "user", content: "hi" }],
  *   maxTokens: 256,
  * })) {
- *   if (event.type === "text") console.log(event.delta);
+ *   if (event.type === "text") text += event.delta;
  * }
+ * assert.equal(text, "hello");
  * ```
  */
 export class ProviderModelClient implements ModelClient {

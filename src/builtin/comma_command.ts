@@ -131,9 +131,20 @@ export function bindCommandArguments(
  * rethrown.
  *
  * @example Run a tool and a shell command
- * ```ts ignore
- * const info = await runCommaCommand({ line: ",tape.info", tape, state, registry });
- * const hello = await runCommaCommand({ line: ",echo hello", tape, state, registry }); // "hello"
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { runCommaCommand } from "@bub/core/builtin";
+ * import { ShellManager } from "@bub/core/environment";
+ * import { registerBuiltinTools, ToolRegistry } from "@bub/core/tools";
+ * const registry = new ToolRegistry();
+ * registerBuiltinTools(registry, { shells: new ShellManager() });
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("cli-local");
+ * await tape.ensureBootstrapAnchor();
+ * const info = await runCommaCommand({ line: ",tape.info", tape, state: {}, registry });
+ * const hello = await runCommaCommand({ line: ",echo hello", tape, state: {}, registry }); // not a tool: bash
+ * assert.match(info, /entries/);
+ * assert.equal(hello, "hello");
  * ```
  */
 export async function runCommaCommand(options: RunCommaCommandOptions): Promise<string> {

@@ -88,26 +88,21 @@ interface SentWaiter {
  * in {@link sent} and streamed events in {@link streams}; {@link requestStop} asks the manager to
  * shut down, as a terminal does on quit.
  *
- * @example Driving a manager from a test
- * ```ts ignore
- * import { BubFramework, ChannelManager } from "@bub/core";
+ * @example Standing in for a chat app in a test
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ChannelMessage, type Envelope } from "@bub/core";
  * import { MemoryChannel } from "@bub/core/channels";
- * let channel!: MemoryChannel;
- * const bub = new BubFramework();
- * bub.loadBuiltinHooks();
- * bub.register({
- *   name: "memory",
- *   provideChannels: ({ messageHandler }) => [channel = new MemoryChannel(messageHandler)],
- *   runModel: ({ prompt }) => `echo: ${prompt}`,
- * });
- * const manager = new ChannelManager(bub, { enabledChannels: "memory" });
- * const done = manager.listenAndRun();
- * await channel.push({ content: "hi", chatId: "1" });
- * const [reply] = await channel.waitForSent(1);
- * console.assert(reply?.content === "echo: hi");
- * channel.requestStop();
- * await done;
+ * const inbox: Envelope[] = [];
+ * const channel = new MemoryChannel(async (message) => void inbox.push(message), { name: "chat" });
+ * await channel.push({ chatId: "room", content: "ping" }); // what a user types
+ * await channel.send(new ChannelMessage({ sessionId: "chat:room", channel: "chat", content: "pong" }));
+ * const [reply] = await channel.waitForSent(1); // what the bot answered
+ * assert.equal(inbox.length, 1);
+ * assert.equal(reply?.content, "pong");
  * ```
+ *
+ * A manager drives it like any channel: see the `@bub/core/channels` module example.
  */
 export class MemoryChannel extends Channel {
   /** The channel name. */

@@ -259,10 +259,16 @@ export class KernelFramework {
    * `{ kind: "done", data: { result } }`. Leaving the loop early cancels the turn.
    *
    * @example
-   * ```ts ignore
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { BubFramework, definePlugin } from "@bub/core";
+   * const bub = new BubFramework();
+   * bub.register(definePlugin({ name: "echo", runModel: () => "hello" }));
+   * let text = "";
    * for await (const event of bub.streamInbound({ channel: "cli", chatId: "local", content: "hi" })) {
-   *   if (event.kind === "text") process.stdout.write(String(event.data.delta));
+   *   if (event.kind === "text") text += event.data.delta;
    * }
+   * assert.equal(text, "hello");
    * ```
    */
   streamInbound(inbound: Envelope, options: StreamInboundOptions = {}): AsyncGenerator<TurnEvent> {

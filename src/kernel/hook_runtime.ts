@@ -103,9 +103,17 @@ export class HookRuntime {
    * sync-only hook answers synchronously. Argument and result types follow the hook's signature.
    *
    * @example
-   * ```ts ignore
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { definePlugin } from "@bub/core";
+   * import { KernelFramework } from "@bub/core/kernel";
+   * const bub = new KernelFramework({ loadDotenv: false });
+   * bub.register(definePlugin({ name: "p", systemPrompt: () => "Be brief." }));
+   * const message = { channel: "cli", chatId: "local", content: "hi" };
    * const sessionId = await bub.hookRuntime.call("resolveSession", { message }); // string | null
-   * const parts = bub.hookRuntime.call("systemPrompt", { prompt, state }); // (string | null)[]
+   * const parts = bub.hookRuntime.call("systemPrompt", { prompt: "hi", state: {} }); // (string | null)[]
+   * assert.equal(sessionId, null); // no plugin resolves sessions here
+   * assert.deepEqual(parts, ["Be brief."]);
    * ```
    * @throws {TypeError} for an agent-loop hook (dispatch those through `getAgentHooks()`)
    */

@@ -130,10 +130,10 @@ export function renderSkillText(
  * block removed, then {@link renderSkillText} with the skill's directory.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { discoverSkills, renderSkillBody } from "@bub/core/skills";
  * const [skill] = discoverSkills({ workspace: "." });
- * if (skill) console.log(renderSkillBody(skill, { config: (path) => undefined }));
+ * if (skill) console.log(renderSkillBody(skill, { config: () => undefined }));
  * ```
  */
 export function renderSkillBody(skill: Skill, options: RenderSkillOptions = {}): string {

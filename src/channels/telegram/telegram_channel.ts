@@ -92,17 +92,23 @@ type GrammySignal = Parameters<Api["sendChatAction"]>[3];
  * commands come as plain command messages whose output returns to the chat. `send` posts plain
  * text, split into several messages over 4096 characters.
  *
- * @example Serving a bot
- * ```ts ignore
+ * @example Sending a reply through the Bot API
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ChannelMessage } from "@bub/core";
  * import { TelegramChannel } from "@bub/core/channels";
+ * import { FakeTelegramServer } from "@bub/core/testing";
+ * await using api = await FakeTelegramServer.start(); // the Bot API on loopback
  * const channel = new TelegramChannel({
- *   handler: async (message) => console.log(message),
- *   token: "123:abc",
- *   allowUsers: ["42", "ada"],
+ *   handler: async () => {},
+ *   token: api.token,
+ *   apiRoot: api.apiRoot,
+ *   allowUsers: ["42"],
  * });
- * await channel.start(new AbortController());
- * // ...
- * await channel.stop();
+ * await channel.send(
+ *   new ChannelMessage({ sessionId: "telegram:42", channel: "telegram", chatId: "42", content: "hi" }),
+ * );
+ * assert.equal(api.callsOf("sendMessage")[0]?.params.text, "hi");
  * ```
  */
 export class TelegramChannel extends Channel {
