@@ -11,9 +11,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseAllowList } from "./allow_list.ts";
- * console.assert(parseAllowList(" 42, ada ,")?.join("|") === "42|ada");
- * console.assert(parseAllowList("") === null);
+ * assert.ok(parseAllowList(" 42, ada ,")?.join("|") === "42|ada");
+ * assert.ok(parseAllowList("") === null);
  * ```
  */
 export function parseAllowList(text: string | null | undefined): string[] | null {

@@ -86,9 +86,10 @@ function _encode(value: unknown, options: PyDumpsOptions, seen: Set<object>): st
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { pyDumps } from "./json.ts";
- * console.assert(pyDumps({ a: [1, "é"] }) === '{"a": [1, "é"]}');
- * console.assert(pyDumps("é", { ensureAscii: true }) === '"\\u00e9"');
+ * assert.ok(pyDumps({ a: [1, "é"] }) === '{"a": [1, "é"]}');
+ * assert.ok(pyDumps("é", { ensureAscii: true }) === '"\\u00e9"');
  * ```
  */
 export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {

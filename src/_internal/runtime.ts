@@ -28,8 +28,9 @@ function detect(): RuntimeKey {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { runtimeKey } from "./runtime.ts";
- * console.assert(["deno", "bun", "node", "other"].includes(runtimeKey()));
+ * assert.ok(["deno", "bun", "node", "other"].includes(runtimeKey()));
  * ```
  */
 export function runtimeKey(): RuntimeKey {

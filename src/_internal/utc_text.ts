@@ -21,7 +21,8 @@ let lastSecondText = "";
  *
  * @example
  * ```ts
- * console.assert(utcSecondText(0) === "1970-01-01T00:00:00");
+ * import assert from "node:assert/strict";
+ * assert.ok(utcSecondText(0) === "1970-01-01T00:00:00");
  * ```
  */
 export function utcSecondText(second: number): string {
@@ -40,7 +41,8 @@ export function utcSecondText(second: number): string {
  *
  * @example
  * ```ts
- * console.assert(utcCompactSecondText(0) === "19700101T000000");
+ * import assert from "node:assert/strict";
+ * assert.ok(utcCompactSecondText(0) === "19700101T000000");
  * ```
  */
 export function utcCompactSecondText(second: number): string {

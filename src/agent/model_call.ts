@@ -34,7 +34,23 @@ import { type SerializedToolCall, toolListParts } from "./_tool_calls.ts";
 
 const logger = getLogger(["bub", "agent"]);
 
-/** One step's inputs. */
+/**
+ * One step's inputs.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import type { ModelRunArgs } from "@bub/core/agent";
+ * const args: ModelRunArgs = {
+ *   tape: new Tape({ store: new InMemoryTapeStore() }).scoped("t"),
+ *   model: "openai:gpt-4o",
+ *   tools: [],
+ *   systemPrompt: "Be brief.",
+ *   prompt: "hi",
+ *   state: {},
+ * };
+ * ```
+ */
 export interface ModelRunArgs {
   /** The tape to read from and record on. */
   tape: Tape;

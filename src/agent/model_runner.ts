@@ -34,7 +34,20 @@ export {
 export { DEFAULT_MAX_ANSWER_BYTES, MIN_MAX_ANSWER_BYTES } from "./_answer_limit.ts";
 export type { ModelRunArgs };
 
-/** What the model runner needs from the agent's settings. */
+/**
+ * What the model runner needs from the agent's settings.
+ *
+ * @example
+ * ```ts
+ * import { ModelRunner, type ModelRunnerSettings, ProviderModelClient } from "@bub/core/agent";
+ * const settings: ModelRunnerSettings = {
+ *   model: "openai:gpt-4o",
+ *   fallbackModels: ["anthropic:claude-sonnet-4"],
+ *   modelTimeoutSeconds: 120,
+ * };
+ * const runner = new ModelRunner(new ProviderModelClient(), null, settings);
+ * ```
+ */
 export interface ModelRunnerSettings {
   /** The default `provider:model`. */
   model: string;
@@ -65,6 +78,30 @@ export interface ModelRunnerSettings {
  * Runs one model call per {@link ModelRunner.run}. Contract: `afterLlmCall` fires exactly once
  * per call that completes or fails with an error, never on cancellation or an early close; a
  * failed call records nothing on the tape.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { type ModelClient, ModelRunner } from "@bub/core/agent";
+ * const client: ModelClient = {
+ *   specificationVersion: "bub.model-client.v1",
+ *   async *stream(request) {
+ *     yield { type: "start", provider: "test", model: request.model };
+ *     yield { type: "text", delta: "hello" };
+ *     yield { type: "finish", reason: "stop", rawReason: "stop" };
+ *   },
+ * };
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
+ * await tape.ensureBootstrapAnchor();
+ * const runner = new ModelRunner(client, null, { model: "test:m" });
+ * let text = "";
+ * for await (const event of runner.run({ tape, model: "test:m", tools: [], systemPrompt: "", prompt: "hi", state: {} })) {
+ *   if (event.kind === "text") text += event.data.delta;
+ * }
+ * assert.equal(text, "hello");
+ * assert.equal((await tape.readMessages()).length, 2); // the prompt and the answer are recorded
+ * ```
  */
 export class ModelRunner {
   #settings: ModelRunnerSettings;

@@ -42,12 +42,29 @@ export {
   type ProviderProtocol,
 } from "./provider_presets.ts";
 
-/** An `api_key` / `api_base` setting: one string for every provider or a map by provider key. */
+/**
+ * An `api_key` / `api_base` setting: one string for every provider or a map by provider key.
+ *
+ * @example
+ * ```ts
+ * import { ProviderModelClient, type ProviderSetting } from "@bub/core/agent";
+ * const apiKey: ProviderSetting = { openai: "sk-...", anthropic: "sk-ant-..." };
+ * const client = new ProviderModelClient({ apiKey });
+ * ```
+ */
 export type ProviderSetting = string | Readonly<Record<string, string | null | undefined>> | null;
 
 /**
  * Looks a per-provider setting up: a string applies to every provider; a map is read by the
  * lowercase provider key (`openai-responses` falls back to `openai`); missing gives null.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { lookupProviderSetting } from "@bub/core/agent";
+ * assert.equal(lookupProviderSetting({ openai: "k1" }, "openai"), "k1");
+ * assert.equal(lookupProviderSetting("shared-key", "anthropic"), "shared-key");
+ * ```
  */
 export function lookupProviderSetting(
   setting: ProviderSetting | undefined,
@@ -61,7 +78,20 @@ export function lookupProviderSetting(
   return typeof value === "string" && value !== "" ? value : null;
 }
 
-/** How {@link ProviderModelClient} creates provider clients. */
+/**
+ * How {@link ProviderModelClient} creates provider clients.
+ *
+ * @example
+ * ```ts
+ * import { ProviderModelClient, type ProviderSettings } from "@bub/core/agent";
+ * const settings: ProviderSettings = {
+ *   apiKey: "sk-test",
+ *   apiBase: { ollama: "http://127.0.0.1:11434/v1" },
+ *   fetch: globalThis.fetch,
+ * };
+ * const client = new ProviderModelClient(settings);
+ * ```
+ */
 export interface ProviderSettings {
   /** `api_key`: a string for all providers or a map by provider key; sent as a header only. */
   apiKey?: ProviderSetting;
@@ -181,16 +211,21 @@ function defaultFetch(input: string | URL | Request, init?: RequestInit): Promis
  * parsed on every call; a bad id or an unsupported provider throws when the stream is iterated.
  *
  * @example One call against an OpenAI-compatible endpoint
- * ```ts ignore
- * import { ProviderModelClient } from "@bub/core";
- * const client = new ProviderModelClient({ apiKey: { openrouter: "sk-..." } });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ProviderModelClient } from "@bub/core/agent";
+ * import { MockLlmServer } from "@bub/core/testing";
+ * await using server = await MockLlmServer.start({ script: [{ text: "hello" }] }); // a local endpoint
+ * const client = new ProviderModelClient({ apiKey: "sk-test", apiBase: server.url });
+ * let text = "";
  * for await (const event of client.stream({
- *   model: "openrouter:openrouter/free",
+ *   model: "openai:gpt-4o",
  *   messages: [{ role: "user", content: "hi" }],
  *   maxTokens: 256,
  * })) {
- *   if (event.type === "text") console.log(event.delta);
+ *   if (event.type === "text") text += event.delta;
  * }
+ * assert.equal(text, "hello");
  * ```
  */
 export class ProviderModelClient implements ModelClient {

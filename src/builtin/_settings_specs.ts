@@ -16,7 +16,16 @@ import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
 import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/mcp_manager.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 
-/** The model used when none is configured. */
+/**
+ * The model used when none is configured.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_MODEL, loadAgentSettings } from "@bub/core/builtin";
+ * assert.equal(loadAgentSettings({ env: {} }).model, DEFAULT_MODEL);
+ * ```
+ */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";
 
 function str(): Schema<unknown> {

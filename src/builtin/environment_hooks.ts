@@ -134,11 +134,12 @@ function warnUnsandboxed(reason: string): void {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ShellManager } from "../environment/shell_manager.ts";
  * import { createEnvironmentHooks } from "./environment_hooks.ts";
  * const hooks = createEnvironmentHooks({ shells: new ShellManager() });
  * const env = hooks.provideEnvironment({ sessionId: "cli:local", workspace: "/tmp" });
- * console.assert(env.workspace === "/tmp");
+ * assert.ok(env.workspace === "/tmp");
  * ```
  */
 export function createEnvironmentHooks(options: EnvironmentHooksOptions): EnvironmentHooks {

@@ -9,7 +9,16 @@ import process from "node:process";
 import { isatty, type ReadStream } from "node:tty";
 import { PROVIDER_PRESETS, providerPreset } from "../agent/provider_presets.ts";
 
-/** Thrown when the user interrupts a prompt (end of input). */
+/**
+ * Thrown when the user interrupts a prompt (end of input).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PromptAborted } from "@bub/core/builtin";
+ * assert.ok(new PromptAborted() instanceof Error); // thrown when the user ends input mid-question
+ * ```
+ */
 export class PromptAborted extends Error {
   /** Creates the error (its message is `Aborted!`). */
   constructor() {
@@ -18,7 +27,24 @@ export class PromptAborted extends Error {
   }
 }
 
-/** Synchronous prompts (the `onboardConfig` hook is sync-only). */
+/**
+ * Synchronous prompts (the `onboardConfig` hook is sync-only).
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import type { Prompter } from "@bub/core/builtin";
+ * const scripted: Prompter = {
+ *   select: (_question, _choices, fallback) => fallback,
+ *   text: (_question, fallback = "") => fallback,
+ *   secret: () => "sk-test",
+ *   checkbox: (_question, _choices, fallback) => [...fallback],
+ *   confirm: (_question, fallback) => fallback,
+ * };
+ * const bub = new BubFramework();
+ * bub.prompter = scripted; // `bub onboard` asks it instead of the terminal
+ * ```
+ */
 export interface Prompter {
   /** One choice of `choices`; `fallback` on an empty answer. */
   select(question: string, choices: readonly string[], fallback: string): string;
@@ -38,6 +64,14 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 /**
  * A {@link Prompter} over file descriptors (stdin/stdout by default), reading line by line; a
  * secret typed on a terminal is not echoed.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import { LinePrompter } from "@bub/core/builtin";
+ * const bub = new BubFramework();
+ * bub.prompter = new LinePrompter(0, 2); // read stdin, ask on stderr
+ * ```
  */
 export class LinePrompter implements Prompter {
   #input: number;

@@ -30,7 +30,18 @@ import { InMemorySteeringInbox } from "../channels/steering_inbox.ts";
 
 const logger = getLogger(["bub", "builtin"]);
 
-/** The builtin plugin object. */
+/**
+ * The builtin plugin object.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { type BuiltinPlugin, createBuiltinPlugin } from "@bub/core/builtin";
+ * const plugin: BuiltinPlugin = createBuiltinPlugin(new BubFramework());
+ * assert.equal(plugin.name, "builtin");
+ * ```
+ */
 export interface BuiltinPlugin extends Plugin {
   /** The framework it serves. */
   readonly framework: BubHost;
@@ -43,6 +54,16 @@ export interface BuiltinPlugin extends Plugin {
 /**
  * Creates the builtin plugin for `framework`: session resolution, outbound rendering and
  * dispatch through the channel router, error notices and the in-memory steering inbox.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { createBuiltinPlugin } from "@bub/core/builtin";
+ * const bub = new BubFramework();
+ * bub.register(createBuiltinPlugin(bub), "builtin");
+ * assert.ok(bub.pluginManager.has("builtin"));
+ * ```
  */
 export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
   const runtime = new BuiltinRuntime(framework, framework.builtinOptions);

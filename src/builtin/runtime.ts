@@ -31,7 +31,17 @@ import {
   type SettingsSources,
 } from "./settings.ts";
 
-/** Options of {@link BuiltinRuntime}. */
+/**
+ * Options of {@link BuiltinRuntime}.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import type { BuiltinRuntimeOptions } from "@bub/core/builtin";
+ * const builtin: BuiltinRuntimeOptions = { env: { BUB_MODEL: "openai:gpt-4o-mini", BUB_MAX_STEPS: "5" } };
+ * const bub = new BubFramework({ builtin });
+ * ```
+ */
 export interface BuiltinRuntimeOptions {
   /** The model client; default a provider client from the settings. */
   client?: ModelClient;
@@ -39,7 +49,18 @@ export interface BuiltinRuntimeOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** Lazily built pieces of the builtin plugin, one per framework. */
+/**
+ * Lazily built pieces of the builtin plugin, one per framework.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { BuiltinRuntime } from "@bub/core/builtin";
+ * const runtime = new BuiltinRuntime(new BubFramework(), { env: { BUB_MAX_STEPS: "7" } });
+ * assert.equal(runtime.settings.max_steps, 7);
+ * ```
+ */
 export class BuiltinRuntime {
   /** The framework. */
   readonly framework: KernelFramework;

@@ -6,7 +6,17 @@
  */
 import type { EnvMap } from "./_settings_fields.ts";
 
-/** Where settings come from. Every member is optional; missing means empty. */
+/**
+ * Where settings come from. Every member is optional; missing means empty.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadAgentSettings, type SettingsSources } from "@bub/core/builtin";
+ * const sources: SettingsSources = { env: { BUB_MODEL: "env:model" }, config: { model: "file:model" } };
+ * assert.equal(loadAgentSettings(sources).model, "env:model"); // the environment wins over config.yml
+ * ```
+ */
 export interface SettingsSources {
   /** The process environment (pass `process.env`). */
   env?: EnvMap;
@@ -16,10 +26,29 @@ export interface SettingsSources {
   config?: Record<string, unknown>;
 }
 
-/** A key, or a map of provider name → key. */
+/**
+ * A key, or a map of provider name → key.
+ *
+ * @example
+ * ```ts
+ * import type { ProviderValue } from "@bub/core/builtin";
+ * const perProvider: ProviderValue = { openai: "sk-...", anthropic: "sk-ant-..." };
+ * const single: ProviderValue = "sk-...";
+ * ```
+ */
 export type ProviderValue = string | Record<string, string>;
 
-/** `AgentSettings`: YAML root, env prefix `BUB_`. */
+/**
+ * `AgentSettings`: YAML root, env prefix `BUB_`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type AgentSettings, loadAgentSettings } from "@bub/core/builtin";
+ * const settings: AgentSettings = loadAgentSettings({ config: { max_tokens: 2048 } });
+ * assert.equal(settings.max_tokens, 2048);
+ * ```
+ */
 export interface AgentSettings {
   /** `provider:model`. @default "openrouter:openrouter/free" */
   model: string;
@@ -64,7 +93,17 @@ export interface AgentSettings {
   tool_env_passthrough: string | null;
 }
 
-/** `ChannelSettings`: YAML root, env prefix `BUB_`. */
+/**
+ * `ChannelSettings`: YAML root, env prefix `BUB_`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type ChannelSettings, loadChannelSettings } from "@bub/core/builtin";
+ * const settings: ChannelSettings = loadChannelSettings({ env: { BUB_STREAM_OUTPUT: "true" } });
+ * assert.equal(settings.stream_output, true);
+ * ```
+ */
 export interface ChannelSettings {
   /** `all`, or comma-separated names (`!name` excludes). @default "all" */
   enabled_channels: string;
@@ -78,7 +117,17 @@ export interface ChannelSettings {
   stream_output: boolean;
 }
 
-/** `TelegramSettings`: YAML section `telegram`, env prefix `BUB_TELEGRAM_`. */
+/**
+ * `TelegramSettings`: YAML section `telegram`, env prefix `BUB_TELEGRAM_`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadTelegramSettings, type TelegramSettings } from "@bub/core/builtin";
+ * const settings: TelegramSettings = loadTelegramSettings({ env: { BUB_TELEGRAM_TOKEN: "123:abc" } });
+ * assert.equal(settings.token, "123:abc");
+ * ```
+ */
 export interface TelegramSettings {
   /** Bot token; empty disables the channel. @default "" */
   token: string;
@@ -92,7 +141,17 @@ export interface TelegramSettings {
   api_root: string | null;
 }
 
-/** `SpillSettings`: YAML section `spill`, env prefix `BUB_SPILL_`. */
+/**
+ * `SpillSettings`: YAML section `spill`, env prefix `BUB_SPILL_`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadSpillSettings, type SpillSettingsSection } from "@bub/core/builtin";
+ * const settings: SpillSettingsSection = loadSpillSettings({ config: { spill: { threshold: 4096 } } });
+ * assert.equal(settings.threshold, 4096);
+ * ```
+ */
 export interface SpillSettingsSection {
   /** Tool results longer than this many characters are spilled; ≥ 0. @default 4096 */
   threshold: number;

@@ -28,7 +28,24 @@ import { type SignalTrap, type TrappedSignal, trapSignals } from "./signals.ts";
 import { type CliTracing, startCliTracing } from "./tracing.ts";
 import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
 
-/** Options of {@link main}. */
+/**
+ * Options of {@link main}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { main, type MainOptions } from "@bub/core/cli";
+ * let printed = "";
+ * const options: MainOptions = {
+ *   stdout: (text) => void (printed += text),
+ *   configureLogging: false,
+ *   loadDotenv: false,
+ *   trapSignals: false,
+ * };
+ * assert.equal(await main(["--version"], options), 0);
+ * assert.match(printed, /\d+\.\d+\.\d+/);
+ * ```
+ */
 export interface MainOptions {
   /** Writes standard output. */
   stdout?: (text: string) => void;

@@ -26,7 +26,20 @@ import type { TapeStore } from "./store.ts";
 import { provideLiveView } from "./store/_live_view.ts";
 import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 
-/** Options of {@link FileTapeStore}. */
+/**
+ * Options of {@link FileTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { FileTapeStore } from "@bub/core";
+ * import type { FileTapeStoreOptions } from "@bub/core/tape";
+ * const options: FileTapeStoreOptions = { durable: false, lockTimeoutMs: 5_000 };
+ * await using store = new FileTapeStore(mkdtempSync(join(tmpdir(), "tapes-")), options);
+ * ```
+ */
 export interface FileTapeStoreOptions {
   /** Flush every append to the disk before it resolves (default true). */
   durable?: boolean;
@@ -55,12 +68,14 @@ export interface FileTapeStoreOptions {
  *
  * @example
  * ```ts
- * import { FileTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { FileTapeStore, TapeQuery } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * const dir = await Deno.makeTempDir();
  * await using store = new FileTapeStore(dir);
  * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
  * const [entry] = await new TapeQuery("a__b", store).all();
- * console.assert(entry?.id === 1);
+ * assert.ok(entry?.id === 1);
  * ```
  */
 export class FileTapeStore implements TapeStore, AsyncDisposable {

@@ -27,10 +27,12 @@ let storeCopies: (store: InMemoryTapeStore, tape: string, copies: readonly TapeE
  *
  * @example
  * ```ts
- * import { InMemoryTapeStore, messageEntry } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * const store = new InMemoryTapeStore();
  * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
- * console.assert(store.read("a__b")?.[0]?.id === 1);
+ * assert.ok(store.read("a__b")?.[0]?.id === 1);
  * ```
  */
 export class InMemoryTapeStore implements TapeStore, AsyncDisposable {

@@ -2,6 +2,17 @@
  * The tape: entries, queries, stores (memory, JSONL file, SQLite, PostgreSQL), forks, context selection,
  * sidecars and spill.
  *
+ * @example Append and read back
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("cli-local");
+ * await tape.ensureBootstrapAnchor();
+ * await tape.append(messageEntry({ role: "user", content: "hi" }));
+ * assert.deepEqual(await tape.readMessages(), [{ role: "user", content: "hi" }]);
+ * ```
+ *
  * @module
  */
 // Beside the public files each store's private machinery has a folder: file/ (the JSONL file

@@ -26,7 +26,17 @@ import type { TapeStore } from "./store.ts";
 
 export type { TapeLease } from "./postgres/_leases.ts";
 
-/** Options of {@link PostgresTapeStore}. */
+/**
+ * Options of {@link PostgresTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { PostgresTapeStore } from "@bub/core";
+ * import type { PostgresTapeStoreOptions } from "@bub/core/tape";
+ * const options: PostgresTapeStoreOptions = { schema: "bub", max: 4, connectTimeoutSeconds: 5 };
+ * await using store = new PostgresTapeStore("postgres://bub@127.0.0.1:5432/bub", options); // connects on first use
+ * ```
+ */
 export interface PostgresTapeStoreOptions {
   /** The schema of the store's tables (default `"public"`; created when missing). */
   schema?: string;
@@ -77,6 +87,7 @@ export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { messageEntry, PostgresTapeStore, TapeQuery } from "@bub/core/tape";
  * // e.g. postgres://postgres@127.0.0.1:5432/postgres (scripts/postgres.sh starts one)
  * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
@@ -84,7 +95,7 @@ export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
  *   const schema = `doc_${crypto.randomUUID().slice(0, 8)}`;
  *   await using store = new PostgresTapeStore(url, { schema });
  *   await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
- *   console.assert((await new TapeQuery("a__b", store).all())[0]?.id === 1);
+ *   assert.ok((await new TapeQuery("a__b", store).all())[0]?.id === 1);
  * }
  * ```
  */

@@ -12,6 +12,18 @@ import { isCancellation } from "../kernel/agent_hooks.ts";
  * Observes tool calls made in the async context where it is installed. Each method may be async
  * and is awaited; a method that throws is logged under `["bub", "meta"]` and does not fail the
  * tool call.
+ *
+ * @example
+ * ```ts
+ * import { type ToolCallReporter, withToolCallReporter } from "@bub/core/tools";
+ * const reporter: ToolCallReporter = {
+ *   start: (name, args) => console.log(`> ${name}`, args),
+ *   success: (name, _result, elapsedMs) => console.log(`< ${name} ${elapsedMs} ms`),
+ *   error: (name, error) => console.log(`! ${name}`, error),
+ * };
+ * // Tools called inside report to it.
+ * withToolCallReporter(reporter, () => console.log("run tools here"));
+ * ```
  */
 export interface ToolCallReporter {
   /** A tool starts; `args` are the raw arguments (never the tool context). */
@@ -36,7 +48,7 @@ function reporterStorage(): AsyncLocalStorage<ToolCallReporter | null> {
  *
  * @example Print tool calls while a turn runs
  * ```ts
- * import { withToolCallReporter } from "@bub/core";
+ * import { withToolCallReporter } from "@bub/core/tools";
  * await withToolCallReporter({
  *   start: (name, args) => console.log(`● ${name}`, args),
  *   success: (name, _result, ms) => console.log(`  ⎿ ${name} completed in ${ms} ms`),
@@ -50,7 +62,18 @@ export function withToolCallReporter<T>(reporter: ToolCallReporter | null, fn: (
   return reporterStorage().run(reporter, fn);
 }
 
-/** The reporter installed in the current async context, or null. */
+/**
+ * The reporter installed in the current async context, or null.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { currentToolCallReporter, withToolCallReporter } from "@bub/core/tools";
+ * const reporter = { start() {}, success() {}, error() {} };
+ * assert.equal(withToolCallReporter(reporter, () => currentToolCallReporter()), reporter);
+ * assert.equal(currentToolCallReporter(), null);
+ * ```
+ */
 export function currentToolCallReporter(): ToolCallReporter | null {
   return storage?.getStore() ?? null;
 }
@@ -74,6 +97,13 @@ function shortValue(value: unknown): string {
 /**
  * The argument block of the `tool.call.start` log line: `{ k=v, … }`, each value JSON-encoded
  * and cut to 100 characters with `...` (a closing `"`, `}` or `]` is re-appended when cut).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { formatToolArguments } from "@bub/core/tools";
+ * assert.equal(formatToolArguments({ path: "a.txt", n: 2 }), '{ path="a.txt", n=2 }');
+ * ```
  */
 export function formatToolArguments(args: Record<string, unknown>): string {
   const parts = Object.entries(args).map(([key, value]) => `${key}=${shortValue(value)}`);
@@ -103,6 +133,17 @@ async function notify(
  * (`tool.call.cancelled` at info level for a cancellation) under `["bub", "tools"]` when none is
  * installed. The outcome of `call` is returned or rethrown
  * unchanged.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { reportToolCall, withToolCallReporter } from "@bub/core/tools";
+ * const seen: string[] = [];
+ * const reporter = { start: (name: string) => void seen.push(`start ${name}`), success: () => void seen.push("ok"), error() {} };
+ * const value = await withToolCallReporter(reporter, () => reportToolCall("ls", {}, async () => 3));
+ * assert.equal(value, 3);
+ * assert.deepEqual(seen, ["start ls", "ok"]);
+ * ```
  */
 export async function reportToolCall<T>(
   name: string,

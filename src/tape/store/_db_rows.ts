@@ -17,9 +17,10 @@ import { type TapeEntry, validateEntry } from "../entry.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { rowEntry } from "./_db_rows.ts";
  * const entry = rowEntry({ id: "3", kind: "event", payload: '{"a":1}', meta: "null", date: "d" });
- * console.assert(entry.id === 3 && Object.keys(entry.meta).length === 0);
+ * assert.ok(entry.id === 3 && Object.keys(entry.meta).length === 0);
  * ```
  */
 export function rowEntry(row: Readonly<Record<string, unknown>>): TapeEntry {
@@ -54,9 +55,10 @@ export interface EntryColumns {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { entryColumns } from "./_db_rows.ts";
  * const columns = entryColumns("t", { id: 0, kind: "anchor", payload: { name: "a" }, meta: {}, date: "2026-01-01T00:00:00+00:00" });
- * console.assert(columns.anchor === "a" && columns.event === null);
+ * assert.ok(columns.anchor === "a" && columns.event === null);
  * ```
  */
 export function entryColumns(tape: string, entry: TapeEntry): EntryColumns {

@@ -18,7 +18,16 @@ export const DEFAULT_MCP_MAX_RESULT_BYTES: number = 16 * 1024 * 1024;
 
 const logger = getLogger(["bub", "mcp"]);
 
-/** Options of {@link McpManager}. */
+/**
+ * Options of {@link McpManager}.
+ *
+ * @example
+ * ```ts
+ * import { McpManager, type McpManagerOptions } from "@bub/core/tools";
+ * const options: McpManagerOptions = { servers: () => [], callTimeoutSeconds: () => 30 };
+ * const manager = new McpManager(options);
+ * ```
+ */
 export interface McpManagerOptions {
   /** The configured servers, read when a lifespan starts (see `parseMcpServers`). */
   servers: () => readonly McpServerConfig[];
