@@ -7,7 +7,19 @@
  */
 import { isRecord } from "../_internal/object.ts";
 
-/** A `fetch`-compatible function. */
+/**
+ * A `fetch`-compatible function (a provider client's `fetch` option).
+ *
+ * @example
+ * ```ts
+ * import type { FetchLike } from "@bub/core/agent";
+ * const seen: string[] = [];
+ * const logged: FetchLike = (input, init) => {
+ *   seen.push(String(input instanceof Request ? input.url : input));
+ *   return fetch(input, init);
+ * };
+ * ```
+ */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Body fields merged around the SDK's body. */

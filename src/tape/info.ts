@@ -8,7 +8,20 @@ import { isRecord } from "../_internal/object.ts";
 import { BubError, type BubErrorDict } from "../kernel/errors.ts";
 import { createEntry, errorEntry, type TapeEntry } from "./entry.ts";
 
-/** What `Tape.info()` reports. */
+/**
+ * What `Tape.info()` reports.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("notes");
+ * await tape.appendEvent("note", { text: "hi" });
+ * const info = await tape.info();
+ * assert.equal(info.entries, 1);
+ * assert.equal(info.lastAnchor, null);
+ * ```
+ */
 export interface TapeInfo {
   /** The tape name. */
   name: string;
@@ -71,6 +84,23 @@ export function tapeInfo(name: string, entries: readonly TapeEntry[]): TapeInfo 
  * The seven lines the `tape.info` tool prints (`name: ...`, `last_token_cache_hit_rate:
  * 37.50%` or `none`). A missing value is `none`, not Python's `None` (spec/builtin.md had it; a
  * person reads these lines through `,tape.info` too).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { formatTapeInfo } from "@bub/core/tape";
+ * const text = formatTapeInfo({
+ *   name: "notes",
+ *   entries: 3,
+ *   anchors: 1,
+ *   lastAnchor: "session/start",
+ *   entriesSinceLastAnchor: 2,
+ *   lastTokenUsage: null,
+ *   lastTokenCacheHitRate: 0.375,
+ * });
+ * assert.match(text, /^name: notes\n/);
+ * assert.match(text, /last_token_usage: none\nlast_token_cache_hit_rate: 37\.50%$/);
+ * ```
  */
 export function formatTapeInfo(info: TapeInfo): string {
   const rate = info.lastTokenCacheHitRate === null
@@ -87,7 +117,25 @@ export function formatTapeInfo(info: TapeInfo): string {
   ].join("\n");
 }
 
-/** What one model call contributes to the tape (§4.7). */
+/**
+ * What one model call contributes to the tape (§4.7).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import type { RecordChatOptions } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("chat");
+ * const call: RecordChatOptions = {
+ *   runId: "run-1",
+ *   newMessages: [{ role: "user", content: "hi" }],
+ *   responseText: "hello",
+ * };
+ * await tape.recordChat(call);
+ * const kinds = (await tape.query().all()).map((entry) => entry.kind);
+ * assert.deepEqual(kinds.filter((kind) => kind === "message").length, 2);
+ * ```
+ */
 export interface RecordChatOptions {
   /** The `run-...` id put in every entry's meta. */
   runId: string;

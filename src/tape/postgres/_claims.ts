@@ -11,7 +11,15 @@ import type { PgSql } from "./_client.ts";
 import type { TapeLease } from "./_leases.ts";
 import type { PgTables } from "./_schema.ts";
 
-/** A pending inbound message. */
+/**
+ * A pending inbound message.
+ *
+ * @example
+ * ```ts
+ * import type { InboxMessage } from "@bub/core/tape";
+ * const message: InboxMessage = { id: 7, session: "telegram:42", body: { content: "hi" } };
+ * ```
+ */
 export interface InboxMessage {
   /** The row id (increasing in arrival order). */
   readonly id: number;
@@ -21,7 +29,17 @@ export interface InboxMessage {
   readonly body: Record<string, unknown>;
 }
 
-/** A session claimed with its pending messages (oldest first). */
+/**
+ * A session claimed with its pending messages (oldest first).
+ *
+ * @example
+ * ```ts
+ * import type { InboxClaim } from "@bub/core/tape";
+ * function contents(claim: InboxClaim): unknown[] {
+ *   return claim.messages.map((message) => message.body.content);
+ * }
+ * ```
+ */
 export interface InboxClaim {
   /** The lease taken (renew it with the store while working). */
   readonly lease: TapeLease;

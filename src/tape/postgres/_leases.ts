@@ -8,7 +8,17 @@
 import type { PgRow, PgSql } from "./_client.ts";
 import type { PgTables } from "./_schema.ts";
 
-/** A granted lease. */
+/**
+ * A granted lease.
+ *
+ * @example
+ * ```ts
+ * import type { TapeLease } from "@bub/core/tape";
+ * function stillMine(lease: TapeLease, now: Date): boolean {
+ *   return lease.expiresAt > now;
+ * }
+ * ```
+ */
 export interface TapeLease {
   /** What is leased (e.g. a session id). */
   readonly key: string;

@@ -30,7 +30,10 @@ function itemNode(item: HistoryItem): HTMLElement {
       return el("div", "meta note", item.text);
     case "tool": {
       const status = !item.done ? "no result" : item.failed ? "failed" : "ok";
-      const card = el("details", `tool${item.failed ? " failed" : ""}${item.done ? "" : " stopped"}`);
+      const card = el(
+        "details",
+        `tool${item.failed ? " failed" : ""}${item.done ? "" : " stopped"}`,
+      );
       card.append(
         el("summary", "", `tool ${item.name} ${status}`),
         el("div", "meta", "arguments"),
