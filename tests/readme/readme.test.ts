@@ -23,6 +23,7 @@ import {
   CHANNELS,
   CONSOLE,
   MCP,
+  SANDBOX,
   SPILL,
   TAPE,
   TELEGRAM,
@@ -81,7 +82,7 @@ describe("README.md code blocks", () => {
   test("the Configuration section names every setting with its config.yml key and env variable", () => {
     const start = README.indexOf("## Configuration");
     const section = README.slice(start, README.indexOf("\n## ", start + 1));
-    for (const spec of [AGENT, CHANNELS, CONSOLE, MCP, TELEGRAM, SPILL, TAPE]) {
+    for (const spec of [AGENT, CHANNELS, CONSOLE, MCP, SANDBOX, TELEGRAM, SPILL, TAPE]) {
       for (const field of spec.fields) {
         const key = spec.section ? `${spec.section}.${field.key}` : field.key;
         const env = spec.prefix + field.key.toUpperCase();
