@@ -5,6 +5,7 @@
  * @module
  */
 import process from "node:process";
+import { getLogger } from "../_internal/log.ts";
 import { registerSecretsOf } from "../_internal/secrets.ts";
 import { Agent } from "../agent/agent.ts";
 import type { ModelClient } from "../agent/model_client.ts";
@@ -20,6 +21,7 @@ import { registerBuiltinTools } from "../tools/builtin/mod.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { McpManager } from "../tools/mcp/mcp_manager.ts";
 import { LazyProviderModelClient } from "./lazy_model_client.ts";
+import { misspeltSettings } from "./misspelt_settings.ts";
 import {
   type AgentSettings,
   getConfigValue,
@@ -130,8 +132,23 @@ export class BuiltinRuntime {
     if (this.#settings === null) {
       this.#registerSecrets();
       this.#settings = loadAgentSettings(this.sources);
+      this.#warnMisspelt();
     }
     return this.#settings;
+  }
+
+  #warned = false;
+
+  /** Says once which `config.yml` keys look misspelt (they are ignored). */
+  #warnMisspelt(): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    for (const { key, meant } of misspeltSettings(this.framework.config)) {
+      getLogger(["bub", "builtin"]).warn(
+        "config.yml: unknown setting {key} is ignored; did you mean {meant}?",
+        { key, meant },
+      );
+    }
   }
 
   /**
