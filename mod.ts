@@ -7,6 +7,7 @@
  *
  * @example An echo plugin
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BubFramework, contentOf, definePlugin } from "@bub/core";
  *
  * const echo = definePlugin({
@@ -19,7 +20,7 @@
  * bub.register(echo);
  * await using _ = await bub.running();
  * const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
- * console.assert(result.modelOutput === "[echo] hi");
+ * assert.ok(result.modelOutput === "[echo] hi");
  * ```
  *
  * The root holds the names most programs need (the framework, plugins, hook payloads and

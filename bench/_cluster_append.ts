@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { connectPg } from "../src/tape/_pg_client.ts";
+import { connectPg } from "../src/tape/postgres/_client.ts";
 import { messageEntry, type TapeEntry } from "../src/tape/entry.ts";
 import { FileTapeStore } from "../src/tape/file_store.ts";
 import { PostgresTapeStore } from "../src/tape/postgres_store.ts";

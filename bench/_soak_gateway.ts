@@ -31,7 +31,7 @@ import {
 const CHILD = fileURLToPath(new URL("./_soak_gateway_child.ts", import.meta.url));
 const MESSAGES = 3;
 const REPLY_TIMEOUT_MS = 60_000;
-// The file store holds up to 16 tape files open (src/tape/_open_files.ts, HELD_FILES) by design;
+// The file store holds up to 16 tape files open (src/tape/file/_open_files.ts, HELD_FILES) by design;
 // growth beyond that plus a few is a leak.
 const FD_SLACK = 16 + 4;
 const FIRST_USER = 50_000;

@@ -5,6 +5,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ -f "$root/npm/package.json" ] || { echo "smoke:npm: run 'deno task build:npm' first" >&2; exit 1; }
+# Node 22 (the oldest Node Bub runs on) and Node 20 (refused with a message), from npm.
+BUB_TOOLCHAIN_OLD_NODES="22 20" bash "$root/scripts/toolchain.sh"
 # The bundles are pure ASCII: one non-ASCII character (even in a comment) makes Node decode a whole
 # file into a two-byte string (build_npm.ts escapes them).
 if LC_ALL=C grep -rlP '[^\x00-\x7F]' --include='*.js' "$root/npm/dist" >&2; then
@@ -142,8 +144,30 @@ esbuild="$root/node_modules/.bin/esbuild"
 "$esbuild" app.ts --bundle --platform=node --outfile=app.cjs --log-level=error
 "$esbuild" app.ts --bundle --platform=node --format=esm --outfile=app.mjs --log-level=error \
   --banner:js="import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);"
+# The README's recipe with top-level await (ES modules only), exactly as the README gives it.
+cat >app_tla.ts <<'TS'
+import { BubFramework } from "@bub/core";
+import { demoResponder, MockLlmServer } from "@bub/core/testing";
+await using server = await MockLlmServer.start({ script: demoResponder });
+const home = process.env.BUB_HOME!;
+const bub = new BubFramework({
+  home, workspace: home, configFile: home + "/config.yml",
+  builtin: { env: { BUB_MODEL: "custom:demo", BUB_API_BASE: server.url, BUB_API_KEY: "k" } },
+});
+bub.loadBuiltinHooks();
+{
+  await using _scope = await bub.running();
+  const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hello" });
+  if (!result.modelOutput.includes("hello")) throw new Error(`unexpected: ${result.modelOutput}`);
+}
+console.log("bundle OK");
+TS
+readme_banner="$(sed -n 's/^  --banner:js="\(.*\)"$/\1/p' "$root/README.md")"
+[ -n "$readme_banner" ] || { echo "smoke:npm: the README's esbuild banner is missing" >&2; exit 1; }
+"$esbuild" app_tla.ts --bundle --platform=node --format=esm --outfile=app_tla.mjs --log-level=error \
+  --banner:js="$readme_banner"
 mkdir -p bundle-home
-for bundle in app.cjs app.mjs; do
+for bundle in app.cjs app.mjs app_tla.mjs; do
   printf '%s (node24): ' "$bundle"
   BUB_HOME="$PWD/bundle-home" timeout 60 "$root/.tools/bin/node24" "$bundle"
 done
@@ -164,6 +188,24 @@ console.log(`root import: ${files.length} files`);
 JS
 "$tools/node24" files.mjs
 printf 'bin: '; "$tools/node22" node_modules/@bub/core/dist/src/cli/bin.js hooks | head -n 3 | tr '\n' ' '; echo
+printf 'bin (bun): '; "$tools/bun" node_modules/@bub/core/dist/src/cli/bin.js --version
+# Node 20: the bin and the library say which Node Bub needs instead of failing later.
+old_bin="$("$tools/node20" node_modules/@bub/core/dist/src/cli/bin.js run --demo hi 2>&1 || true)"
+case "$old_bin" in
+  "bub: Bub needs Node >= 22.12 (found 20."*) echo "node20 bin: refused with the version" ;;
+  *) echo "smoke:npm: under Node 20 the bin printed: $old_bin" >&2; exit 1 ;;
+esac
+cat >old_node.mjs <<'JS'
+import { BubFramework } from "@bub/core";
+try {
+  new BubFramework();
+  throw new Error("Node 20 was not refused");
+} catch (error) {
+  if (!/^Bub needs Node >= 22\.12 \(found 20\./.test(error.message) || error.kind !== "config") throw error;
+  console.log("node20 library: refused with the version");
+}
+JS
+"$tools/node20" old_node.mjs
 "$root/node_modules/.bin/tsc" -p . && echo "consumer type-check OK"
 "$root/node_modules/.bin/publint" "$root/npm"
 # Consumer type-check against this tarball with TypeScript 5.9 and 7 (strict; bundler, nodenext).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes deno 2.9.6, node 24 and bun 1.4.4 available from the npm registry when they are not
-# installed already, each in its own prefix under .tools/. Idempotent and quiet when all is there.
+# installed already, each in its own prefix under .tools/, one line per runtime it installs.
+# Idempotent and quiet when all is there.
 # Source it (`. scripts/toolchain.sh`) to get the binaries on PATH, or run it to just install.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,13 +17,21 @@ install_pkg() { # install_pkg <dir> <spec>
   mkdir -p "$dir"
   [ -f "$dir/package.json" ] || echo '{"private":true}' >"$dir/package.json"
   echo "toolchain: installing $2 from npm" >&2
-  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$2" >/dev/null
+  npm install --prefix "$dir" --no-audit --no-fund --no-update-notifier --loglevel=error "$2" >/dev/null
 }
 
 link() { ln -sf "$2" "$tools/bin/$1"; }
 
+# Which runtimes to make ready: BUB_TOOLCHAIN_RUNTIMES (e.g. "deno"; `scripts/tool` sets it to
+# the runtime it runs), default all three. Node 24 is always made ready: npm runs under it to
+# install the project's dependencies.
+runtimes=" ${BUB_TOOLCHAIN_RUNTIMES:-deno node bun} "
+wants() { case "$runtimes" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
 # deno
-if command -v deno >/dev/null 2>&1 && [ "$(deno --version 2>/dev/null | head -n1 | awk '{print $2}')" = "$want_deno" ] && [ "$(command -v deno)" != "$tools/bin/deno" ]; then
+if ! wants deno; then
+  :
+elif command -v deno >/dev/null 2>&1 && [ "$(deno --version 2>/dev/null | head -n1 | awk '{print $2}')" = "$want_deno" ] && [ "$(command -v deno)" != "$tools/bin/deno" ]; then
   :
 elif [ -x "$tools/deno/node_modules/.bin/deno" ] && "$tools/deno/node_modules/.bin/deno" --version 2>/dev/null | head -n1 | grep -q " $want_deno "; then
   link deno "$tools/deno/node_modules/.bin/deno"
@@ -41,29 +50,34 @@ fi
 link node24 "$node24"
 
 # bun
-if [ -x "$tools/bun/node_modules/.bin/bun" ] && [ "$("$tools/bun/node_modules/.bin/bun" --version 2>/dev/null)" = "$want_bun" ]; then
+if ! wants bun; then
+  :
+elif [ -x "$tools/bun/node_modules/.bin/bun" ] && [ "$("$tools/bun/node_modules/.bin/bun" --version 2>/dev/null)" = "$want_bun" ]; then
   :
 else
   install_pkg bun "bun@$want_bun"
 fi
-link bun "$tools/bun/node_modules/.bin/bun"
+wants bun && link bun "$tools/bun/node_modules/.bin/bun"
 
-# node 22: only the npm smoke test uses it
-node22="$tools/node22/node_modules/.bin/node"
-if [ "${BUB_TOOLCHAIN_NODE22:-1}" = "1" ]; then
-  if ! { [ -x "$node22" ] && "$node22" --version 2>/dev/null | grep -q '^v22\.'; }; then
-    install_pkg node22 "node@22"
+# Older Nodes only for the npm smoke test (Node 22 runs the package, Node 20 is refused with a
+# message): installed when asked, `BUB_TOOLCHAIN_OLD_NODES="22 20"` (or BUB_TOOLCHAIN_NODE22=1).
+old_nodes="${BUB_TOOLCHAIN_OLD_NODES:-}"
+[ "${BUB_TOOLCHAIN_NODE22:-0}" = "1" ] && old_nodes="22 $old_nodes"
+for major in $old_nodes; do
+  old="$tools/node$major/node_modules/.bin/node"
+  if ! { [ -x "$old" ] && "$old" --version 2>/dev/null | grep -q "^v$major\."; }; then
+    install_pkg "node$major" "node@$major"
   fi
-  link node22 "$node22"
-fi
+  link "node$major" "$old"
+done
 
 # project dependencies
 if [ ! -d "$root/node_modules" ] || [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
   echo "toolchain: installing project dependencies" >&2
   # Under Node 24 (its bin folder first on PATH): npm skips optional dependencies whose engines the running node
   # does not meet (the OpenTelemetry SDK needs node >= 22.15), and the machine's node may be older.
-  (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1 ||
-    (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --loglevel=error))
+  (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null 2>&1 ||
+    (cd "$root" && PATH="$tools/node24/node_modules/.bin:$PATH" npm install --no-audit --no-fund --no-update-notifier --loglevel=error))
 fi
 
 case ":$PATH:" in

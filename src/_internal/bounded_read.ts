@@ -11,9 +11,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readBounded } from "./bounded_read.ts";
  * const bytes = await readBounded(new Response("hello").body, 10, () => new Error("too large"));
- * console.assert(bytes.byteLength === 5);
+ * assert.ok(bytes.byteLength === 5);
  * ```
  */
 export async function readBounded(

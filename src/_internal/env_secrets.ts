@@ -88,8 +88,9 @@ const LIBRARY_REMEDY = "Pass the key to Bub through config.yml instead of the en
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { exposedSecretsWarning } from "./env_secrets.ts";
- * console.assert(exposedSecretsWarning(["BUB_API_KEY"]).includes("/proc/"));
+ * assert.ok(exposedSecretsWarning(["BUB_API_KEY"]).includes("/proc/"));
  * ```
  */
 export function exposedSecretsWarning(

@@ -12,10 +12,11 @@ import { join } from "node:path";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { expandHome } from "./home.ts";
- * console.assert(expandHome("~/x", "/home/a") === "/home/a/x");
- * console.assert(expandHome("~", "/home/a") === "/home/a");
- * console.assert(expandHome("~b/x", "/home/a") === "~b/x");
+ * assert.ok(expandHome("~/x", "/home/a") === "/home/a/x");
+ * assert.ok(expandHome("~", "/home/a") === "/home/a");
+ * assert.ok(expandHome("~b/x", "/home/a") === "~b/x");
  * ```
  */
 export function expandHome(path: string, home?: string): string {

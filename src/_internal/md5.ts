@@ -47,8 +47,9 @@ function _hexWord(word: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { md5Hex } from "./md5.ts";
- * console.assert(md5Hex("") === "d41d8cd98f00b204e9800998ecf8427e");
+ * assert.ok(md5Hex("") === "d41d8cd98f00b204e9800998ecf8427e");
  * ```
  */
 export function md5Hex(text: string): string {

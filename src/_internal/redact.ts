@@ -36,10 +36,11 @@ function segments(name: string): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isSecretName } from "./redact.ts";
- * console.assert(isSecretName("api_key") && isSecretName("Authorization"));
- * console.assert(isSecretName("GITHUB_TOKEN") && isSecretName("dbPassword"));
- * console.assert(!isSecretName("max_tokens") && !isSecretName("model"));
+ * assert.ok(isSecretName("api_key") && isSecretName("Authorization"));
+ * assert.ok(isSecretName("GITHUB_TOKEN") && isSecretName("dbPassword"));
+ * assert.ok(!isSecretName("max_tokens") && !isSecretName("model"));
  * ```
  */
 export function isSecretName(name: string): boolean {
@@ -64,11 +65,12 @@ const PROVIDER_SECRET = /(?:^|_)API_?KEY$|^AWS_SECRET_ACCESS_KEY$|^AWS_SESSION_T
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isSecretEnvName } from "./redact.ts";
- * console.assert(isSecretEnvName("BUB_TELEGRAM_TOKEN"));
- * console.assert(isSecretEnvName("bub_openai_api_key"));
- * console.assert(isSecretEnvName("OPENAI_API_KEY"));
- * console.assert(!isSecretEnvName("BUB_MODEL") && !isSecretEnvName("BUB_MAX_TOKENS"));
+ * assert.ok(isSecretEnvName("BUB_TELEGRAM_TOKEN"));
+ * assert.ok(isSecretEnvName("bub_openai_api_key"));
+ * assert.ok(isSecretEnvName("OPENAI_API_KEY"));
+ * assert.ok(!isSecretEnvName("BUB_MODEL") && !isSecretEnvName("BUB_MAX_TOKENS"));
  * ```
  */
 export function isSecretEnvName(name: string): boolean {
@@ -115,9 +117,10 @@ export function addUrlPasswords(out: Set<string>, text: string): void {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { secretEnvValues } from "./redact.ts";
  * const env = { BUB_API_KEY: "sk-123456", DATABASE_URL: "postgres://u:pw-7890@h/db" };
- * console.assert(JSON.stringify(secretEnvValues(env)) === '["sk-123456","pw-7890"]');
+ * assert.ok(JSON.stringify(secretEnvValues(env)) === '["sk-123456","pw-7890"]');
  * ```
  */
 export function secretEnvValues(env: Readonly<Record<string, string | undefined>>): string[] {
@@ -148,10 +151,11 @@ function holdsSecret(name: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { redactSecrets } from "./redact.ts";
  * const url = "https://api.telegram.org/file/bot123:AAH-x_y/photos/1.jpg";
- * console.assert(redactSecrets(url) === "https://api.telegram.org/file/bot[REDACTED]/photos/1.jpg");
- * console.assert(redactSecrets("key sk-123456", ["sk-123456"]) === "key [REDACTED]");
+ * assert.ok(redactSecrets(url) === "https://api.telegram.org/file/bot[REDACTED]/photos/1.jpg");
+ * assert.ok(redactSecrets("key sk-123456", ["sk-123456"]) === "key [REDACTED]");
  * ```
  */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {

@@ -73,11 +73,12 @@ function walk(value: unknown, secret: boolean, out: Set<string>, depth: number):
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { secretsOf } from "./secrets.ts";
  * const secrets = secretsOf({
  *   config: { api_key: { openai: "sk-openai-1" }, telegram: { token: "123:abcdef" } },
  * });
- * console.assert(JSON.stringify(secrets) === '["sk-openai-1","123:abcdef"]');
+ * assert.ok(JSON.stringify(secrets) === '["sk-openai-1","123:abcdef"]');
  * ```
  */
 export function secretsOf(sources: SecretSources): string[] {
@@ -105,9 +106,10 @@ export function registerSecrets(values: Iterable<string>): void {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { knownSecrets, registerSecretsOf } from "./secrets.ts";
  * registerSecretsOf({ config: { api_key: "sk-config-only-42" } });
- * console.assert(knownSecrets().includes("sk-config-only-42"));
+ * assert.ok(knownSecrets().includes("sk-config-only-42"));
  * ```
  */
 export function registerSecretsOf(sources: SecretSources): void {
@@ -144,9 +146,10 @@ function withForms(secrets: Iterable<string>): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { knownSecrets } from "./secrets.ts";
  * const secrets = knownSecrets({ env: { BUB_API_KEY: 'sk-"quoted"-1' } });
- * console.assert(secrets.includes('sk-"quoted"-1') && secrets.includes('sk-\\"quoted\\"-1'));
+ * assert.ok(secrets.includes('sk-"quoted"-1') && secrets.includes('sk-\\"quoted\\"-1'));
  * ```
  */
 export function knownSecrets(options: KnownSecretsOptions = {}): readonly string[] {
@@ -167,9 +170,10 @@ export function knownSecrets(options: KnownSecretsOptions = {}): readonly string
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { redactKnownSecrets, registerSecrets } from "./secrets.ts";
  * registerSecrets(["tok-registered-77"]);
- * console.assert(redactKnownSecrets("401: tok-registered-77") === "401: [REDACTED]");
+ * assert.ok(redactKnownSecrets("401: tok-registered-77") === "401: [REDACTED]");
  * ```
  */
 export function redactKnownSecrets(text: string, options: KnownSecretsOptions = {}): string {

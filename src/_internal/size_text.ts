@@ -9,9 +9,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sizeText } from "./size_text.ts";
- * console.assert(sizeText(8 * 1024 * 1024) === "8 MiB");
- * console.assert(sizeText(1500) === "1,500 bytes");
+ * assert.ok(sizeText(8 * 1024 * 1024) === "8 MiB");
+ * assert.ok(sizeText(1500) === "1,500 bytes");
  * ```
  */
 export function sizeText(bytes: number): string {

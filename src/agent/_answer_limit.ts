@@ -23,8 +23,9 @@ export const MIN_MAX_ANSWER_BYTES = 1024;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { answerTooLarge } from "./_answer_limit.ts";
- * console.assert(answerTooLarge(8 * 1024 * 1024).message.startsWith("Model answer exceeded 8 MiB"));
+ * assert.ok(answerTooLarge(8 * 1024 * 1024).message.startsWith("Model answer exceeded 8 MiB"));
  * ```
  */
 export function answerTooLarge(maxBytes: number): BubError {
@@ -54,10 +55,11 @@ export function utf8Length(text: string): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { AnswerLimit } from "./_answer_limit.ts";
  * const limit = new AnswerLimit(1024);
  * limit.add("hello");
- * console.assert(limit.bytes === 5);
+ * assert.ok(limit.bytes === 5);
  * ```
  */
 export class AnswerLimit {

@@ -12,14 +12,12 @@
  * @module
  */
 import type { ChatMessage, ModelRequest } from "./model_client.ts";
-import { toolsJson } from "./_chat_tools_json.ts";
 import type { ModelId } from "./provider_presets.ts";
 import { bodyExtras } from "./_model_stream.ts";
 import { mergeBody } from "./_request_body.ts";
 import { type MessagesJson, messagesJson } from "./_chat_messages.ts";
-import { messageJson } from "./_chat_message_json.ts";
 
-import type { ChatProtocol } from "./_chat_message_json.ts";
+import { type ChatProtocol, messageJson, toolsJson } from "./_chat_json.ts";
 import { runtimeKey } from "../_internal/runtime.ts";
 export type { ChatProtocol };
 
@@ -187,6 +185,7 @@ function requestMessagesJson(protocol: ChatProtocol, request: ModelRequest): Mes
     (message) => messageJson(protocol, message as unknown as ChatMessage),
     messageCovered,
     TEXT_BODY,
+    request,
   );
 }
 

@@ -1,5 +1,6 @@
 /**
  * One `LanguageModelV4.doStream` call: request arguments (§4.2) and stream parts → `ModelEvent`s.
+ * The SDK's usage becomes the OpenAI chat usage shape, nulls dropped (`normalizeUsage`).
  *
  * @module
  */
@@ -8,15 +9,15 @@ import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import { getLogger } from "../_internal/log.ts";
 import { lazyImport } from "../_internal/lazy.ts";
 import { BubError, type ErrorKind } from "../kernel/errors.ts";
-import type { ModelEvent, ModelFinishReason, ModelRequest } from "./model_client.ts";
+import type { ChatUsage, ModelEvent, ModelFinishReason, ModelRequest } from "./model_client.ts";
 import type { ModelId, ProviderProtocol } from "./provider_presets.ts";
 import { toV4Prompt, toV4Tools } from "./_prompt.ts";
 import { type BodyExtras, type FetchLike, withBodyExtras } from "./_request_body.ts";
-import { normalizeUsage } from "./_usage.ts";
 import { answerLimit } from "./_answer_limit.ts";
 
 const logger = getLogger(["bub", "agent", "model"]);
@@ -230,4 +231,43 @@ export async function* streamLanguageModel(
     await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
+}
+
+/** Deep copy of `value` without `null`/`undefined` object fields. */
+export function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (item === null || item === undefined) continue;
+      out[key] = dropNulls(item);
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Normalizes a provider usage report. A raw OpenAI chat usage object (with `prompt_tokens`) is
+ * kept as sent; any other provider is mapped to `{prompt_tokens, completion_tokens, total_tokens,
+ * prompt_tokens_details?: {cached_tokens}}`. Returns null when nothing was reported.
+ */
+export function normalizeUsage(usage: LanguageModelV4Usage | undefined): ChatUsage | null {
+  if (!usage) return null;
+  const raw = usage.raw as Record<string, unknown> | undefined;
+  if (raw && typeof raw.prompt_tokens === "number") return dropNulls(raw) as ChatUsage;
+  const prompt = usage.inputTokens.total;
+  const completion = usage.outputTokens.total;
+  if (prompt === undefined && completion === undefined) return null;
+  const out: ChatUsage = {};
+  if (prompt !== undefined) out.prompt_tokens = prompt;
+  if (completion !== undefined) out.completion_tokens = completion;
+  out.total_tokens = (prompt ?? 0) + (completion ?? 0);
+  if (usage.inputTokens.cacheRead !== undefined) {
+    out.prompt_tokens_details = { cached_tokens: usage.inputTokens.cacheRead };
+  }
+  if (usage.outputTokens.reasoning !== undefined) {
+    out.completion_tokens_details = { reasoning_tokens: usage.outputTokens.reasoning };
+  }
+  return out;
 }

@@ -1,11 +1,25 @@
 /**
- * A `fetch` wrapper that merges Bub's request arguments into the JSON body the AI SDK built.
+ * The `fetch` wrappers of a call through the AI SDK: {@link withBodyExtras} merges Bub's request
+ * arguments into the JSON body the SDK built; {@link withActivity}, reports every arrival of bytes (the response, then each
+ * body chunk), so a model call can tell a slow stream from a stalled one.
  *
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
 
-/** A `fetch`-compatible function. */
+/**
+ * A `fetch`-compatible function (a provider client's `fetch` option).
+ *
+ * @example
+ * ```ts
+ * import type { FetchLike } from "@bub/core/agent";
+ * const seen: string[] = [];
+ * const logged: FetchLike = (input, init) => {
+ *   seen.push(String(input instanceof Request ? input.url : input));
+ *   return fetch(input, init);
+ * };
+ * ```
+ */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Body fields merged around the SDK's body. */
@@ -81,5 +95,32 @@ export function withBodyExtras(fetchFn: FetchLike, extras: BodyExtras): FetchLik
       }
     }
     return fetchFn(input, init);
+  };
+}
+
+/**
+ * `fetchFn` calling `onActivity` when the request goes out, when the response arrives and on
+ * each chunk of its body.
+ */
+export function withActivity(fetchFn: FetchLike, onActivity?: () => void): FetchLike {
+  if (!onActivity) return fetchFn;
+  return async (input, init) => {
+    onActivity();
+    const response = await fetchFn(input, init);
+    onActivity();
+    if (!response.body) return response;
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          onActivity();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

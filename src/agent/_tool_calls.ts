@@ -1,5 +1,72 @@
+/**
+ * A step's model tools: their schemas and names, built once per tool list and shared by every
+ * call that offers the same tools ({@link toolListParts}; frozen, so the chat body reuses a
+ * list's JSON by its identity); the calls the model made, turned into invocations of the step's
+ * tools ({@link toolInvocations}: an unknown or blank name gets a failing stand-in); and their
+ * execution, yielding `tool_start` / `tool_end` events while they run ({@link executeWithEvents}).
+ *
+ * @module
+ */
 import { BubError } from "../kernel/errors.ts";
-import { defineTool, type Tool } from "../tools/tool.ts";
+import type { StreamEvent } from "../kernel/stream_events.ts";
+import type {
+  ExecuteToolsOptions,
+  ToolExecution,
+  ToolExecutor,
+  ToolInvocation,
+} from "../tools/executor.ts";
+import { defineTool, NAMELESS_CALL_MESSAGE, type Tool } from "../tools/tool.ts";
+import type { ChatTool } from "./model_client.ts";
+
+/** A tool list's shared request parts. */
+export interface ToolListParts {
+  /** The tools' schemas (frozen array of frozen schemas), or null when there are no tools. */
+  readonly schemas: readonly ChatTool[] | null;
+  /** The tools' names (frozen). */
+  readonly names: readonly string[];
+}
+
+interface Entry extends ToolListParts {
+  /** The tools the parts were built from, to notice a list changed in place. */
+  readonly tools: readonly Tool[];
+}
+
+const byList = new WeakMap<readonly Tool[], Entry>();
+const shared = new WeakSet<readonly ChatTool[]>();
+const NO_TOOLS: ToolListParts = Object.freeze({ schemas: null, names: Object.freeze([]) });
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function frozenSchema(tool: Tool): ChatTool {
+  const schema = tool.toSchema();
+  Object.freeze(schema.function);
+  return Object.freeze(schema);
+}
+
+/** The schemas and names of `tools`: the same objects as last time for the same list. */
+export function toolListParts(tools: readonly Tool[]): ToolListParts {
+  if (tools.length === 0) return NO_TOOLS;
+  const cached = byList.get(tools);
+  if (cached !== undefined && sameItems(cached.tools, tools)) return cached;
+  const schemas = Object.freeze(tools.map(frozenSchema));
+  shared.add(schemas);
+  const entry: Entry = {
+    tools: [...tools],
+    schemas,
+    names: Object.freeze(tools.map((tool) => tool.name)),
+  };
+  byList.set(tools, entry);
+  return entry;
+}
+
+/** True for a schema list made by {@link toolListParts} (it and its schemas never change). */
+export function isSharedToolList(tools: readonly ChatTool[]): boolean {
+  return shared.has(tools);
+}
 
 /** A tool call as recorded on the tape and sent back to the model (OpenAI chat shape). */
 export type SerializedToolCall = {
@@ -32,10 +99,6 @@ export function parseToolArguments(raw: string): Record<string, unknown> {
   }
   return value as Record<string, unknown>;
 }
-
-/** What the model is told about a tool call that has no name. */
-export const NAMELESS_CALL_MESSAGE =
-  "Tool call has no name; call one of the offered tools by its name.";
 
 /** A stand-in for a tool the model named but the step does not offer. */
 export function unknownTool(name: string): Tool {
@@ -75,4 +138,49 @@ export function toolInvocations(
       unknownTool(call.function.name);
     return { tool, arguments: args, name: call.function.name, id: call.id };
   });
+}
+
+/**
+ * Executes `invocations` on `executor`, yielding the tool events as they happen, and returns
+ * the execution. When the consumer stops early, the execution keeps its own cancellation (the
+ * step's signal) and its outcome is observed, so nothing rejects unhandled.
+ */
+export async function* executeWithEvents(
+  executor: ToolExecutor,
+  invocations: readonly ToolInvocation[],
+  options: ExecuteToolsOptions,
+): AsyncGenerator<StreamEvent, ToolExecution, undefined> {
+  const queue: StreamEvent[] = [];
+  let wake: (() => void) | null = null;
+  const push = (event: StreamEvent): void => {
+    queue.push(event);
+    wake?.();
+    wake = null;
+  };
+  let settled = false;
+  const execution = executor.execute(invocations, {
+    ...options,
+    observer: {
+      start: (data) => push({ kind: "tool_start", data }),
+      end: (data) => push({ kind: "tool_end", data }),
+    },
+  });
+  const done = execution.then(
+    () => {},
+    () => {},
+  ).finally(() => {
+    settled = true;
+    wake?.();
+    wake = null;
+  });
+  while (true) {
+    if (queue.length > 0) {
+      yield queue.shift()!;
+      continue;
+    }
+    if (settled) break;
+    await new Promise<void>((resolve) => (wake = resolve));
+  }
+  await done;
+  return await execution;
 }

@@ -20,13 +20,33 @@ import { agentLoop } from "./agent_loop.ts";
 import type { ModelClient } from "./model_client.ts";
 import { ModelRunner, type ModelRunnerSettings } from "./model_runner.ts";
 
-/** Agent settings (the builtin maps `BUB_*` settings onto them). */
+/**
+ * Agent settings (the builtin maps `BUB_*` settings onto them).
+ *
+ * @example
+ * ```ts
+ * import type { AgentRunSettings } from "@bub/core/agent";
+ * const settings: AgentRunSettings = { model: "openai:gpt-4o", maxSteps: 10, maxTokens: 1024 };
+ * ```
+ */
 export interface AgentRunSettings extends ModelRunnerSettings {
   /** Steps per turn. Default: unlimited. */
   maxSteps?: number;
 }
 
-/** What a comma command runner receives. */
+/**
+ * What a comma command runner receives.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import type { CommandRunArgs } from "@bub/core/agent";
+ * const echoCommand = (args: CommandRunArgs): Promise<string> => Promise.resolve(args.line.slice(1));
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("cli-local");
+ * assert.equal(await echoCommand({ line: ",help", tape, state: {} }), "help");
+ * ```
+ */
 export interface CommandRunArgs {
   /** The line without the leading comma. */
   line: string;
@@ -38,7 +58,22 @@ export interface CommandRunArgs {
   signal?: AbortSignal;
 }
 
-/** Options of {@link Agent}. */
+/**
+ * Options of {@link Agent}.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import { Agent, type AgentOptions, ProviderModelClient } from "@bub/core/agent";
+ * import { ToolRegistry } from "@bub/core/tools";
+ * const options: AgentOptions = {
+ *   settings: { model: "openai:gpt-4o", maxSteps: 20 },
+ *   client: new ProviderModelClient({ apiKey: { openai: "sk-test" } }),
+ *   registry: new ToolRegistry(),
+ * };
+ * const agent = new Agent(new BubFramework().agentHost(), options);
+ * ```
+ */
 export interface AgentOptions {
   /** Model settings. */
   settings: AgentRunSettings;
@@ -56,7 +91,21 @@ export interface AgentOptions {
   runCommand?: (args: CommandRunArgs) => Promise<string>;
 }
 
-/** Options of {@link Agent.runStream}. */
+/**
+ * Options of {@link Agent.runStream}.
+ *
+ * @example
+ * ```ts
+ * import type { RunStreamOptions } from "@bub/core/agent";
+ * const options: RunStreamOptions = {
+ *   sessionId: "cli:local",
+ *   prompt: "List the files",
+ *   state: {},
+ *   allowedTools: ["bash"],
+ *   signal: AbortSignal.timeout(60_000),
+ * };
+ * ```
+ */
 export interface RunStreamOptions {
   /** The session id. */
   sessionId: string;
@@ -97,6 +146,35 @@ function twoEvents(text: string, ok: boolean): AsyncStreamEvents {
  * Runs turns for the builtin plugin. One agent per framework; its root tape is created on first
  * use from the tape store of the running scope (an in-memory store outside one). It sees the
  * framework only through the narrow {@link AgentHost}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { BubFramework } from "@bub/core";
+ * import { Agent, type ModelClient } from "@bub/core/agent";
+ * import { ToolRegistry } from "@bub/core/tools";
+ * const client: ModelClient = {
+ *   specificationVersion: "bub.model-client.v1",
+ *   async *stream(request) {
+ *     yield { type: "start", provider: "test", model: request.model };
+ *     yield { type: "text", delta: "hello" };
+ *     yield { type: "finish", reason: "stop", rawReason: "stop" };
+ *   },
+ * };
+ * const home = mkdtempSync(join(tmpdir(), "bub-"));
+ * const bub = new BubFramework({ home, builtin: { env: { BUB_TAPE_STORE: "memory" } } });
+ * bub.loadBuiltinHooks();
+ * await using _ = await bub.running();
+ * const agent = new Agent(bub.agentHost(), { settings: { model: "test:m" }, client, registry: new ToolRegistry() });
+ * let text = "";
+ * for await (const event of await agent.runStream({ sessionId: "cli:local", prompt: "hi", state: {} })) {
+ *   if (event.kind === "text") text += event.data.delta;
+ * }
+ * assert.equal(text, "hello");
+ * ```
  */
 export class Agent {
   /** The host it serves (the framework). */

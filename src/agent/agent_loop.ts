@@ -16,13 +16,51 @@ import { isContextLengthError } from "./context_length.ts";
 
 const logger = getLogger(["bub", "agent"]);
 
-/** How many automatic handoffs one loop may make. */
+/**
+ * How many automatic handoffs one loop may make.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MAX_AUTO_HANDOFF_RETRIES } from "@bub/core/agent";
+ * assert.equal(MAX_AUTO_HANDOFF_RETRIES, 1); // one handoff when the context overflows, then fail
+ * ```
+ */
 export const MAX_AUTO_HANDOFF_RETRIES = 1;
 
-/** One step's event stream (what `ModelRunner.run` returns). */
+/**
+ * One step's event stream (what `ModelRunner.run` returns).
+ *
+ * @example
+ * ```ts
+ * import { AsyncStreamEvents } from "@bub/core";
+ * import type { StepRunner } from "@bub/core/agent";
+ * const answer: StepRunner = () =>
+ *   new AsyncStreamEvents((async function* () {
+ *     yield { kind: "text" as const, data: { delta: "done" } };
+ *   })());
+ * ```
+ */
 export type StepRunner = (prompt: Prompt | null) => AsyncStreamEvents | Promise<AsyncStreamEvents>;
 
-/** Inputs of {@link agentLoop}. */
+/**
+ * Inputs of {@link agentLoop}.
+ *
+ * @example
+ * ```ts
+ * import { AsyncStreamEvents, InMemoryTapeStore, Tape } from "@bub/core";
+ * import type { AgentLoopArgs } from "@bub/core/agent";
+ * const args: AgentLoopArgs = {
+ *   tape: new Tape({ store: new InMemoryTapeStore() }).scoped("t"),
+ *   state: {},
+ *   prompt: "hi",
+ *   maxSteps: 5,
+ *   runStep: () => new AsyncStreamEvents((async function* () {})()),
+ *   continuePrompt: () => Promise.resolve(null),
+ *   model: "test:m",
+ * };
+ * ```
+ */
 export interface AgentLoopArgs {
   /** The turn's tape (a fork of the session tape). */
   tape: Tape;
@@ -57,6 +95,29 @@ function utcNow(): string {
 /**
  * Runs the loop lazily as an event stream. Contract: every event of every step is re-yielded;
  * `loop.step` events record each step's outcome; a cancelled step records nothing more.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AsyncStreamEvents, InMemoryTapeStore, Tape } from "@bub/core";
+ * import { agentLoop } from "@bub/core/agent";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
+ * const kinds: string[] = [];
+ * const loop = agentLoop({
+ *   tape,
+ *   state: {},
+ *   prompt: "hi",
+ *   maxSteps: 3,
+ *   runStep: () =>
+ *     new AsyncStreamEvents((async function* () {
+ *       yield { kind: "text" as const, data: { delta: "hello" } };
+ *     })()),
+ *   continuePrompt: () => Promise.resolve(null),
+ *   model: "test:m",
+ * });
+ * for await (const event of loop) kinds.push(event.kind);
+ * assert.ok(kinds.includes("text"));
+ * ```
  */
 export function agentLoop(args: AgentLoopArgs): AsyncStreamEvents {
   const streamState = new StreamState();

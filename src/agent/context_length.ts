@@ -12,9 +12,10 @@ const CONTEXT_LENGTH =
  *
  * @example
  * ```ts
- * import { isContextLengthError } from "@bub/core";
- * console.assert(isContextLengthError("maximum context length is 8192"));
- * console.assert(!isContextLengthError("rate limit reached"));
+ * import assert from "node:assert/strict";
+ * import { isContextLengthError } from "@bub/core/agent";
+ * assert.ok(isContextLengthError("maximum context length is 8192"));
+ * assert.ok(!isContextLengthError("rate limit reached"));
  * ```
  */
 export function isContextLengthError(text: string): boolean {

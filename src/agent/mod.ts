@@ -2,6 +2,24 @@
  * The agent: the agent loop, the model runner, the model client contract and the provider
  * clients (OpenAI-compatible, Anthropic, OpenAI Responses).
  *
+ * @example A turn against the mock LLM server
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { ModelRunner, ProviderModelClient } from "@bub/core/agent";
+ * import { MockLlmServer } from "@bub/core/testing";
+ * await using server = await MockLlmServer.start({ script: [{ text: "hello" }] });
+ * const client = new ProviderModelClient({ apiKey: "test", apiBase: server.url });
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
+ * await tape.ensureBootstrapAnchor();
+ * const runner = new ModelRunner(client, null, { model: "openai:gpt-4o" });
+ * let text = "";
+ * for await (const event of runner.run({ tape, model: "openai:gpt-4o", tools: [], systemPrompt: "", prompt: "hi", state: {} })) {
+ *   if (event.kind === "text") text += event.data.delta;
+ * }
+ * assert.equal(text, "hello");
+ * ```
+ *
  * @module
  */
 export {

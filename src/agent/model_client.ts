@@ -1,22 +1,50 @@
 /**
  * The `ModelClient` contract: one streamed model call in the OpenAI chat-completions message
- * format, answered by a small union of {@link ModelEvent}s. Pure types; the provider-backed
- * implementation lives in `providers.ts`.
+ * format, answered by a small union of {@link ModelEvent}s. The provider-backed implementation
+ * lives in `providers.ts`; it notes itself as Bub's own ({@link markOwnClient}).
  *
  * @module
  */
 
-/** The version tag every {@link ModelClient} carries. */
+/**
+ * The version tag every {@link ModelClient} carries.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MODEL_CLIENT_SPECIFICATION_VERSION, ProviderModelClient } from "@bub/core/agent";
+ * assert.equal(new ProviderModelClient().specificationVersion, MODEL_CLIENT_SPECIFICATION_VERSION);
+ * ```
+ */
 export const MODEL_CLIENT_SPECIFICATION_VERSION = "bub.model-client.v1" as const;
 
-/** A content part of a chat message (OpenAI chat format). */
+/**
+ * A content part of a chat message (OpenAI chat format).
+ *
+ * @example
+ * ```ts
+ * import type { ChatContentPart } from "@bub/core/agent";
+ * const parts: ChatContentPart[] = [
+ *   { type: "text", text: "What is this?" },
+ *   { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+ * ];
+ * ```
+ */
 export type ChatContentPart =
   | { type: "text"; text: string }
   | { type: "image_url"; image_url: { url: string; detail?: string } }
   | { type: "input_audio"; input_audio: { data: string; format: string } }
   | { type: string; [key: string]: unknown };
 
-/** A tool call inside an assistant message (OpenAI chat format). */
+/**
+ * A tool call inside an assistant message (OpenAI chat format).
+ *
+ * @example
+ * ```ts
+ * import type { ChatToolCall } from "@bub/core/agent";
+ * const call: ChatToolCall = { id: "call_1", type: "function", function: { name: "bash", arguments: '{"cmd":"ls"}' } };
+ * ```
+ */
 export interface ChatToolCall {
   /** The call id, echoed by the tool message answering it. */
   id: string;
@@ -26,7 +54,18 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
-/** One chat message in the OpenAI chat-completions format. */
+/**
+ * One chat message in the OpenAI chat-completions format.
+ *
+ * @example
+ * ```ts
+ * import type { ChatMessage } from "@bub/core/agent";
+ * const messages: ChatMessage[] = [
+ *   { role: "system", content: "Be brief." },
+ *   { role: "user", content: "hi" },
+ * ];
+ * ```
+ */
 export type ChatMessage =
   | { role: "system" | "developer"; content: string | ChatContentPart[] }
   | { role: "user"; content: string | ChatContentPart[] }
@@ -43,7 +82,18 @@ export type ChatMessage =
     name?: string;
   };
 
-/** A function tool schema as sent to providers. */
+/**
+ * A function tool schema as sent to providers.
+ *
+ * @example
+ * ```ts
+ * import type { ChatTool } from "@bub/core/agent";
+ * const tool: ChatTool = {
+ *   type: "function",
+ *   function: { name: "bash", description: "Run a command", parameters: { type: "object" } },
+ * };
+ * ```
+ */
 export interface ChatTool {
   /** Always `"function"`. */
   type: "function";
@@ -51,7 +101,16 @@ export interface ChatTool {
   function: { name: string; description?: string; parameters?: Record<string, unknown> };
 }
 
-/** Token usage in the OpenAI chat shape, null fields dropped. */
+/**
+ * Token usage in the OpenAI chat shape, null fields dropped.
+ *
+ * @example
+ * ```ts
+ * import type { ChatUsage, ModelEvent } from "@bub/core/agent";
+ * const usage: ChatUsage = { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 };
+ * const event: ModelEvent = { type: "usage", usage };
+ * ```
+ */
 export interface ChatUsage {
   /** Input tokens. */
   prompt_tokens?: number;
@@ -65,7 +124,20 @@ export interface ChatUsage {
   [key: string]: unknown;
 }
 
-/** One model call. */
+/**
+ * One model call.
+ *
+ * @example
+ * ```ts
+ * import type { ModelRequest } from "@bub/core/agent";
+ * const request: ModelRequest = {
+ *   model: "openai:gpt-4o",
+ *   messages: [{ role: "user", content: "hi" }],
+ *   maxTokens: 256,
+ *   reasoningEffort: "low",
+ * };
+ * ```
+ */
 export interface ModelRequest {
   /** The full model id, `provider:model` (see `parseModelId`). */
   model: string;
@@ -81,7 +153,15 @@ export interface ModelRequest {
   reasoningEffort?: string | null;
 }
 
-/** Why the model stopped. */
+/**
+ * Why the model stopped.
+ *
+ * @example
+ * ```ts
+ * import type { ModelFinishReason } from "@bub/core/agent";
+ * const truncated = (reason: ModelFinishReason): boolean => reason === "length";
+ * ```
+ */
 export type ModelFinishReason =
   | "stop"
   | "length"
@@ -94,6 +174,15 @@ export type ModelFinishReason =
 /**
  * What a model call yields, in order: one `start` (the provider accepted the call), any number of
  * `text` / `reasoning` deltas and assembled `tool_call`s, then `usage` (when reported) and `finish`.
+ *
+ * @example
+ * ```ts
+ * import type { ModelEvent } from "@bub/core/agent";
+ * function textOf(events: readonly ModelEvent[]): string {
+ *   return events.map((event) => event.type === "text" ? event.delta : "").join("");
+ * }
+ * textOf([{ type: "text", delta: "hel" }, { type: "text", delta: "lo" }]);
+ * ```
  */
 export type ModelEvent =
   | { type: "start"; provider: string; model: string }
@@ -103,7 +192,18 @@ export type ModelEvent =
   | { type: "usage"; usage: ChatUsage }
   | { type: "finish"; reason: ModelFinishReason; rawReason: string | null };
 
-/** Options of {@link ModelClient.stream}. */
+/**
+ * Options of {@link ModelClient.stream}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type ModelStreamOptions, ProviderModelClient } from "@bub/core/agent";
+ * const options: ModelStreamOptions = { signal: AbortSignal.abort(new Error("cancelled")) };
+ * const stream = new ProviderModelClient().stream({ model: "openai:gpt-4o", messages: [] }, options);
+ * await assert.rejects(stream.next(), /cancelled/);
+ * ```
+ */
 export interface ModelStreamOptions {
   /** Aborts the HTTP request and the iteration; the iteration then throws `signal.reason`. */
   signal?: AbortSignal;
@@ -133,7 +233,7 @@ export interface ModelStreamOptions {
  *
  * @example A scripted client
  * ```ts
- * import type { ModelClient, ModelEvent, ModelRequest } from "@bub/core";
+ * import type { ModelClient, ModelEvent, ModelRequest } from "@bub/core/agent";
  * const client: ModelClient = {
  *   specificationVersion: "bub.model-client.v1",
  *   async *stream(request: ModelRequest): AsyncGenerator<ModelEvent> {
@@ -149,4 +249,29 @@ export interface ModelClient {
   readonly specificationVersion: typeof MODEL_CLIENT_SPECIFICATION_VERSION;
   /** Starts the call; nothing happens until the iterable is iterated. */
   stream(request: ModelRequest, options?: ModelStreamOptions): AsyncIterable<ModelEvent>;
+}
+
+const ownClients = new WeakSet<object>();
+
+/**
+ * Notes that `client` is Bub's own: its `stream` builds the request body from the request it is
+ * handed and changes no message (the model runner then hands it a history it need not check).
+ */
+export function markOwnClient(client: object): void {
+  ownClients.add(client);
+}
+
+/**
+ * True for a client noted by {@link markOwnClient}.
+ *
+ * @example
+ * ```ts
+ * import { isOwnClient, markOwnClient } from "./model_client.ts";
+ * const client = {};
+ * markOwnClient(client);
+ * console.assert(isOwnClient(client));
+ * ```
+ */
+export function isOwnClient(client: object): boolean {
+  return ownClients.has(client);
 }

@@ -6,14 +6,34 @@
  */
 import { BubError } from "../kernel/errors.ts";
 
-/** Which wire protocol a provider speaks. */
+/**
+ * Which wire protocol a provider speaks.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { providerPreset, type ProviderProtocol } from "@bub/core/agent";
+ * const protocol: ProviderProtocol = providerPreset("anthropic").protocol;
+ * assert.equal(protocol, "anthropic");
+ * ```
+ */
 export type ProviderProtocol =
   | "openai-compatible"
   | "openai-chat"
   | "openai-responses"
   | "anthropic";
 
-/** A known provider: its wire protocol and default base URL (null: the SDK's default). */
+/**
+ * A known provider: its wire protocol and default base URL (null: the SDK's default).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type ProviderPreset, providerPreset } from "@bub/core/agent";
+ * const ollama: ProviderPreset = providerPreset("ollama");
+ * assert.equal(ollama.baseURL, "http://localhost:11434/v1");
+ * ```
+ */
 export interface ProviderPreset {
   /** The wire protocol. */
   protocol: ProviderProtocol;
@@ -21,7 +41,17 @@ export interface ProviderPreset {
   baseURL: string | null;
 }
 
-/** The providers Bub can call, by lowercase provider key. */
+/**
+ * The providers Bub can call, by lowercase provider key.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PROVIDER_PRESETS } from "@bub/core/agent";
+ * assert.ok("openrouter" in PROVIDER_PRESETS);
+ * assert.equal(PROVIDER_PRESETS.openai?.protocol, "openai-chat");
+ * ```
+ */
 export const PROVIDER_PRESETS: Readonly<Record<string, Readonly<ProviderPreset>>> = Object.freeze({
   openai: { protocol: "openai-chat", baseURL: null },
   "openai-responses": { protocol: "openai-responses", baseURL: null },
@@ -37,7 +67,17 @@ export const PROVIDER_PRESETS: Readonly<Record<string, Readonly<ProviderPreset>>
   custom: { protocol: "openai-compatible", baseURL: null },
 });
 
-/** A parsed model id. */
+/**
+ * A parsed model id.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type ModelId, parseModelId } from "@bub/core/agent";
+ * const id: ModelId = parseModelId("openai:gpt-4o");
+ * assert.deepEqual(id, { provider: "openai", model: "gpt-4o" });
+ * ```
+ */
 export interface ModelId {
   /** The provider key, e.g. `openrouter`. */
   provider: string;
@@ -51,9 +91,10 @@ export interface ModelId {
  *
  * @example Parsing ids
  * ```ts
- * import { parseModelId } from "@bub/core";
- * console.assert(parseModelId("ollama:llama3.2:1b").model === "llama3.2:1b");
- * console.assert(parseModelId("openai/gpt-4o").provider === "openai");
+ * import assert from "node:assert/strict";
+ * import { parseModelId } from "@bub/core/agent";
+ * assert.ok(parseModelId("ollama:llama3.2:1b").model === "llama3.2:1b");
+ * assert.ok(parseModelId("openai/gpt-4o").provider === "openai");
  * ```
  */
 export function parseModelId(id: string): ModelId {
@@ -72,7 +113,16 @@ export function parseModelId(id: string): ModelId {
   return { provider: id.slice(0, at), model: id.slice(at + 1) };
 }
 
-/** Returns the preset of `provider`, or throws `BubError(config)` for an unsupported one. */
+/**
+ * Returns the preset of `provider`, or throws `BubError(config)` for an unsupported one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { providerPreset } from "@bub/core/agent";
+ * assert.equal(providerPreset("groq").baseURL, "https://api.groq.com/openai/v1");
+ * ```
+ */
 export function providerPreset(provider: string): ProviderPreset {
   const preset = Object.hasOwn(PROVIDER_PRESETS, provider) ? PROVIDER_PRESETS[provider] : undefined;
   if (!preset) {

@@ -12,6 +12,7 @@ import { lazyImport } from "../_internal/lazy.ts";
 import { LinkedSignal } from "../_internal/linked_signal.ts";
 import { BubError } from "../kernel/errors.ts";
 import {
+  markOwnClient,
   MODEL_CLIENT_SPECIFICATION_VERSION,
   type ModelClient,
   type ModelEvent,
@@ -19,9 +20,8 @@ import {
   type ModelStreamOptions,
 } from "./model_client.ts";
 import { buildCall, streamLanguageModel } from "./_model_stream.ts";
-import { withActivity } from "./_activity_fetch.ts";
 import { withEventLimit } from "./_answer_limit.ts";
-import type { FetchLike } from "./_request_body.ts";
+import { type FetchLike, withActivity } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
 import {
   type ChatCompletionsTarget,
@@ -29,7 +29,6 @@ import {
   streamChatCompletions,
 } from "./chat_completions_client.ts";
 import { chatBodyCovers, chatRequestBody, chatRequestBytes } from "./_chat_body.ts";
-import { markKeepsMessages } from "../tape/_handed_copies.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
 
 export type { FetchLike } from "./_request_body.ts";
@@ -43,12 +42,29 @@ export {
   type ProviderProtocol,
 } from "./provider_presets.ts";
 
-/** An `api_key` / `api_base` setting: one string for every provider or a map by provider key. */
+/**
+ * An `api_key` / `api_base` setting: one string for every provider or a map by provider key.
+ *
+ * @example
+ * ```ts
+ * import { ProviderModelClient, type ProviderSetting } from "@bub/core/agent";
+ * const apiKey: ProviderSetting = { openai: "sk-...", anthropic: "sk-ant-..." };
+ * const client = new ProviderModelClient({ apiKey });
+ * ```
+ */
 export type ProviderSetting = string | Readonly<Record<string, string | null | undefined>> | null;
 
 /**
  * Looks a per-provider setting up: a string applies to every provider; a map is read by the
  * lowercase provider key (`openai-responses` falls back to `openai`); missing gives null.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { lookupProviderSetting } from "@bub/core/agent";
+ * assert.equal(lookupProviderSetting({ openai: "k1" }, "openai"), "k1");
+ * assert.equal(lookupProviderSetting("shared-key", "anthropic"), "shared-key");
+ * ```
  */
 export function lookupProviderSetting(
   setting: ProviderSetting | undefined,
@@ -62,7 +78,20 @@ export function lookupProviderSetting(
   return typeof value === "string" && value !== "" ? value : null;
 }
 
-/** How {@link ProviderModelClient} creates provider clients. */
+/**
+ * How {@link ProviderModelClient} creates provider clients.
+ *
+ * @example
+ * ```ts
+ * import { ProviderModelClient, type ProviderSettings } from "@bub/core/agent";
+ * const settings: ProviderSettings = {
+ *   apiKey: "sk-test",
+ *   apiBase: { ollama: "http://127.0.0.1:11434/v1" },
+ *   fetch: globalThis.fetch,
+ * };
+ * const client = new ProviderModelClient(settings);
+ * ```
+ */
 export interface ProviderSettings {
   /** `api_key`: a string for all providers or a map by provider key; sent as a header only. */
   apiKey?: ProviderSetting;
@@ -182,16 +211,21 @@ function defaultFetch(input: string | URL | Request, init?: RequestInit): Promis
  * parsed on every call; a bad id or an unsupported provider throws when the stream is iterated.
  *
  * @example One call against an OpenAI-compatible endpoint
- * ```ts ignore
- * import { ProviderModelClient } from "@bub/core";
- * const client = new ProviderModelClient({ apiKey: { openrouter: "sk-..." } });
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ProviderModelClient } from "@bub/core/agent";
+ * import { MockLlmServer } from "@bub/core/testing";
+ * await using server = await MockLlmServer.start({ script: [{ text: "hello" }] }); // a local endpoint
+ * const client = new ProviderModelClient({ apiKey: "sk-test", apiBase: server.url });
+ * let text = "";
  * for await (const event of client.stream({
- *   model: "openrouter:openrouter/free",
+ *   model: "openai:gpt-4o",
  *   messages: [{ role: "user", content: "hi" }],
  *   maxTokens: 256,
  * })) {
- *   if (event.type === "text") console.log(event.delta);
+ *   if (event.type === "text") text += event.delta;
  * }
+ * assert.equal(text, "hello");
  * ```
  */
 export class ProviderModelClient implements ModelClient {
@@ -213,9 +247,8 @@ export class ProviderModelClient implements ModelClient {
    */
   constructor(settings: ProviderSettings = {}) {
     this.#settings = { ...settings };
-    // Its `stream` builds a direct call's body before it returns and changes no message (a
-    // subclass may replace `stream`: not noted).
-    if (new.target === ProviderModelClient) markKeepsMessages(this);
+    // A subclass may replace `stream`: not noted.
+    if (new.target === ProviderModelClient) markOwnClient(this);
   }
 
   /** Streams one call; see {@link ModelClient.stream}. */

@@ -17,6 +17,14 @@ function format(ms: number): string {
 /**
  * A new run id for `now` (default: the current time). Ids made within one millisecond are told
  * apart by a counter in the sub-millisecond digits.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { newRunId } from "@bub/core/agent";
+ * assert.match(newRunId(new Date(0)), /^run-19700101T000000/);
+ * assert.notEqual(newRunId(), newRunId()); // unique within the process
+ * ```
  */
 export function newRunId(now?: Date): string {
   // The time text is formatted once per millisecond.

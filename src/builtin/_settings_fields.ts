@@ -8,7 +8,17 @@ import { isRecord } from "../_internal/object.ts";
 import type { Schema } from "../_internal/schema.ts";
 import { BubError } from "../kernel/errors.ts";
 
-/** An environment-like map. */
+/**
+ * An environment-like map.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type EnvMap, loadAgentSettings } from "@bub/core/builtin";
+ * const env: EnvMap = { BUB_MODEL: "openai:gpt-4o", BUB_MAX_STEPS: "20" };
+ * assert.equal(loadAgentSettings({ env }).max_steps, 20);
+ * ```
+ */
 export type EnvMap = Readonly<Record<string, string | undefined>>;
 
 /** How a field's text values (env, `.env`, YAML strings) are coerced before validation. */

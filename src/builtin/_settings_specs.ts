@@ -7,15 +7,25 @@
 import { isRecord } from "../_internal/object.ts";
 import { type ParseResult, s as z, type Schema } from "../_internal/schema.ts";
 import {
+  DEFAULT_MAX_ANSWER_BYTES,
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
-} from "../agent/_call_deadline.ts";
-import { DEFAULT_MAX_ANSWER_BYTES, MIN_MAX_ANSWER_BYTES } from "../agent/_answer_limit.ts";
+  MIN_MAX_ANSWER_BYTES,
+} from "../agent/model_runner.ts";
 import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
-import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/_result.ts";
+import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/mcp_manager.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 
-/** The model used when none is configured. */
+/**
+ * The model used when none is configured.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_MODEL, loadAgentSettings } from "@bub/core/builtin";
+ * assert.equal(loadAgentSettings({ env: {} }).model, DEFAULT_MODEL);
+ * ```
+ */
 export const DEFAULT_MODEL = "openrouter:openrouter/free";
 
 function str(): Schema<unknown> {
@@ -262,5 +272,69 @@ export const CONSOLE: SectionSpec = {
       "an integer",
       1024 * 1024,
     ),
+  ],
+};
+
+/** A schema over `base` whose values must also pass `check` (a message, or null when good). */
+function checked(base: Schema<unknown>, check: (value: unknown) => string | null): Schema<unknown> {
+  const schema = Object.create(base) as Schema<unknown>;
+  schema.safeParse = (value: unknown): ParseResult<unknown> => {
+    const result = base.safeParse(value);
+    if (!result.success) return result;
+    const message = check(result.data);
+    if (message === null) return result;
+    return { success: false, error: { issues: [{ code: "custom", message, path: [] }] } };
+  };
+  return schema;
+}
+
+/** The values of `sandbox`. */
+export const SANDBOX_MODES = ["off", "remote", "all", "required"] as const;
+
+function sandboxNetworkSchema(): Schema<unknown> {
+  return checked(z.unknown(), (value) => {
+    if (value === "off" || value === "on") return null;
+    if (Array.isArray(value) || (typeof value === "string" && value.trim().startsWith("["))) {
+      return "must be off or on: a list of allowed hosts is not supported yet";
+    }
+    return "must be off or on";
+  });
+}
+
+function positiveIntOrNull(): Schema<unknown> {
+  return int().gt(0, { error: "must be greater than 0" }).nullable();
+}
+
+/** Spec of the sandbox settings (YAML root, `BUB_SANDBOX*`). */
+export const SANDBOX: SectionSpec = {
+  section: "",
+  prefix: "BUB_",
+  fields: [
+    field(
+      "sandbox",
+      "string",
+      () =>
+        checked(
+          z.string(),
+          (value) =>
+            (SANDBOX_MODES as readonly unknown[]).includes(value)
+              ? null
+              : `must be one of ${SANDBOX_MODES.join(", ")}`,
+        ),
+      `one of ${SANDBOX_MODES.join(", ")}`,
+      "remote",
+    ),
+    field("sandbox_network", "string", sandboxNetworkSchema, "off or on", "off"),
+    field(
+      "sandbox_paths",
+      "list_text",
+      textList,
+      "a comma-separated string of paths (`:rw` after a path binds it read-write), or null",
+      null,
+    ),
+    field("sandbox_cpu_seconds", "float", seconds, "a number greater than 0, or null", 600),
+    field("sandbox_memory_mb", "int", positiveIntOrNull, "an integer, or null", 65536),
+    field("sandbox_processes", "int", positiveIntOrNull, "an integer, or null", 512),
+    field("sandbox_file_mb", "int", positiveIntOrNull, "an integer, or null", 1024),
   ],
 };

@@ -19,9 +19,10 @@ export { expandHome };
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resolveBubHome } from "./bub_home.ts";
- * console.assert(resolveBubHome({ env: {}, home: "/home/a" }) === "/home/a/.bub");
- * console.assert(resolveBubHome({ env: { BUB_HOME: "~/b" }, home: "/home/a" }) === "/home/a/b");
+ * assert.ok(resolveBubHome({ env: {}, home: "/home/a" }) === "/home/a/.bub");
+ * assert.ok(resolveBubHome({ env: { BUB_HOME: "~/b" }, home: "/home/a" }) === "/home/a/b");
  * ```
  */
 export function resolveBubHome(options: { env?: EnvMap; home?: string } = {}): string {
@@ -36,10 +37,11 @@ export function resolveBubHome(options: { env?: EnvMap; home?: string } = {}): s
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { defaultConfigFile } from "./bub_home.ts";
- * console.assert(defaultConfigFile("/home/a") === "/home/a/.bub/config.yml");
- * console.assert(defaultConfigFile("/home/a", { BUB_HOME: "/srv/bub" }) === "/srv/bub/config.yml");
- * console.assert(defaultConfigFile("/home/a", { BUB_CONFIG: "~/c.yml" }) === "/home/a/c.yml");
+ * assert.ok(defaultConfigFile("/home/a") === "/home/a/.bub/config.yml");
+ * assert.ok(defaultConfigFile("/home/a", { BUB_HOME: "/srv/bub" }) === "/srv/bub/config.yml");
+ * assert.ok(defaultConfigFile("/home/a", { BUB_CONFIG: "~/c.yml" }) === "/home/a/c.yml");
  * ```
  */
 export function defaultConfigFile(home: string = homedir(), env: EnvMap = {}): string {
@@ -47,7 +49,22 @@ export function defaultConfigFile(home: string = homedir(), env: EnvMap = {}): s
   return join(resolveBubHome({ env, home }), "config.yml");
 }
 
-/** Reads a `.env` file into a map; a missing or unreadable file gives `{}`. */
+/**
+ * Reads a `.env` file into a map; a missing or unreadable file gives `{}`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mkdtempSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { readDotenvFile } from "@bub/core/builtin";
+ * const path = join(mkdtempSync(join(tmpdir(), "bub-")), ".env");
+ * writeFileSync(path, "BUB_MODEL=openai:gpt-4o # default\n");
+ * assert.deepEqual(readDotenvFile(path), { BUB_MODEL: "openai:gpt-4o" });
+ * assert.deepEqual(readDotenvFile(join(path, "..", "missing.env")), {});
+ * ```
+ */
 export function readDotenvFile(path: string): Record<string, string> {
   try {
     return parseDotenv(readFileSync(path, "utf8"));

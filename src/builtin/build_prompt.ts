@@ -8,7 +8,7 @@ import type { ContentPart, Prompt } from "../kernel/turn.ts";
 import { contentOf, type Envelope } from "../kernel/envelope.ts";
 import { inboundOf } from "../kernel/inbound.ts";
 import { contextStrOf } from "../kernel/channel_message.ts";
-import { audioFormatOf } from "../agent/_audio_mime.ts";
+import { audioFormatOf } from "../_internal/audio_mime.ts";
 
 /** The local time as ISO-8601 with seconds and the UTC offset, e.g. `2026-11-29T20:05:01+01:00`. */
 export function localIsoTime(now: Date = new Date()): string {

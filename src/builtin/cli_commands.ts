@@ -16,12 +16,14 @@ import type { BubHost } from "./host.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import type { RunOptions } from "./run_command.ts";
 
-const BANNER = String.raw`
-  ____        _
- | __ ) _   _| |__
- |  _ \| | | | '_  | |_) | |_| | |_) |
- |____/ \__,_|_.__/
-`;
+/** The `bub onboard` banner (lines joined: a raw template would lose the `\\` ending a line). */
+const BANNER: string = [
+  "  ____        _",
+  " | __ ) _   _| |__",
+  " |  _ \\| | | | '_ \\",
+  " | |_) | |_| | |_) |",
+  " |____/ \\__,_|_.__/",
+].join("\n");
 
 export { CliExit, type CliOutput } from "./cli_io.ts";
 
@@ -41,7 +43,7 @@ export function onboardCommand(
   output: CliOutput,
   version: string,
 ): void {
-  output.out(`${BANNER}\n  Bub ${version}: let's set up your agent.\n\n`);
+  output.out(`\n${BANNER}\n\n  Bub ${version}: let's set up your agent.\n\n`);
   let config: Record<string, unknown>;
   try {
     config = framework.collectOnboardConfig();
@@ -96,6 +98,12 @@ function cliSignal(framework: KernelFramework): AbortSignal | undefined {
   return (framework as { cliSignal?: AbortSignal | null }).cliSignal ?? undefined;
 }
 
+/** `bub chat` and `bub run` act for the user at the terminal: `sandbox: remote` leaves them be. */
+function markLocalTerminal(framework: KernelFramework): void {
+  (framework.pluginManager.get("builtin") as { markLocalTerminal?: () => void } | undefined)
+    ?.markLocalTerminal?.();
+}
+
 /** Adds the builtin commands to `app`. */
 export function registerBuiltinCommands(
   app: Command,
@@ -115,14 +123,16 @@ export function registerBuiltinCommands(
     .action(async (message: string, options: RunOptions & { demo?: boolean }) => {
       const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
         ?.runtime;
+      markLocalTerminal(framework);
       const demo = await prepareModel(framework, runtime, options.demo);
-      const stream = options.stream ?? process.stdout.isTTY === true;
+      const tty = process.stdout.isTTY === true;
+      const stream = options.stream ?? tty;
       try {
         const { runCommand } = await import("./run_command.ts");
         await runCommand(
           framework,
           message,
-          { ...options, stream, signal: cliSignal(framework) },
+          { ...options, stream, render: tty ? process.stdout : null, signal: cliSignal(framework) },
           output,
         );
       } finally {
@@ -142,6 +152,7 @@ export function registerBuiltinCommands(
         framework,
         "CLI channel not found. Please check your hook implementations.",
       );
+      markLocalTerminal(framework);
       const demo = await prepareModel(framework, runtime, options.demo);
       try {
         const { chatCommand } = await import("./cli_channels.ts");

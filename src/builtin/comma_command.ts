@@ -9,20 +9,47 @@ import { getLogger } from "../_internal/log.ts";
 import { redactKnownSecrets } from "../_internal/secrets.ts";
 import { BubError } from "../kernel/errors.ts";
 import type { TurnState } from "../kernel/turn.ts";
-import { isoNow } from "../tape/_dates.ts";
-import { dumpsOrString } from "../tape/_json.ts";
+import { isoNow } from "../_internal/utc_text.ts";
+import { dumpsOrString } from "../_internal/json.ts";
 import type { Tape } from "../tape/tape.ts";
 import { isKeywordOnlyTool } from "../tools/builtin/mod.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
 import { parseCommaCommand, parseCommandArgs } from "./comma_parse.ts";
 
-/** The run id comma commands put in their tool context. */
+/**
+ * The run id comma commands put in their tool context.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { COMMAND_RUN_ID } from "@bub/core/builtin";
+ * assert.equal(COMMAND_RUN_ID, "run_command"); // the runId tools see for a ",tool" line
+ * ```
+ */
 export const COMMAND_RUN_ID = "run_command";
 /** The tool the shell fallback runs. */
 export const SHELL_FALLBACK_TOOL = "bash";
 
-/** Options of {@link runCommaCommand}. */
+/**
+ * Options of {@link runCommaCommand}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool, InMemoryTapeStore, Tape } from "@bub/core";
+ * import { runCommaCommand, type RunCommaCommandOptions } from "@bub/core/builtin";
+ * import { ToolRegistry } from "@bub/core/tools";
+ * const registry = new ToolRegistry([defineTool({ name: "greet", handler: ({ name }) => `hello ${name}` })]);
+ * const options: RunCommaCommandOptions = {
+ *   line: ",greet name=ada",
+ *   tape: new Tape({ store: new InMemoryTapeStore() }).scoped("cli-local"),
+ *   state: {},
+ *   registry,
+ * };
+ * assert.equal(await runCommaCommand(options), "hello ada");
+ * ```
+ */
 export interface RunCommaCommandOptions {
   /** The command line, with or without the leading comma. */
   line: string;
@@ -104,9 +131,20 @@ export function bindCommandArguments(
  * rethrown.
  *
  * @example Run a tool and a shell command
- * ```ts ignore
- * const info = await runCommaCommand({ line: ",tape.info", tape, state, registry });
- * const hello = await runCommaCommand({ line: ",echo hello", tape, state, registry }); // "hello"
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { runCommaCommand } from "@bub/core/builtin";
+ * import { ShellManager } from "@bub/core/environment";
+ * import { registerBuiltinTools, ToolRegistry } from "@bub/core/tools";
+ * const registry = new ToolRegistry();
+ * registerBuiltinTools(registry, { shells: new ShellManager() });
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("cli-local");
+ * await tape.ensureBootstrapAnchor();
+ * const info = await runCommaCommand({ line: ",tape.info", tape, state: {}, registry });
+ * const hello = await runCommaCommand({ line: ",echo hello", tape, state: {}, registry }); // not a tool: bash
+ * assert.match(info, /entries/);
+ * assert.equal(hello, "hello");
  * ```
  */
 export async function runCommaCommand(options: RunCommaCommandOptions): Promise<string> {

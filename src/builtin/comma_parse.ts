@@ -35,8 +35,9 @@ export interface IsCommaCommandOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isCommaCommand } from "./comma_parse.ts";
- * console.assert(isCommaCommand("  ,help") && !isCommaCommand("  ,help", { trim: false }));
+ * assert.ok(isCommaCommand("  ,help") && !isCommaCommand("  ,help", { trim: false }));
  * ```
  */
 export function isCommaCommand(text: string, options: IsCommaCommandOptions = {}): boolean {
@@ -54,9 +55,10 @@ const WHITESPACE = new Set([" ", "\t", "\r", "\n"]);
  * @throws {BubError} (`invalid_input`) `No closing quotation` or `No escaped character`
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { splitShellWords } from "./comma_parse.ts";
  * const words = splitShellWords(`bash cmd='echo  a  b' note="say \\"hi\\""`);
- * console.assert(JSON.stringify(words) === '["bash","cmd=echo  a  b","note=say \\"hi\\""]');
+ * assert.ok(JSON.stringify(words) === '["bash","cmd=echo  a  b","note=say \\"hi\\""]');
  * ```
  */
 export function splitShellWords(text: string): string[] {
@@ -120,10 +122,11 @@ export function splitShellWords(text: string): string[] {
  * @throws {BubError} (`invalid_input`) `empty command`, `No closing quotation`, `No escaped character`
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseCommaCommand } from "./comma_parse.ts";
  * const command = parseCommaCommand(",tape.search query=error limit=5");
- * console.assert(command.name === "tape.search" && command.tokens.length === 2);
- * console.assert(command.raw === "tape.search query=error limit=5");
+ * assert.ok(command.name === "tape.search" && command.tokens.length === 2);
+ * assert.ok(command.raw === "tape.search query=error limit=5");
  * ```
  */
 export function parseCommaCommand(line: string): CommaCommand {
@@ -141,9 +144,10 @@ export function parseCommaCommand(line: string): CommaCommand {
  * @throws {BubError} (`invalid_input`) `positional argument '<token>' cannot appear after keyword arguments`
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseCommandArgs } from "./comma_parse.ts";
  * const args = parseCommandArgs(["gh", "expr=a=b"]);
- * console.assert(args.positional[0] === "gh" && args.kwargs.expr === "a=b");
+ * assert.ok(args.positional[0] === "gh" && args.kwargs.expr === "a=b");
  * ```
  */
 export function parseCommandArgs(tokens: readonly string[]): CommandArgs {

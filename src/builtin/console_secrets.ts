@@ -17,9 +17,10 @@ import type { SettingsSources } from "./settings.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { consoleSecrets } from "./console_secrets.ts";
  * const secrets = consoleSecrets({ env: { BUB_API_KEY: "sk-test-123456" } });
- * console.assert(secrets.includes("sk-test-123456"));
+ * assert.ok(secrets.includes("sk-test-123456"));
  * ```
  */
 export function consoleSecrets(sources: SettingsSources = {}): string[] {

@@ -1,12 +1,26 @@
 /**
- * The builtin plugin's environment hooks: a host {@link LocalEnvironment} per session and the
- * shell runtime's lifespan.
+ * The builtin plugin's environment hooks: a host {@link LocalEnvironment} per session, or a
+ * {@link SandboxedEnvironment} where the `sandbox` setting asks for one, and the shell runtime's
+ * lifespan.
  *
  * @module
  */
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { defaultBuiltinSkillDirs, PROJECT_SKILLS_DIR } from "../skills/discovery.ts";
+import { getLogger } from "../_internal/log.ts";
+import { BubError } from "../kernel/errors.ts";
 import { LocalEnvironment } from "../environment/local_environment.ts";
+import { SandboxedEnvironment } from "../environment/sandboxed_environment.ts";
+import { probeSandbox, SANDBOX_INSTALL_HINT } from "../environment/sandbox_probe.ts";
+import type { SandboxProfile } from "../environment/sandbox_profile.ts";
 import type { ShellManager } from "../environment/shell_manager.ts";
 import type { ShellScope } from "../environment/shell_scope.ts";
+import type { SandboxSettings } from "./settings_types.ts";
+
+const logger = getLogger(["bub", "sandbox"]);
 
 /** Options of {@link createEnvironmentHooks}. */
 export interface EnvironmentHooksOptions {
@@ -17,14 +31,102 @@ export interface EnvironmentHooksOptions {
    * absent reads `BUB_TOOL_ENV_PASSTHROUGH` at spawn time.
    */
   envPassthrough?: () => readonly string[] | null;
+  /** The sandbox settings (read at each session's start); absent: never sandboxed. */
+  sandbox?: () => SandboxSettings;
+  /** Paths a sandboxed command must not see (Bub's home: config, tapes, logs). */
+  hiddenPaths?: () => readonly string[];
+  /**
+   * True when every session of this process belongs to the local terminal (`bub chat`,
+   * `bub run`): `sandbox: remote` then sandboxes none.
+   */
+  localTerminal?: () => boolean;
 }
 
 /** The two hook implementations returned by {@link createEnvironmentHooks}. */
 export interface EnvironmentHooks {
-  /** `provideEnvironment`: a host environment rooted at the framework workspace. */
+  /**
+   * `provideEnvironment`: an environment rooted at the framework workspace, sandboxed when the
+   * `sandbox` setting covers the session and the sandbox runs here (probed before its first
+   * command; unavailable: warned once, commands run on the host).
+   */
   provideEnvironment(args: { sessionId: string; workspace: string }): LocalEnvironment;
-  /** `provideLifespan`: the shell manager's lifespan (one scope per `running()`). */
+  /**
+   * `provideLifespan`: the shell manager's lifespan (one scope per `running()`); unless no
+   * session can be sandboxed (`off`, or `remote` in `bub chat`/`bub run`) it first checks that
+   * the sandbox runs: a loud warning when not, or with `required` a refusal to start.
+   */
   provideLifespan(): AsyncGenerator<ShellScope, void, unknown>;
+}
+
+/**
+ * True for a session of the local terminal: the CLI channel's (`cli:<chat>`, `cli_session`).
+ *
+ * @example
+ * ```ts
+ * import { isLocalTerminalSession } from "./environment_hooks.ts";
+ * console.assert(isLocalTerminalSession("cli:local") && !isLocalTerminalSession("telegram:42"));
+ * ```
+ */
+export function isLocalTerminalSession(sessionId: string): boolean {
+  return sessionId === "cli_session" || sessionId.startsWith("cli:");
+}
+
+/** `sandbox_paths` as read-only and read-write lists (`<path>:rw` is read-write). */
+export function parseSandboxPaths(
+  text: string | null,
+): { readOnly: string[]; readWrite: string[] } {
+  const readOnly: string[] = [];
+  const readWrite: string[] = [];
+  for (const entry of (text ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+    if (entry.endsWith(":rw")) readWrite.push(entry.slice(0, -3));
+    else readOnly.push(entry.endsWith(":ro") ? entry.slice(0, -3) : entry);
+  }
+  return { readOnly, readWrite };
+}
+
+/** The skill folders outside the workspace, shown read-only so skill scripts run. */
+function skillDirs(home: string): string[] {
+  const dirs = [join(home, PROJECT_SKILLS_DIR)];
+  try {
+    dirs.push(...defaultBuiltinSkillDirs());
+  } catch { /* loaded from a URL: no builtin skills on disk */ }
+  return dirs;
+}
+
+/** The profile of `settings` for `workspace`. */
+export function sandboxProfile(
+  settings: SandboxSettings,
+  workspace: string,
+  hidden: readonly string[] = [],
+): SandboxProfile {
+  const mib = (value: number | null) => value === null ? null : value * 1024 * 1024;
+  const paths = parseSandboxPaths(settings.sandbox_paths);
+  // $HOME as the commands see it (Bun's homedir() keeps the start-up value).
+  const home = process.env.HOME || homedir();
+  return {
+    workspace,
+    network: settings.sandbox_network,
+    readOnly: [...paths.readOnly, ...skillDirs(home).filter((dir) => existsSync(dir))],
+    readWrite: paths.readWrite,
+    hidden: [...hidden],
+    home,
+    limits: {
+      cpuSeconds: settings.sandbox_cpu_seconds,
+      memoryBytes: mib(settings.sandbox_memory_mb),
+      processes: settings.sandbox_processes,
+      fileBytes: mib(settings.sandbox_file_mb),
+    },
+  };
+}
+
+/** The loud warning when a wanted sandbox cannot run. */
+function warnUnsandboxed(reason: string): void {
+  logger.warn(
+    "SANDBOX UNAVAILABLE: {reason}. Commands of remote sessions run UNSANDBOXED on this host, " +
+      "with all of this user's rights. Install it with `{hint}`, or set sandbox: required to " +
+      "refuse to start without it (sandbox: off silences this).",
+    { reason, hint: SANDBOX_INSTALL_HINT },
+  );
 }
 
 /**
@@ -32,21 +134,55 @@ export interface EnvironmentHooks {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ShellManager } from "../environment/shell_manager.ts";
  * import { createEnvironmentHooks } from "./environment_hooks.ts";
  * const hooks = createEnvironmentHooks({ shells: new ShellManager() });
  * const env = hooks.provideEnvironment({ sessionId: "cli:local", workspace: "/tmp" });
- * console.assert(env.workspace === "/tmp");
+ * assert.ok(env.workspace === "/tmp");
  * ```
  */
 export function createEnvironmentHooks(options: EnvironmentHooksOptions): EnvironmentHooks {
   const { shells } = options;
+  let warned = false;
+  /** Whether the sandbox runs here; warns once, or throws for `required`. */
+  const usable = async (mode: SandboxSettings["sandbox"]): Promise<boolean> => {
+    const probe = await probeSandbox();
+    if (probe.ok) return true;
+    if (mode === "required") {
+      throw new BubError(
+        "config",
+        `Cannot start: sandbox is required but ${probe.reason} (install it with \`${SANDBOX_INSTALL_HINT}\`, or set sandbox: remote)`,
+        { setting: "sandbox", reason: probe.reason },
+      );
+    }
+    if (!warned) warnUnsandboxed(probe.reason);
+    warned = true;
+    return false;
+  };
+  const wanted = (settings: SandboxSettings, sessionId: string): boolean => {
+    if (settings.sandbox === "off") return false;
+    if (settings.sandbox !== "remote") return true;
+    return !(options.localTerminal?.() ?? false) && !isLocalTerminalSession(sessionId);
+  };
   return {
-    provideEnvironment({ workspace }): LocalEnvironment {
-      return new LocalEnvironment(workspace, { envPassthrough: options.envPassthrough?.() });
+    provideEnvironment({ sessionId, workspace }): LocalEnvironment {
+      const envPassthrough = options.envPassthrough?.();
+      const settings = options.sandbox?.();
+      if (!settings || !wanted(settings, sessionId)) {
+        return new LocalEnvironment(workspace, { envPassthrough });
+      }
+      const profile = sandboxProfile(settings, workspace, options.hiddenPaths?.() ?? []);
+      return new SandboxedEnvironment(profile, {
+        envPassthrough,
+        available: () => usable(settings.sandbox),
+      });
     },
-    provideLifespan(): AsyncGenerator<ShellScope, void, unknown> {
-      return shells.lifespan();
+    async *provideLifespan(): AsyncGenerator<ShellScope, void, unknown> {
+      const mode = options.sandbox?.().sandbox ?? "off";
+      const local = mode === "remote" && (options.localTerminal?.() ?? false);
+      if (mode !== "off" && !local) await usable(mode);
+      yield* shells.lifespan();
     },
   };
 }

@@ -13,7 +13,17 @@ import type { BuiltinRuntimeOptions } from "./runtime.ts";
 
 export type { DemoModel } from "./cli_io.ts";
 
-/** Options of {@link BubFramework}. */
+/**
+ * Options of {@link BubFramework}.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework, type BubFrameworkOptions } from "@bub/core";
+ * const options: BubFrameworkOptions = { workspace: ".", builtin: { env: { BUB_MODEL: "openai:gpt-4o" } } };
+ * const bub = new BubFramework(options);
+ * bub.loadBuiltinHooks();
+ * ```
+ */
 export interface BubFrameworkOptions extends FrameworkOptions {
   /** Overrides for the builtin plugin (e.g. a model client for tests). */
   builtin?: BuiltinRuntimeOptions;
@@ -30,12 +40,13 @@ function builtinPluginOf(framework: KernelFramework): object {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BubFramework, contentOf, definePlugin } from "@bub/core";
  * const bub = new BubFramework();
  * bub.loadBuiltinHooks();
  * bub.register(definePlugin({ name: "echo", runModel: ({ prompt }) => `echo: ${prompt}` }));
  * const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
- * console.assert(result.modelOutput === "echo: hi");
+ * assert.ok(result.modelOutput === "echo: hi");
  * ```
  */
 export class BubFramework extends KernelFramework implements BubHost {

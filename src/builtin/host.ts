@@ -9,7 +9,17 @@ import type { CliOutput, DemoModel } from "./cli_io.ts";
 import type { Prompter } from "./onboard.ts";
 import type { BuiltinRuntimeOptions } from "./runtime.ts";
 
-/** The framework the builtin plugin serves: the kernel plus the CLI's I/O and builtin options. */
+/**
+ * The framework the builtin plugin serves: the kernel plus the CLI's I/O and builtin options.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import type { BubHost } from "@bub/core/builtin";
+ * const host: BubHost = new BubFramework();
+ * console.log(host.builtinOptions);
+ * ```
+ */
 export interface BubHost extends KernelFramework {
   /** Where builtin CLI commands write. */
   cliOutput: CliOutput;

@@ -7,6 +7,7 @@
  */
 import { lazyImport } from "../_internal/lazy.ts";
 import {
+  markOwnClient,
   MODEL_CLIENT_SPECIFICATION_VERSION,
   type ModelClient,
   type ModelEvent,
@@ -14,7 +15,6 @@ import {
   type ModelStreamOptions,
 } from "../agent/model_client.ts";
 import type { ProviderModelClient, ProviderSettings } from "../agent/providers.ts";
-import { markKeepsMessages } from "../tape/_handed_copies.ts";
 
 /** A model client that creates a `ProviderModelClient` on its first call and delegates to it. */
 export class LazyProviderModelClient implements ModelClient {
@@ -35,9 +35,8 @@ export class LazyProviderModelClient implements ModelClient {
     this.#client = lazyImport(async () =>
       new (await import("../agent/providers.ts")).ProviderModelClient(copy)
     );
-    // Its `stream` is the provider client's own once loaded (which builds the body before it
-    // returns); before that it reads the request only after returning. A subclass: not noted.
-    if (new.target === LazyProviderModelClient) markKeepsMessages(this);
+    // It hands the request to the provider client as it is. A subclass: not noted.
+    if (new.target === LazyProviderModelClient) markOwnClient(this);
   }
 
   /** Streams one call through the provider client; see {@link ModelClient.stream}. */

@@ -2,6 +2,15 @@
  * The builtin plugin: the {@link BubFramework} runtime pieces, settings, onboarding, comma
  * commands and the CLI I/O types.
  *
+ * @example Settings from the environment and config.yml
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadAgentSettings } from "@bub/core/builtin";
+ * const settings = loadAgentSettings({ env: { BUB_MAX_STEPS: "5" }, config: { model: "openai:gpt-4o" } });
+ * assert.equal(settings.model, "openai:gpt-4o");
+ * assert.equal(settings.max_steps, 5);
+ * ```
+ *
  * @module
  */
 export { BubFramework } from "./framework.ts";

@@ -5,9 +5,20 @@
  * @module
  */
 import { readSync, writeSync } from "node:fs";
+import process from "node:process";
+import { isatty, type ReadStream } from "node:tty";
 import { PROVIDER_PRESETS, providerPreset } from "../agent/provider_presets.ts";
 
-/** Thrown when the user interrupts a prompt (end of input). */
+/**
+ * Thrown when the user interrupts a prompt (end of input).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PromptAborted } from "@bub/core/builtin";
+ * assert.ok(new PromptAborted() instanceof Error); // thrown when the user ends input mid-question
+ * ```
+ */
 export class PromptAborted extends Error {
   /** Creates the error (its message is `Aborted!`). */
   constructor() {
@@ -16,7 +27,24 @@ export class PromptAborted extends Error {
   }
 }
 
-/** Synchronous prompts (the `onboardConfig` hook is sync-only). */
+/**
+ * Synchronous prompts (the `onboardConfig` hook is sync-only).
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import type { Prompter } from "@bub/core/builtin";
+ * const scripted: Prompter = {
+ *   select: (_question, _choices, fallback) => fallback,
+ *   text: (_question, fallback = "") => fallback,
+ *   secret: () => "sk-test",
+ *   checkbox: (_question, _choices, fallback) => [...fallback],
+ *   confirm: (_question, fallback) => fallback,
+ * };
+ * const bub = new BubFramework();
+ * bub.prompter = scripted; // `bub onboard` asks it instead of the terminal
+ * ```
+ */
 export interface Prompter {
   /** One choice of `choices`; `fallback` on an empty answer. */
   select(question: string, choices: readonly string[], fallback: string): string;
@@ -30,7 +58,21 @@ export interface Prompter {
   confirm(question: string, fallback: boolean): boolean;
 }
 
-/** A {@link Prompter} over file descriptors (stdin/stdout by default), reading line by line. */
+/** A 10 ms pause for a non-blocking input with nothing to read yet. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * A {@link Prompter} over file descriptors (stdin/stdout by default), reading line by line; a
+ * secret typed on a terminal is not echoed.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import { LinePrompter } from "@bub/core/builtin";
+ * const bub = new BubFramework();
+ * bub.prompter = new LinePrompter(0, 2); // read stdin, ask on stderr
+ * ```
+ */
 export class LinePrompter implements Prompter {
   #input: number;
   #output: number;
@@ -47,17 +89,23 @@ export class LinePrompter implements Prompter {
     this.#output = output;
   }
 
+  /** Reads into `chunk`, waiting while a non-blocking input has nothing (EAGAIN). */
+  #read(chunk: Uint8Array): number {
+    while (true) {
+      try {
+        return readSync(this.#input, chunk);
+      } catch (error) {
+        if ((error as { code?: string }).code !== "EAGAIN") throw error;
+        Atomics.wait(PAUSE, 0, 0, 10);
+      }
+    }
+  }
+
   #ask(question: string): string {
     writeSync(this.#output, question);
     while (!this.#buffer.includes("\n")) {
       const chunk = new Uint8Array(4096);
-      let read = 0;
-      try {
-        read = readSync(this.#input, chunk);
-      } catch (error) {
-        if ((error as { code?: string }).code === "EAGAIN") continue;
-        throw error;
-      }
+      const read = this.#read(chunk);
       if (read === 0) {
         if (this.#buffer === "") throw new PromptAborted();
         this.#buffer += "\n";
@@ -93,7 +141,47 @@ export class LinePrompter implements Prompter {
   }
 
   secret(question: string): string {
-    return this.#ask(`${question} > `);
+    const stdin = this.#input === 0 && isatty(0) ? process.stdin as ReadStream : null;
+    if (stdin === null || typeof stdin.setRawMode !== "function" || this.#buffer !== "") {
+      return this.#ask(`${question} > `);
+    }
+    // A terminal: read in raw mode, so the key is not echoed (one `*` per character instead);
+    // raw before the question shows, so nothing typed after it is echoed.
+    stdin.setRawMode(true);
+    try {
+      writeSync(this.#output, `${question} > `);
+      return this.#readHidden();
+    } finally {
+      stdin.setRawMode(false);
+      writeSync(this.#output, "\n");
+    }
+  }
+
+  /** A line typed in raw mode: Enter ends it, Backspace erases, Ctrl-C or Ctrl-D aborts. */
+  #readHidden(): string {
+    let line = "";
+    const chunk = new Uint8Array(1024);
+    const decoder = new TextDecoder();
+    while (true) {
+      const read = this.#read(chunk);
+      if (read === 0) throw new PromptAborted();
+      const chars = [...decoder.decode(chunk.subarray(0, read), { stream: true })];
+      for (const [i, char] of chars.entries()) {
+        if (char === "\r" || char === "\n") {
+          // What was typed ahead belongs to the next questions.
+          this.#buffer = chars.slice(i + 1).join("").replace(/^\n/, "").replace(/\r/g, "\n");
+          return line.trim();
+        }
+        if (char === "\x03" || (char === "\x04" && line === "")) throw new PromptAborted();
+        if (char === "\x7f" || char === "\b") {
+          if (line !== "") writeSync(this.#output, "\b \b");
+          line = line.slice(0, -1);
+        } else if (char >= " ") {
+          line += char;
+          writeSync(this.#output, "*");
+        }
+      }
+    }
   }
 
   checkbox(question: string, choices: readonly string[], fallback: readonly string[]): string[] {
@@ -121,6 +209,11 @@ export class LinePrompter implements Prompter {
  */
 export const ONBOARD_PROVIDERS: readonly string[] = Object.freeze(Object.keys(PROVIDER_PRESETS));
 
+/** Models proposed for a provider chosen afresh (the others have no model that fits everyone). */
+const SUGGESTED_MODELS: Readonly<Record<string, string>> = {
+  openrouter: "openrouter/free",
+};
+
 /**
  * The builtin `onboardConfig` fragment: `{ model, enabled_channels, stream_output }` plus
  * `api_key` / `api_base` when given.
@@ -135,10 +228,16 @@ export function builtinOnboardConfig(
   const hasParts = colon > 0 && colon < currentModel.length - 1;
   const supported = hasParts && ONBOARD_PROVIDERS.includes(currentModel.slice(0, colon));
   const currentProvider = supported ? currentModel.slice(0, colon) : "openrouter";
-  const currentModelId = supported ? currentModel.slice(colon + 1) : "openrouter/free";
   const provider = prompter.select("LLM provider", ONBOARD_PROVIDERS, currentProvider);
   providerPreset(provider); // the model runner's own check
-  const model = prompter.text("LLM model", currentModelId) || currentModelId;
+  // The current model only for its own provider; else the provider's suggestion, if it has one.
+  const suggested = supported && provider === currentProvider
+    ? currentModel.slice(colon + 1)
+    : SUGGESTED_MODELS[provider] ?? "";
+  let model = "";
+  while (model === "") {
+    model = prompter.text(suggested ? "LLM model" : "LLM model (required)", suggested);
+  }
   const apiKey = prompter.secret("API key (optional)");
   const currentBase = typeof currentConfig.api_base === "string" ? currentConfig.api_base : "";
   let apiBase = "";

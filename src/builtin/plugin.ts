@@ -16,8 +16,8 @@ import { consoleSecrets } from "./console_secrets.ts";
 import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
-import { loadConsoleSettings, loadTelegramSettings } from "./settings.ts";
-import { parseAllowList } from "../channels/telegram/_allow_list.ts";
+import { loadConsoleSettings, loadSandboxSettings, loadTelegramSettings } from "./settings.ts";
+import { parseAllowList } from "../_internal/allow_list.ts";
 import { LazyTelegramChannel } from "./lazy_telegram_channel.ts";
 import { WebChannel } from "../channels/web/web_channel.ts";
 import type { Channel } from "../channels/channel.ts";
@@ -30,23 +30,50 @@ import { InMemorySteeringInbox } from "../channels/steering_inbox.ts";
 
 const logger = getLogger(["bub", "builtin"]);
 
-/** The builtin plugin object. */
+/**
+ * The builtin plugin object.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { type BuiltinPlugin, createBuiltinPlugin } from "@bub/core/builtin";
+ * const plugin: BuiltinPlugin = createBuiltinPlugin(new BubFramework());
+ * assert.equal(plugin.name, "builtin");
+ * ```
+ */
 export interface BuiltinPlugin extends Plugin {
   /** The framework it serves. */
   readonly framework: BubHost;
   /** Settings, agent, tools and shells. */
   readonly runtime: BuiltinRuntime;
+  /** Marks every session of this process as the local terminal's (`bub chat`, `bub run`). */
+  markLocalTerminal(): void;
 }
 
 /**
  * Creates the builtin plugin for `framework`: session resolution, outbound rendering and
  * dispatch through the channel router, error notices and the in-memory steering inbox.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { createBuiltinPlugin } from "@bub/core/builtin";
+ * const bub = new BubFramework();
+ * bub.register(createBuiltinPlugin(bub), "builtin");
+ * assert.ok(bub.pluginManager.has("builtin"));
+ * ```
  */
 export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
   const runtime = new BuiltinRuntime(framework, framework.builtinOptions);
+  let localTerminal = false;
   const environment = createEnvironmentHooks({
     shells: runtime.shells,
     envPassthrough: () => toolEnvPassthrough(runtime),
+    sandbox: () => loadSandboxSettings(runtime.sources),
+    hiddenPaths: () => [framework.home],
+    localTerminal: () => localTerminal,
   });
   const tape = createTapeHooks({
     home: framework.home,
@@ -60,6 +87,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     name: "builtin",
     framework,
     runtime,
+    markLocalTerminal: () => void (localTerminal = true),
     ...turn,
     provideEnvironment: environment.provideEnvironment,
     provideLifespan: () => withMcp(environment.provideLifespan(), runtime),

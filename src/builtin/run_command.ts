@@ -12,6 +12,8 @@ import { inboundOf } from "../kernel/inbound.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { deltaOf } from "../kernel/hook_runtime.ts";
 import type { StreamEvent } from "../kernel/stream.ts";
+import type { Writable } from "node:stream";
+import type { TurnRenderer } from "../channels/cli/turn_renderer.ts";
 import type { CliOutput } from "./cli_io.ts";
 
 /** Options of {@link runCommand}. */
@@ -26,6 +28,11 @@ export interface RunOptions {
   sessionId?: string;
   /** Print text deltas as they arrive. Default false. */
   stream?: boolean;
+  /**
+   * A terminal to draw the answer on as `bub chat` does (Markdown in a panel, tool calls as they
+   * run); null or absent prints plain text (piped output).
+   */
+  render?: Writable | null;
   /** Ends the turn and the running scope. */
   signal?: AbortSignal;
 }
@@ -35,28 +42,46 @@ function target(message: Envelope): string {
   return `[${channel ?? "stdout"}:${chatId ?? "local"}]`;
 }
 
-/** A router that writes the turn's text deltas to `output` as they arrive. */
-function streamingRouter(output: CliOutput, header: string): ChannelRouter & { used: boolean } {
+/**
+ * A router that shows the turn's text as it arrives: deltas written to `output` as they are, or
+ * drawn by `renderer` on a terminal.
+ */
+function streamingRouter(
+  output: CliOutput,
+  header: string,
+  renderer: TurnRenderer | null,
+): ChannelRouter & { used: boolean } {
   const router = {
     used: false,
     dispatchOutput: () => Promise.resolve(false),
     quit: () => Promise.resolve(),
     admitChannelMessage: () => Promise.resolve(null),
-    async *wrapStream(_message: Envelope, stream: AsyncIterable<StreamEvent>) {
-      for await (const event of stream) {
-        if (event.kind === "text") {
-          const delta = deltaOf(event);
-          if (delta !== "") {
-            if (!router.used) output.out(`${header}\n`);
-            router.used = true;
-            output.out(delta);
-          }
+    wrapStream(_message: Envelope, stream: AsyncIterable<StreamEvent>) {
+      const seen = noteText(stream, (delta) => {
+        if (renderer === null) {
+          if (!router.used) output.out(`${header}\n`);
+          output.out(delta);
         }
-        yield event;
-      }
+        router.used = true;
+      });
+      return renderer === null ? seen : renderer.stream(seen);
     },
   };
   return router;
+}
+
+/** Re-yields `stream`, calling `onText` with each non-empty text delta. */
+async function* noteText(
+  stream: AsyncIterable<StreamEvent>,
+  onText: (delta: string) => void,
+): AsyncIterable<StreamEvent> {
+  for await (const event of stream) {
+    if (event.kind === "text") {
+      const delta = deltaOf(event);
+      if (delta !== "") onText(delta);
+    }
+    yield event;
+  }
 }
 
 /** Rejects with the signal's reason once `signal` aborts. */
@@ -83,7 +108,10 @@ export async function runCommand(
     context: { sender_id: options.senderId },
   });
   const header = target(inbound);
-  const router = options.stream ? streamingRouter(output, header) : null;
+  const renderer = options.render
+    ? (await import("../channels/cli/turn_renderer.ts")).turnRenderer(options.render)
+    : null;
+  const router = options.stream ? streamingRouter(output, header, renderer) : null;
   const previous = framework.channelRouter;
   if (router) framework.bindChannelRouter(router);
   try {
@@ -97,7 +125,11 @@ export async function runCommand(
       for (const outbound of result.outbounds) {
         // The answer to this chat was streamed already.
         if (router?.used && target(outbound) === header) {
-          output.out("\n");
+          if (renderer === null) output.out("\n");
+          continue;
+        }
+        if (renderer !== null && target(outbound) === header) {
+          await renderer.print(contentOf(outbound));
           continue;
         }
         output.out(`${target(outbound)}\n${contentOf(outbound)}\n`);

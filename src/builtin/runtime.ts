@@ -5,6 +5,7 @@
  * @module
  */
 import process from "node:process";
+import { getLogger } from "../_internal/log.ts";
 import { registerSecretsOf } from "../_internal/secrets.ts";
 import { Agent } from "../agent/agent.ts";
 import type { ModelClient } from "../agent/model_client.ts";
@@ -20,6 +21,7 @@ import { registerBuiltinTools } from "../tools/builtin/mod.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { McpManager } from "../tools/mcp/mcp_manager.ts";
 import { LazyProviderModelClient } from "./lazy_model_client.ts";
+import { misspeltSettings } from "./misspelt_settings.ts";
 import {
   type AgentSettings,
   getConfigValue,
@@ -31,7 +33,17 @@ import {
   type SettingsSources,
 } from "./settings.ts";
 
-/** Options of {@link BuiltinRuntime}. */
+/**
+ * Options of {@link BuiltinRuntime}.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import type { BuiltinRuntimeOptions } from "@bub/core/builtin";
+ * const builtin: BuiltinRuntimeOptions = { env: { BUB_MODEL: "openai:gpt-4o-mini", BUB_MAX_STEPS: "5" } };
+ * const bub = new BubFramework({ builtin });
+ * ```
+ */
 export interface BuiltinRuntimeOptions {
   /** The model client; default a provider client from the settings. */
   client?: ModelClient;
@@ -39,7 +51,18 @@ export interface BuiltinRuntimeOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** Lazily built pieces of the builtin plugin, one per framework. */
+/**
+ * Lazily built pieces of the builtin plugin, one per framework.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { BuiltinRuntime } from "@bub/core/builtin";
+ * const runtime = new BuiltinRuntime(new BubFramework(), { env: { BUB_MAX_STEPS: "7" } });
+ * assert.equal(runtime.settings.max_steps, 7);
+ * ```
+ */
 export class BuiltinRuntime {
   /** The framework. */
   readonly framework: KernelFramework;
@@ -109,8 +132,23 @@ export class BuiltinRuntime {
     if (this.#settings === null) {
       this.#registerSecrets();
       this.#settings = loadAgentSettings(this.sources);
+      this.#warnMisspelt();
     }
     return this.#settings;
+  }
+
+  #warned = false;
+
+  /** Says once which `config.yml` keys look misspelt (they are ignored). */
+  #warnMisspelt(): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    for (const { key, meant } of misspeltSettings(this.framework.config)) {
+      getLogger(["bub", "builtin"]).warn(
+        "config.yml: unknown setting {key} is ignored; did you mean {meant}?",
+        { key, meant },
+      );
+    }
   }
 
   /**

@@ -13,7 +13,16 @@ import { isRecord } from "../_internal/object.ts";
 import { warnExposedEnvSecrets } from "../_internal/env_secrets.ts";
 import { hasConfigSection, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
-import { AGENT, CHANNELS, CONSOLE, MCP, SPILL, TAPE, TELEGRAM } from "./_settings_specs.ts";
+import {
+  AGENT,
+  CHANNELS,
+  CONSOLE,
+  MCP,
+  SANDBOX,
+  SPILL,
+  TAPE,
+  TELEGRAM,
+} from "./_settings_specs.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 import type {
@@ -21,6 +30,7 @@ import type {
   ChannelSettings,
   ConsoleSettings,
   McpSettings,
+  SandboxSettings,
   SettingsSources,
   SpillSettingsSection,
   TapeStoreSettings,
@@ -37,6 +47,7 @@ export type {
   ConsoleSettings,
   McpSettings,
   ProviderValue,
+  SandboxSettings,
   SettingsSources,
   SpillSettings,
   SpillSettingsSection,
@@ -97,13 +108,14 @@ function providerScoped(
  * @throws {BubError} (`config`) naming each bad key, its value and its source
  * @example Environment over YAML
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadAgentSettings } from "./settings.ts";
  * const settings = loadAgentSettings({
  *   env: { BUB_MODEL: "openai:gpt-4o", BUB_OPENAI_API_KEY: "sk-1" },
  *   config: { model: "anthropic:claude", max_steps: 50 },
  * });
- * console.assert(settings.model === "openai:gpt-4o" && settings.max_steps === 50);
- * console.assert(JSON.stringify(settings.api_key) === '{"openai":"sk-1"}');
+ * assert.ok(settings.model === "openai:gpt-4o" && settings.max_steps === 50);
+ * assert.ok(JSON.stringify(settings.api_key) === '{"openai":"sk-1"}');
  * ```
  */
 export function loadAgentSettings(sources: SettingsSources = {}): AgentSettings {
@@ -119,8 +131,9 @@ export function loadAgentSettings(sources: SettingsSources = {}): AgentSettings 
  * @throws {BubError} (`config`) naming each bad key, its value and its source
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadChannelSettings } from "./settings.ts";
- * console.assert(loadChannelSettings({ env: { BUB_STREAM_OUTPUT: "true" } }).stream_output === true);
+ * assert.ok(loadChannelSettings({ env: { BUB_STREAM_OUTPUT: "true" } }).stream_output === true);
  * ```
  */
 export function loadChannelSettings(sources: SettingsSources = {}): ChannelSettings {
@@ -133,9 +146,10 @@ export function loadChannelSettings(sources: SettingsSources = {}): ChannelSetti
  * @throws {BubError} (`config`) naming each bad key, its value and its source
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadTelegramSettings } from "./settings.ts";
  * const settings = loadTelegramSettings({ config: { telegram: { token: "123:abc" } } });
- * console.assert(settings.token === "123:abc" && settings.allow_users === null);
+ * assert.ok(settings.token === "123:abc" && settings.allow_users === null);
  * ```
  */
 export function loadTelegramSettings(sources: SettingsSources = {}): TelegramSettings {
@@ -148,8 +162,9 @@ export function loadTelegramSettings(sources: SettingsSources = {}): TelegramSet
  * @throws {BubError} (`config`) naming each bad key, its value and its source
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadSpillSettings } from "./settings.ts";
- * console.assert(loadSpillSettings({ env: { BUB_SPILL_THRESHOLD: "100" } }).threshold === 100);
+ * assert.ok(loadSpillSettings({ env: { BUB_SPILL_THRESHOLD: "100" } }).threshold === 100);
  * ```
  */
 export function loadSpillSettings(sources: SettingsSources = {}): SpillSettingsSection {
@@ -162,8 +177,9 @@ export function loadSpillSettings(sources: SettingsSources = {}): SpillSettingsS
  * @throws {BubError} (`config`) naming each bad key, its value and its source
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadMcpSettings } from "./settings.ts";
- * console.assert(loadMcpSettings({ env: { BUB_MCP_TIMEOUT_SECONDS: "5" } }).mcp_timeout_seconds === 5);
+ * assert.ok(loadMcpSettings({ env: { BUB_MCP_TIMEOUT_SECONDS: "5" } }).mcp_timeout_seconds === 5);
  * ```
  */
 export function loadMcpSettings(sources: SettingsSources = {}): McpSettings {
@@ -176,13 +192,29 @@ export function loadMcpSettings(sources: SettingsSources = {}): McpSettings {
  * @throws {BubError} (`config`) naming each bad key, its value and its source
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadConsoleSettings } from "./settings.ts";
  * const settings = loadConsoleSettings({ env: { BUB_CONSOLE_MAX_BODY_BYTES: "4096" } });
- * console.assert(settings.console_max_body_bytes === 4096);
+ * assert.ok(settings.console_max_body_bytes === 4096);
  * ```
  */
 export function loadConsoleSettings(sources: SettingsSources = {}): ConsoleSettings {
   return load<ConsoleSettings>(CONSOLE, sources);
+}
+
+/**
+ * Loads the sandbox settings (YAML root, `BUB_SANDBOX*`).
+ *
+ * @throws {BubError} (`config`) naming each bad key, its value and its source
+ * @example
+ * ```ts
+ * import { loadSandboxSettings } from "./settings.ts";
+ * const settings = loadSandboxSettings({ env: { BUB_SANDBOX: "all" } });
+ * console.assert(settings.sandbox === "all" && settings.sandbox_network === "off");
+ * ```
+ */
+export function loadSandboxSettings(sources: SettingsSources = {}): SandboxSettings {
+  return load<SandboxSettings>(SANDBOX, sources);
 }
 
 /**
@@ -191,9 +223,10 @@ export function loadConsoleSettings(sources: SettingsSources = {}): ConsoleSetti
  * @throws {BubError} (`config`) naming the setting, its value and its source
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadTapeStoreSettings } from "./settings.ts";
  * const settings = loadTapeStoreSettings({ env: { BUB_TAPE_STORE: "sqlite:tapes.db" } });
- * console.assert(settings.tape_store === "sqlite:tapes.db");
+ * assert.ok(settings.tape_store === "sqlite:tapes.db");
  * ```
  */
 export function loadTapeStoreSettings(sources: SettingsSources = {}): TapeStoreSettings {
@@ -220,10 +253,11 @@ function walk(value: unknown, path: readonly string[]): unknown {
  * @throws {BubError} (`config`) when the settings that hold the path are invalid
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { getConfigValue } from "./settings.ts";
  * const sources = { env: { BUB_TELEGRAM_TOKEN: "env-token" }, config: { telegram: { token: "yaml" } } };
- * console.assert(getConfigValue("telegram.token", sources) === "env-token");
- * console.assert(getConfigValue("nope.x", sources) === undefined);
+ * assert.ok(getConfigValue("telegram.token", sources) === "env-token");
+ * assert.ok(getConfigValue("nope.x", sources) === undefined);
  * ```
  */
 export function getConfigValue(path: string, sources: SettingsSources = {}): unknown {
@@ -240,6 +274,9 @@ export function getConfigValue(path: string, sources: SettingsSources = {}): unk
   if (CONSOLE.fields.some((f) => f.key === first)) {
     return walk(loadConsoleSettings(sources), segments);
   }
+  if (SANDBOX.fields.some((f) => f.key === first)) {
+    return walk(loadSandboxSettings(sources), segments);
+  }
   if (hasConfigSection(first)) return walk(sources.config?.[first], rest);
   return undefined;
 }
@@ -250,6 +287,14 @@ export { defaultConfigFile, expandHome, readDotenvFile, resolveBubHome } from ".
  * Registers validators for the builtin sections with the kernel's `registerConfigSection`: the
  * YAML root (agent and channel settings), `telegram` and `spill`. They check the YAML data only,
  * never the environment. Call once at startup (nothing is registered at import).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { registerBuiltinConfigSections } from "@bub/core/builtin";
+ * registerBuiltinConfigSections(); // idempotent; config.yml sections are then validated
+ * assert.doesNotThrow(() => registerBuiltinConfigSections());
+ * ```
  */
 export function registerBuiltinConfigSections(): void {
   registerConfigSection("", (data) => {
@@ -258,6 +303,7 @@ export function registerBuiltinConfigSections(): void {
     loadTapeStoreSettings({ config: data });
     loadMcpSettings({ config: data });
     loadConsoleSettings({ config: data });
+    loadSandboxSettings({ config: data });
     parseMcpServers(data);
   });
   registerConfigSection(

@@ -6,7 +6,17 @@
  */
 import type { EnvMap } from "./_settings_fields.ts";
 
-/** Where settings come from. Every member is optional; missing means empty. */
+/**
+ * Where settings come from. Every member is optional; missing means empty.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadAgentSettings, type SettingsSources } from "@bub/core/builtin";
+ * const sources: SettingsSources = { env: { BUB_MODEL: "env:model" }, config: { model: "file:model" } };
+ * assert.equal(loadAgentSettings(sources).model, "env:model"); // the environment wins over config.yml
+ * ```
+ */
 export interface SettingsSources {
   /** The process environment (pass `process.env`). */
   env?: EnvMap;
@@ -16,10 +26,29 @@ export interface SettingsSources {
   config?: Record<string, unknown>;
 }
 
-/** A key, or a map of provider name → key. */
+/**
+ * A key, or a map of provider name → key.
+ *
+ * @example
+ * ```ts
+ * import type { ProviderValue } from "@bub/core/builtin";
+ * const perProvider: ProviderValue = { openai: "sk-...", anthropic: "sk-ant-..." };
+ * const single: ProviderValue = "sk-...";
+ * ```
+ */
 export type ProviderValue = string | Record<string, string>;
 
-/** `AgentSettings`: YAML root, env prefix `BUB_`. */
+/**
+ * `AgentSettings`: YAML root, env prefix `BUB_`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type AgentSettings, loadAgentSettings } from "@bub/core/builtin";
+ * const settings: AgentSettings = loadAgentSettings({ config: { max_tokens: 2048 } });
+ * assert.equal(settings.max_tokens, 2048);
+ * ```
+ */
 export interface AgentSettings {
   /** `provider:model`. @default "openrouter:openrouter/free" */
   model: string;
@@ -64,7 +93,17 @@ export interface AgentSettings {
   tool_env_passthrough: string | null;
 }
 
-/** `ChannelSettings`: YAML root, env prefix `BUB_`. */
+/**
+ * `ChannelSettings`: YAML root, env prefix `BUB_`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type ChannelSettings, loadChannelSettings } from "@bub/core/builtin";
+ * const settings: ChannelSettings = loadChannelSettings({ env: { BUB_STREAM_OUTPUT: "true" } });
+ * assert.equal(settings.stream_output, true);
+ * ```
+ */
 export interface ChannelSettings {
   /** `all`, or comma-separated names (`!name` excludes). @default "all" */
   enabled_channels: string;
@@ -78,7 +117,17 @@ export interface ChannelSettings {
   stream_output: boolean;
 }
 
-/** `TelegramSettings`: YAML section `telegram`, env prefix `BUB_TELEGRAM_`. */
+/**
+ * `TelegramSettings`: YAML section `telegram`, env prefix `BUB_TELEGRAM_`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadTelegramSettings, type TelegramSettings } from "@bub/core/builtin";
+ * const settings: TelegramSettings = loadTelegramSettings({ env: { BUB_TELEGRAM_TOKEN: "123:abc" } });
+ * assert.equal(settings.token, "123:abc");
+ * ```
+ */
 export interface TelegramSettings {
   /** Bot token; empty disables the channel. @default "" */
   token: string;
@@ -92,7 +141,17 @@ export interface TelegramSettings {
   api_root: string | null;
 }
 
-/** `SpillSettings`: YAML section `spill`, env prefix `BUB_SPILL_`. */
+/**
+ * `SpillSettings`: YAML section `spill`, env prefix `BUB_SPILL_`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadSpillSettings, type SpillSettingsSection } from "@bub/core/builtin";
+ * const settings: SpillSettingsSection = loadSpillSettings({ config: { spill: { threshold: 4096 } } });
+ * assert.equal(settings.threshold, 4096);
+ * ```
+ */
 export interface SpillSettingsSection {
   /** Tool results longer than this many characters are spilled; ≥ 0. @default 4096 */
   threshold: number;
@@ -159,3 +218,31 @@ export interface ConsoleSettings {
 
 /** {@link SpillSettingsSection} under its first name. */
 export type SpillSettings = SpillSettingsSection;
+
+/** `SandboxSettings`: where tool commands run sandboxed; YAML root, env prefix `BUB_`. */
+export interface SandboxSettings {
+  /**
+   * `off`: never; `remote`: sessions whose channel is not the local terminal (`bub chat` and
+   * `bub run` stay on the host); `all`: every session; `required`: every session, and Bub
+   * refuses to start where the sandbox cannot run. Env `BUB_SANDBOX`. @default "remote"
+   */
+  sandbox: "off" | "remote" | "all" | "required";
+  /** `off` (a private loopback only) or `on` (the host's network). Env `BUB_SANDBOX_NETWORK`. @default "off" */
+  sandbox_network: "off" | "on";
+  /**
+   * Extra host paths visible inside, comma-separated; read-only unless followed by `:rw`.
+   * Env `BUB_SANDBOX_PATHS`. @default null
+   */
+  sandbox_paths: string | null;
+  /** CPU seconds of each process; null for none. Env `BUB_SANDBOX_CPU_SECONDS`. @default 600 */
+  sandbox_cpu_seconds: number | null;
+  /**
+   * Address space (RLIMIT_AS, not resident memory) of each process in MiB; null for none. Deno
+   * needs more than 32 GiB of it to start. Env `BUB_SANDBOX_MEMORY_MB`. @default 65536
+   */
+  sandbox_memory_mb: number | null;
+  /** Processes of one command; null for none. Env `BUB_SANDBOX_PROCESSES`. @default 512 */
+  sandbox_processes: number | null;
+  /** Largest file a command may write, in MiB; null for none. Env `BUB_SANDBOX_FILE_MB`. @default 1024 */
+  sandbox_file_mb: number | null;
+}

@@ -1,6 +1,6 @@
 /**
  * The builtin system-prompt fragment: a default instruction block followed by the workspace's
- * `AGENTS.md`.
+ * `AGENTS.md`, and in a sandboxed session what its commands can reach.
  *
  * @module
  */
@@ -9,6 +9,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
 import type { TurnState } from "../kernel/turn.ts";
+import { SandboxedEnvironment } from "../environment/sandboxed_environment.ts";
+import { sandboxPromptNote } from "../environment/sandbox_profile.ts";
 
 /** The builtin instruction block (three sections, ending with a newline). */
 export const DEFAULT_SYSTEM_PROMPT: string = `<general_instruct>
@@ -76,6 +78,10 @@ export function builtinSystemPrompt(state: TurnState): string {
   if (lastFragment === null || lastFragment.agents !== agents) {
     lastFragment = { agents, text: `${DEFAULT_SYSTEM_PROMPT}\n\n${agents}` };
   }
-  TURN_FRAGMENTS.set(state, { workspace, text: lastFragment.text });
-  return lastFragment.text;
+  const environment = state._runtime_environment;
+  const text = environment instanceof SandboxedEnvironment && environment.sandboxed
+    ? `${lastFragment.text}\n\n${sandboxPromptNote(environment.profile)}`
+    : lastFragment.text;
+  TURN_FRAGMENTS.set(state, { workspace, text });
+  return text;
 }

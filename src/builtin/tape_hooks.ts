@@ -54,10 +54,11 @@ export interface TapeHooks {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createTapeHooks } from "./tape_hooks.ts";
  * const hooks = createTapeHooks({ home: "/tmp/bub-home" });
  * const store = (await hooks.provideTapeStore().next()).value;
- * console.assert(store?.constructor.name === "FileTapeStore");
+ * assert.ok(store?.constructor.name === "FileTapeStore");
  * ```
  */
 export function createTapeHooks(options: TapeHooksOptions): TapeHooks {

@@ -54,9 +54,10 @@ export interface TapeStoreSettingOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createTapeStoreFromSetting } from "./tape_store_setting.ts";
  * const store = createTapeStoreFromSetting("memory", "/tmp/bub-home");
- * console.assert((await store.listTapes()).length === 0);
+ * assert.ok((await store.listTapes()).length === 0);
  * ```
  */
 export function createTapeStoreFromSetting(

@@ -7,8 +7,7 @@
 import { ToolCallDecision } from "../kernel/agent_hooks.ts";
 import type { ToolCall } from "../kernel/agent_hooks.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { modelToolName } from "../tools/tool.ts";
-import { NAMELESS_CALL_MESSAGE } from "../agent/_tool_calls.ts";
+import { modelToolName, NAMELESS_CALL_MESSAGE } from "../tools/tool.ts";
 import { closeMatches } from "./_difflib.ts";
 
 /**

@@ -11,7 +11,21 @@ import { inboundOf } from "../kernel/inbound.ts";
 
 const logger = getLogger(["bub", "channels"]);
 
-/** Time source and timers of the channel manager; tests inject a fake one. */
+/**
+ * Time source and timers of the channel manager; tests inject a fake one.
+ *
+ * @example
+ * ```ts
+ * import { ChannelManager, type ChannelClock } from "@bub/core/channels";
+ * import { BubFramework } from "@bub/core";
+ * const clock: ChannelClock = {
+ *   now: () => performance.now(),
+ *   setTimeout: (callback, ms) => setTimeout(callback, ms),
+ *   clearTimeout: (handle) => clearTimeout(handle as number),
+ * };
+ * const manager = new ChannelManager(new BubFramework(), { clock, debounceSeconds: 0.5 });
+ * ```
+ */
 export interface ChannelClock {
   /** A monotonic time in milliseconds. */
   now(): number;

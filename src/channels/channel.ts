@@ -10,7 +10,23 @@ import type { ChannelMessage } from "../kernel/channel_message.ts";
 import type { Envelope } from "../kernel/envelope.ts";
 import type { StreamEvent } from "../kernel/stream.ts";
 
-/** Arguments of {@link Channel.admitMessage}. */
+/**
+ * Arguments of {@link Channel.admitMessage}.
+ *
+ * @example
+ * ```ts
+ * import { admitDecision, type AdmitDecision } from "@bub/core/kernel";
+ * import { Channel, type ChannelAdmitArgs } from "@bub/core/channels";
+ * class OneAtATime extends Channel {
+ *   readonly name = "one-at-a-time";
+ *   async start(): Promise<void> {}
+ *   async stop(): Promise<void> {}
+ *   override admitMessage({ turn }: ChannelAdmitArgs): Promise<AdmitDecision | null> {
+ *     return Promise.resolve(turn.isRunning ? admitDecision("drop", "busy") : null);
+ *   }
+ * }
+ * ```
+ */
 export interface ChannelAdmitArgs {
   /** The resolved session id. */
   sessionId: string;
@@ -91,7 +107,7 @@ export abstract class Channel implements ChannelContract, AsyncDisposable {
  *
  * @example
  * ```ts
- * import { Interface } from "@bub/core";
+ * import { Interface } from "@bub/core/channels";
  * class Repl extends Interface {
  *   readonly name = "repl";
  *   start(_stop: AbortController): Promise<void> { return Promise.resolve(); }
@@ -107,7 +123,7 @@ export abstract class Interface extends Channel {}
  *
  * @example
  * ```ts
- * import { Lifecycle } from "@bub/core";
+ * import { Lifecycle } from "@bub/core/channels";
  * class Heartbeat extends Lifecycle {
  *   readonly name = "heartbeat.lifecycle";
  *   start(_stop: AbortController): Promise<void> { return Promise.resolve(); }

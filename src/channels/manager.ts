@@ -27,7 +27,17 @@ export type { ChannelClock } from "./_debounce.ts";
 
 const logger = getLogger(["bub", "channels"]);
 
-/** What the manager needs of the framework (a `BubFramework` or `KernelFramework`). */
+/**
+ * What the manager needs of the framework (a `BubFramework` or `KernelFramework`).
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import { ChannelManager, type ChannelFramework } from "@bub/core/channels";
+ * const framework: ChannelFramework = new BubFramework();
+ * const manager = new ChannelManager(framework);
+ * ```
+ */
 export type ChannelFramework = Pick<
   KernelFramework,
   | "getChannels"
@@ -41,7 +51,17 @@ export type ChannelFramework = Pick<
   | "hookRuntime"
 >;
 
-/** Options of {@link ChannelManager}; the settings layer feeds them from `BUB_*` / config.yml. */
+/**
+ * Options of {@link ChannelManager}; the settings layer feeds them from `BUB_*` / config.yml.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import { ChannelManager, type ChannelManagerOptions } from "@bub/core/channels";
+ * const options: ChannelManagerOptions = { enabledChannels: ["telegram"], streamOutput: true };
+ * const manager = new ChannelManager(new BubFramework(), options);
+ * ```
+ */
 export interface ChannelManagerOptions {
   /** Channel names (a comma-separated string or a list; `all`, `!name`). Default `"all"`. */
   enabledChannels?: string | readonly string[] | null;
@@ -57,7 +77,18 @@ export interface ChannelManagerOptions {
   clock?: ChannelClock;
 }
 
-/** Options of {@link ChannelManager.listenAndRun}. */
+/**
+ * Options of {@link ChannelManager.listenAndRun}.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import { ChannelManager, type ListenOptions } from "@bub/core/channels";
+ * const bub = new BubFramework();
+ * const options: ListenOptions = { signal: AbortSignal.abort() }; // stop at once
+ * await new ChannelManager(bub, { enabledChannels: [] }).listenAndRun(options);
+ * ```
+ */
 export interface ListenOptions {
   /** Stops the loop (like a channel aborting its stop controller). */
   signal?: AbortSignal;

@@ -10,7 +10,16 @@ import { type Envelope, sessionKey } from "../kernel/envelope.ts";
 import type { StreamEvent } from "../kernel/stream.ts";
 import { Channel, type ChannelAdmitArgs } from "./channel.ts";
 
-/** Options of {@link MemoryChannel}. */
+/**
+ * Options of {@link MemoryChannel}.
+ *
+ * @example
+ * ```ts
+ * import { MemoryChannel, type MemoryChannelOptions } from "@bub/core/channels";
+ * const options: MemoryChannelOptions = { name: "test", needsDebounce: false };
+ * const channel = new MemoryChannel(async () => {}, options);
+ * ```
+ */
 export interface MemoryChannelOptions {
   /** The channel name. Default `"memory"`. */
   name?: string;
@@ -22,10 +31,43 @@ export interface MemoryChannelOptions {
   admit?: (args: ChannelAdmitArgs) => AdmitDecision | null | Promise<AdmitDecision | null>;
 }
 
-/** A message to push: the fields of a `ChannelMessage`, all optional except `content`. */
+/**
+ * A message to push: the fields of a `ChannelMessage`, all optional except `content`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Envelope } from "@bub/core";
+ * import { MemoryChannel, type MemoryInbound } from "@bub/core/channels";
+ * const received: Envelope[] = [];
+ * const channel = new MemoryChannel(async (message) => void received.push(message), { name: "test" });
+ * const inbound: MemoryInbound = { chatId: "room", content: "hi" };
+ * const message = await channel.push(inbound);
+ * assert.equal(message.sessionId, "test:room");
+ * assert.equal(received.length, 1);
+ * ```
+ */
 export type MemoryInbound = Partial<ChannelMessageInit> & { content: string };
 
-/** One stream that passed through {@link MemoryChannel.streamEvents}. */
+/**
+ * One stream that passed through {@link MemoryChannel.streamEvents}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AsyncStreamEvents } from "@bub/core";
+ * import { MemoryChannel, type RecordedStream } from "@bub/core/channels";
+ * const channel = new MemoryChannel(async () => {});
+ * const events = (async function* () {
+ *   yield { kind: "text" as const, data: { delta: "hi" } };
+ * })();
+ * for await (const event of channel.streamEvents({ content: "q" }, new AsyncStreamEvents(events))) {
+ *   console.log(event.kind);
+ * }
+ * const [recorded]: RecordedStream[] = channel.streams;
+ * assert.equal(recorded?.events.length, 1);
+ * ```
+ */
 export interface RecordedStream {
   /** The message whose turn produced it. */
   readonly message: Envelope;
@@ -46,25 +88,21 @@ interface SentWaiter {
  * in {@link sent} and streamed events in {@link streams}; {@link requestStop} asks the manager to
  * shut down, as a terminal does on quit.
  *
- * @example Driving a manager from a test
- * ```ts ignore
- * import { BubFramework, ChannelManager, MemoryChannel } from "@bub/core";
- * let channel!: MemoryChannel;
- * const bub = new BubFramework();
- * bub.loadBuiltinHooks();
- * bub.register({
- *   name: "memory",
- *   provideChannels: ({ messageHandler }) => [channel = new MemoryChannel(messageHandler)],
- *   runModel: ({ prompt }) => `echo: ${prompt}`,
- * });
- * const manager = new ChannelManager(bub, { enabledChannels: "memory" });
- * const done = manager.listenAndRun();
- * await channel.push({ content: "hi", chatId: "1" });
- * const [reply] = await channel.waitForSent(1);
- * console.assert(reply?.content === "echo: hi");
- * channel.requestStop();
- * await done;
+ * @example Standing in for a chat app in a test
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ChannelMessage, type Envelope } from "@bub/core";
+ * import { MemoryChannel } from "@bub/core/channels";
+ * const inbox: Envelope[] = [];
+ * const channel = new MemoryChannel(async (message) => void inbox.push(message), { name: "chat" });
+ * await channel.push({ chatId: "room", content: "ping" }); // what a user types
+ * await channel.send(new ChannelMessage({ sessionId: "chat:room", channel: "chat", content: "pong" }));
+ * const [reply] = await channel.waitForSent(1); // what the bot answered
+ * assert.equal(inbox.length, 1);
+ * assert.equal(reply?.content, "pong");
  * ```
+ *
+ * A manager drives it like any channel: see the `@bub/core/channels` module example.
  */
 export class MemoryChannel extends Channel {
   /** The channel name. */

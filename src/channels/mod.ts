@@ -3,6 +3,38 @@
  * debounce), the memory, CLI and Telegram channels, the terminal Markdown renderer, and the web
  * console ({@link startWebConsole}).
  *
+ * @example A channel manager with a memory channel
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { BubFramework, definePlugin } from "@bub/core";
+ * import { ChannelManager, MemoryChannel } from "@bub/core/channels";
+ * const home = mkdtempSync(join(tmpdir(), "bub-"));
+ * const bub = new BubFramework({ home, builtin: { env: { BUB_TAPE_STORE: "memory" } } });
+ * bub.loadBuiltinHooks(); // renders and dispatches the outbound message
+ * const channels: MemoryChannel[] = [];
+ * bub.register(definePlugin({
+ *   name: "memory",
+ *   provideChannels: ({ messageHandler }) => {
+ *     channels.push(new MemoryChannel(messageHandler, { name: "memory" }));
+ *     return channels;
+ *   },
+ *   runModel: () => "pong",
+ * }));
+ * const manager = new ChannelManager(bub, { enabledChannels: ["memory"], debounceSeconds: 0 });
+ * const stop = new AbortController();
+ * const running = manager.listenAndRun({ signal: stop.signal });
+ * while (!channels[0]?.running) await new Promise((resolve) => setTimeout(resolve, 10));
+ * const channel = channels[0];
+ * await channel.push({ chatId: "room", content: "hi" });
+ * const sent = await channel.waitForSent(1);
+ * assert.equal(sent[0]?.content, "pong");
+ * stop.abort();
+ * await running;
+ * ```
+ *
  * @module
  */
 export { InMemorySteeringInbox } from "./steering_inbox.ts";

@@ -25,10 +25,11 @@ function isHashable(value: unknown): boolean {
  *
  * @example
  * ```ts
- * import { InMemorySteeringInbox } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemorySteeringInbox } from "@bub/core/channels";
  * const inbox = new InMemorySteeringInbox();
  * await inbox.enqueueMessage({ content: "also this" }, { session_id: "s" });
- * console.assert(inbox.messageCount({ session_id: "s" }) === 1);
+ * assert.ok(inbox.messageCount({ session_id: "s" }) === 1);
  * ```
  */
 export class InMemorySteeringInbox implements SteeringInbox {

@@ -23,9 +23,10 @@ const VALUE_OPTIONS = new Set(["-w", "--workspace", "--config"]);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scanArgv } from "./_argv.ts";
  * const scanned = scanArgv(["--config", "c.yml", "run", "--verbose", "hi"]);
- * console.assert(scanned.command === "run" && scanned.verbose && scanned.config === "c.yml");
+ * assert.ok(scanned.command === "run" && scanned.verbose && scanned.config === "c.yml");
  * ```
  */
 export function scanArgv(argv: readonly string[]): ScannedArgv {

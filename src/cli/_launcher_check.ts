@@ -72,9 +72,10 @@ export function ancestorsHolding(secrets: Readonly<Record<string, string>>): Exp
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { launcherWarning } from "./_launcher_check.ts";
  * const text = launcherWarning([{ pid: 12, command: "npm exec", names: ["BUB_API_KEY"] }]);
- * console.assert(text !== null && text.includes("npm exec (pid 12)"));
+ * assert.ok(text !== null && text.includes("npm exec (pid 12)"));
  * ```
  */
 export function launcherWarning(ancestors: readonly ExposingAncestor[]): string | null {

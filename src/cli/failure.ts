@@ -29,9 +29,10 @@ function details(error: unknown): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { failureText } from "./failure.ts";
  * const text = failureText(new RangeError("bad timeout"), false);
- * console.assert(text === "bub: RangeError: bad timeout (run again with --verbose for details)\n");
+ * assert.ok(text === "bub: RangeError: bad timeout (run again with --verbose for details)\n");
  * ```
  */
 export function failureText(error: unknown, verbose: boolean): string {

@@ -16,12 +16,36 @@ import { scanArgv } from "./_argv.ts";
 import { createCliApp } from "./cli_app.ts";
 import { startDemoModel } from "./demo_model.ts";
 import { failureText } from "./failure.ts";
-import { cliTextFormatter, configureCliLogging, fileSink, isDebugLevel } from "./logging.ts";
+import { onceSink } from "./errors_once.ts";
+import {
+  cliTextFormatter,
+  configureCliLogging,
+  fileSink,
+  isDebugLevel,
+  stderrSink,
+} from "./logging.ts";
 import { type SignalTrap, type TrappedSignal, trapSignals } from "./signals.ts";
 import { type CliTracing, startCliTracing } from "./tracing.ts";
 import { redactSecrets, secretEnvValues } from "../_internal/redact.ts";
 
-/** Options of {@link main}. */
+/**
+ * Options of {@link main}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { main, type MainOptions } from "@bub/core/cli";
+ * let printed = "";
+ * const options: MainOptions = {
+ *   stdout: (text) => void (printed += text),
+ *   configureLogging: false,
+ *   loadDotenv: false,
+ *   trapSignals: false,
+ * };
+ * assert.equal(await main(["--version"], options), 0);
+ * assert.match(printed, /\d+\.\d+\.\d+/);
+ * ```
+ */
 export interface MainOptions {
   /** Writes standard output. */
   stdout?: (text: string) => void;
@@ -62,14 +86,25 @@ export async function main(
   argv: string[] = process.argv.slice(2),
   options: MainOptions = {},
 ): Promise<number> {
+  // `deno task bub -- run …` (like `npm run x -- …`) passes the `--` on: before the command it
+  // means nothing, so it goes.
+  if (argv[0] === "--") argv = argv.slice(1);
   const stdout = options.stdout ?? ((text: string) => void process.stdout.write(text));
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
   const scanned = scanArgv(argv);
   if (options.loadDotenv ?? options.framework?.loadDotenv !== false) loadDotenv(process.cwd());
   const verbose = scanned.verbose || isDebugLevel(process.env.BUB_LOG_LEVEL);
   const logging = options.configureLogging !== false;
-  if (logging) configureCliLogging({ verbose: scanned.verbose });
+  // Each error once on the terminal; `bub run` holds error records until it ends, so that its
+  // own `bub: …` line is the only report of the error it fails with.
+  // With --verbose (or a debug log level) every record is shown as it comes.
+  const terminalSink = onceSink(stderrSink(undefined, cliTextFormatter(verbose)), {
+    hold: scanned.command === "run",
+    off: verbose,
+  });
+  if (logging) configureCliLogging({ verbose: scanned.verbose, sink: terminalSink });
   const fail = (error: unknown): number => {
+    terminalSink.settle(error);
     stderr(redactSecrets(failureText(error, verbose), secretEnvValues(process.env)));
     return 1;
   };
@@ -113,6 +148,7 @@ export async function main(
   try {
     tracing = await startCliTracing();
     await app.parseAsync(argv, { from: "user" });
+    terminalSink.settle(null);
     return trap?.exitCode ?? 0;
   } catch (error) {
     if (trap?.exitCode != null) return trap.exitCode;
@@ -127,6 +163,7 @@ export async function main(
     }
     return fail(error);
   } finally {
+    terminalSink.settle(null);
     trap?.dispose();
     framework.cliSignal = null;
     await tracing?.shutdown();

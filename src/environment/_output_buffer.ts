@@ -7,7 +7,7 @@
  * @module
  */
 import { closeSync, openSync, write } from "node:fs";
-import { withCommas } from "../tape/_text.ts";
+import { withCommas } from "../_internal/text.ts";
 
 import { checkOutputMaxBytes } from "./_shell_defaults.ts";
 

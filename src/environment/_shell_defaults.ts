@@ -7,7 +7,16 @@
  */
 import { BubError } from "../kernel/errors.ts";
 
-/** The timing constants of shell termination (milliseconds); injectable for tests. */
+/**
+ * The timing constants of shell termination (milliseconds); injectable for tests.
+ *
+ * @example
+ * ```ts
+ * import { ShellManager, type ShellTimings } from "@bub/core/environment";
+ * const timings: Partial<ShellTimings> = { terminateTimeoutMs: 1_000 };
+ * const shells = new ShellManager({ timings });
+ * ```
+ */
 export interface ShellTimings {
   /** How often termination probes whether the group is gone. Default 50. */
   pollIntervalMs: number;
@@ -22,7 +31,16 @@ export interface ShellTimings {
   drainTimeoutMs: number;
 }
 
-/** The default {@link ShellTimings}: poll 50 ms, TERM grace 3 s, drain 1 s. */
+/**
+ * The default {@link ShellTimings}: poll 50 ms, TERM grace 3 s, drain 1 s.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_SHELL_TIMINGS } from "@bub/core/environment";
+ * assert.equal(DEFAULT_SHELL_TIMINGS.terminateTimeoutMs, 3000); // SIGTERM, then SIGKILL after 3 s
+ * ```
+ */
 export const DEFAULT_SHELL_TIMINGS: Readonly<ShellTimings> = Object.freeze({
   pollIntervalMs: 50,
   terminateTimeoutMs: 3000,

@@ -50,9 +50,10 @@ export function denoCommandAvailable(): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createDenoDriver } from "./deno_driver.ts";
  * const child = await createDenoDriver().spawn({ file: "true", args: [], cwd: null, env: null });
- * console.assert((await child.exited) === 0);
+ * assert.ok((await child.exited) === 0);
  * ```
  */
 export function createDenoDriver(options: DenoDriverOptions = {}): ProcessDriver {

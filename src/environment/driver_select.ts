@@ -17,8 +17,9 @@ let selected: ProcessDriver | null = null;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { processDriver } from "./driver_select.ts";
- * console.assert(["deno", "node"].includes(processDriver().name));
+ * assert.ok(["deno", "node"].includes(processDriver().name));
  * ```
  */
 export function processDriver(): ProcessDriver {

@@ -20,9 +20,10 @@ import { LocalEnvironment } from "./local_environment.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { environmentFromState } from "./from_state.ts";
  * const env = environmentFromState({ _runtime_workspace: "/srv/work" });
- * console.assert(env.workspace === "/srv/work");
+ * assert.ok(env.workspace === "/srv/work");
  * ```
  */
 export function environmentFromState(state: Readonly<Record<string, unknown>>): Environment {
@@ -51,9 +52,10 @@ export function environmentFromState(state: Readonly<Record<string, unknown>>): 
  *   environment is given), as {@link environmentFromState} does
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { workspaceFromState } from "./from_state.ts";
- * console.assert(workspaceFromState({ _runtime_workspace: "/srv/work" }) === "/srv/work");
- * console.assert(workspaceFromState({}) === process.cwd());
+ * assert.ok(workspaceFromState({ _runtime_workspace: "/srv/work" }) === "/srv/work");
+ * assert.ok(workspaceFromState({}) === process.cwd());
  * ```
  */
 export function workspaceFromState(state: Readonly<Record<string, unknown>>): string {

@@ -16,7 +16,16 @@ import { processDriver } from "./driver_select.ts";
 import { findExecutable } from "./_find_executable.ts";
 import type { ProcessDriver } from "./process_driver.ts";
 
-/** Options of {@link LocalEnvironment}. */
+/**
+ * Options of {@link LocalEnvironment}.
+ *
+ * @example
+ * ```ts
+ * import { LocalEnvironment, type LocalEnvironmentOptions } from "@bub/core/environment";
+ * const options: LocalEnvironmentOptions = { shell: "/bin/sh", envPassthrough: ["PATH", "HOME"] };
+ * await using env = new LocalEnvironment(".", options);
+ * ```
+ */
 export interface LocalEnvironmentOptions {
   /** The process driver; defaults to the one probed for the running runtime. */
   driver?: ProcessDriver;
@@ -35,12 +44,13 @@ export interface LocalEnvironmentOptions {
  *
  * @example Run a command and read its output
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LocalEnvironment } from "./local_environment.ts";
  * await using env = new LocalEnvironment("/tmp");
  * const proc = await env.spawn("echo hi; pwd");
  * proc.closeStdin();
  * const text = await new Response(proc.stdout).text();
- * console.assert(text === "hi\n/tmp\n" && (await proc.wait()) === 0);
+ * assert.ok(text === "hi\n/tmp\n" && (await proc.wait()) === 0);
  * ```
  */
 export class LocalEnvironment extends Environment {

@@ -16,10 +16,11 @@ const logger: Logger = getLogger(["bub", "environment"]);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LocalEnvironment } from "./local_environment.ts";
  * const proc = await new LocalEnvironment().spawn("sleep 30");
  * proc.signal({ kill: false });
- * console.assert((await proc.wait()) === 143);
+ * assert.ok((await proc.wait()) === 143);
  * ```
  */
 export class LocalProcess extends Process {

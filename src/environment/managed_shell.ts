@@ -62,6 +62,16 @@ export interface ManagedShellInit {
 /**
  * A running or finished command: stdout and stderr are read concurrently to end of stream and
  * appended, decoded as UTF-8 with replacement characters, to one bounded buffer in arrival order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LocalEnvironment, type ManagedShell, ShellManager } from "@bub/core/environment";
+ * const shells = new ShellManager();
+ * const shell: ManagedShell = await shells.start({ command: "echo hi", environment: new LocalEnvironment() });
+ * assert.equal(await shell.waitClosed(), 0);
+ * assert.equal(shell.output, "hi\n");
+ * ```
  */
 export class ManagedShell {
   /** The shell id, `bash-<8 hex>`. */

@@ -2,6 +2,14 @@
  * Environments: the local environment and process, the shell runtime (managed shells, shell
  * scopes) and the process driver contract.
  *
+ * @example Run a command in the workspace
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LocalEnvironment, ShellManager } from "@bub/core/environment";
+ * await using env = new LocalEnvironment();
+ * assert.equal(await new ShellManager().run({ command: "echo hi", environment: env }), "hi");
+ * ```
+ *
  * @module
  */
 export { LocalEnvironment, type LocalEnvironmentOptions } from "./local_environment.ts";

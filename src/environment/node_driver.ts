@@ -28,9 +28,10 @@ const childProcess = lazyImport(() => import("node:child_process"));
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createNodeDriver } from "./node_driver.ts";
  * const child = await createNodeDriver().spawn({ file: "true", args: [], cwd: null, env: null });
- * console.assert((await child.exited) === 0);
+ * assert.ok((await child.exited) === 0);
  * ```
  */
 export function createNodeDriver(): ProcessDriver {

@@ -7,13 +7,37 @@
  * @module
  */
 
-/** A signal a driver sends to a process group; `0` only probes whether the group exists. */
+/**
+ * A signal a driver sends to a process group; `0` only probes whether the group exists.
+ *
+ * @example
+ * ```ts
+ * import type { GroupSignal } from "@bub/core/environment";
+ * const probe: GroupSignal = 0; // checks the group exists without signalling it
+ * ```
+ */
 export type GroupSignal = "SIGTERM" | "SIGKILL" | 0;
 
-/** The outcome of {@link ProcessDriver.signalGroup}. */
+/**
+ * The outcome of {@link ProcessDriver.signalGroup}.
+ *
+ * @example
+ * ```ts
+ * import type { SignalOutcome } from "@bub/core/environment";
+ * const stillThere = (outcome: SignalOutcome): boolean => outcome !== "gone";
+ * ```
+ */
 export type SignalOutcome = "sent" | "gone" | "denied";
 
-/** What to start: an executable, its arguments, where, and which variables to add. */
+/**
+ * What to start: an executable, its arguments, where, and which variables to add.
+ *
+ * @example
+ * ```ts
+ * import type { DriverSpawnRequest } from "@bub/core/environment";
+ * const request: DriverSpawnRequest = { file: "/bin/sh", args: ["-c", "ls"], cwd: "/tmp", env: null };
+ * ```
+ */
 export interface DriverSpawnRequest {
   /** The executable: a name looked up on `PATH`, or a path. */
   file: string;
@@ -34,6 +58,17 @@ export interface DriverSpawnRequest {
 /**
  * A started child: piped stdio, an exit promise, and the process id, which is also the id of its
  * own process group.
+ *
+ * @example
+ * ```ts
+ * import type { DriverChild } from "@bub/core/environment";
+ * async function exitCode(child: DriverChild): Promise<number> {
+ *   child.closeStdin();
+ *   await child.stdout.cancel();
+ *   await child.stderr.cancel();
+ *   return await child.exited;
+ * }
+ * ```
  */
 export interface DriverChild {
   /**
@@ -57,7 +92,22 @@ export interface DriverChild {
   closeStdin(): void;
 }
 
-/** Starts processes in new process groups and signals those groups. */
+/**
+ * Starts processes in new process groups and signals those groups.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LocalEnvironment, type ProcessDriver } from "@bub/core/environment";
+ * const sandboxed: ProcessDriver = {
+ *   name: "none",
+ *   spawn: () => Promise.reject(new Error("no processes in this sandbox")),
+ *   signalGroup: () => "gone",
+ * };
+ * const env = new LocalEnvironment(null, { driver: sandboxed });
+ * await assert.rejects(env.spawn("ls"), /no processes/);
+ * ```
+ */
 export interface ProcessDriver {
   /** `"deno"` or `"node"`. */
   readonly name: string;

@@ -4,7 +4,19 @@
  * @module
  */
 
-/** A foreground command exited with a non-zero code; the message carries the code and output. */
+/**
+ * A foreground command exited with a non-zero code; the message carries the code and output.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LocalEnvironment, ShellCommandError, ShellManager } from "@bub/core/environment";
+ * const shells = new ShellManager();
+ * const error = await shells.run({ command: "exit 3", environment: new LocalEnvironment() }).catch((e) => e);
+ * assert.ok(error instanceof ShellCommandError);
+ * assert.equal(error.exitCode, 3);
+ * ```
+ */
 export class ShellCommandError extends Error {
   /** The exit code. */
   readonly exitCode: number;

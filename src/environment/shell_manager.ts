@@ -27,7 +27,16 @@ export { ShellCommandError } from "./shell_command_error.ts";
 const shellModules = lazyImport(() => import("./_shell_runtime.ts"));
 export type { ShellOutputOptions, ShellRunOptions, ShellStartOptions } from "./shell_options.ts";
 
-/** Options of {@link ShellManager}. */
+/**
+ * Options of {@link ShellManager}.
+ *
+ * @example
+ * ```ts
+ * import { ShellManager, type ShellManagerOptions } from "@bub/core/environment";
+ * const options: ShellManagerOptions = { outputMaxBytes: 1024 * 1024, spillDir: "/tmp/bub-spill" };
+ * const shells = new ShellManager(options);
+ * ```
+ */
 export interface ShellManagerOptions {
   /** Overrides of the termination timings (tests use short ones). */
   timings?: Partial<ShellTimings>;
@@ -52,12 +61,13 @@ export interface ShellManagerOptions {
  *
  * @example Run commands inside a scope
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ShellManager } from "./shell_manager.ts";
  * const shells = new ShellManager();
  * await using _scope = shells.openScope();
- * console.assert((await shells.run({ command: "echo hi" })) === "hi");
+ * assert.ok((await shells.run({ command: "echo hi" })) === "hi");
  * const started = await shells.run({ command: "sleep 30", background: true });
- * console.assert(started.startsWith("Shell started, shell_id: bash-"));
+ * assert.ok(started.startsWith("Shell started, shell_id: bash-"));
  * ```
  */
 export class ShellManager {

@@ -5,7 +5,16 @@
  */
 import type { ManagedShell } from "./managed_shell.ts";
 
-/** The message of the error raised when a shell starts in a closed scope. */
+/**
+ * The message of the error raised when a shell starts in a closed scope.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SHELL_RUNTIME_CLOSED } from "@bub/core/environment";
+ * assert.equal(SHELL_RUNTIME_CLOSED, "shell runtime is closed"); // the reason shells are ended with
+ * ```
+ */
 export const SHELL_RUNTIME_CLOSED = "shell runtime is closed";
 
 /**

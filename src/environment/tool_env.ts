@@ -24,9 +24,10 @@ export function parseNameList(text: string | null | undefined): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scrubSecrets } from "./tool_env.ts";
  * const env = scrubSecrets({ PATH: "/bin", BUB_API_KEY: "sk-1", BUB_X_TOKEN: "t" }, ["BUB_X_TOKEN"]);
- * console.assert(JSON.stringify(env) === '{"PATH":"/bin","BUB_X_TOKEN":"t"}');
+ * assert.ok(JSON.stringify(env) === '{"PATH":"/bin","BUB_X_TOKEN":"t"}');
  * ```
  */
 export function scrubSecrets(

@@ -11,7 +11,20 @@ import type { PluginManager } from "./plugin.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "./stream.ts";
 import type { Prompt, TurnState } from "./turn.ts";
 
-/** Arguments of the model hooks. */
+/**
+ * Arguments of the model hooks.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin } from "@bub/core";
+ * import { KernelFramework, type RunModelArgs } from "@bub/core/kernel";
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * kernel.register(definePlugin({ name: "echo", runModel: ({ prompt }) => `echo: ${prompt}` }));
+ * const args: RunModelArgs = { prompt: "hi", sessionId: "cli:local", state: {} };
+ * assert.equal(await kernel.hookRuntime.runModel(args), "echo: hi");
+ * ```
+ */
 export interface RunModelArgs {
   /** The prompt. */
   prompt: Prompt;

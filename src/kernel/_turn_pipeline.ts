@@ -14,7 +14,22 @@ import { deltaOf } from "./_model_dispatch.ts";
 import type { TurnHost } from "./_turn_host.ts";
 import { buildTurnPrompt, resolveTurnSession, turnState } from "./_turn_state.ts";
 
-/** Options of `processInbound`. */
+/**
+ * Options of `processInbound`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework, definePlugin } from "@bub/core";
+ * import type { ProcessInboundOptions } from "@bub/core/kernel";
+ * const bub = new BubFramework();
+ * bub.register(definePlugin({ name: "echo", runModel: () => "ok" }));
+ * const kinds: string[] = [];
+ * const options: ProcessInboundOptions = { stream: true, onEvent: (event) => void kinds.push(event.kind) };
+ * await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" }, options);
+ * assert.ok(kinds.includes("text"));
+ * ```
+ */
 export interface ProcessInboundOptions {
   /** Consume the model as a stream of events. Default false. */
   stream?: boolean;

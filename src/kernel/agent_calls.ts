@@ -5,7 +5,18 @@
  * @module
  */
 
-/** Fields of {@link LlmCallRequest}. */
+/**
+ * Fields of {@link LlmCallRequest}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LlmCallRequest } from "@bub/core";
+ * import type { LlmCallRequestInit } from "@bub/core/kernel";
+ * const init: LlmCallRequestInit = { runId: "r1", model: "openai:gpt-4o", messages: [] };
+ * assert.equal(new LlmCallRequest(init).maxTokens, null);
+ * ```
+ */
 export interface LlmCallRequestInit {
   /** Correlates hook payloads with tape entries (`meta.run_id`). */
   runId: string;
@@ -19,7 +30,23 @@ export interface LlmCallRequestInit {
   maxTokens?: number | null;
 }
 
-/** An outgoing LLM request. Frozen: return a new one (see {@link LlmCallRequest.with}) to change it. */
+/**
+ * An outgoing LLM request. Frozen: return a new one (see {@link LlmCallRequest.with}) to change it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LlmCallRequest } from "@bub/core";
+ * const request = new LlmCallRequest({
+ *   runId: "r1",
+ *   model: "openai:gpt-4o",
+ *   messages: [{ role: "user", content: "hi" }],
+ * });
+ * const cheaper = request.with({ model: "openai:gpt-4o-mini" });
+ * assert.equal(cheaper.model, "openai:gpt-4o-mini");
+ * assert.equal(cheaper.messages, request.messages);
+ * ```
+ */
 export class LlmCallRequest {
   /** Correlates hook payloads with tape entries. */
   readonly runId: string;
@@ -52,7 +79,18 @@ export class LlmCallRequest {
   }
 }
 
-/** Fields of {@link LlmCallResult}. */
+/**
+ * Fields of {@link LlmCallResult}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LlmCallResult } from "@bub/core";
+ * import type { LlmCallResultInit } from "@bub/core/kernel";
+ * const init: LlmCallResultInit = { runId: "r1", text: "hello", durationMs: 12 };
+ * assert.equal(new LlmCallResult(init).text, "hello");
+ * ```
+ */
 export interface LlmCallResultInit {
   /** The run id. */
   runId: string;
@@ -68,7 +106,18 @@ export interface LlmCallResultInit {
   durationMs?: number;
 }
 
-/** The terminal outcome of one LLM call. Frozen. */
+/**
+ * The terminal outcome of one LLM call. Frozen.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LlmCallResult } from "@bub/core";
+ * const result = new LlmCallResult({ runId: "r1", text: "hello", usage: { total_tokens: 7 } });
+ * assert.equal(result.error, null);
+ * assert.deepEqual(result.toolCalls, []);
+ * ```
+ */
 export class LlmCallResult {
   /** The run id. */
   readonly runId: string;
@@ -99,7 +148,18 @@ export class LlmCallResult {
   }
 }
 
-/** Fields of {@link ToolCall}. */
+/**
+ * Fields of {@link ToolCall}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ToolCall } from "@bub/core";
+ * import type { ToolCallInit } from "@bub/core/kernel";
+ * const init: ToolCallInit = { tool: "fs.read", arguments: { path: "README.md" } };
+ * assert.equal(new ToolCall(init).tool, "fs.read");
+ * ```
+ */
 export interface ToolCallInit {
   /** The run id; `""` without a tool context. */
   runId?: string;
@@ -109,7 +169,19 @@ export interface ToolCallInit {
   arguments: Record<string, unknown>;
 }
 
-/** One tool invocation. Frozen. */
+/**
+ * One tool invocation. Frozen.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ToolCall } from "@bub/core";
+ * const call = new ToolCall({ runId: "r1", tool: "bash", arguments: { cmd: "ls" } });
+ * const safer = call.with({ arguments: { cmd: "ls -la" } });
+ * assert.equal(safer.tool, "bash");
+ * assert.deepEqual(safer.arguments, { cmd: "ls -la" });
+ * ```
+ */
 export class ToolCall {
   /** The run id. */
   readonly runId: string;
@@ -136,7 +208,18 @@ export class ToolCall {
   }
 }
 
-/** Fields of {@link ToolCallResult}. */
+/**
+ * Fields of {@link ToolCallResult}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ToolCallResult } from "@bub/core";
+ * import type { ToolCallResultInit } from "@bub/core/kernel";
+ * const init: ToolCallResultInit = { tool: "bash", arguments: {}, result: "ok" };
+ * assert.equal(new ToolCallResult(init).result, "ok");
+ * ```
+ */
 export interface ToolCallResultInit {
   /** The run id. */
   runId?: string;
@@ -155,6 +238,15 @@ export interface ToolCallResultInit {
 /**
  * The outcome of one tool invocation. Mutable and shared by every `afterToolCall`
  * implementation: assigning `result` changes what the model sees.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ToolCallResult } from "@bub/core";
+ * const result = new ToolCallResult({ tool: "bash", arguments: { cmd: "ls" }, result: "a\nb" });
+ * result.result = "[redacted]"; // an afterToolCall hook may rewrite what the model sees
+ * assert.equal(result.result, "[redacted]");
+ * ```
  */
 export class ToolCallResult {
   /** The run id. */

@@ -45,6 +45,23 @@ export {
  * (a `policy: true` plugin or `hookimpl(fn, { failClosed: true })`): then a failing or malformed
  * `beforeToolCall` denies the call and a failing `beforeLlmCall` finishes the LLM call, each
  * with the error message.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework, definePlugin, ToolCall } from "@bub/core";
+ * const bub = new BubFramework();
+ * bub.register(definePlugin({
+ *   name: "no-rm",
+ *   beforeToolCall: ({ call }) =>
+ *     String(call.arguments.cmd).startsWith("rm") ? { action: "deny", reason: "no rm" } : null,
+ * }));
+ * const [, decision] = await bub.getAgentHooks().beforeToolCall(
+ *   new ToolCall({ tool: "bash", arguments: { cmd: "rm -rf /" } }),
+ *   {},
+ * );
+ * assert.equal(decision.action, "deny");
+ * ```
  */
 export class AgentHooks {
   #runtime: HookRuntime;

@@ -11,7 +11,18 @@ import type { Envelope } from "./envelope.ts";
 import type { TapeContext, TapeSidecar } from "./tape_context.ts";
 import type { Prompt, TurnState } from "./turn.ts";
 
-/** What an agent needs of its framework. */
+/**
+ * What an agent needs of its framework.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import type { AgentHost } from "@bub/core/agent";
+ * const host: AgentHost = new BubFramework().agentHost();
+ * assert.equal(typeof host.getSystemPrompt({ prompt: "hi", state: {} }), "string");
+ * ```
+ */
 export interface AgentHost {
   /** Runtime data; tape archives default to `<home>/tapes`. */
   readonly home: string;

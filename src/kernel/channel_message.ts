@@ -5,12 +5,40 @@
  */
 import { encodeBase64 } from "../_internal/base64.ts";
 
-/** The kind of a message. */
+/**
+ * The kind of a message.
+ *
+ * @example
+ * ```ts
+ * import { ChannelMessage } from "@bub/core";
+ * import type { MessageKind } from "@bub/core/kernel";
+ * const kind: MessageKind = "command";
+ * new ChannelMessage({ sessionId: "cli:local", channel: "cli", content: ",help", kind });
+ * ```
+ */
 export type MessageKind = "error" | "normal" | "command";
-/** The type of a media item. */
+/**
+ * The type of a media item.
+ *
+ * @example
+ * ```ts
+ * import { MediaItem, type MediaType } from "@bub/core/kernel";
+ * const type: MediaType = "image";
+ * new MediaItem({ type, mimeType: "image/png", url: "https://example.com/cat.png" });
+ * ```
+ */
 export type MediaType = "image" | "audio" | "video" | "document";
 
-/** Fields of {@link MediaItem}. */
+/**
+ * Fields of {@link MediaItem}.
+ *
+ * @example
+ * ```ts
+ * import { MediaItem, type MediaItemInit } from "@bub/core/kernel";
+ * const init: MediaItemInit = { type: "document", mimeType: "text/plain", filename: "notes.txt" };
+ * new MediaItem(init);
+ * ```
+ */
 export interface MediaItemInit {
   /** What it is. */
   type: MediaType;
@@ -24,7 +52,21 @@ export interface MediaItemInit {
   dataFetcher?: (() => Promise<Uint8Array | null>) | null;
 }
 
-/** A media attachment. */
+/**
+ * A media attachment.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MediaItem } from "@bub/core/kernel";
+ * const item = new MediaItem({
+ *   type: "document",
+ *   mimeType: "text/plain",
+ *   dataFetcher: () => Promise.resolve(new TextEncoder().encode("hi")),
+ * });
+ * assert.equal(await item.getUrl(), "data:text/plain;base64,aGk=");
+ * ```
+ */
 export class MediaItem {
   /** What it is. */
   type: MediaType;
@@ -60,7 +102,18 @@ export class MediaItem {
   }
 }
 
-/** Fields of {@link ChannelMessage}. */
+/**
+ * Fields of {@link ChannelMessage}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ChannelMessage } from "@bub/core";
+ * import type { ChannelMessageInit } from "@bub/core/kernel";
+ * const init: ChannelMessageInit = { sessionId: "tg:42", channel: "telegram", content: "hi", chatId: "42" };
+ * assert.equal(new ChannelMessage(init).outputChannel, "telegram");
+ * ```
+ */
 export interface ChannelMessageInit {
   /** The session id. */
   sessionId: string;
@@ -90,9 +143,10 @@ export interface ChannelMessageInit {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ChannelMessage } from "@bub/core";
  * const message = new ChannelMessage({ sessionId: "cli:local", channel: "cli", content: "hi", chatId: "local" });
- * console.assert(message.contextStr === "channel=$cli|chat_id=local");
+ * assert.ok(message.contextStr === "channel=$cli|chat_id=local");
  * ```
  */
 export class ChannelMessage {

@@ -8,10 +8,34 @@ import { resolve } from "node:path";
 import { Command } from "../_vendor/commander.js";
 import type { HookRuntime } from "./hook_runtime.ts";
 
-/** The CLI application type (a `commander` `Command`). */
+/**
+ * The CLI application type (a `commander` `Command`).
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { CliApp } from "@bub/core/kernel";
+ * const hello = definePlugin({
+ *   name: "hello",
+ *   registerCliCommands: ({ app }) => {
+ *     (app as CliApp).command("hello").description("Say hello").action(() => console.log("hello"));
+ *   },
+ * });
+ * ```
+ */
 export type CliApp = Command;
 
-/** What {@link createCliApp} needs of the framework. */
+/**
+ * What {@link createCliApp} needs of the framework.
+ *
+ * @example
+ * ```ts
+ * import { KernelFramework, type CliHost } from "@bub/core/kernel";
+ * import { createCliApp } from "@bub/core/cli";
+ * const host: CliHost = new KernelFramework({ loadDotenv: false });
+ * const app = createCliApp(host);
+ * ```
+ */
 export interface CliHost {
   /** The workspace; `--workspace` sets it. */
   workspace: string;
@@ -23,6 +47,15 @@ export interface CliHost {
  * Creates the root `bub` program: `--workspace/-w <path>` sets `host.workspace` (resolved, no `~`
  * expansion) before any command runs; every `registerCliCommands` implementation adds commands;
  * with none, a `help` command prints `No CLI command loaded.`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KernelFramework } from "@bub/core/kernel";
+ * import { createCliApp } from "@bub/core/cli";
+ * const app = createCliApp(new KernelFramework({ loadDotenv: false }));
+ * assert.equal(app.name(), "bub");
+ * ```
  */
 export function createCliApp(host: CliHost): CliApp {
   const app = new Command("bub")

@@ -25,9 +25,10 @@ function deepCopy(value: Record<string, unknown>): Record<string, unknown> {
  *
  * @example
  * ```ts
- * import { mergeConfig } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { mergeConfig } from "./configure.ts";
  * const merged = mergeConfig({ model: "a", telegram: { token: "t" } }, { telegram: { allow_users: "1,2" } });
- * console.assert(JSON.stringify(merged) === '{"model":"a","telegram":{"token":"t","allow_users":"1,2"}}');
+ * assert.ok(JSON.stringify(merged) === '{"model":"a","telegram":{"token":"t","allow_users":"1,2"}}');
  * ```
  */
 export function mergeConfig(
@@ -44,7 +45,20 @@ export function mergeConfig(
   return base;
 }
 
-/** Validates one settings section's data; throws a descriptive error when it is invalid. */
+/**
+ * Validates one settings section's data; throws a descriptive error when it is invalid.
+ *
+ * @example
+ * ```ts
+ * import { registerConfigSection, type SectionValidator } from "@bub/core/kernel";
+ * const validateWeather: SectionValidator = (data) => {
+ *   if (data.units !== undefined && !["metric", "imperial"].includes(String(data.units))) {
+ *     throw new TypeError(`weather.units must be metric or imperial, got ${data.units}`);
+ *   }
+ * };
+ * registerConfigSection("weather", validateWeather);
+ * ```
+ */
 export type SectionValidator = (data: Record<string, unknown>) => void;
 
 const sections = new Map<string, SectionValidator>();
@@ -52,6 +66,14 @@ const sections = new Map<string, SectionValidator>();
 /**
  * Registers a validator for a config section (`""` is the YAML root). Later registrations of the
  * same section replace earlier ones.
+ *
+ * @example
+ * ```ts
+ * import { registerConfigSection } from "@bub/core/kernel";
+ * registerConfigSection("weather", (data) => {
+ *   if (typeof data.city !== "string") throw new TypeError("weather.city must be a string");
+ * });
+ * ```
  */
 export function registerConfigSection(section: string, validate: SectionValidator): void {
   sections.set(section, validate);
@@ -137,9 +159,10 @@ export function saveConfigFile(path: string, data: Record<string, unknown>): voi
  *
  * @example
  * ```ts
- * import { parseDotenv } from "@bub/core";
- * console.assert(parseDotenv('KEY="a#b" # c').KEY === "a#b");
- * console.assert(parseDotenv("export A=1 # one\nB='x y'").A === "1");
+ * import assert from "node:assert/strict";
+ * import { parseDotenv } from "./configure.ts";
+ * assert.ok(parseDotenv('KEY="a#b" # c').KEY === "a#b");
+ * assert.ok(parseDotenv("export A=1 # one\nB='x y'").A === "1");
  * ```
  */
 export function parseDotenv(text: string): Record<string, string> {

@@ -7,7 +7,22 @@
  */
 import { BubError } from "./errors.ts";
 
-/** Run the tool, optionally with new arguments (`args`, or `arguments` as the class names it). */
+/**
+ * Run the tool, optionally with new arguments (`args`, or `arguments` as the class names it).
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { ProceedDecision } from "@bub/core";
+ * const quieter = definePlugin({
+ *   name: "quieter",
+ *   beforeToolCall: ({ call }): ProceedDecision => ({
+ *     action: "proceed",
+ *     args: { ...call.arguments, verbose: false },
+ *   }),
+ * });
+ * ```
+ */
 export interface ProceedDecision {
   /** The action. */
   readonly action: "proceed";
@@ -17,7 +32,20 @@ export interface ProceedDecision {
   readonly arguments?: Record<string, unknown> | null;
 }
 
-/** Skip the tool and use `result` as its value. */
+/**
+ * Skip the tool and use `result` as its value.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { ReplaceDecision } from "@bub/core";
+ * const cached = definePlugin({
+ *   name: "cache",
+ *   beforeToolCall: ({ call }): ReplaceDecision | null =>
+ *     call.tool === "web.fetch" ? { action: "replace", result: "cached page" } : null,
+ * });
+ * ```
+ */
 export interface ReplaceDecision {
   /** The action. */
   readonly action: "replace";
@@ -25,7 +53,20 @@ export interface ReplaceDecision {
   readonly result: unknown;
 }
 
-/** Skip the tool and fail the invocation with `reason` (or `message`, as the class names it). */
+/**
+ * Skip the tool and fail the invocation with `reason` (or `message`, as the class names it).
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { DenyDecision } from "@bub/core";
+ * const readOnly = definePlugin({
+ *   name: "read-only",
+ *   beforeToolCall: ({ call }): DenyDecision | null =>
+ *     call.tool === "fs.write" ? { action: "deny", reason: "read-only workspace" } : null,
+ * });
+ * ```
+ */
 export interface DenyDecision {
   /** The action. */
   readonly action: "deny";
@@ -35,10 +76,33 @@ export interface DenyDecision {
   readonly message?: string | null;
 }
 
-/** A plain tool-call decision: `proceed`, `replace` or `deny`. */
+/**
+ * A plain tool-call decision: `proceed`, `replace` or `deny`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolDecision } from "@bub/core";
+ * function decide(tool: string): ToolDecision {
+ *   return tool.startsWith("fs.") ? { action: "proceed" } : { action: "deny", reason: "not allowed" };
+ * }
+ * decide("bash");
+ * ```
+ */
 export type ToolDecision = ProceedDecision | ReplaceDecision | DenyDecision;
 
-/** End an LLM call without calling the provider; `text` is the model's answer. */
+/**
+ * End an LLM call without calling the provider; `text` is the model's answer.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { FinishDecision } from "@bub/core";
+ * const offline = definePlugin({
+ *   name: "offline",
+ *   beforeLlmCall: (): FinishDecision => ({ action: "finish", text: "The model is offline." }),
+ * });
+ * ```
+ */
 export interface FinishDecision {
   /** The action. */
   readonly action: "finish";
@@ -46,10 +110,31 @@ export interface FinishDecision {
   readonly text?: string | null;
 }
 
-/** A plain LLM-call decision. */
+/**
+ * A plain LLM-call decision.
+ *
+ * @example
+ * ```ts
+ * import type { LlmDecision } from "@bub/core";
+ * const decision: LlmDecision = { action: "finish", text: "done" };
+ * ```
+ */
 export type LlmDecision = FinishDecision;
 
-/** Ends an LLM call without calling the provider. */
+/**
+ * Ends an LLM call without calling the provider.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework, definePlugin, LlmCallDecision, LlmCallRequest } from "@bub/core";
+ * const bub = new BubFramework();
+ * bub.register(definePlugin({ name: "stub", beforeLlmCall: () => LlmCallDecision.finish("stubbed") }));
+ * const request = new LlmCallRequest({ runId: "r1", model: "m", messages: [] });
+ * const [, decision] = await bub.getAgentHooks().beforeLlmCall(request, {});
+ * assert.equal(decision?.text, "stubbed");
+ * ```
+ */
 export class LlmCallDecision implements FinishDecision {
   /** The only action. */
   readonly action: "finish" = "finish";
@@ -72,7 +157,18 @@ export class LlmCallDecision implements FinishDecision {
   }
 }
 
-/** What to do with a tool call. Frozen. `args`/`reason` mirror `arguments`/`message`. */
+/**
+ * What to do with a tool call. Frozen. `args`/`reason` mirror `arguments`/`message`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ToolCallDecision } from "@bub/core";
+ * assert.deepEqual(ToolCallDecision.proceed({ cmd: "ls" }).args, { cmd: "ls" });
+ * assert.equal(ToolCallDecision.replace("cached").result, "cached");
+ * assert.equal(ToolCallDecision.deny("not here").reason, "not here");
+ * ```
+ */
 export class ToolCallDecision {
   /** `proceed`, `replace` or `deny`. */
   readonly action: "proceed" | "replace" | "deny";

@@ -6,7 +6,18 @@
  */
 import { isPlainObject } from "../_internal/object.ts";
 
-/** Any message object: a plain object, a `Map`, or an object with fields. */
+/**
+ * Any message object: a plain object, a `Map`, or an object with fields.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { contentOf, type Envelope, fieldOf } from "@bub/core";
+ * const message: Envelope = { channel: "cli", chatId: "local", content: "hi", context: { user: "ada" } };
+ * assert.equal(contentOf(message), "hi");
+ * assert.equal(fieldOf(message, "sessionId", "cli:local"), "cli:local");
+ * ```
+ */
 export type Envelope = unknown;
 
 /**
@@ -15,9 +26,10 @@ export type Envelope = unknown;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fieldOf } from "@bub/core";
- * console.assert(fieldOf({ a: null }, "a", 1) === null);
- * console.assert(fieldOf({}, "a", 1) === 1);
+ * assert.ok(fieldOf({ a: null }, "a", 1) === null);
+ * assert.ok(fieldOf({}, "a", 1) === 1);
  * ```
  */
 export function fieldOf(message: Envelope, key: string, fallback: unknown = null): unknown {
@@ -34,8 +46,9 @@ export function fieldOf(message: Envelope, key: string, fallback: unknown = null
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { contentOf } from "@bub/core";
- * console.assert(contentOf({ content: "hi" }) === "hi");
+ * assert.ok(contentOf({ content: "hi" }) === "hi");
  * ```
  */
 export function contentOf(message: Envelope): string {

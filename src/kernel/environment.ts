@@ -8,7 +8,17 @@
  */
 import { posix } from "node:path";
 
-/** Options of {@link Environment.spawn}. */
+/**
+ * Options of {@link Environment.spawn}.
+ *
+ * @example
+ * ```ts
+ * import { LocalEnvironment, type SpawnOptions } from "@bub/core";
+ * const options: SpawnOptions = { cwd: "/tmp", env: { LANG: "C" }, signal: AbortSignal.timeout(5_000) };
+ * const process = await new LocalEnvironment().spawn("pwd", options);
+ * await process.wait();
+ * ```
+ */
 export interface SpawnOptions {
   /** Working directory inside the environment; defaults to the environment's workspace. */
   cwd?: string | null;
@@ -23,6 +33,19 @@ export interface SpawnOptions {
  *
  * `signal` stops (TERM) or kills (KILL) the process and its descendants and never throws when they
  * already exited.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LocalEnvironment } from "@bub/core";
+ * const env = new LocalEnvironment();
+ * const process = await env.spawn("echo hello");
+ * const text = await new Response(process.stdout).text();
+ * assert.equal(await process.wait(), 0);
+ * assert.equal(text, "hello\n");
+ * assert.equal(process.isRunning(), false);
+ * await env.close();
+ * ```
  */
 export abstract class Process {
   /** The process id, or null when the environment has none. */
@@ -52,6 +75,7 @@ export abstract class Process {
  *
  * @example A minimal in-memory environment
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Environment, type Process } from "@bub/core";
  * class Memory extends Environment {
  *   files = new Map<string, string>();
@@ -61,7 +85,7 @@ export abstract class Process {
  * }
  * const env = new Memory("/srv");
  * await env.writeText("a.txt", "hi");
- * console.assert((await env.readText("/srv/a.txt")) === "hi");
+ * assert.ok((await env.readText("/srv/a.txt")) === "hi");
  * ```
  */
 export abstract class Environment {
@@ -110,8 +134,9 @@ export abstract class Environment {
  *
  * @example
  * ```ts
- * import { resolveInWorkspace } from "@bub/core";
- * console.assert(resolveInWorkspace("/srv/work", "a/../b.txt") === "/srv/work/b.txt");
+ * import assert from "node:assert/strict";
+ * import { resolveInWorkspace } from "@bub/core/kernel";
+ * assert.ok(resolveInWorkspace("/srv/work", "a/../b.txt") === "/srv/work/b.txt");
  * ```
  */
 export function resolveInWorkspace(workspace: string | null, path: string): string {

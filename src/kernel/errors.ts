@@ -4,7 +4,17 @@
  * @module
  */
 
-/** The kinds of {@link BubError}. */
+/**
+ * The kinds of {@link BubError}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubError, ErrorKind } from "@bub/core";
+ * const error = new BubError(ErrorKind.NotFound, "Cannot open tape: tape \"x\" does not exist");
+ * assert.equal(error.kind, "not_found");
+ * ```
+ */
 export const ErrorKind = {
   InvalidInput: "invalid_input",
   Config: "config",
@@ -26,7 +36,18 @@ export function toErrorKind(value: unknown): ErrorKind {
   return typeof value === "string" && KINDS.has(value) ? value as ErrorKind : ErrorKind.Unknown;
 }
 
-/** The plain-object form of a {@link BubError}, as recorded on tapes and sent to models. */
+/**
+ * The plain-object form of a {@link BubError}, as recorded on tapes and sent to models.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubError } from "@bub/core";
+ * import type { BubErrorDict } from "@bub/core/kernel";
+ * const dict: BubErrorDict = new BubError("config", "Missing model").asDict();
+ * assert.deepEqual(dict, { kind: "config", message: "Missing model" });
+ * ```
+ */
 export interface BubErrorDict {
   /** The error kind. */
   kind: ErrorKind;
@@ -44,10 +65,11 @@ export interface BubErrorDict {
  *
  * @example Raise and inspect
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BubError } from "@bub/core";
  * const error = new BubError("tool", "Tool 'x' execution failed.", { error: "boom" });
- * console.assert(String(error) === "[tool] Tool 'x' execution failed.");
- * console.assert(BubError.isInstance(error));
+ * assert.ok(String(error) === "[tool] Tool 'x' execution failed.");
+ * assert.ok(BubError.isInstance(error));
  * ```
  */
 export class BubError extends Error {

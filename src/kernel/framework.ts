@@ -6,6 +6,8 @@
  */
 import process from "node:process";
 import { expandHome } from "../_internal/home.ts";
+import { unsupportedRuntime } from "../_internal/runtime.ts";
+import { BubError } from "./errors.ts";
 import { AgentHooks, isCancellation } from "./agent_hooks.ts";
 import type {
   AdmitDecision,
@@ -42,7 +44,16 @@ import {
 } from "./_turn_state.ts";
 import { type StreamInboundOptions, streamTurn, type TurnEvent } from "./turn_stream.ts";
 
-/** Options of {@link KernelFramework}. */
+/**
+ * Options of {@link KernelFramework}.
+ *
+ * @example
+ * ```ts
+ * import { KernelFramework, type FrameworkOptions } from "@bub/core/kernel";
+ * const options: FrameworkOptions = { workspace: ".", loadDotenv: false };
+ * const kernel = new KernelFramework(options);
+ * ```
+ */
 export interface FrameworkOptions {
   /** The YAML config file. Default `BUB_CONFIG`, else `<home>/config.yml`. */
   configFile?: string;
@@ -64,10 +75,35 @@ export interface FrameworkOptions {
 
 export type { ProcessInboundOptions } from "./_turn_pipeline.ts";
 
-/** A plugin, a plugin factory, or a module specifier for {@link KernelFramework.loadHooks}. */
+/**
+ * A plugin, a plugin factory, or a module specifier for {@link KernelFramework.loadHooks}.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import { KernelFramework, type PluginSource } from "@bub/core/kernel";
+ * const sources: PluginSource[] = [
+ *   definePlugin({ name: "inline", runModel: () => "ok" }),
+ *   (framework: KernelFramework) => definePlugin({ name: "factory", systemPrompt: () => framework.workspace }),
+ * ];
+ * await new KernelFramework({ loadDotenv: false }).loadHooks({ plugins: sources });
+ * ```
+ */
 export type PluginSource = string | object | ((framework: KernelFramework) => unknown);
 
-/** Options of {@link KernelFramework.loadHooks}. */
+/**
+ * Options of {@link KernelFramework.loadHooks}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin } from "@bub/core";
+ * import { KernelFramework, type LoadHooksOptions } from "@bub/core/kernel";
+ * const options: LoadHooksOptions = { plugins: [definePlugin({ name: "echo", runModel: () => "ok" })], strict: true };
+ * const kernel = await new KernelFramework({ loadDotenv: false }).loadHooks(options);
+ * assert.ok(kernel.pluginManager.has("echo"));
+ * ```
+ */
 export interface LoadHooksOptions {
   /** Plugins to load after builtin; default: the `plugins:` list of the config file. */
   plugins?: readonly PluginSource[];
@@ -83,6 +119,17 @@ export interface LoadHooksOptions {
  * The hook-first microkernel: registers plugins, runs turns through the hook pipeline, and owns
  * the runtime-resource scope. It knows no LLM, no tape format and no shell. `BubFramework` adds
  * the builtin plugin on top of it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin } from "@bub/core";
+ * import { KernelFramework } from "@bub/core/kernel";
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * kernel.register(definePlugin({ name: "upper", runModel: ({ prompt }) => String(prompt).toUpperCase() }));
+ * const result = await kernel.processInbound({ channel: "cli", chatId: "local", content: "hi" });
+ * assert.equal(result.modelOutput, "HI");
+ * ```
  */
 export class KernelFramework {
   /** The workspace (absolute, resolved). */
@@ -109,8 +156,12 @@ export class KernelFramework {
    * Creates the object.
    *
    * @param options config file, workspace, home
+   * @throws BubError (config) on a Node older than 22.12, saying so (it would fail later, far
+   *   from the cause)
    */
   constructor(options: FrameworkOptions = {}) {
+    const unsupported = unsupportedRuntime();
+    if (unsupported !== null) throw new BubError("config", unsupported);
     if (options.loadDotenv === true) loadDotenv(process.cwd());
     const paths = frameworkPaths(options);
     this.workspace = paths.workspace;
@@ -214,10 +265,16 @@ export class KernelFramework {
    * `{ kind: "done", data: { result } }`. Leaving the loop early cancels the turn.
    *
    * @example
-   * ```ts ignore
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { BubFramework, definePlugin } from "@bub/core";
+   * const bub = new BubFramework();
+   * bub.register(definePlugin({ name: "echo", runModel: () => "hello" }));
+   * let text = "";
    * for await (const event of bub.streamInbound({ channel: "cli", chatId: "local", content: "hi" })) {
-   *   if (event.kind === "text") process.stdout.write(String(event.data.delta));
+   *   if (event.kind === "text") text += event.data.delta;
    * }
+   * assert.equal(text, "hello");
    * ```
    */
   streamInbound(inbound: Envelope, options: StreamInboundOptions = {}): AsyncGenerator<TurnEvent> {

@@ -30,7 +30,22 @@ export { isThenable } from "./_hook_walk.ts";
 export { deltaOf, type RunModelArgs } from "./_model_dispatch.ts";
 export { describe } from "./hook_results.ts";
 
-/** Arguments of {@link HookRuntime.notifyError}. */
+/**
+ * Arguments of {@link HookRuntime.notifyError}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin } from "@bub/core";
+ * import { KernelFramework, type NotifyErrorArgs } from "@bub/core/kernel";
+ * const stages: string[] = [];
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * kernel.register(definePlugin({ name: "log", onError: ({ stage }) => void stages.push(stage) }));
+ * const args: NotifyErrorArgs = { stage: "my_plugin", error: new Error("boom"), message: null };
+ * await kernel.hookRuntime.notifyError(args);
+ * assert.deepEqual(stages, ["my_plugin"]);
+ * ```
+ */
 export interface NotifyErrorArgs {
   /** Where the error happened, e.g. `"turn"`. */
   stage: string;
@@ -45,6 +60,20 @@ const notNull = (value: unknown): boolean => value !== null && value !== undefin
 /**
  * Dispatches hooks in priority order. Dispatch is sequential: order and short-circuiting are part
  * of the contract. Exceptions from implementations propagate, except in {@link notifyError}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin } from "@bub/core";
+ * import { KernelFramework } from "@bub/core/kernel";
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * kernel.register(definePlugin({ name: "a", systemPrompt: () => "Be brief." }));
+ * kernel.register(definePlugin({ name: "b", systemPrompt: () => "Cite files." }));
+ * assert.deepEqual(kernel.hookRuntime.callManySync("systemPrompt", { prompt: "", state: {} }), [
+ *   "Cite files.",
+ *   "Be brief.",
+ * ]);
+ * ```
  */
 export class HookRuntime {
   #plugins: PluginManager;
@@ -74,9 +103,17 @@ export class HookRuntime {
    * sync-only hook answers synchronously. Argument and result types follow the hook's signature.
    *
    * @example
-   * ```ts ignore
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { definePlugin } from "@bub/core";
+   * import { KernelFramework } from "@bub/core/kernel";
+   * const bub = new KernelFramework({ loadDotenv: false });
+   * bub.register(definePlugin({ name: "p", systemPrompt: () => "Be brief." }));
+   * const message = { channel: "cli", chatId: "local", content: "hi" };
    * const sessionId = await bub.hookRuntime.call("resolveSession", { message }); // string | null
-   * const parts = bub.hookRuntime.call("systemPrompt", { prompt, state }); // (string | null)[]
+   * const parts = bub.hookRuntime.call("systemPrompt", { prompt: "hi", state: {} }); // (string | null)[]
+   * assert.equal(sessionId, null); // no plugin resolves sessions here
+   * assert.deepEqual(parts, ["Be brief."]);
    * ```
    * @throws {TypeError} for an agent-loop hook (dispatch those through `getAgentHooks()`)
    */

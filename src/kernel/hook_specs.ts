@@ -19,10 +19,34 @@ import type { TapeContext, TapeSidecar } from "./tape_context.ts";
 import type { ModelOptions } from "./model_options.ts";
 import type { Prompt, TurnState } from "./turn.ts";
 
-/** A value or a promise of it. */
+/**
+ * A value or a promise of it.
+ *
+ * @example
+ * ```ts
+ * import type { MaybePromise } from "@bub/core/kernel";
+ * const now: MaybePromise<string> = "ready";
+ * const later: MaybePromise<string> = Promise.resolve("ready");
+ * ```
+ */
 export type MaybePromise<T> = T | PromiseLike<T>;
 
-/** A resource a hook may return instead of a value: a generator that yields the value once. */
+/**
+ * A resource a hook may return instead of a value: a generator that yields the value once.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { Resource } from "@bub/core/kernel";
+ * const log: string[] = [];
+ * function* lifespan(): Resource<string> {
+ *   log.push("open");
+ *   yield "connection"; // resumed when the running scope closes
+ *   log.push("close");
+ * }
+ * const plugin = definePlugin({ name: "db", provideLifespan: () => lifespan() });
+ * ```
+ */
 export type Resource<T> =
   | T
   | Generator<T, void, unknown>
@@ -44,6 +68,13 @@ export interface HookSpec {
 /**
  * The dispatch rules of every hook as literal types: the source the typed dispatcher
  * (`HookRuntime.call`) and {@link HOOK_SPECS} derive from.
+ *
+ * @example
+ * ```ts
+ * import type { HookKinds } from "@bub/core/kernel";
+ * const kind: HookKinds["runModel"]["kind"] = "firstresult";
+ * const syncOnly: HookKinds["systemPrompt"]["syncOnly"] = true;
+ * ```
  */
 export interface HookKinds {
   /** `firstresult`. */
@@ -135,7 +166,16 @@ export function isHookName(name: string): name is HookName {
   return Object.hasOwn(HOOK_SPECS, name);
 }
 
-/** Named arguments and results of every hook. */
+/**
+ * Named arguments and results of every hook.
+ *
+ * @example
+ * ```ts
+ * import { contentOf } from "@bub/core";
+ * import type { HookSignatures } from "@bub/core/kernel";
+ * const buildPrompt: HookSignatures["buildPrompt"] = ({ message }) => `Reply: ${contentOf(message)}`;
+ * ```
+ */
 export interface HookSignatures {
   /** The session id of an inbound message (first non-null wins). */
   resolveSession(args: { message: Envelope }): MaybePromise<string | null | undefined>;
@@ -236,19 +276,54 @@ export interface HookSignatures {
   ): MaybePromise<unknown>;
 }
 
-/** One of the 26 hook names, in camelCase. */
+/**
+ * One of the 26 hook names, in camelCase.
+ *
+ * @example
+ * ```ts
+ * import type { HookName } from "@bub/core";
+ * const stages: HookName[] = ["resolveSession", "loadState", "buildPrompt", "runModel"];
+ * ```
+ */
 export type HookName = keyof HookSignatures;
 
-/** The named-argument object of hook `K`. */
+/**
+ * The named-argument object of hook `K`.
+ *
+ * @example
+ * ```ts
+ * import type { HookArgs } from "@bub/core/kernel";
+ * function logStage(args: HookArgs<"saveState">): void {
+ *   console.log(args.sessionId, args.modelOutput.length);
+ * }
+ * logStage({ sessionId: "cli:local", state: {}, message: {}, modelOutput: "ok" });
+ * ```
+ */
 export type HookArgs<K extends HookName> = Parameters<HookSignatures[K]>[0];
 
-/** The value an implementation of hook `K` answers with (null and undefined mean "no value"). */
+/**
+ * The value an implementation of hook `K` answers with (null and undefined mean "no value").
+ *
+ * @example
+ * ```ts
+ * import type { HookValue } from "@bub/core/kernel";
+ * const sessionId: HookValue<"resolveSession"> = "cli:local";
+ * ```
+ */
 export type HookValue<K extends HookName> = Exclude<
   Awaited<ReturnType<HookSignatures[K]>>,
   null | undefined | void
 >;
 
-/** The hooks whose {@link HookKinds} entry matches `S`. */
+/**
+ * The hooks whose {@link HookKinds} entry matches `S`.
+ *
+ * @example
+ * ```ts
+ * import type { HooksWhere } from "@bub/core/kernel";
+ * const syncHook: HooksWhere<{ syncOnly: true }> = "systemPrompt";
+ * ```
+ */
 export type HooksWhere<S> = { [K in HookName]: HookKinds[K] extends S ? K : never }[HookName];
 
 /** Async first-result hooks (`callFirst`). */
@@ -259,14 +334,47 @@ export type FirstResultSyncHook = HooksWhere<{ kind: "firstresult"; syncOnly: tr
 export type BroadcastHook = HooksWhere<{ kind: "broadcast"; syncOnly: false }>;
 /** Sync-only broadcast hooks (`callManySync`). */
 export type BroadcastSyncHook = HooksWhere<{ kind: "broadcast"; syncOnly: true }>;
-/** The hooks the generic dispatcher runs (every hook but the four agent-loop ones). */
+/**
+ * The hooks the generic dispatcher runs (every hook but the four agent-loop ones).
+ *
+ * @example
+ * ```ts
+ * import type { DispatchHook } from "@bub/core/kernel";
+ * const hook: DispatchHook = "renderOutbound"; // agent-loop hooks go through AgentHooks instead
+ * ```
+ */
 export type DispatchHook = HooksWhere<{ kind: "firstresult" | "broadcast" }>;
 
-/** What dispatching hook `K` yields: the first value or null, or every value (nulls included). */
+/**
+ * What dispatching hook `K` yields: the first value or null, or every value (nulls included).
+ *
+ * @example
+ * ```ts
+ * import type { HookResult } from "@bub/core/kernel";
+ * const first: HookResult<"resolveSession"> = "cli:local"; // firstresult: one value or null
+ * const all: HookResult<"systemPrompt"> = ["Be brief.", null]; // broadcast: one per implementation
+ * ```
+ */
 export type HookResult<K extends HookName> = HookKinds[K]["kind"] extends "firstresult"
   ? HookValue<K> | null
   : (HookValue<K> | null)[];
 
-/** {@link HookResult}, in a promise unless the hook is sync-only. */
+/**
+ * {@link HookResult}, in a promise unless the hook is sync-only.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin } from "@bub/core";
+ * import { type HookDispatch, KernelFramework } from "@bub/core/kernel";
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * kernel.register(definePlugin({ name: "p", systemPrompt: () => "Be brief." }));
+ * const prompts: HookDispatch<"systemPrompt"> = kernel.hookRuntime.call("systemPrompt", {
+ *   prompt: "hi",
+ *   state: {},
+ * });
+ * assert.deepEqual(prompts, ["Be brief."]);
+ * ```
+ */
 export type HookDispatch<K extends HookName> = HookKinds[K]["syncOnly"] extends true ? HookResult<K>
   : Promise<HookResult<K>>;

@@ -44,9 +44,10 @@ function text(value: unknown): string | null {
  *
  * @example
  * ```ts
- * import { inboundOf } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { inboundOf } from "./inbound.ts";
  * const inbound = inboundOf({ channel: "cli", chat_id: 7, content: "hi" });
- * console.assert(inbound.chatId === "7" && inbound.sessionId === null && inbound.kind === "normal");
+ * assert.ok(inbound.chatId === "7" && inbound.sessionId === null && inbound.kind === "normal");
  * ```
  */
 export function inboundOf(envelope: Envelope): InboundMessage {

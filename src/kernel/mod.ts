@@ -1,11 +1,31 @@
 /**
- * The microkernel: the framework and its turn pipeline, hook specs and dispatch, plugins,
- * envelopes and channel messages, turn state keys, stream events, errors, the channel and
- * environment contracts, tape context selection and configuration helpers.
+ * The microkernel as a plugin author sees it: the framework, plugins and hook types, the hook
+ * runtime, agent-loop payloads and decisions, envelopes and channel messages, turn state keys,
+ * stream events and turn events, errors, model options, the channel and environment contracts,
+ * tape context selection and config section registration.
+ *
+ * Helpers only the builtin plugin and the channels use (envelope normalising, config file loading,
+ * decision coercion, hook spec tables) are imported from their modules inside the package instead.
+ *
+ * @example A plugin that answers from its own state
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin, KernelFramework, type TurnState } from "@bub/core/kernel";
+ *
+ * const greeter = definePlugin({
+ *   name: "greeter",
+ *   loadState: (): TurnState => ({ greeting: "hello" }),
+ *   runModel: ({ state }) => `${state.greeting}, world`,
+ * });
+ * const kernel = new KernelFramework();
+ * kernel.register(greeter);
+ * const result = await kernel.processInbound({ channel: "cli", chatId: "local", content: "hi" });
+ * assert.equal(result.modelOutput, "hello, world");
+ * ```
  *
  * @module
  */
-export { type CliApp, type CliHost, createCliApp } from "./cli_app.ts";
+export { type CliApp, type CliHost } from "./cli_app.ts";
 export {
   type FrameworkOptions,
   KernelFramework,
@@ -26,23 +46,15 @@ export {
   type PluginTool,
 } from "./plugin.ts";
 export {
-  type BroadcastHook,
-  type BroadcastSyncHook,
   type DispatchHook,
-  type FirstResultHook,
-  type FirstResultSyncHook,
-  HOOK_SPECS,
   type HookArgs,
   type HookDispatch,
-  type HookKind,
   type HookKinds,
   type HookName,
   type HookResult,
   type HookSignatures,
-  type HookSpec,
   type HooksWhere,
   type HookValue,
-  isHookName,
   type MaybePromise,
   type Resource,
 } from "./hook_specs.ts";
@@ -63,25 +75,12 @@ export {
 export {
   type DenyDecision,
   type FinishDecision,
-  isDecisionLike,
   type LlmDecision,
   type ProceedDecision,
   type ReplaceDecision,
-  toLlmCallDecision,
   type ToolDecision,
-  toToolCallDecision,
 } from "./decisions.ts";
-export {
-  contentOf,
-  defaultSessionId,
-  type Envelope,
-  fieldOf,
-  normalizeEnvelope,
-  sessionKey,
-  unpackBatch,
-  writeSessionId,
-  type WriteSessionIdMode,
-} from "./envelope.ts";
+export { contentOf, type Envelope, fieldOf } from "./envelope.ts";
 export {
   ChannelMessage,
   type ChannelMessageInit,
@@ -111,15 +110,9 @@ export {
   type AsyncStreamEventsOptions,
   type StreamEvent,
   type StreamEventKind,
-  streamOf,
   StreamState,
 } from "./stream.ts";
-export {
-  type StreamInboundOptions,
-  type TurnDoneEvent,
-  type TurnEvent,
-  type TurnStreamHost,
-} from "./turn_stream.ts";
+export { type StreamInboundOptions, type TurnDoneEvent, type TurnEvent } from "./turn_stream.ts";
 export type {
   DeltaPayload,
   ErrorPayload,
@@ -137,41 +130,25 @@ export type {
   ToolStartPayload,
   UsagePayload,
 } from "./stream_events.ts";
-export { type InboundMessage, inboundOf } from "./inbound.ts";
 export type { StatefulHook, StatefulHooks, WithTurnState } from "./plugin_state.ts";
-export { BubError, type BubErrorDict, ErrorKind, toErrorKind } from "./errors.ts";
-export { isModelOptions, type ModelChoice, type ModelOptions } from "./model_options.ts";
+export { BubError, type BubErrorDict, ErrorKind } from "./errors.ts";
+export { type ModelChoice, type ModelOptions } from "./model_options.ts";
 export {
   type AdmitDecision,
   admitDecision,
   type Channel,
   type ChannelContract,
   type ChannelRouter,
-  isAdmitDecision,
   type MessageHandler,
   type SteeringInbox,
   type TurnAdmissionAction,
   type TurnSnapshot,
 } from "./channel.ts";
 export {
-  LAST_ANCHOR,
-  SIDECAR_TAPE_MARKER,
-  sidecarTapeName,
   TapeContext,
   type TapeContextOptions,
   type TapeSelector,
   type TapeSidecar,
 } from "./tape_context.ts";
 export { Environment, Process, resolveInWorkspace, type SpawnOptions } from "./environment.ts";
-export {
-  findDotenv,
-  loadConfigFile,
-  loadDotenv,
-  mergeConfig,
-  parseDotenv,
-  registerConfigSection,
-  saveConfigFile,
-  type SectionValidator,
-  validateConfig,
-} from "./configure.ts";
-export { contextStrOf, formatContext } from "./channel_message.ts";
+export { registerConfigSection, type SectionValidator } from "./configure.ts";

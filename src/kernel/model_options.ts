@@ -4,7 +4,15 @@
  * @module
  */
 
-/** One selectable model. */
+/**
+ * One selectable model.
+ *
+ * @example
+ * ```ts
+ * import type { ModelChoice } from "@bub/core/kernel";
+ * const choice: ModelChoice = { id: "openai:gpt-4o", name: "GPT-4o", description: "default" };
+ * ```
+ */
 export interface ModelChoice {
   /** `provider:model`. */
   readonly id: string;
@@ -16,7 +24,22 @@ export interface ModelChoice {
   readonly meta?: Record<string, unknown> | null;
 }
 
-/** What `provideModelOptions` returns and `getModelOptions` merges. */
+/**
+ * What `provideModelOptions` returns and `getModelOptions` merges.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { ModelOptions } from "@bub/core/kernel";
+ * const models = definePlugin({
+ *   name: "models",
+ *   provideModelOptions: (): ModelOptions => ({
+ *     models: [{ id: "openai:gpt-4o" }, { id: "anthropic:claude-sonnet-4" }],
+ *     currentModel: "openai:gpt-4o",
+ *   }),
+ * });
+ * ```
+ */
 export interface ModelOptions {
   /** The choices, in priority order. */
   readonly models: ModelChoice[];

@@ -8,7 +8,16 @@ import { type HookName, type HookSignatures, isHookName } from "./hook_specs.ts"
 import type { StatefulHooks } from "./plugin_state.ts";
 import type { TurnState } from "./turn.ts";
 
-/** Priority options of {@link hookimpl}. */
+/**
+ * Priority options of {@link hookimpl}.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin, hookimpl, type HookImplOptions } from "@bub/core";
+ * const first: HookImplOptions = { tryfirst: true };
+ * const plugin = definePlugin({ name: "audit", saveState: hookimpl(() => {}, first) });
+ * ```
+ */
 export interface HookImplOptions {
   /** Run before every normal implementation. */
   tryfirst?: boolean;
@@ -59,12 +68,33 @@ function implOptions(fn: unknown): HookImplOptions | undefined {
   return (fn as Record<symbol, HookImplOptions | undefined>)[IMPL_OPTIONS];
 }
 
-/** The hook implementations a plugin may carry, each optional. */
+/**
+ * The hook implementations a plugin may carry, each optional.
+ *
+ * @example
+ * ```ts
+ * import type { PluginHooks } from "@bub/core";
+ * const hooks: PluginHooks = { runModel: ({ prompt }) => `echo: ${prompt}` };
+ * ```
+ */
 export type PluginHooks = { [K in HookName]?: HookSignatures[K] };
 
 /**
  * What the kernel knows of a tool a plugin declares: a `Tool` from `defineTool()`. The builtin
  * plugin offers every registered plugin's tools to the model and to comma commands.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { PluginTool } from "@bub/core/kernel";
+ * import { defineTool } from "@bub/core/tools";
+ * const clock: PluginTool = defineTool({
+ *   name: "clock.now",
+ *   description: "The current time",
+ *   handler: () => new Date().toISOString(),
+ * });
+ * const plugin = definePlugin({ name: "clock", tools: [clock] });
+ * ```
  */
 export interface PluginTool {
   /** The tool's runtime name. */
@@ -73,7 +103,18 @@ export interface PluginTool {
   readonly run: (...args: never[]) => unknown;
 }
 
-/** A plugin: a name plus hook implementations, and optionally tools. */
+/**
+ * A plugin: a name plus hook implementations, and optionally tools.
+ *
+ * @example
+ * ```ts
+ * import { contentOf, type Plugin } from "@bub/core";
+ * const plugin: Plugin = {
+ *   name: "greeter",
+ *   buildPrompt: ({ message }) => `Greet: ${contentOf(message)}`,
+ * };
+ * ```
+ */
 export interface Plugin extends PluginHooks {
   /** The unique plugin name. */
   readonly name: string;
@@ -156,7 +197,21 @@ export function definePlugin(plugin: Plugin): Plugin {
   return plugin;
 }
 
-/** One registered implementation. */
+/**
+ * One registered implementation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin, hookimpl } from "@bub/core";
+ * import { KernelFramework, type HookImplementation } from "@bub/core/kernel";
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * kernel.register(definePlugin({ name: "p", runModel: hookimpl(() => "ok", { trylast: true }) }));
+ * const [impl]: readonly HookImplementation[] = kernel.hookRuntime.implementations("runModel");
+ * assert.equal(impl?.pluginName, "p");
+ * assert.equal(impl?.trylast, true);
+ * ```
+ */
 export interface HookImplementation {
   /** The hook it implements. */
   readonly hook: string;
@@ -174,7 +229,19 @@ export interface HookImplementation {
   readonly failClosed: boolean;
 }
 
-/** Whether a plugin loaded, for diagnostics. */
+/**
+ * Whether a plugin loaded, for diagnostics.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KernelFramework, type PluginStatus } from "@bub/core/kernel";
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * await kernel.loadHooks({ plugins: [() => ({ name: "ok" })] });
+ * const statuses: PluginStatus[] = [...kernel.pluginStatus.values()];
+ * assert.ok(statuses.every((status) => status.isSuccess));
+ * ```
+ */
 export interface PluginStatus {
   /** True when it registered. */
   readonly isSuccess: boolean;
@@ -213,6 +280,17 @@ function collectImplementations(plugin: object): Map<string, { fn: unknown; key:
  * The registry of plugins and their implementations, kept in Bub's exact priority order: `trylast`
  * implementations go to the front of a raw list, `tryfirst` ones to its end, normal ones just
  * before the trailing `tryfirst` block; the priority order is the raw list reversed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin } from "@bub/core";
+ * import { PluginManager } from "@bub/core/kernel";
+ * const plugins = new PluginManager();
+ * plugins.register(definePlugin({ name: "echo", runModel: () => "echo" }));
+ * assert.ok(plugins.has("echo"));
+ * assert.equal(plugins.implementations("runModel").length, 1);
+ * ```
  */
 export class PluginManager {
   #plugins = new Map<string, object>();

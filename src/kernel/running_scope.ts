@@ -6,7 +6,19 @@
  */
 import { BubError } from "./errors.ts";
 
-/** A cleanup on the exit stack; receives the error being propagated (or undefined). */
+/**
+ * A cleanup on the exit stack; receives the error being propagated (or undefined).
+ *
+ * @example
+ * ```ts
+ * import { RunningScope, type ExitCallback } from "@bub/core/kernel";
+ * const logError: ExitCallback = (error) => {
+ *   if (error) console.error("scope closed by", error);
+ * };
+ * await using scope = new RunningScope();
+ * scope.defer(logError, "log");
+ * ```
+ */
 export type ExitCallback = (error: unknown) => void | Promise<void> | boolean | Promise<boolean>;
 
 /** Thrown value wrapper so `undefined` errors are told apart from "no error". */
@@ -28,6 +40,19 @@ function isAsyncIterator(value: unknown): boolean {
  * The scope yielded by `BubFramework.running()`. Register cleanups with {@link defer}; they run
  * first on exit. `await using` exits normally; {@link close} with an error throws it into the
  * entered generators (a generator that swallows it suppresses it).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RunningScope } from "@bub/core/kernel";
+ * const order: string[] = [];
+ * {
+ *   await using scope = new RunningScope();
+ *   scope.defer(() => void order.push("first registered"));
+ *   scope.defer(() => void order.push("last registered"));
+ * }
+ * assert.deepEqual(order, ["last registered", "first registered"]);
+ * ```
  */
 export class RunningScope implements AsyncDisposable {
   #exits: { label: string; exit: ExitCallback }[] = [];

@@ -15,7 +15,20 @@ export type {
 } from "./stream_events.ts";
 import type { StreamEvent, StreamEventInit } from "./stream_events.ts";
 
-/** The terminal state of a stream, filled by its producer. */
+/**
+ * The terminal state of a stream, filled by its producer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AsyncStreamEvents } from "@bub/core";
+ * import { StreamState } from "@bub/core/kernel";
+ * const state = new StreamState();
+ * state.usage = { total_tokens: 3 };
+ * const events = new AsyncStreamEvents((async function* () {})(), { state });
+ * assert.deepEqual(events.usage, { total_tokens: 3 });
+ * ```
+ */
 export class StreamState {
   /** The stream's error, if it ended with one. */
   error: BubError | null = null;
@@ -23,7 +36,21 @@ export class StreamState {
   usage: Record<string, unknown> | null = null;
 }
 
-/** Options of {@link AsyncStreamEvents}. */
+/**
+ * Options of {@link AsyncStreamEvents}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AsyncStreamEvents } from "@bub/core";
+ * import type { AsyncStreamEventsOptions } from "@bub/core/kernel";
+ * let closed = false;
+ * const options: AsyncStreamEventsOptions = { onClose: () => void (closed = true) };
+ * const events = new AsyncStreamEvents((async function* () {})(), options);
+ * await events.close();
+ * assert.ok(closed);
+ * ```
+ */
 export interface AsyncStreamEventsOptions {
   /** The shared state; a fresh one by default. */
   state?: StreamState;
@@ -38,10 +65,11 @@ export interface AsyncStreamEventsOptions {
  *
  * @example Wrap a generator
  * ```ts
+ * import assert from "node:assert/strict";
  * import { AsyncStreamEvents } from "@bub/core";
  * async function* events() { yield { kind: "text", data: { delta: "hi" } }; }
  * const stream = new AsyncStreamEvents(events());
- * for await (const event of stream) console.assert(event.kind === "text");
+ * for await (const event of stream) assert.ok(event.kind === "text");
  * ```
  */
 export class AsyncStreamEvents implements AsyncIterableIterator<StreamEvent>, AsyncDisposable {

@@ -8,7 +8,19 @@
  * @module
  */
 
-/** A tool call the model asked for, in the OpenAI chat shape (`arguments` is a JSON string). */
+/**
+ * A tool call the model asked for, in the OpenAI chat shape (`arguments` is a JSON string).
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallPayload } from "@bub/core/kernel";
+ * const call: ToolCallPayload = {
+ *   id: "call_1",
+ *   type: "function",
+ *   function: { name: "bash", arguments: '{"cmd":"ls"}' },
+ * };
+ * ```
+ */
 export interface ToolCallPayload {
   /** The call id (`call_<index>` when the provider gave none). */
   id: string;
@@ -18,28 +30,74 @@ export interface ToolCallPayload {
   function: { name: string; arguments: string };
 }
 
-/** `text` and `reasoning`: a piece of the answer or of the model's reasoning. */
+/**
+ * `text` and `reasoning`: a piece of the answer or of the model's reasoning.
+ *
+ * @example
+ * ```ts
+ * import type { StreamEvent } from "@bub/core";
+ * import type { DeltaPayload } from "@bub/core/kernel";
+ * const data: DeltaPayload = { delta: "Hel" };
+ * const event: StreamEvent = { kind: "text", data };
+ * ```
+ */
 export interface DeltaPayload {
   /** The new text. */
   delta: string;
 }
 
-/** `tool_call`: the tool calls the model asked for in this step (before any runs). */
+/**
+ * `tool_call`: the tool calls the model asked for in this step (before any runs).
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallsPayload } from "@bub/core/kernel";
+ * const data: ToolCallsPayload = {
+ *   tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }],
+ * };
+ * ```
+ */
 export interface ToolCallsPayload {
   /** The calls, in the model's order. */
   tool_calls: ToolCallPayload[];
 }
 
-/** `tool_result`: the model-facing results of this step's tool calls, in call order. */
+/**
+ * `tool_result`: the model-facing results of this step's tool calls, in call order.
+ *
+ * @example
+ * ```ts
+ * import type { ToolResultsPayload } from "@bub/core/kernel";
+ * const data: ToolResultsPayload = { tool_results: ["README.md\nsrc"] };
+ * ```
+ */
 export interface ToolResultsPayload {
   /** One value per call: the tool's result, or an error mapping for a failed call. */
   tool_results: unknown[];
 }
 
-/** `usage`: the provider's token usage of one model call (its own keys). */
+/**
+ * `usage`: the provider's token usage of one model call (its own keys).
+ *
+ * @example
+ * ```ts
+ * import type { StreamEvent } from "@bub/core";
+ * import type { UsagePayload } from "@bub/core/kernel";
+ * const data: UsagePayload = { input_tokens: 12, output_tokens: 3 };
+ * const event: StreamEvent = { kind: "usage", data };
+ * ```
+ */
 export type UsagePayload = Record<string, unknown>;
 
-/** `error`: the fields of a `BubError` (`kind` is an `ErrorKind` string). */
+/**
+ * `error`: the fields of a `BubError` (`kind` is an `ErrorKind` string).
+ *
+ * @example
+ * ```ts
+ * import type { ErrorPayload } from "@bub/core/kernel";
+ * const data: ErrorPayload = { kind: "provider", message: "Rate limited", details: { status: 429 } };
+ * ```
+ */
 export interface ErrorPayload {
   /** The error kind, e.g. `"provider"`. */
   kind: string;
@@ -52,6 +110,12 @@ export interface ErrorPayload {
 /**
  * `final`: the step ended. `{ ok, text }` for an answer, `{ ok, tool_calls, tool_results }` for
  * a step that ran tools (the loop then continues).
+ *
+ * @example
+ * ```ts
+ * import type { FinalPayload } from "@bub/core/kernel";
+ * const data: FinalPayload = { ok: true, text: "Done." };
+ * ```
  */
 export interface FinalPayload {
   /** False when the step produced an error answer. */
@@ -64,7 +128,15 @@ export interface FinalPayload {
   tool_results?: unknown[];
 }
 
-/** `tool_start`: one tool call starts running (after `beforeToolCall` let it through). */
+/**
+ * `tool_start`: one tool call starts running (after `beforeToolCall` let it through).
+ *
+ * @example
+ * ```ts
+ * import type { ToolStartPayload } from "@bub/core/kernel";
+ * const data: ToolStartPayload = { call_id: "c1", name: "bash", arguments: { cmd: "ls" } };
+ * ```
+ */
 export interface ToolStartPayload {
   /** The model's call id, or null outside a model step. */
   call_id: string | null;
@@ -77,6 +149,20 @@ export interface ToolStartPayload {
 /**
  * `tool_end`: one tool call finished. `ok` tells success from failure; `error` is the
  * normalized `BubError` of a failure (its `cause`, when set, is what the tool threw).
+ *
+ * @example
+ * ```ts
+ * import type { ToolEndPayload } from "@bub/core/kernel";
+ * const data: ToolEndPayload = {
+ *   call_id: "c1",
+ *   name: "bash",
+ *   arguments: { cmd: "ls" },
+ *   ok: true,
+ *   result: "README.md",
+ *   error: null,
+ *   duration_ms: 4,
+ * };
+ * ```
  */
 export interface ToolEndPayload extends ToolStartPayload {
   /** True when the tool returned. */
@@ -94,6 +180,17 @@ export interface ToolEndPayload extends ToolStartPayload {
  * `beforeToolCall` let it through; a denied or replaced call never runs and is not reported) and
  * `end` when it returned or threw (cancellation excepted). Called synchronously; a throwing
  * observer is ignored.
+ *
+ * @example
+ * ```ts
+ * import type { ToolObserver } from "@bub/core/kernel";
+ * const started: string[] = [];
+ * const observer: ToolObserver = {
+ *   start: (event) => void started.push(event.name),
+ *   end: (event) => console.log(`${event.name} took ${event.duration_ms} ms`),
+ * };
+ * observer.start({ call_id: null, name: "bash", arguments: {} });
+ * ```
  */
 export interface ToolObserver {
   /** A tool starts. */
@@ -102,13 +199,29 @@ export interface ToolObserver {
   end(event: ToolEndPayload): void;
 }
 
-/** `step_start`: the agent loop starts a model step (1-based). */
+/**
+ * `step_start`: the agent loop starts a model step (1-based).
+ *
+ * @example
+ * ```ts
+ * import type { StepStartPayload } from "@bub/core/kernel";
+ * const data: StepStartPayload = { step: 1 };
+ * ```
+ */
 export interface StepStartPayload {
   /** The step number. */
   step: number;
 }
 
-/** `step_end`: a step ended; `status` is its `loop.step` tape status. */
+/**
+ * `step_end`: a step ended; `status` is its `loop.step` tape status.
+ *
+ * @example
+ * ```ts
+ * import type { StepEndPayload } from "@bub/core/kernel";
+ * const data: StepEndPayload = { step: 1, status: "continue", elapsed_ms: 850 };
+ * ```
+ */
 export interface StepEndPayload {
   /** The step number. */
   step: number;
@@ -121,6 +234,15 @@ export interface StepEndPayload {
 /**
  * Event kind → payload. An interface so an application can add its own kinds by declaration
  * merging (`interface StreamEventMap { "acme.progress": { percent: number } }`).
+ *
+ * @example
+ * ```ts
+ * import type { StreamEventMap } from "@bub/core/kernel";
+ * function textOf(data: StreamEventMap["text"]): string {
+ *   return data.delta;
+ * }
+ * textOf({ delta: "hi" });
+ * ```
  */
 export interface StreamEventMap {
   /** A text delta of the answer. */
@@ -147,10 +269,26 @@ export interface StreamEventMap {
   step_end: StepEndPayload;
 }
 
-/** The kinds of {@link StreamEvent}. */
+/**
+ * The kinds of {@link StreamEvent}.
+ *
+ * @example
+ * ```ts
+ * import type { StreamEventKind } from "@bub/core/kernel";
+ * const shown: StreamEventKind[] = ["text", "tool_start", "tool_end", "final"];
+ * ```
+ */
 export type StreamEventKind = keyof StreamEventMap;
 
-/** The event of one kind, e.g. `StreamEventOf<"text">`. */
+/**
+ * The event of one kind, e.g. `StreamEventOf<"text">`.
+ *
+ * @example
+ * ```ts
+ * import type { StreamEventOf } from "@bub/core/kernel";
+ * const event: StreamEventOf<"step_start"> = { kind: "step_start", data: { step: 1 } };
+ * ```
+ */
 export interface StreamEventOf<K extends StreamEventKind> {
   /** What happened. */
   readonly kind: K;
@@ -164,6 +302,7 @@ export interface StreamEventOf<K extends StreamEventKind> {
  *
  * @example Narrowing
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { StreamEvent } from "@bub/core";
  * function show(event: StreamEvent): string {
  *   switch (event.kind) {
@@ -172,7 +311,7 @@ export interface StreamEventOf<K extends StreamEventKind> {
  *     default: return "";
  *   }
  * }
- * console.assert(show({ kind: "text", data: { delta: "hi" } }) === "hi");
+ * assert.ok(show({ kind: "text", data: { delta: "hi" } }) === "hi");
  * ```
  */
 export type StreamEvent = { [K in StreamEventKind]: StreamEventOf<K> }[StreamEventKind];
@@ -181,6 +320,20 @@ export type StreamEvent = { [K in StreamEventKind]: StreamEventOf<K> }[StreamEve
  * What a producer may hand to `AsyncStreamEvents` or `streamOf`: a typed {@link StreamEvent}, or
  * any `{ kind, data }` (an event of a kind this version does not know, or one built by code
  * written before the union). Consumers still see {@link StreamEvent} and skip unknown kinds.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AsyncStreamEvents } from "@bub/core";
+ * import type { StreamEventInit } from "@bub/core/kernel";
+ * async function* produce(): AsyncGenerator<StreamEventInit> {
+ *   yield { kind: "text", data: { delta: "hi" } };
+ *   yield { kind: "my_progress", data: { percent: 50 } }; // a plugin's own kind
+ * }
+ * const kinds: string[] = [];
+ * for await (const event of new AsyncStreamEvents(produce())) kinds.push(event.kind);
+ * assert.deepEqual(kinds, ["text", "my_progress"]);
+ * ```
  */
 export type StreamEventInit = StreamEvent | {
   /** What happened. */

@@ -4,16 +4,44 @@
  * @module
  */
 
-/** Selects entries after the last anchor of any name. */
+/**
+ * Selects entries after the last anchor of any name.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LAST_ANCHOR, TapeContext } from "@bub/core/tape";
+ * assert.equal(new TapeContext().anchor, LAST_ANCHOR); // history starts after the newest anchor
+ * ```
+ */
 export const LAST_ANCHOR: unique symbol = Symbol.for("bub.tape.last_anchor");
 
-/** Turns selected tape entries into chat messages. */
+/**
+ * Turns selected tape entries into chat messages.
+ *
+ * @example
+ * ```ts
+ * import { TapeContext, type TapeSelector } from "@bub/core/kernel";
+ * const lastTen: TapeSelector = (entries) => entries.slice(-10).map((entry) => entry.payload as Record<string, unknown>);
+ * const context = new TapeContext({ select: lastTen });
+ * ```
+ */
 export type TapeSelector = (
   entries: readonly Record<string, unknown>[],
   context: TapeContext,
 ) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
 
-/** Options of {@link TapeContext}. */
+/**
+ * Options of {@link TapeContext}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { TapeContext, type TapeContextOptions } from "@bub/core/kernel";
+ * const options: TapeContextOptions = { anchor: "session/start", state: { user: "ada" } };
+ * assert.equal(new TapeContext(options).anchor, "session/start");
+ * ```
+ */
 export interface TapeContextOptions {
   /** `LAST_ANCHOR` (default), an anchor name, or null for the whole tape. */
   anchor?: string | null | typeof LAST_ANCHOR;
@@ -29,9 +57,11 @@ export interface TapeContextOptions {
  *
  * @example
  * ```ts
- * import { LAST_ANCHOR, TapeContext } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { TapeContext } from "@bub/core/kernel";
+ * import { LAST_ANCHOR } from "@bub/core/tape";
  * const context = new TapeContext({ anchor: LAST_ANCHOR });
- * console.assert(context.anchor === LAST_ANCHOR);
+ * assert.ok(context.anchor === LAST_ANCHOR);
  * ```
  */
 export class TapeContext {
@@ -63,13 +93,32 @@ export class TapeContext {
   }
 }
 
-/** A named capability backed by a sibling tape (`<tape>__sidecar__<name>`). */
+/**
+ * A named capability backed by a sibling tape (`<tape>__sidecar__<name>`).
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { TapeSidecar } from "@bub/core/kernel";
+ * const notes: TapeSidecar = { name: "notes" };
+ * const plugin = definePlugin({ name: "notes", provideTapeSidecar: () => notes });
+ * ```
+ */
 export interface TapeSidecar {
   /** The sidecar name, unique among mounted sidecars. */
   readonly name: string;
 }
 
-/** The marker between an owner tape and a sidecar name. */
+/**
+ * The marker between an owner tape and a sidecar name.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SIDECAR_TAPE_MARKER, sidecarTapeName } from "@bub/core/tape";
+ * assert.equal(sidecarTapeName("cli-local", "notes"), `cli-local${SIDECAR_TAPE_MARKER}notes`);
+ * ```
+ */
 export const SIDECAR_TAPE_MARKER = "__sidecar__";
 
 /**
@@ -77,8 +126,9 @@ export const SIDECAR_TAPE_MARKER = "__sidecar__";
  *
  * @example
  * ```ts
- * import { sidecarTapeName } from "@bub/core";
- * console.assert(sidecarTapeName("session", "spill") === "session__sidecar__spill");
+ * import assert from "node:assert/strict";
+ * import { sidecarTapeName } from "@bub/core/tape";
+ * assert.ok(sidecarTapeName("session", "spill") === "session__sidecar__spill");
  * ```
  */
 export function sidecarTapeName(owner: string, sidecar: string): string {

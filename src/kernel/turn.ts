@@ -6,10 +6,33 @@
 import type { Envelope } from "./envelope.ts";
 import type { Environment } from "./environment.ts";
 
-/** An OpenAI-style multimodal content part, e.g. `{ type: "text", text }`. */
+/**
+ * An OpenAI-style multimodal content part, e.g. `{ type: "text", text }`.
+ *
+ * @example
+ * ```ts
+ * import type { ContentPart } from "@bub/core/kernel";
+ * const image: ContentPart = { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } };
+ * ```
+ */
 export type ContentPart = Record<string, unknown>;
 
-/** A prompt: text, or a list of content parts. */
+/**
+ * A prompt: text, or a list of content parts.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { Prompt } from "@bub/core/kernel";
+ * const withPicture = definePlugin({
+ *   name: "picture",
+ *   buildPrompt: (): Prompt => [
+ *     { type: "text", text: "What is in this picture?" },
+ *     { type: "image_url", image_url: { url: "https://example.com/cat.png" } },
+ *   ],
+ * });
+ * ```
+ */
 export type Prompt = string | ContentPart[];
 
 /**
@@ -28,6 +51,15 @@ export type Prompt = string | ContentPart[];
  *
  * JSR rejects `declare module` in published packages: a plugin published there types its state
  * through `definePlugin<MyState>()` instead.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin, type TurnState } from "@bub/core";
+ * const plugin = definePlugin({
+ *   name: "model-per-chat",
+ *   loadState: ({ sessionId }): TurnState => ({ model: sessionId.startsWith("tg:") ? "openai:gpt-4o-mini" : null }),
+ * });
+ * ```
  */
 export interface TurnState {
   /** Any other key, e.g. one a plugin's `loadState` returned. */
@@ -54,28 +86,136 @@ export interface TurnState {
   _runtime_tape?: unknown;
 }
 
-/** `state._runtime_workspace`: the workspace path as a string. */
+/**
+ * `state._runtime_workspace`: the workspace path as a string.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { WORKSPACE_STATE_KEY } from "@bub/core";
+ * assert.equal(WORKSPACE_STATE_KEY, "_runtime_workspace");
+ * ```
+ */
 export const WORKSPACE_STATE_KEY = "_runtime_workspace";
-/** `state._runtime_environment`: the session's `Environment`. */
+/**
+ * `state._runtime_environment`: the session's `Environment`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ENVIRONMENT_STATE_KEY } from "@bub/core";
+ * assert.equal(ENVIRONMENT_STATE_KEY, "_runtime_environment");
+ * ```
+ */
 export const ENVIRONMENT_STATE_KEY = "_runtime_environment";
-/** `state._runtime_agent`: the agent that runs this turn. */
+/**
+ * `state._runtime_agent`: the agent that runs this turn.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AGENT_STATE_KEY } from "@bub/core";
+ * assert.equal(AGENT_STATE_KEY, "_runtime_agent");
+ * ```
+ */
 export const AGENT_STATE_KEY = "_runtime_agent";
-/** `state._runtime_tape`: the tape of the current tool call. */
+/**
+ * `state._runtime_tape`: the tape of the current tool call.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { TAPE_STATE_KEY } from "@bub/core";
+ * assert.equal(TAPE_STATE_KEY, "_runtime_tape");
+ * ```
+ */
 export const TAPE_STATE_KEY = "_runtime_tape";
-/** `state._runtime_steering_inbox`: the active steering inbox, or null. */
+/**
+ * `state._runtime_steering_inbox`: the active steering inbox, or null.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { STEERING_INBOX_STATE_KEY } from "@bub/core";
+ * assert.equal(STEERING_INBOX_STATE_KEY, "_runtime_steering_inbox");
+ * ```
+ */
 export const STEERING_INBOX_STATE_KEY = "_runtime_steering_inbox";
-/** `state._runtime_thread_id`: the preferred steering key. */
+/**
+ * `state._runtime_thread_id`: the preferred steering key.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { THREAD_ID_STATE_KEY } from "@bub/core";
+ * assert.equal(THREAD_ID_STATE_KEY, "_runtime_thread_id");
+ * ```
+ */
 export const THREAD_ID_STATE_KEY = "_runtime_thread_id";
-/** `state.session_id`: the resolved session id. */
+/**
+ * `state.session_id`: the resolved session id.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SESSION_ID_STATE_KEY } from "@bub/core";
+ * assert.equal(SESSION_ID_STATE_KEY, "session_id");
+ * ```
+ */
 export const SESSION_ID_STATE_KEY = "session_id";
-/** `state.context`: the message's context string. */
+/**
+ * `state.context`: the message's context string.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONTEXT_STATE_KEY } from "@bub/core";
+ * assert.equal(CONTEXT_STATE_KEY, "context");
+ * ```
+ */
 export const CONTEXT_STATE_KEY = "context";
-/** `state.model`: the per-session model override. */
+/**
+ * `state.model`: the per-session model override.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin, MODEL_STATE_KEY } from "@bub/core";
+ * const pinModel = definePlugin({
+ *   name: "pin-model",
+ *   loadState: () => ({ [MODEL_STATE_KEY]: "openai:gpt-4o-mini" }),
+ * });
+ * ```
+ */
 export const MODEL_STATE_KEY = "model";
-/** `state.reasoning_effort`: the per-session reasoning effort. */
+/**
+ * `state.reasoning_effort`: the per-session reasoning effort.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin, REASONING_EFFORT_STATE_KEY } from "@bub/core";
+ * const thinkHard = definePlugin({
+ *   name: "think-hard",
+ *   loadState: () => ({ [REASONING_EFFORT_STATE_KEY]: "high" }),
+ * });
+ * ```
+ */
 export const REASONING_EFFORT_STATE_KEY = "reasoning_effort";
 
-/** What `processInbound` returns. */
+/**
+ * What `processInbound` returns.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { definePlugin, type TurnResult } from "@bub/core";
+ * import { KernelFramework } from "@bub/core/kernel";
+ * const kernel = new KernelFramework({ loadDotenv: false });
+ * kernel.register(definePlugin({ name: "echo", runModel: ({ prompt }) => `echo: ${prompt}` }));
+ * const result: TurnResult = await kernel.processInbound({ channel: "cli", chatId: "local", content: "hi" });
+ * assert.equal(result.sessionId, "cli:local");
+ * assert.equal(result.modelOutput, "echo: hi");
+ * ```
+ */
 export interface TurnResult {
   /** The resolved session id. */
   readonly sessionId: string;

@@ -10,7 +10,23 @@ import type { Envelope } from "./envelope.ts";
 import type { StreamEvent } from "./stream_events.ts";
 import type { TurnResult } from "./turn.ts";
 
-/** The last event of a streamed turn: saved, rendered and dispatched. */
+/**
+ * The last event of a streamed turn: saved, rendered and dispatched.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework, definePlugin } from "@bub/core";
+ * import type { TurnDoneEvent } from "@bub/core/kernel";
+ * const bub = new BubFramework();
+ * bub.register(definePlugin({ name: "echo", runModel: () => "ok" }));
+ * let done: TurnDoneEvent | undefined;
+ * for await (const event of bub.streamInbound({ channel: "cli", chatId: "local", content: "hi" })) {
+ *   if (event.kind === "done") done = event;
+ * }
+ * assert.equal(done?.data.result.modelOutput, "ok");
+ * ```
+ */
 export interface TurnDoneEvent {
   /** The turn finished. Always the last event. */
   readonly kind: "done";
@@ -22,10 +38,34 @@ export interface TurnDoneEvent {
  * One event of a streamed turn: a model {@link StreamEvent} (narrow on `kind`: `text` carries
  * `{ delta }`, `tool_start`/`tool_end` a tool call's arguments, result and duration, …), or the
  * final {@link TurnDoneEvent}.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework, definePlugin, type TurnEvent } from "@bub/core";
+ * const bub = new BubFramework();
+ * bub.register(definePlugin({ name: "echo", runModel: () => "ok" }));
+ * function show(event: TurnEvent): void {
+ *   if (event.kind === "text") console.log(event.data.delta);
+ * }
+ * for await (const event of bub.streamInbound({ channel: "cli", chatId: "local", content: "hi" })) show(event);
+ * ```
  */
 export type TurnEvent = StreamEvent | TurnDoneEvent;
 
-/** Options of `streamInbound`. */
+/**
+ * Options of `streamInbound`.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework, definePlugin, type StreamInboundOptions } from "@bub/core";
+ * const bub = new BubFramework();
+ * bub.register(definePlugin({ name: "echo", runModel: () => "ok" }));
+ * const options: StreamInboundOptions = { signal: AbortSignal.timeout(10_000) };
+ * for await (const event of bub.streamInbound({ channel: "cli", content: "hi" }, options)) {
+ *   console.log(event.kind);
+ * }
+ * ```
+ */
 export interface StreamInboundOptions {
   /** Cancels the turn; the iteration then throws the abort reason. */
   signal?: AbortSignal;

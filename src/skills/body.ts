@@ -17,10 +17,28 @@ const PLACEHOLDER = /\$(?:(\$)|([_A-Za-z][_A-Za-z0-9]*)|\{([_A-Za-z][_A-Za-z0-9]
 /**
  * Looks a dotted configuration path up (e.g. `telegram.token`); returns `undefined` when unknown.
  * Must not throw.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type ConfigLookup, renderSkillText } from "@bub/core/skills";
+ * const config: ConfigLookup = (path) => ({ "telegram.token": "t" } as Record<string, unknown>)[path];
+ * assert.equal(renderSkillText("token: ${config.telegram.token}", "/skills/tg", { config }), "token: t");
+ * ```
  */
 export type ConfigLookup = (path: string) => unknown;
 
-/** Options of {@link renderSkillBody} and {@link renderSkillText}. */
+/**
+ * Options of {@link renderSkillBody} and {@link renderSkillText}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type RenderSkillOptions, renderSkillText } from "@bub/core/skills";
+ * const options: RenderSkillOptions = { runtimeCommand: "deno run -A" };
+ * assert.equal(renderSkillText("$RUNTIME $SKILL_DIR/x.ts", "/s", options), "deno run -A /s/x.ts");
+ * ```
+ */
 export interface RenderSkillOptions {
   /** Resolves `${config.<path>}`. @default every path is unknown (renders as "") */
   config?: ConfigLookup;
@@ -46,6 +64,13 @@ function shellQuote(word: string): string {
  * The shell command that runs a TypeScript file with the runtime executing Bub: `deno run -A`,
  * `bun`, or `node` (with `--experimental-strip-types` before Node 23.6). Skills write
  * `$RUNTIME $SKILL_DIR/scripts/x.ts`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { currentRuntimeCommand } from "@bub/core/skills";
+ * assert.match(currentRuntimeCommand(), /deno/); // "<path to deno> run -A" under Deno
+ * ```
  */
 export function currentRuntimeCommand(): string {
   const exec = shellQuote(process.execPath);
@@ -65,11 +90,12 @@ export function currentRuntimeCommand(): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderSkillText } from "./body.ts";
  * const text = renderSkillText("Run $SKILL_DIR/x with ${config.telegram.token} for $$5 $HOME", "/s", {
  *   config: (path) => (path === "telegram.token" ? "123:abc" : undefined),
  * });
- * console.assert(text === "Run /s/x with 123:abc for $5 $HOME");
+ * assert.ok(text === "Run /s/x with 123:abc for $5 $HOME");
  * ```
  */
 export function renderSkillText(
@@ -104,10 +130,10 @@ export function renderSkillText(
  * block removed, then {@link renderSkillText} with the skill's directory.
  *
  * @example
- * ```ts ignore
- * import { discoverSkills, renderSkillBody } from "@bub/core";
+ * ```ts
+ * import { discoverSkills, renderSkillBody } from "@bub/core/skills";
  * const [skill] = discoverSkills({ workspace: "." });
- * if (skill) console.log(renderSkillBody(skill, { config: (path) => undefined }));
+ * if (skill) console.log(renderSkillBody(skill, { config: () => undefined }));
  * ```
  */
 export function renderSkillBody(skill: Skill, options: RenderSkillOptions = {}): string {

@@ -12,12 +12,39 @@ import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
 import { BubError } from "../kernel/errors.ts";
 import { readSkill, type Skill, type SkillSource } from "./skill.ts";
 
-/** The project and user skills folder, relative to the workspace or home directory. */
+/**
+ * The project and user skills folder, relative to the workspace or home directory.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PROJECT_SKILLS_DIR } from "@bub/core/skills";
+ * assert.equal(PROJECT_SKILLS_DIR, ".agents/skills"); // under the workspace
+ * ```
+ */
 export const PROJECT_SKILLS_DIR = ".agents/skills";
-/** The deprecated project skills folder, still scanned after {@link PROJECT_SKILLS_DIR}. */
+/**
+ * The deprecated project skills folder, still scanned after {@link PROJECT_SKILLS_DIR}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LEGACY_SKILLS_DIR } from "@bub/core/skills";
+ * assert.equal(LEGACY_SKILLS_DIR, ".agent/skills"); // still read, after .agents/skills
+ * ```
+ */
 export const LEGACY_SKILLS_DIR = ".agent/skills";
 
-/** One folder whose subdirectories are skills. */
+/**
+ * One folder whose subdirectories are skills.
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills, type SkillRoot } from "@bub/core/skills";
+ * const roots: SkillRoot[] = [{ path: "/nonexistent/skills", source: "project" }];
+ * const skills = discoverSkills({ workspace: ".", roots });
+ * ```
+ */
 export interface SkillRoot {
   /** The folder. */
   readonly path: string;
@@ -25,7 +52,17 @@ export interface SkillRoot {
   readonly source: SkillSource;
 }
 
-/** Options of {@link skillRoots} and {@link discoverSkills}. */
+/**
+ * Options of {@link skillRoots} and {@link discoverSkills}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { skillRoots, type SkillRootsOptions } from "@bub/core/skills";
+ * const options: SkillRootsOptions = { workspace: "/srv/app", home: "/home/ada", builtinDirs: [] };
+ * assert.equal(skillRoots(options)[0]?.source, "project");
+ * ```
+ */
 export interface SkillRootsOptions {
   /** The workspace whose `.agents/skills` (and legacy `.agent/skills`) hold project skills. */
   workspace: string;
@@ -40,7 +77,17 @@ export interface SkillRootsOptions {
   onWarning?: (message: string) => void;
 }
 
-/** Options of {@link discoverSkills}. */
+/**
+ * Options of {@link discoverSkills}.
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills, type DiscoverSkillsOptions } from "@bub/core/skills";
+ * const warnings: string[] = [];
+ * const options: DiscoverSkillsOptions = { workspace: ".", builtinDirs: [], onWarning: (w) => void warnings.push(w) };
+ * const skills = discoverSkills(options);
+ * ```
+ */
 export interface DiscoverSkillsOptions extends SkillRootsOptions {
   /** Scan exactly these roots, in order, instead of the ones {@link skillRoots} computes. */
   roots?: readonly SkillRoot[];
@@ -69,6 +116,14 @@ function onDisk(): boolean {
  *
  * @throws {BubError} (`config`) when the package was loaded from a remote URL (e.g. JSR): its
  *   skills are not on disk then, and discovery leaves the builtin root out
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { existsSync } from "node:fs";
+ * import { builtinSkillsDir } from "@bub/core/skills";
+ * assert.ok(existsSync(builtinSkillsDir()));
+ * ```
  */
 export function builtinSkillsDir(): string {
   if (!onDisk()) {
@@ -109,9 +164,10 @@ export function defaultBuiltinSkillDirs(): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { skillRoots } from "./discovery.ts";
  * const roots = skillRoots({ workspace: "/w", home: "/h", builtinDirs: [] });
- * console.assert(roots[0]?.path === "/w/.agents/skills" && roots[1]?.source === "global");
+ * assert.ok(roots[0]?.path === "/w/.agents/skills" && roots[1]?.source === "global");
  * ```
  */
 export function skillRoots(options: SkillRootsOptions): SkillRoot[] {
@@ -159,9 +215,10 @@ export function listSkillRoot(path: string, stamp: string): readonly string[] {
  *
  * @example Discover the workspace's skills
  * ```ts
+ * import assert from "node:assert/strict";
  * import { discoverSkills } from "./discovery.ts";
  * const skills = discoverSkills({ workspace: "/nonexistent", home: "/nonexistent", builtinDirs: [] });
- * console.assert(skills.length === 0);
+ * assert.ok(skills.length === 0);
  * ```
  */
 export function discoverSkills(options: DiscoverSkillsOptions): Skill[] {

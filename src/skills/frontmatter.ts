@@ -18,9 +18,10 @@ const LEADING_BLOCK = /^---\s*\n[\s\S]*?\n---\s*\n/;
  *
  * @example Read a skill's frontmatter
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseFrontmatter } from "./frontmatter.ts";
  * const meta = parseFrontmatter("---\nName: demo\ndescription: A demo\n---\nBody");
- * console.assert(meta?.name === "demo");
+ * assert.ok(meta?.name === "demo");
  * ```
  */
 export function parseFrontmatter(text: string): Record<string, unknown> | null {
@@ -47,8 +48,9 @@ export function parseFrontmatter(text: string): Record<string, unknown> | null {
  *
  * @example Strip the frontmatter
  * ```ts
+ * import assert from "node:assert/strict";
  * import { stripFrontmatter } from "./frontmatter.ts";
- * console.assert(stripFrontmatter("---\nname: x\n---\n\nHello\n") === "Hello");
+ * assert.ok(stripFrontmatter("---\nname: x\n---\n\nHello\n") === "Hello");
  * ```
  */
 export function stripFrontmatter(text: string): string {

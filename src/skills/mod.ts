@@ -1,6 +1,13 @@
 /**
  * Skills: `SKILL.md` discovery, validation, frontmatter, body rendering and the skills prompt.
  *
+ * @example The skills a workspace sees
+ * ```ts
+ * import { discoverSkills, renderSkillsPrompt } from "@bub/core/skills";
+ * const skills = discoverSkills({ workspace: "." }); // project, global and builtin skills
+ * console.log(renderSkillsPrompt(skills));
+ * ```
+ *
  * @module
  */
 export type { ConfigLookup } from "./body.ts";

@@ -13,8 +13,9 @@ const SKILL_REFERENCE = /\$([A-Za-z0-9_.-]+)/g;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { skillReferences } from "./prompt.ts";
- * console.assert([...skillReferences("channel=$telegram use $gh")].join() === "telegram,gh");
+ * assert.ok([...skillReferences("channel=$telegram use $gh")].join() === "telegram,gh");
  * ```
  */
 export function skillReferences(text: string): Set<string> {
@@ -29,9 +30,10 @@ export function skillReferences(text: string): Set<string> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { filterAllowedSkills } from "./prompt.ts";
  * const skills = [{ name: "gh" }, { name: "telegram" }] as const;
- * console.assert(filterAllowedSkills(skills, ["GH"]).length === 1);
+ * assert.ok(filterAllowedSkills(skills, ["GH"]).length === 1);
  * ```
  */
 export function filterAllowedSkills<T extends Pick<Skill, "name">>(
@@ -43,7 +45,17 @@ export function filterAllowedSkills<T extends Pick<Skill, "name">>(
   return skills.filter((skill) => names.has(skill.name.toLowerCase()));
 }
 
-/** Options of {@link renderSkillsPrompt}. */
+/**
+ * Options of {@link renderSkillsPrompt}.
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills, renderSkillsPrompt, type SkillsPromptOptions } from "@bub/core/skills";
+ * const skills = discoverSkills({ workspace: "." });
+ * const options: SkillsPromptOptions = { expand: skills.slice(0, 1).map((skill) => skill.name) };
+ * console.log(renderSkillsPrompt(skills, options));
+ * ```
+ */
 export interface SkillsPromptOptions extends RenderSkillOptions {
   /** Names whose location and body are inlined (compared case-sensitively). @default none */
   expand?: Iterable<string>;
@@ -56,11 +68,12 @@ export interface SkillsPromptOptions extends RenderSkillOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderSkillsPrompt } from "./prompt.ts";
  * const block = renderSkillsPrompt([
  *   { name: "gh", description: "GitHub CLI", location: "/nonexistent/SKILL.md", source: "builtin", metadata: {} },
  * ]);
- * console.assert(block === "<available_skills>\n- gh: GitHub CLI\n</available_skills>");
+ * assert.ok(block === "<available_skills>\n- gh: GitHub CLI\n</available_skills>");
  * ```
  */
 export function renderSkillsPrompt(
@@ -83,7 +96,16 @@ export function renderSkillsPrompt(
   return lines.join("\n");
 }
 
-/** Options of {@link skillsPromptFor}. */
+/**
+ * Options of {@link skillsPromptFor}.
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills, skillsPromptFor, type SkillsPromptForOptions } from "@bub/core/skills";
+ * const options: SkillsPromptForOptions = { allowedSkills: ["telegram"] };
+ * console.log(skillsPromptFor(discoverSkills({ workspace: "." }), "use $telegram", options));
+ * ```
+ */
 export interface SkillsPromptForOptions extends RenderSkillOptions {
   /** Casefolded names allowed in this run, or null for all. */
   allowedSkills?: Iterable<string> | null;
@@ -95,8 +117,9 @@ export interface SkillsPromptForOptions extends RenderSkillOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { skillsPromptFor } from "./prompt.ts";
- * console.assert(skillsPromptFor([], "hi $gh") === "");
+ * assert.ok(skillsPromptFor([], "hi $gh") === "");
  * ```
  */
 export function skillsPromptFor(

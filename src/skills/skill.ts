@@ -8,19 +8,73 @@ import { basename, join } from "node:path";
 import { StampCache, stampOf, statQuiet } from "../_internal/file_stamp.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 
-/** The file every skill directory holds. */
+/**
+ * The file every skill directory holds.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SKILL_FILE_NAME } from "@bub/core/skills";
+ * assert.equal(SKILL_FILE_NAME, "SKILL.md");
+ * ```
+ */
 export const SKILL_FILE_NAME = "SKILL.md";
-/** Longest accepted skill name. */
+/**
+ * Longest accepted skill name.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MAX_SKILL_NAME_LENGTH } from "@bub/core/skills";
+ * assert.equal(MAX_SKILL_NAME_LENGTH, 64);
+ * ```
+ */
 export const MAX_SKILL_NAME_LENGTH = 64;
-/** Longest accepted skill description. */
+/**
+ * Longest accepted skill description.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MAX_SKILL_DESCRIPTION_LENGTH } from "@bub/core/skills";
+ * assert.equal(MAX_SKILL_DESCRIPTION_LENGTH, 1024);
+ * ```
+ */
 export const MAX_SKILL_DESCRIPTION_LENGTH = 1024;
-/** Hyphen-case: lowercase letters and digits in groups joined by single hyphens. */
+/**
+ * Hyphen-case: lowercase letters and digits in groups joined by single hyphens.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SKILL_NAME_PATTERN } from "@bub/core/skills";
+ * assert.ok(SKILL_NAME_PATTERN.test("pdf-tools"));
+ * assert.ok(!SKILL_NAME_PATTERN.test("PDF_tools"));
+ * ```
+ */
 export const SKILL_NAME_PATTERN: RegExp = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** Where a skill was found: the workspace, the user's home, or the package itself. */
+/**
+ * Where a skill was found: the workspace, the user's home, or the package itself.
+ *
+ * @example
+ * ```ts
+ * import type { Skill, SkillSource } from "@bub/core/skills";
+ * const fromProject = (skill: Skill): boolean => skill.source === ("project" satisfies SkillSource);
+ * ```
+ */
 export type SkillSource = "project" | "global" | "builtin";
 
-/** A discovered skill. */
+/**
+ * A discovered skill.
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills, type Skill } from "@bub/core/skills";
+ * const skills: Skill[] = discoverSkills({ workspace: "." });
+ * for (const skill of skills) console.log(`${skill.name} (${skill.source}): ${skill.description}`);
+ * ```
+ */
 export interface Skill {
   /** The skill name (equal to its directory name). */
   readonly name: string;
@@ -42,9 +96,10 @@ export interface Skill {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { skillFrontmatterProblem } from "./skill.ts";
- * console.assert(skillFrontmatterProblem({ name: "demo", description: "d" }, "demo") === null);
- * console.assert(skillFrontmatterProblem({ name: "Demo", description: "d" }, "Demo") !== null);
+ * assert.ok(skillFrontmatterProblem({ name: "demo", description: "d" }, "demo") === null);
+ * assert.ok(skillFrontmatterProblem({ name: "Demo", description: "d" }, "Demo") !== null);
  * ```
  */
 export function skillFrontmatterProblem(

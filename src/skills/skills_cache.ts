@@ -28,10 +28,11 @@ import { type Skill, SKILL_FILE_NAME } from "./skill.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SkillsCache } from "./skills_cache.ts";
  * const cache = new SkillsCache();
  * const options = { workspace: "/nonexistent", home: "/nonexistent", builtinDirs: [] };
- * console.assert(cache.discover(options) === cache.discover(options));
+ * assert.ok(cache.discover(options) === cache.discover(options));
  * ```
  */
 export class SkillsCache {

@@ -9,8 +9,8 @@
  */
 import { BubError } from "../kernel/errors.ts";
 import type { TapeContext } from "../kernel/tape_context.ts";
-import { anchorSlice, type EntryView, type QuerySpec } from "./_evaluate.ts";
-import { forkLayersOf, liveViewOf } from "./_live_view.ts";
+import { anchorSlice, type EntryView, type QuerySpec } from "./store/_evaluate.ts";
+import { forkLayersOf, liveViewOf } from "./store/_live_view.ts";
 import {
   buildQuery,
   type ChatMessage,
@@ -22,8 +22,7 @@ import {
 import type { TapeEntry } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
 import { ShapeList } from "./_message_shape.ts";
-import { recordCopies } from "./_handed_copies.ts";
-import { recordKept } from "./_message_source.ts";
+import { noteCopies } from "./message_source.ts";
 import type { TapeStore } from "./store.ts";
 
 /** A fold's outcome: the messages and the calls still waiting for results. */
@@ -171,7 +170,8 @@ async function _contextFold(
 /**
  * The context messages of `tape` on `store`, kept between calls and extended with new entries;
  * null when the context has a custom selector or the store has no live view (the caller then
- * reads the tape).
+ * reads the tape). The array is noted (`noteCopies`): a request body may take the kept run's
+ * cached JSON for copies nobody can have changed (see `agent/model_call.ts`).
  */
 export async function incrementalMessages(
   store: TapeStore,
@@ -181,28 +181,7 @@ export async function incrementalMessages(
   const folded = await _contextFold(store, tape, context);
   if (folded === null) return null;
   const copies = copyMessages(folded.messages, folded.shapes, folded.tail, folded.tailShapes);
-  recordCopies(copies, folded.messages, folded.shapes, folded.messages.length);
+  const { messages: kept, shapes } = folded;
+  noteCopies(copies, { kept, shapes, count: kept.length });
   return copies;
-}
-
-/**
- * As {@link incrementalMessages}, but the array holds the kept messages themselves, not copies
- * of them: a long session's call then makes no copy of its thousands of messages. Only for a
- * caller that changes none of them and lets no code but Bub's own reach them (the model runner
- * when no agent hook sees the request and its client is Bub's own, see `keepsMessages`); the
- * array is noted as {@link recordCopies} notes copies, so the request body takes it as the kept
- * run it is.
- */
-export async function sharedMessages(
-  store: TapeStore,
-  tape: string,
-  context: TapeContext,
-): Promise<ChatMessage[] | null> {
-  const folded = await _contextFold(store, tape, context);
-  if (folded === null) return null;
-  const shared = (folded.tail?.length ? folded.messages.concat(folded.tail) : folded.messages
-    .slice()) as ChatMessage[];
-  recordKept(folded.messages, folded.shapes);
-  recordCopies(shared, folded.messages, folded.shapes, folded.messages.length);
-  return shared;
 }

@@ -1,7 +1,7 @@
 /**
  * The shapes of kept context messages: how a fold's message is copied when a context is read out
  * (one object literal for the common shapes instead of a spread) and how a copy is compared with
- * it (its known keys, not a walk of both objects). See `context.ts` and `_message_source.ts`.
+ * it (its known keys, not a walk of both objects). See `context.ts` and `message_source.ts`.
  *
  * @module
  */
@@ -10,7 +10,7 @@
 export type KeptMessage = Readonly<Record<string, unknown>>;
 
 /**
- * How a kept message is copied (and a copy compared with it, see `_message_source.ts`), one code
+ * How a kept message is copied (and a copy compared with it, see `message_source.ts`), one code
  * per kept message, in a list beside the messages:
  * {@link SHAPE_ANY} any object (a shallow copy);
  * {@link SHAPE_TEXT} exactly `role`, `content` (in that order, both defined);
@@ -81,7 +81,7 @@ const NO_STARTS = new Uint32Array(0);
  * The shapes of a kept list of messages, one byte each (a long session keeps thousands), and the
  * values of its known-shape messages side by side in one flat array (role, content, then the
  * shape's other values; a plain tool-call message: its call count, then each call's id, type and
- * function): a long session's copies are made and checked from these few contiguous arrays
+ * function): a long session's copies are made from these few contiguous arrays
  * instead of reading thousands of objects spread over the heap (Bun never moves an object, so a
  * session's messages lie scattered among the garbage of the turns that made them). Grows with
  * its list and stays the same object, so a reader holding it sees the list's later messages.
@@ -138,19 +138,6 @@ export class ShapeList {
   /** The shape at `index` ({@link SHAPE_ANY} past the end). */
   get(index: number): MessageShape {
     return index < this.#length ? this.#bytes[index] as MessageShape : SHAPE_ANY;
-  }
-
-  /**
-   * The list's arrays as they are now (for a loop over many messages; valid until the next push):
-   * each message's shape and where its values start in `fields`.
-   */
-  columns(): { shapes: Uint8Array; starts: Uint32Array; fields: readonly unknown[] } {
-    return { shapes: this.#bytes, starts: this.#starts, fields: this.fields };
-  }
-
-  /** Where the values of the message at `index` start in {@link fields}. */
-  start(index: number): number {
-    return this.#starts[index]!;
   }
 
   /** A fresh copy of the message at `index`, which is `message` (as {@link copyMessage}). */

@@ -5,10 +5,10 @@
  */
 import { isRecord } from "../_internal/object.ts";
 import { LAST_ANCHOR, TapeContext } from "../kernel/tape_context.ts";
-import { dumpsOrString, pyDumps } from "./_json.ts";
+import { dumpsOrString, pyDumps } from "../_internal/json.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
-import { recordKept } from "./_message_source.ts";
+import { recordKept } from "./message_source.ts";
 import {
   foldedCall,
   frozenPlainCalls,
@@ -27,14 +27,46 @@ const NO_SHAPES = new ShapeList();
 export { LAST_ANCHOR, TapeContext };
 export type { TapeContextOptions, TapeSelector } from "../kernel/tape_context.ts";
 
-/** A chat message in the OpenAI chat format. */
+/**
+ * A chat message in the OpenAI chat format.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import type { TapeChatMessage } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
+ * await tape.ensureBootstrapAnchor();
+ * const messages: TapeChatMessage[] = await tape.readMessages();
+ * ```
+ */
 export type TapeChatMessage = Record<string, unknown>;
-/** {@link TapeChatMessage} under its first name. */
+/**
+ * {@link TapeChatMessage} under its first name.
+ *
+ * @example
+ * ```ts
+ * import type { ChatMessage } from "@bub/core/tape";
+ * const message: ChatMessage = { role: "assistant", content: "Done." };
+ * ```
+ */
 export type ChatMessage = TapeChatMessage;
 
 /**
  * Narrows `query` to the context's anchor: null → the whole tape, `LAST_ANCHOR` →
  * `lastAnchor()`, a name → `afterAnchor(name)`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, TapeQuery } from "@bub/core";
+ * import { anchorEntry, buildQuery, messageEntry, TapeContext } from "@bub/core/tape";
+ * const store = new InMemoryTapeStore();
+ * await store.append("t", messageEntry({ role: "user", content: "old" }));
+ * await store.append("t", anchorEntry("handoff"));
+ * await store.append("t", messageEntry({ role: "user", content: "new" }));
+ * const entries = await buildQuery(new TapeContext(), new TapeQuery("t", store)).all();
+ * assert.deepEqual(entries.map((entry) => entry.payload.content), ["new"]); // after the last anchor
+ * ```
  */
 export function buildQuery(context: TapeContext, query: TapeQuery): TapeQuery {
   if (context.anchor === null) return query;
@@ -184,9 +216,10 @@ export function copyMessages(
  *
  * @example
  * ```ts
- * import { anchorEntry, defaultTapeContext, selectMessages } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { anchorEntry, defaultTapeContext, selectMessages } from "@bub/core/tape";
  * const [message] = selectMessages([anchorEntry("a", { x: 1 })], defaultTapeContext());
- * console.assert(message?.content === '[Anchor created: a]: {"x": 1}');
+ * assert.ok(message?.content === '[Anchor created: a]: {"x": 1}');
  * ```
  */
 export function selectMessages(
@@ -203,15 +236,27 @@ export function selectMessages(
  *
  * @example
  * ```ts
- * import { defaultTapeContext, LAST_ANCHOR } from "@bub/core";
- * console.assert(defaultTapeContext().anchor === LAST_ANCHOR);
+ * import assert from "node:assert/strict";
+ * import { defaultTapeContext, LAST_ANCHOR } from "@bub/core/tape";
+ * assert.ok(defaultTapeContext().anchor === LAST_ANCHOR);
  * ```
  */
 export function defaultTapeContext(state: Record<string, unknown> = {}): TapeContext {
   return new TapeContext({ anchor: LAST_ANCHOR, select: selectMessages, state });
 }
 
-/** Drops entries whose `meta.context` is exactly `false` (they never reach a model). */
+/**
+ * Drops entries whose `meta.context` is exactly `false` (they never reach a model).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { contextVisible, messageEntry } from "@bub/core/tape";
+ * const hidden = messageEntry({ role: "user", content: "debug only" }, { context: false });
+ * const entries = [messageEntry({ role: "user", content: "hi" }), hidden];
+ * assert.deepEqual(contextVisible(entries), [entries[0]]);
+ * ```
+ */
 export function contextVisible(entries: readonly TapeEntry[]): TapeEntry[] {
   return entries.filter((entry) => entry.meta.context !== false);
 }

@@ -6,9 +6,23 @@
 import { isRecord } from "../_internal/object.ts";
 import { redactKnownSecrets, redactKnownSecretsDeep } from "../_internal/secrets.ts";
 import type { BubErrorDict } from "../kernel/errors.ts";
-import { isLastIsoNow, isoNow, parseIsoMicros } from "./_dates.ts";
+import { isLastIsoNow, isoNow, parseIsoMicros } from "../_internal/utc_text.ts";
 
-/** One record of a tape. Stores assign `id` (per tape, from 1); constructors leave it 0. */
+/**
+ * One record of a tape. Stores assign `id` (per tape, from 1); constructors leave it 0.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, TapeQuery, type TapeEntry } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
+ * const store = new InMemoryTapeStore();
+ * await store.append("t", messageEntry({ role: "user", content: "hi" }));
+ * const [entry]: TapeEntry[] = await new TapeQuery("t", store).all();
+ * assert.equal(entry?.kind, "message");
+ * assert.equal(entry?.id, 1); // the store numbers entries from 1
+ * ```
+ */
 export interface TapeEntry {
   /** Store-assigned id, per tape, starting at 1; 0 before storage. */
   readonly id: number;
@@ -22,7 +36,16 @@ export interface TapeEntry {
   readonly date: string;
 }
 
-/** Entry metadata. */
+/**
+ * Entry metadata.
+ *
+ * @example
+ * ```ts
+ * import { messageEntry, type TapeMeta } from "@bub/core/tape";
+ * const meta: TapeMeta = { run_id: "run-1", channel: "cli" };
+ * const entry = messageEntry({ role: "user", content: "hi" }, meta);
+ * ```
+ */
 export type TapeMeta = Record<string, unknown>;
 
 /**
@@ -30,9 +53,10 @@ export type TapeMeta = Record<string, unknown>;
  *
  * @example
  * ```ts
- * import { createEntry } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { createEntry } from "@bub/core/tape";
  * const entry = createEntry("event", { name: "ping" }, { run_id: "run-1" });
- * console.assert(entry.id === 0 && entry.meta.run_id === "run-1");
+ * assert.ok(entry.id === 0 && entry.meta.run_id === "run-1");
  * ```
  */
 export function createEntry(
@@ -44,17 +68,48 @@ export function createEntry(
   return { id: 0, kind, payload, meta: { ...meta }, date };
 }
 
-/** A `message` entry holding a copy of an OpenAI-style chat message. */
+/**
+ * A `message` entry holding a copy of an OpenAI-style chat message.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { messageEntry } from "@bub/core/tape";
+ * const entry = messageEntry({ role: "user", content: "hi" });
+ * assert.equal(entry.kind, "message");
+ * assert.deepEqual(entry.payload, { role: "user", content: "hi" });
+ * ```
+ */
 export function messageEntry(message: Record<string, unknown>, meta: TapeMeta = {}): TapeEntry {
   return createEntry("message", { ...message }, meta);
 }
 
-/** A `system` entry `{content}`. */
+/**
+ * A `system` entry `{content}`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { systemEntry } from "@bub/core/tape";
+ * assert.equal(systemEntry("Be brief.").kind, "system");
+ * ```
+ */
 export function systemEntry(content: string, meta: TapeMeta = {}): TapeEntry {
   return createEntry("system", { content }, meta);
 }
 
-/** An `anchor` entry `{name}` plus a copy of `state` when one is given. */
+/**
+ * An `anchor` entry `{name}` plus a copy of `state` when one is given.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { anchorEntry } from "@bub/core/tape";
+ * const anchor = anchorEntry("handoff/1", { summary: "Fixed the build" });
+ * assert.equal(anchor.kind, "anchor");
+ * assert.equal(anchor.payload.name, "handoff/1");
+ * ```
+ */
 export function anchorEntry(
   name: string,
   state?: Record<string, unknown> | null,
@@ -65,12 +120,31 @@ export function anchorEntry(
   return createEntry("anchor", payload, meta);
 }
 
-/** A `tool_call` entry `{calls}`. */
+/**
+ * A `tool_call` entry `{calls}`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { toolCallEntry } from "@bub/core/tape";
+ * const entry = toolCallEntry([{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }]);
+ * assert.equal(entry.kind, "tool_call");
+ * ```
+ */
 export function toolCallEntry(calls: readonly unknown[], meta: TapeMeta = {}): TapeEntry {
   return createEntry("tool_call", { calls: [...calls] }, meta);
 }
 
-/** A `tool_result` entry `{results}`. */
+/**
+ * A `tool_result` entry `{results}`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { toolResultEntry } from "@bub/core/tape";
+ * assert.equal(toolResultEntry(["README.md"]).kind, "tool_result");
+ * ```
+ */
 export function toolResultEntry(results: readonly unknown[], meta: TapeMeta = {}): TapeEntry {
   return createEntry("tool_result", { results: [...results] }, meta);
 }
@@ -79,6 +153,16 @@ export function toolResultEntry(results: readonly unknown[], meta: TapeMeta = {}
  * An `error` entry holding a BubError dict (`details` only when non-empty), with the known
  * secrets (`_internal/secrets.ts`: a provider's echo of the API key...) redacted from its message
  * and details.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubError } from "@bub/core";
+ * import { errorEntry } from "@bub/core/tape";
+ * const entry = errorEntry(new BubError("provider", "Rate limited").asDict());
+ * assert.equal(entry.kind, "error");
+ * assert.equal(entry.payload.message, "Rate limited");
+ * ```
  */
 export function errorEntry(error: BubErrorDict, meta: TapeMeta = {}): TapeEntry {
   const message = redactKnownSecrets(error.message);
@@ -89,7 +173,18 @@ export function errorEntry(error: BubErrorDict, meta: TapeMeta = {}): TapeEntry 
   return createEntry("error", payload, meta);
 }
 
-/** An `event` entry `{name}` plus a copy of `data` when given. */
+/**
+ * An `event` entry `{name}` plus a copy of `data` when given.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { eventEntry } from "@bub/core/tape";
+ * const entry = eventEntry("loop.step", { step: 1, status: "ok" });
+ * assert.equal(entry.kind, "event");
+ * assert.equal(entry.payload.name, "loop.step");
+ * ```
+ */
 export function eventEntry(
   name: string,
   data?: Record<string, unknown> | null,

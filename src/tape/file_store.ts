@@ -7,26 +7,39 @@ import { accessSync, constants, type Stats, statSync } from "node:fs";
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
-import { evaluateQuery, type QuerySpec } from "./_evaluate.ts";
-import { appendBatch, isFullDisk, prepareBatch, type PreparedEntry } from "./_file_append.ts";
-import { withFileLock } from "./_file_lock.ts";
-import { emptyCache, type FileCache, FileCaches, indexedEvents } from "./_file_cache.ts";
-import { errorCode, statTape, withOpenFile } from "./_file_read.ts";
-import { LockTemplate } from "./_lock_template.ts";
-import { SpareFile } from "./_spare_file.ts";
-import { pruneStrayFiles } from "./_stray_files.ts";
-import { KeyedMutex } from "./_mutex.ts";
-import { OpenFiles } from "./_open_files.ts";
-import { searchPass } from "./_search.ts";
-import { coversQuery, findLastEntry, findLastEvents } from "./_tail_scan.ts";
-import { isHeadQuery, readHead } from "./_head_scan.ts";
+import { evaluateQuery, type QuerySpec } from "./store/_evaluate.ts";
+import { appendBatch, isFullDisk, prepareBatch, type PreparedEntry } from "./file/_append.ts";
+import { withFileLock } from "./file/_lock.ts";
+import { emptyCache, type FileCache, FileCaches, indexedEvents } from "./file/_cache.ts";
+import { errorCode, statTape, withOpenFile } from "./file/_read.ts";
+import { LockTemplate } from "./file/_lock_template.ts";
+import { SpareFile } from "./file/_spare_file.ts";
+import { pruneStrayFiles } from "./file/_stray_files.ts";
+import { KeyedMutex } from "./store/_mutex.ts";
+import { OpenFiles } from "./file/_open_files.ts";
+import { searchPass } from "./store/_search.ts";
+import { coversQuery, findLastEntry, findLastEvents } from "./file/_tail_scan.ts";
+import { isHeadQuery, readHead } from "./file/_head_scan.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
-import { provideLiveView } from "./_live_view.ts";
-import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
+import { provideLiveView } from "./store/_live_view.ts";
+import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 
-/** Options of {@link FileTapeStore}. */
+/**
+ * Options of {@link FileTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { FileTapeStore } from "@bub/core";
+ * import type { FileTapeStoreOptions } from "@bub/core/tape";
+ * const options: FileTapeStoreOptions = { durable: false, lockTimeoutMs: 5_000 };
+ * await using store = new FileTapeStore(mkdtempSync(join(tmpdir(), "tapes-")), options);
+ * ```
+ */
 export interface FileTapeStoreOptions {
   /** Flush every append to the disk before it resolves (default true). */
   durable?: boolean;
@@ -48,19 +61,21 @@ export interface FileTapeStoreOptions {
  * a query about earlier entries reads the whole file once.
  *
  * Appends take a per-tape lock file (`<tape>.jsonl.lock`, a hard link of the store's hidden
- * `.bub-lock.<random>` holder file, see `_lock_template.ts`), catch up with the file, assign the
+ * `.bub-lock.<random>` holder file, see `file/_lock_template.ts`), catch up with the file, assign the
  * next id and write, so concurrent processes get unique, gapless, increasing ids; the flush runs
  * as the lock is released, and an append resolves once it is done. A torn last line left by a
  * killed writer is skipped and terminated before the next append.
  *
  * @example
  * ```ts
- * import { FileTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { FileTapeStore, TapeQuery } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * const dir = await Deno.makeTempDir();
  * await using store = new FileTapeStore(dir);
  * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
  * const [entry] = await new TapeQuery("a__b", store).all();
- * console.assert(entry?.id === 1);
+ * assert.ok(entry?.id === 1);
  * ```
  */
 export class FileTapeStore implements TapeStore, AsyncDisposable {
@@ -105,7 +120,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       isTransient: isFullDisk,
       signal: this.#stop.signal,
     });
-    // Incremental contexts read a tape's cache, caught up (see `_live_view.ts`).
+    // Incremental contexts read a tape's cache, caught up (see `store/_live_view.ts`).
     provideLiveView(
       this,
       (query) => this.#mutex.run(query.tape, () => this.#refresh(query.tape, query)),
@@ -374,7 +389,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.#stop.abort();
     await Promise.resolve();
     this.#files.closeAll();
-    // A store that wrote here also removes what killed processes left (see `_stray_files.ts`).
+    // A store that wrote here also removes what killed processes left (see `file/_stray_files.ts`).
     const wrote = this.#template.close();
     if (await this.#spare.close() || wrote) pruneStrayFiles(this.directory);
     this.#cache.clear();

@@ -13,12 +13,22 @@ import { appendStoredCopies, InMemoryTapeStore } from "./memory_store.ts";
 import type { TapeQuery } from "./query.ts";
 import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
 import { latestEvents, pickLatestEvents } from "./latest_events.ts";
-import { provideForkLayers } from "./_live_view.ts";
-import { keepEntryText } from "./_entry_text.ts";
+import { provideForkLayers } from "./store/_live_view.ts";
+import { keepEntryText } from "./store/_entry_text.ts";
 
 const logger = getLogger(["bub", "tape"]);
 
-/** Options of {@link ForkTapeStore}. */
+/**
+ * Options of {@link ForkTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTapeStore } from "@bub/core";
+ * import { ForkTapeStore, type ForkTapeStoreOptions } from "@bub/core/tape";
+ * const options: ForkTapeStoreOptions = { tape: "cli-local", sidecarTapes: ["cli-local__sidecar__spill"] };
+ * const fork = new ForkTapeStore(new InMemoryTapeStore(), options);
+ * ```
+ */
 export interface ForkTapeStoreOptions {
   /** The main tape. */
   tape: string;
@@ -30,7 +40,18 @@ function _textOnly(parts: unknown[]): unknown[] {
   return parts.filter((part) => isRecord(part) && part.type === "text");
 }
 
-/** Keeps only the text parts of a list `content` (else of a list `prompt`): media never persists. */
+/**
+ * Keeps only the text parts of a list `content` (else of a list `prompt`): media never persists.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { redactPayload } from "@bub/core/tape";
+ * const text = { type: "text", text: "What is this?" };
+ * const image = { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } };
+ * assert.deepEqual(redactPayload({ role: "user", content: [text, image] }).content, [text]);
+ * ```
+ */
 export function redactPayload(payload: Record<string, unknown>): Record<string, unknown> {
   if ("content" in payload) {
     return Array.isArray(payload.content)
@@ -47,13 +68,15 @@ export function redactPayload(payload: Record<string, unknown>): Record<string, 
  *
  * @example
  * ```ts
- * import { ForkTapeStore, InMemoryTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, TapeQuery } from "@bub/core";
+ * import { ForkTapeStore, messageEntry } from "@bub/core/tape";
  * const parent = new InMemoryTapeStore();
  * const fork = new ForkTapeStore(parent, { tape: "a__b" });
  * await fork.append("a__b", messageEntry({ role: "user", content: "hi" }));
- * console.assert((await new TapeQuery("a__b", parent).all()).length === 0);
+ * assert.ok((await new TapeQuery("a__b", parent).all()).length === 0);
  * await fork.mergeBack();
- * console.assert((await new TapeQuery("a__b", parent).all()).length === 1);
+ * assert.ok((await new TapeQuery("a__b", parent).all()).length === 1);
  * ```
  */
 export class ForkTapeStore implements TapeStore {
@@ -79,10 +102,10 @@ export class ForkTapeStore implements TapeStore {
     this.tape = options.tape;
     this.sidecarTapes = [...(options.sidecarTapes ?? [])];
     // A plain memory parent takes the buffer's frozen copies as they are; any other parent gets
-    // the buffer's entries with their text, which the merge writes as is (see `_entry_text.ts`).
+    // the buffer's entries with their text, which the merge writes as is (see `store/_entry_text.ts`).
     this.#direct = Object.getPrototypeOf(this.parent) === InMemoryTapeStore.prototype;
     if (!this.#direct) keepEntryText(this.#local);
-    // Incremental contexts read a managed tape's layer (see `_live_view.ts`).
+    // Incremental contexts read a managed tape's layer (see `store/_live_view.ts`).
     provideForkLayers(
       this,
       (tape) =>

@@ -37,12 +37,14 @@ export function pickLatestEvents(
  *
  * @example
  * ```ts
- * import { createEntry, InMemoryTapeStore, latestEvents } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore } from "@bub/core";
+ * import { createEntry, latestEvents } from "@bub/core/tape";
  * const store = new InMemoryTapeStore();
  * await store.append("a__b", createEntry("event", { name: "model_switch", data: { model: "x" } }));
  * await store.append("a__b", createEntry("event", { name: "model_switch", data: { model: "y" } }));
  * const [last] = await latestEvents(store, "a__b", ["model_switch"]);
- * console.assert(last?.id === 2);
+ * assert.ok(last?.id === 2);
  * ```
  */
 export async function latestEvents(

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { keepsEntryText, storedCopy } from "./_entry_text.ts";
-import { type EntryView, evaluateQuery } from "./_evaluate.ts";
+import { keepsEntryText, storedCopy } from "./store/_entry_text.ts";
+import { type EntryView, evaluateQuery } from "./store/_evaluate.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
-import { provideLiveView } from "./_live_view.ts";
+import { provideLiveView } from "./store/_live_view.ts";
 
 interface _Tape extends EntryView {
   entries: TapeEntry[];
@@ -27,10 +27,12 @@ let storeCopies: (store: InMemoryTapeStore, tape: string, copies: readonly TapeE
  *
  * @example
  * ```ts
- * import { InMemoryTapeStore, messageEntry } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * const store = new InMemoryTapeStore();
  * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
- * console.assert(store.read("a__b")?.[0]?.id === 1);
+ * assert.ok(store.read("a__b")?.[0]?.id === 1);
  * ```
  */
 export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
@@ -38,7 +40,7 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
 
   /** Creates an empty store. */
   constructor() {
-    // Incremental contexts read a tape's own entries (see `_live_view.ts`).
+    // Incremental contexts read a tape's own entries (see `store/_live_view.ts`).
     provideLiveView(
       this,
       (query) => Promise.resolve(this.#tapes.get(query.tape) ?? { entries: [], anchors: [] }),

@@ -2,8 +2,22 @@
  * The tape: entries, queries, stores (memory, JSONL file, SQLite, PostgreSQL), forks, context selection,
  * sidecars and spill.
  *
+ * @example Append and read back
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("cli-local");
+ * await tape.ensureBootstrapAnchor();
+ * await tape.append(messageEntry({ role: "user", content: "hi" }));
+ * assert.deepEqual(await tape.readMessages(), [{ role: "user", content: "hi" }]);
+ * ```
+ *
  * @module
  */
+// Beside the public files each store's private machinery has a folder: file/ (the JSONL file
+// store), sqlite/, postgres/, and store/ for what they share (query evaluation, search, retries,
+// live views, SQL rows).
 export {
   anchorEntry,
   createEntry,
@@ -59,7 +73,7 @@ export {
 } from "./context.ts";
 export { SIDECAR_TAPE_MARKER, sidecarTapeName, type TapeSidecar } from "../kernel/tape_context.ts";
 export { type HandoffOptions, Tape, type TapeOptions } from "./tape.ts";
-export { formatTapeInfo, type RecordChatOptions, type TapeInfo } from "./_tape_info.ts";
+export { formatTapeInfo, type RecordChatOptions, type TapeInfo } from "./info.ts";
 export {
   DEFAULT_SPILL_THRESHOLD,
   SPILL_CHUNK_BYTES,

@@ -26,9 +26,10 @@ function _md5(text: string): string {
  *
  * @example
  * ```ts
- * import { sessionTapeName } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { sessionTapeName } from "@bub/core/tape";
  * const name = sessionTapeName("cli:local", "/work/project");
- * console.assert(/^[0-9a-f]{16}__[0-9a-f]{16}$/.test(name));
+ * assert.ok(/^[0-9a-f]{16}__[0-9a-f]{16}$/.test(name));
  * ```
  */
 export function sessionTapeName(sessionId: string, workspace: string): string {

@@ -9,22 +9,41 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { randomUUID } from "node:crypto";
-import { appendColumns, pgAppend, pgBatchLanded } from "./_pg_append.ts";
-import { type InboxClaim, type InboxMessage, pgClaimSessions } from "./_pg_claims.ts";
-import type { PgSql } from "./_pg_client.ts";
-import type { TapeLease } from "./_pg_leases.ts";
-import type { PgTables } from "./_pg_schema.ts";
+import { appendColumns, pgAppend, pgBatchLanded } from "./postgres/_append.ts";
+import { type InboxClaim, type InboxMessage, pgClaimSessions } from "./postgres/_claims.ts";
+import type { PgSql } from "./postgres/_client.ts";
+import type { TapeLease } from "./postgres/_leases.ts";
+import type { PgTables } from "./postgres/_schema.ts";
 import type { TapeEntry } from "./entry.ts";
 import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
 
-/** The NOTIFY channel of new inbox rows in `schema`; the payload is the session id. */
+/**
+ * The NOTIFY channel of new inbox rows in `schema`; the payload is the session id.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { inboxChannel } from "@bub/core/tape";
+ * assert.equal(inboxChannel("public"), "bub_inbox"); // the LISTEN/NOTIFY channel of the inbox
+ * assert.equal(inboxChannel("team_a"), "bub_inbox_team_a");
+ * ```
+ */
 export function inboxChannel(schema: string): string {
   return (schema === "public" ? "bub_inbox" : `bub_inbox_${schema}`).slice(0, 63);
 }
 
-export type { InboxClaim, InboxMessage } from "./_pg_claims.ts";
+export type { InboxClaim, InboxMessage } from "./postgres/_claims.ts";
 
-/** What {@link PostgresInbox.enqueue} did. */
+/**
+ * What {@link PostgresInbox.enqueue} did.
+ *
+ * @example
+ * ```ts
+ * import type { EnqueueResult } from "@bub/core/tape";
+ * const result: EnqueueResult = { id: 7, duplicate: false };
+ * if (result.duplicate) console.log(`message ${result.id} was already queued`);
+ * ```
+ */
 export interface EnqueueResult {
   /** The row id (of the earlier row for a duplicate). */
   readonly id: number;
@@ -37,6 +56,7 @@ export interface EnqueueResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PostgresInbox, PostgresTapeStore } from "@bub/core/tape";
  * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
  * if (url) {
@@ -44,7 +64,7 @@ export interface EnqueueResult {
  *   const inbox = new PostgresInbox(store);
  *   await inbox.enqueue("telegram:1", { content: "hi" }, { dedupeKey: "telegram:update:7" });
  *   const claimed = await inbox.claim("instance-1", 30_000);
- *   console.assert(claimed?.lease.key === "telegram:1");
+ *   assert.ok(claimed?.lease.key === "telegram:1");
  * }
  * ```
  */

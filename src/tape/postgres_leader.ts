@@ -6,7 +6,7 @@
  * @module
  */
 import { BubError } from "../kernel/errors.ts";
-import type { PgSql } from "./_pg_client.ts";
+import type { PgSql } from "./postgres/_client.ts";
 import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
 
 /**
@@ -16,12 +16,13 @@ import { pgStoreInternals, type PostgresTapeStore } from "./postgres_store.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PostgresLeader, PostgresTapeStore } from "@bub/core/tape";
  * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
  * if (url) {
  *   await using store = new PostgresTapeStore(url, { schema: `doc_${crypto.randomUUID().slice(0, 8)}` });
  *   await using leader = new PostgresLeader(store, "telegram-poller");
- *   console.assert(await leader.tryLead());
+ *   assert.ok(await leader.tryLead());
  * }
  * ```
  */

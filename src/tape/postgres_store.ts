@@ -7,21 +7,36 @@
  */
 import { randomUUID } from "node:crypto";
 import { BubError } from "../kernel/errors.ts";
-import { KeyedMutex } from "./_mutex.ts";
-import { appendColumns, pgAppend, pgBatchLanded } from "./_pg_append.ts";
-import { connectPg, type PgSql, redactPgUrl } from "./_pg_client.ts";
-import { pgAcquireLease, pgReleaseLease, pgRenewLease, type TapeLease } from "./_pg_leases.ts";
-import { pgFetchAll, pgLatestEvents } from "./_pg_query.ts";
-import { migratePg, type PgTables, pgTables } from "./_pg_schema.ts";
-import { isPgTransient } from "./_pg_transient.ts";
-import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
+import { KeyedMutex } from "./store/_mutex.ts";
+import { appendColumns, pgAppend, pgBatchLanded } from "./postgres/_append.ts";
+import { connectPg, type PgSql, redactPgUrl } from "./postgres/_client.ts";
+import {
+  pgAcquireLease,
+  pgReleaseLease,
+  pgRenewLease,
+  type TapeLease,
+} from "./postgres/_leases.ts";
+import { pgFetchAll, pgLatestEvents } from "./postgres/_query.ts";
+import { migratePg, type PgTables, pgTables } from "./postgres/_schema.ts";
+import { isPgTransient } from "./postgres/_transient.ts";
+import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 
-export type { TapeLease } from "./_pg_leases.ts";
+export type { TapeLease } from "./postgres/_leases.ts";
 
-/** Options of {@link PostgresTapeStore}. */
+/**
+ * Options of {@link PostgresTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { PostgresTapeStore } from "@bub/core";
+ * import type { PostgresTapeStoreOptions } from "@bub/core/tape";
+ * const options: PostgresTapeStoreOptions = { schema: "bub", max: 4, connectTimeoutSeconds: 5 };
+ * await using store = new PostgresTapeStore("postgres://bub@127.0.0.1:5432/bub", options); // connects on first use
+ * ```
+ */
 export interface PostgresTapeStoreOptions {
   /** The schema of the store's tables (default `"public"`; created when missing). */
   schema?: string;
@@ -72,6 +87,7 @@ export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { messageEntry, PostgresTapeStore, TapeQuery } from "@bub/core/tape";
  * // e.g. postgres://postgres@127.0.0.1:5432/postgres (scripts/postgres.sh starts one)
  * const url = Deno.env.get("BUB_TEST_POSTGRES_URL");
@@ -79,7 +95,7 @@ export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
  *   const schema = `doc_${crypto.randomUUID().slice(0, 8)}`;
  *   await using store = new PostgresTapeStore(url, { schema });
  *   await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
- *   console.assert((await new TapeQuery("a__b", store).all())[0]?.id === 1);
+ *   assert.ok((await new TapeQuery("a__b", store).all())[0]?.id === 1);
  * }
  * ```
  */

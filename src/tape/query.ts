@@ -31,12 +31,14 @@ export interface TapeQuery extends TapeQueryFields {}
  *
  * @example Messages after the last anchor
  * ```ts
- * import { InMemoryTapeStore, TapeQuery, messageEntry, anchorEntry } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, TapeQuery } from "@bub/core";
+ * import { messageEntry, anchorEntry } from "@bub/core/tape";
  * const store = new InMemoryTapeStore();
  * await store.append("t", anchorEntry("start"));
  * await store.append("t", messageEntry({ role: "user", content: "hi" }));
  * const entries = await new TapeQuery("t", store).lastAnchor().kinds("message").all();
- * console.assert(entries.length === 1 && entries[0].id === 2);
+ * assert.ok(entries.length === 1 && entries[0]?.id === 2);
  * ```
  */
 export class TapeQuery implements TapeQueryFields {

@@ -5,7 +5,19 @@
  * @module
  */
 
-/** The fields of a `TapeQuery`, read by store implementations. */
+/**
+ * The fields of a `TapeQuery`, read by store implementations.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, TapeQuery } from "@bub/core";
+ * import type { TapeQueryFields } from "@bub/core/tape";
+ * const fields: TapeQueryFields = new TapeQuery("t", new InMemoryTapeStore()).kinds("message").limit(5);
+ * assert.deepEqual(fields.kindList, ["message"]);
+ * assert.equal(fields.limitCount, 5);
+ * ```
+ */
 export interface TapeQueryFields {
   /** Full-text filter, "" for none. */
   readonly text: string;
@@ -23,5 +35,16 @@ export interface TapeQueryFields {
   readonly limitCount: number | null;
 }
 
-/** A query as a store sees it: the tape name plus the filters (a `TapeQuery` is one). */
+/**
+ * A query as a store sees it: the tape name plus the filters (a `TapeQuery` is one).
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTapeStore, TapeQuery, type TapeStore } from "@bub/core";
+ * import type { TapeQuerySpec } from "@bub/core/tape";
+ * const store: TapeStore = new InMemoryTapeStore();
+ * const spec: TapeQuerySpec = new TapeQuery("t", store).query("error");
+ * const entries = await store.fetchAll(spec); // what a custom store receives
+ * ```
+ */
 export type TapeQuerySpec = TapeQueryFields & { readonly tape: string };

@@ -6,21 +6,59 @@
  */
 import { getLogger } from "../_internal/log.ts";
 import type { TapeSidecar } from "../kernel/tape_context.ts";
-import { codePointLength, headCodePoints, tailCodePoints, withCommas } from "./_text.ts";
+import { codePointLength, headCodePoints, tailCodePoints, withCommas } from "../_internal/text.ts";
 import { createEntry, type TapeEntry } from "./entry.ts";
 import { appendAll } from "./store.ts";
 import type { Tape } from "./tape.ts";
 
 const logger = getLogger(["bub", "tape", "spill"]);
 
-/** The spill sidecar name. */
+/**
+ * The spill sidecar name.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { SPILL_SIDECAR, SpillStore } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore(), sidecars: [new SpillStore()] }).scoped("t");
+ * assert.equal(tape.sidecarTapeName(SPILL_SIDECAR), "t__sidecar__spill");
+ * ```
+ */
 export const SPILL_SIDECAR = "spill";
-/** Default threshold in estimated tokens (4 chars each). */
+/**
+ * Default threshold in estimated tokens (4 chars each).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_SPILL_THRESHOLD, SpillStore } from "@bub/core/tape";
+ * assert.equal(new SpillStore().threshold, DEFAULT_SPILL_THRESHOLD);
+ * ```
+ */
 export const DEFAULT_SPILL_THRESHOLD = 4096;
-/** Largest chunk, in UTF-8 bytes. */
+/**
+ * Largest chunk, in UTF-8 bytes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SPILL_CHUNK_BYTES, splitUtf8 } from "@bub/core/tape";
+ * assert.equal(splitUtf8(new Uint8Array(SPILL_CHUNK_BYTES + 1)).length, 2);
+ * ```
+ */
 export const SPILL_CHUNK_BYTES = 16_384;
 
-/** Settings of {@link SpillStore}. */
+/**
+ * Settings of {@link SpillStore}.
+ *
+ * @example
+ * ```ts
+ * import { type SpillSettings, SpillStore } from "@bub/core/tape";
+ * const settings: SpillSettings = { threshold: 1024 }; // spill tool output over ~4096 characters
+ * const spill = new SpillStore(settings);
+ * ```
+ */
 export interface SpillSettings {
   /** Estimated tokens (4 chars each) from which a result spills; 0 stops new spills. Default 4096. */
   threshold?: number;
@@ -31,9 +69,10 @@ export interface SpillSettings {
  *
  * @example
  * ```ts
- * import { SpillStore } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { SpillStore } from "@bub/core/tape";
  * const spill = new SpillStore({ threshold: 100 });
- * console.assert(spill.name === "spill" && spill.threshold === 100);
+ * assert.ok(spill.name === "spill" && spill.threshold === 100);
  * ```
  */
 export class SpillStore implements TapeSidecar {
@@ -56,7 +95,17 @@ export class SpillStore implements TapeSidecar {
   }
 }
 
-/** The preview: the text when <= 600 chars, else 300 + `...[<n> chars omitted]...` + 300. */
+/**
+ * The preview: the text when <= 600 chars, else 300 + `...[<n> chars omitted]...` + 300.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { spillPreview } from "@bub/core/tape";
+ * assert.equal(spillPreview("short"), "short");
+ * assert.match(spillPreview("x".repeat(1000)), /\.\.\.\[400 chars omitted\]\.\.\./);
+ * ```
+ */
 export function spillPreview(text: string): string {
   const length = codePointLength(text);
   if (length <= 600) return text;
@@ -65,7 +114,17 @@ export function spillPreview(text: string): string {
   }`;
 }
 
-/** Splits UTF-8 bytes into chunks of at most `max` bytes, never inside a character. */
+/**
+ * Splits UTF-8 bytes into chunks of at most `max` bytes, never inside a character.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitUtf8 } from "@bub/core/tape";
+ * const chunks = splitUtf8(new TextEncoder().encode("ééé"), 3); // never splits a character
+ * assert.deepEqual(chunks.map((chunk) => new TextDecoder().decode(chunk)), ["é", "é", "é"]);
+ * ```
+ */
 export function splitUtf8(bytes: Uint8Array, max: number = SPILL_CHUNK_BYTES): Uint8Array[] {
   const out: Uint8Array[] = [];
   let start = 0;
@@ -79,7 +138,18 @@ export function splitUtf8(bytes: Uint8Array, max: number = SPILL_CHUNK_BYTES): U
   return out;
 }
 
-/** What {@link spillText} needs to know about the call. */
+/**
+ * What {@link spillText} needs to know about the call.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { type SpillContext, SpillStore, spillText } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore(), sidecars: [new SpillStore({ threshold: 8 })] }).scoped("t");
+ * const context: SpillContext = { tool: "bash", runId: "run-1" };
+ * const reference = await spillText(tape, "line\n".repeat(20), context);
+ * ```
+ */
 export interface SpillContext {
   /** The tool's runtime name. */
   tool: string;
@@ -104,6 +174,17 @@ export function shouldSpill(tape: Tape, text: string, tool: string): boolean {
  * Spills `text` when it is oversized: writes chunks and a manifest to the spill sidecar tape,
  * records `spill.write` on the main tape, and returns the model-facing reference. Returns null
  * when nothing spilled.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { SpillStore, spillText } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore(), sidecars: [new SpillStore({ threshold: 8 })] }).scoped("t");
+ * assert.equal(await spillText(tape, "short", { tool: "bash" }), null);
+ * const reference = await spillText(tape, "line\n".repeat(20), { tool: "bash" });
+ * assert.match(String(reference), /spill/);
+ * ```
  */
 export async function spillText(
   tape: Tape,

@@ -5,11 +5,24 @@
  */
 import type { ToolCall, ToolCallResult } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
-import { dumpsOrString } from "./_json.ts";
+import { dumpsOrString } from "../_internal/json.ts";
 import { spillText } from "./spill.ts";
 import type { Tape } from "./tape.ts";
 
-/** Arguments of {@link spillAfterToolCall}. */
+/**
+ * Arguments of {@link spillAfterToolCall}.
+ *
+ * @example
+ * ```ts
+ * import { ToolCall, ToolCallResult } from "@bub/core";
+ * import type { SpillHookArgs } from "@bub/core/tape";
+ * const args: SpillHookArgs = {
+ *   call: new ToolCall({ tool: "bash", arguments: {} }),
+ *   result: new ToolCallResult({ tool: "bash", arguments: {}, result: "ok" }),
+ *   state: {},
+ * };
+ * ```
+ */
 export interface SpillHookArgs {
   /** The call. */
   call: ToolCall;
@@ -29,6 +42,17 @@ function _isTape(value: unknown): value is Tape {
  * Spills an oversized tool value. The value is the result on success, or (for a `BubError`
  * failure) the result a hook set, else the error dict; other failures are skipped. Strings
  * are written back to `result.result`, and so is every spilled reference.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { TAPE_STATE_KEY, InMemoryTapeStore, Tape, ToolCall, ToolCallResult } from "@bub/core";
+ * import { SpillStore, spillAfterToolCall } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore(), sidecars: [new SpillStore({ threshold: 8 })] }).scoped("t");
+ * const result = new ToolCallResult({ tool: "bash", arguments: {}, result: "line\n".repeat(20) });
+ * await spillAfterToolCall({ call: new ToolCall({ tool: "bash", arguments: {} }), result, state: { [TAPE_STATE_KEY]: tape } });
+ * assert.notEqual(result.result, "line\n".repeat(20)); // the model now sees a preview and a handle
+ * ```
  */
 export async function spillAfterToolCall({ call, result, state }: SpillHookArgs): Promise<void> {
   const tape = state?._runtime_tape;

@@ -5,13 +5,21 @@
  */
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
-import { withCommas } from "./_text.ts";
+import { withCommas } from "../_internal/text.ts";
 import type { TapeEntry } from "./entry.ts";
 import { TapeQuery } from "./query.ts";
 import { SPILL_SIDECAR } from "./spill.ts";
 import type { Tape } from "./tape.ts";
 
-/** Options of {@link readSpill}. */
+/**
+ * Options of {@link readSpill}.
+ *
+ * @example
+ * ```ts
+ * import type { ReadSpillOptions } from "@bub/core/tape";
+ * const lastChunk: ReadSpillOptions = { fromEnd: true, count: 1 };
+ * ```
+ */
 export interface ReadSpillOptions {
   /** Chunks to skip (from the start, or from the end with `fromEnd`). Default 0. */
   cursor?: number;
@@ -21,7 +29,16 @@ export interface ReadSpillOptions {
   fromEnd?: boolean;
 }
 
-/** At most this many chunks per read. */
+/**
+ * At most this many chunks per read.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SPILL_READ_MAX_CHUNKS } from "@bub/core/tape";
+ * assert.equal(SPILL_READ_MAX_CHUNKS, 4); // one spill.read returns at most this many chunks
+ * ```
+ */
 export const SPILL_READ_MAX_CHUNKS = 4;
 
 interface _Manifest {
@@ -72,9 +89,11 @@ function _chunkText(entry: TapeEntry, handle: string, index: number): string | n
  *
  * @example
  * ```ts
- * import { InMemoryTapeStore, readSpill, SpillStore, Tape } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { readSpill, SpillStore } from "@bub/core/tape";
  * const tape = new Tape({ store: new InMemoryTapeStore(), sidecars: [new SpillStore()] }).scoped("a__b");
- * console.assert(await readSpill(tape, "missing") === "[no spilled tool result for handle 'missing']");
+ * assert.ok(await readSpill(tape, "missing") === "[no spilled tool result for handle 'missing']");
  * ```
  */
 export async function readSpill(

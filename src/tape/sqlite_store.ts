@@ -6,15 +6,28 @@
  */
 import { delay } from "../_internal/async.ts";
 import { BubError } from "../kernel/errors.ts";
-import { entryColumns, evaluateSliceRows, rowEntry } from "./_db_rows.ts";
-import { sqliteInsert, sqliteLatestEvents, sqliteSliceRows } from "./_sqlite_rows.ts";
-import { isSqliteTransient, openSqlite, type SqliteDatabase } from "./_sqlite_driver.ts";
-import { retrySecondsOption, StoreRetry } from "./_store_retry.ts";
+import { entryColumns, evaluateSliceRows, rowEntry } from "./store/_db_rows.ts";
+import { sqliteInsert, sqliteLatestEvents, sqliteSliceRows } from "./sqlite/_rows.ts";
+import { isSqliteTransient, openSqlite, type SqliteDatabase } from "./sqlite/_driver.ts";
+import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 
-/** Options of {@link SqliteTapeStore}. */
+/**
+ * Options of {@link SqliteTapeStore}.
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { SqliteTapeStore } from "@bub/core";
+ * import type { SqliteTapeStoreOptions } from "@bub/core/tape";
+ * const options: SqliteTapeStoreOptions = { durable: false, busyTimeoutMs: 2_000 };
+ * await using store = new SqliteTapeStore(join(mkdtempSync(join(tmpdir(), "tapes-")), "tapes.db"), options);
+ * ```
+ */
 export interface SqliteTapeStoreOptions {
   /** `synchronous=FULL` (default true) rather than `NORMAL`. */
   durable?: boolean;
@@ -44,11 +57,13 @@ CREATE INDEX IF NOT EXISTS tape_entries_anchor ON tape_entries (tape, anchor, id
  *
  * @example
  * ```ts
- * import { SqliteTapeStore, messageEntry, TapeQuery } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { SqliteTapeStore, TapeQuery } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * const dir = await Deno.makeTempDir();
  * await using store = new SqliteTapeStore(`${dir}/tapes.db`);
  * await store.append("a__b", messageEntry({ role: "user", content: "hi" }));
- * console.assert((await new TapeQuery("a__b", store).all())[0]?.id === 1);
+ * assert.ok((await new TapeQuery("a__b", store).all())[0]?.id === 1);
  * ```
  */
 export class SqliteTapeStore implements TapeStore, AsyncDisposable {

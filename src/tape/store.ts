@@ -10,6 +10,17 @@ import type { TapeQuerySpec } from "./query_fields.ts";
 /**
  * Where tapes live. Every method is async; `append` resolves once the entry is committed.
  * Implementations assign ids per tape (1, 2, ...) and ignore the id of the given entry.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, TapeQuery, type TapeStore } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
+ * const store: TapeStore = new InMemoryTapeStore();
+ * await store.append("t", messageEntry({ role: "user", content: "hi" }));
+ * assert.deepEqual(await store.listTapes(), ["t"]);
+ * assert.equal((await store.fetchAll(new TapeQuery("t", store))).length, 1);
+ * ```
  */
 export interface TapeStore {
   /** Sorted names of the tapes this store holds (implementations may hide internal tapes). */
@@ -37,7 +48,30 @@ export interface TapeStore {
   lastEntry?(tape: string): Promise<TapeEntry | null>;
 }
 
-/** The synchronous store contract; wrap it with {@link AsyncTapeStoreAdapter}. */
+/**
+ * The synchronous store contract; wrap it with {@link AsyncTapeStoreAdapter}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Tape, type TapeEntry } from "@bub/core";
+ * import { messageEntry, type SyncTapeStore } from "@bub/core/tape";
+ * const tapes = new Map<string, TapeEntry[]>();
+ * const store: SyncTapeStore = {
+ *   listTapes: () => [...tapes.keys()],
+ *   reset: (tape) => void tapes.delete(tape),
+ *   fetchAll: (query) => tapes.get(query.tape) ?? [],
+ *   append: (tape, entry) => {
+ *     const list = tapes.get(tape) ?? [];
+ *     list.push({ ...entry, id: list.length + 1 });
+ *     tapes.set(tape, list);
+ *   },
+ * };
+ * const tape = new Tape({ store }).scoped("t"); // wrapped in an async adapter
+ * await tape.append(messageEntry({ role: "user", content: "hi" }));
+ * assert.equal(tapes.get("t")?.length, 1);
+ * ```
+ */
 export interface SyncTapeStore {
   /** Sorted tape names. */
   listTapes(): string[];
@@ -54,7 +88,9 @@ export interface SyncTapeStore {
  *
  * @example
  * ```ts
- * import { AsyncTapeStoreAdapter, TapeQuery } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { TapeQuery } from "@bub/core";
+ * import { AsyncTapeStoreAdapter } from "@bub/core/tape";
  * const rows: Record<string, unknown>[] = [];
  * const sync = {
  *   listTapes: () => ["t"],
@@ -63,7 +99,7 @@ export interface SyncTapeStore {
  *   append: () => {},
  * };
  * const store = new AsyncTapeStoreAdapter(sync);
- * console.assert((await store.fetchAll(new TapeQuery("t", store))).length === rows.length);
+ * assert.ok((await store.fetchAll(new TapeQuery("t", store))).length === rows.length);
  * ```
  */
 export class AsyncTapeStoreAdapter implements TapeStore {
@@ -104,13 +140,34 @@ export class AsyncTapeStoreAdapter implements TapeStore {
   }
 }
 
-/** True when `store.append` is declared `async` (the spec's test for an async store). */
+/**
+ * True when `store.append` is declared `async` (the spec's test for an async store).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore } from "@bub/core";
+ * import { isAsyncTapeStore } from "@bub/core/tape";
+ * assert.ok(isAsyncTapeStore(new InMemoryTapeStore()));
+ * ```
+ */
 export function isAsyncTapeStore(store: SyncTapeStore | TapeStore): store is TapeStore {
   return store instanceof AsyncTapeStoreAdapter ||
     (store.append as { constructor?: { name?: string } }).constructor?.name === "AsyncFunction";
 }
 
-/** `store` itself when async, else wrapped in an {@link AsyncTapeStoreAdapter}. */
+/**
+ * `store` itself when async, else wrapped in an {@link AsyncTapeStoreAdapter}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore } from "@bub/core";
+ * import { toAsyncTapeStore } from "@bub/core/tape";
+ * const store = new InMemoryTapeStore();
+ * assert.equal(toAsyncTapeStore(store), store); // async stores are returned as they are
+ * ```
+ */
 export function toAsyncTapeStore(store: SyncTapeStore | TapeStore): TapeStore {
   if (typeof store !== "object" || store === null || typeof store.append !== "function") {
     throw new TypeError(`Expected a tape store with an append method, got ${typeof store}`);
@@ -135,9 +192,10 @@ export async function appendAll(
  *
  * @example
  * ```ts
- * import { UnavailableTapeStore } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { UnavailableTapeStore } from "@bub/core/tape";
  * const store = new UnavailableTapeStore("Tapes are disabled.");
- * await store.listTapes().catch((e) => console.assert(e.message === "Tapes are disabled."));
+ * await store.listTapes().catch((e) => assert.ok(e.message === "Tapes are disabled."));
  * ```
  */
 export class UnavailableTapeStore implements TapeStore {

@@ -13,14 +13,24 @@ import { ForkTapeStore } from "./fork_store.ts";
 import { latestEvents } from "./latest_events.ts";
 import { incrementalMessages } from "./_context_cache.ts";
 import { archiveSidecar, resetSidecar, resetTape } from "./_lifecycle.ts";
-import { buildChatEntries, type RecordChatOptions, type TapeInfo, tapeInfo } from "./_tape_info.ts";
+import { buildChatEntries, type RecordChatOptions, type TapeInfo, tapeInfo } from "./info.ts";
 import { sessionTapeName } from "./naming.ts";
 import { TapeQuery } from "./query.ts";
 import { appendAll, type SyncTapeStore, type TapeStore, toAsyncTapeStore } from "./store.ts";
 
 export type { RecordChatOptions, TapeInfo };
 
-/** Options of {@link Tape}. */
+/**
+ * Options of {@link Tape}.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import type { TapeOptions } from "@bub/core/tape";
+ * const options: TapeOptions = { store: new InMemoryTapeStore(), name: "cli-local", clock: () => new Date(0) };
+ * const tape = new Tape(options);
+ * ```
+ */
 export interface TapeOptions {
   /** The store (a sync store is wrapped). */
   store: TapeStore | SyncTapeStore;
@@ -36,7 +46,20 @@ export interface TapeOptions {
   clock?: () => Date;
 }
 
-/** Options of {@link Tape.handoff}. */
+/**
+ * Options of {@link Tape.handoff}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import type { HandoffOptions } from "@bub/core/tape";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
+ * const options: HandoffOptions = { name: "handoff/build-fixed", state: { summary: "The build passes." } };
+ * const [anchor] = await tape.handoff(options);
+ * assert.equal(anchor.payload.name, "handoff/build-fixed");
+ * ```
+ */
 export interface HandoffOptions {
   /** The anchor name. */
   name: string;
@@ -52,11 +75,13 @@ export interface HandoffOptions {
  *
  * @example Record a handoff and read the context back
  * ```ts
- * import { InMemoryTapeStore, messageEntry, Tape } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("a__b");
  * await tape.ensureBootstrapAnchor();
  * await tape.append(messageEntry({ role: "user", content: "hi" }));
- * console.assert((await tape.readMessages()).length === 1);
+ * assert.ok((await tape.readMessages()).length === 1);
  * ```
  */
 export class Tape implements AsyncDisposable {
@@ -281,13 +306,14 @@ export class Tape implements AsyncDisposable {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { InMemoryTapeStore, Tape } from "@bub/core";
    * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("a__b");
    * {
    *   await using fork = tape.forkTape();
    *   await fork.appendEvent("ping", {});
    * }
-   * console.assert((await tape.query().all()).length === 1);
+   * assert.ok((await tape.query().all()).length === 1);
    * ```
    */
   forkTape(mergeBack = true): Tape {

@@ -1,5 +1,16 @@
 /** Types of `FakeTelegramServer`. @module */
 
+/**
+ * A Telegram user as the fake puts it in messages (`from`).
+ *
+ * @example
+ * ```ts
+ * import { FakeTelegramServer, type FakeUser } from "@bub/core/testing";
+ * await using server = await FakeTelegramServer.start();
+ * const alice: FakeUser = server.makeUser(7, "alice");
+ * server.pushText("hi", { from: alice });
+ * ```
+ */
 export interface FakeUser {
   /** The user id. */
   id: number;
@@ -13,7 +24,17 @@ export interface FakeUser {
   username?: string;
 }
 
-/** A Telegram chat as the fake builds it. */
+/**
+ * A Telegram chat as the fake builds it.
+ *
+ * @example
+ * ```ts
+ * import { type FakeChat, FakeTelegramServer } from "@bub/core/testing";
+ * await using server = await FakeTelegramServer.start();
+ * const group: FakeChat = server.groupChat();
+ * server.pushText("hello all", { chat: group });
+ * ```
+ */
 export interface FakeChat {
   /** The chat id (negative for groups). */
   id: number;
@@ -27,7 +48,19 @@ export interface FakeChat {
   first_name?: string;
 }
 
-/** A file the fake serves through `getFile` and `/file/bot<token>/<path>`. */
+/**
+ * A file the fake serves through `getFile` and `/file/bot<token>/<path>`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type FakeFile, FakeTelegramServer } from "@bub/core/testing";
+ * await using server = await FakeTelegramServer.start();
+ * const file: FakeFile = server.addFile(new TextEncoder().encode("hello"));
+ * const response = await fetch(`${server.apiRoot}/file/bot${server.token}/${file.file_path}`);
+ * assert.equal(await response.text(), "hello");
+ * ```
+ */
 export interface FakeFile {
   /** The id to put in messages and pass to `getFile`. */
   file_id: string;
@@ -39,7 +72,19 @@ export interface FakeFile {
   file_path: string;
 }
 
-/** One recorded Bot API call. */
+/**
+ * One recorded Bot API call.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type FakeTelegramCall, FakeTelegramServer } from "@bub/core/testing";
+ * await using server = await FakeTelegramServer.start();
+ * await fetch(`${server.apiRoot}/bot${server.token}/getMe`).then((r) => r.body?.cancel());
+ * const [call]: FakeTelegramCall[] = server.callsOf("getMe");
+ * assert.equal(call?.method, "getMe");
+ * ```
+ */
 export interface FakeTelegramCall {
   /** The method name, e.g. `sendMessage`. */
   method: string;
@@ -47,7 +92,18 @@ export interface FakeTelegramCall {
   params: Record<string, unknown>;
 }
 
-/** Options of {@link FakeTelegramServer.start}. */
+/**
+ * Options of {@link FakeTelegramServer.start}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeTelegramServer, type FakeTelegramServerOptions } from "@bub/core/testing";
+ * const options: FakeTelegramServerOptions = { token: "123:test", botUsername: "my_bot" };
+ * await using server = await FakeTelegramServer.start(options);
+ * assert.equal(server.bot.username, "my_bot");
+ * ```
+ */
 export interface FakeTelegramServerOptions {
   /** The bot token the server accepts. @default "123456:TEST-TOKEN" */
   token?: string;
@@ -59,7 +115,17 @@ export interface FakeTelegramServerOptions {
   fileDownloadStatus?: number | null;
 }
 
-/** Where a built message comes from, and what it replies to. */
+/**
+ * Where a built message comes from, and what it replies to.
+ *
+ * @example
+ * ```ts
+ * import { FakeTelegramServer, type FakeMessageOptions } from "@bub/core/testing";
+ * await using server = await FakeTelegramServer.start();
+ * const options: FakeMessageOptions = { chat: server.groupChat(), from: server.makeUser(9) };
+ * server.pushMessage({ text: "in the group" }, options);
+ * ```
+ */
 export interface FakeMessageOptions {
   /** The chat. Default: the private chat of `from`. */
   chat?: FakeChat;
@@ -69,7 +135,25 @@ export interface FakeMessageOptions {
   replyTo?: Record<string, unknown>;
 }
 
-/** Options of {@link FakeTelegramServer.waitForCalls}. */
+/**
+ * Options of {@link FakeTelegramServer.waitForCalls}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeTelegramServer, type WaitForCallsOptions } from "@bub/core/testing";
+ * await using server = await FakeTelegramServer.start();
+ * const options: WaitForCallsOptions = { timeoutMs: 5_000, where: (call) => call.params.chat_id === 42 };
+ * const api = `${server.apiRoot}/bot${server.token}/sendMessage`;
+ * await fetch(api, {
+ *   method: "POST",
+ *   headers: { "content-type": "application/json" },
+ *   body: JSON.stringify({ chat_id: 42, text: "hi" }),
+ * }).then((r) => r.body?.cancel());
+ * const [sent] = await server.waitForCalls("sendMessage", 1, options);
+ * assert.equal(sent?.params.text, "hi");
+ * ```
+ */
 export interface WaitForCallsOptions {
   /** Only calls passing this test count. */
   where?: (call: FakeTelegramCall) => boolean;

@@ -4,7 +4,16 @@
  * @module
  */
 
-/** A tool call the mock model makes. */
+/**
+ * A tool call the mock model makes.
+ *
+ * @example
+ * ```ts
+ * import { mockReply, type MockToolCall } from "@bub/core/testing";
+ * const call: MockToolCall = { name: "bash", arguments: { cmd: "ls" } };
+ * const reply = mockReply.toolCall(call.name, call.arguments as Record<string, unknown>);
+ * ```
+ */
 export interface MockToolCall {
   /** The call id (default `call_<n>`, or `toolu_<n>` for Anthropic). */
   id?: string;
@@ -17,7 +26,16 @@ export interface MockToolCall {
   arguments?: Record<string, unknown> | string | string[];
 }
 
-/** Token usage the mock reports. */
+/**
+ * Token usage the mock reports.
+ *
+ * @example
+ * ```ts
+ * import { mockReply, type MockUsage } from "@bub/core/testing";
+ * const usage: MockUsage = { promptTokens: 12, completionTokens: 3 };
+ * const reply = mockReply.text("hi", { usage });
+ * ```
+ */
 export interface MockUsage {
   /** Input tokens. */
   promptTokens: number;
@@ -27,7 +45,20 @@ export interface MockUsage {
   cachedTokens?: number;
 }
 
-/** An HTTP error reply. */
+/**
+ * An HTTP error reply.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MockLlmServer, type MockErrorReply } from "@bub/core/testing";
+ * const error: MockErrorReply = { status: 429, message: "Slow down", headers: { "retry-after": "1" } };
+ * await using server = await MockLlmServer.start({ script: [{ error }] });
+ * const response = await fetch(`${server.url}/chat/completions`, { method: "POST", body: "{}" });
+ * assert.equal(response.status, 429);
+ * await response.body?.cancel();
+ * ```
+ */
 export interface MockErrorReply {
   /** The HTTP status, e.g. 429 or 500. */
   status: number;
@@ -43,7 +74,16 @@ export interface MockErrorReply {
   headers?: Record<string, string>;
 }
 
-/** One scripted reply; an empty reply answers with empty text. */
+/**
+ * One scripted reply; an empty reply answers with empty text.
+ *
+ * @example
+ * ```ts
+ * import { MockLlmServer, type MockReply } from "@bub/core/testing";
+ * const reply: MockReply = { text: ["Hel", "lo"], reasoning: "Greet back.", delayMs: 5 };
+ * await using server = await MockLlmServer.start({ script: [reply] });
+ * ```
+ */
 export interface MockReply {
   /** Answer text, or its chunks. */
   text?: string | string[];
@@ -70,7 +110,22 @@ export interface MockReply {
   finishReason?: string;
 }
 
-/** A request as the mock server received it. */
+/**
+ * A request as the mock server received it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MockLlmServer, type MockRequest } from "@bub/core/testing";
+ * await using server = await MockLlmServer.start({ script: [{ text: "ok" }] });
+ * await fetch(`${server.url}/chat/completions`, {
+ *   method: "POST",
+ *   body: JSON.stringify({ model: "m", messages: [] }),
+ * }).then((r) => r.body?.cancel());
+ * const [request]: MockRequest[] = server.requests;
+ * assert.equal(request?.protocol, "chat");
+ * ```
+ */
 export interface MockRequest {
   /** The HTTP method. */
   method: string;
@@ -84,13 +139,40 @@ export interface MockRequest {
   protocol: MockProtocol;
 }
 
-/** The wire protocols the mock server speaks. */
+/**
+ * The wire protocols the mock server speaks.
+ *
+ * @example
+ * ```ts
+ * import type { MockProtocol } from "@bub/core/testing";
+ * const protocol: MockProtocol = "anthropic"; // POST /v1/messages
+ * ```
+ */
 export type MockProtocol = "chat" | "responses" | "anthropic";
 
-/** Computes a reply from a request. */
+/**
+ * Computes a reply from a request.
+ *
+ * @example
+ * ```ts
+ * import { MockLlmServer, type MockResponder } from "@bub/core/testing";
+ * const echo: MockResponder = (request) => ({ text: `you sent ${JSON.stringify(request.body).length} bytes` });
+ * await using server = await MockLlmServer.start({ script: echo });
+ * ```
+ */
 export type MockResponder = (request: MockRequest) => MockReply | Promise<MockReply>;
 
-/** The context-length error message used by {@link mockReply}`.contextLengthError()`. */
+/**
+ * The context-length error message used by {@link mockReply}`.contextLengthError()`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isContextLengthError } from "@bub/core/agent";
+ * import { CONTEXT_LENGTH_MESSAGE } from "@bub/core/testing";
+ * assert.ok(isContextLengthError(CONTEXT_LENGTH_MESSAGE));
+ * ```
+ */
 export const CONTEXT_LENGTH_MESSAGE: string =
   "This model's maximum context length is 8192 tokens. However, your messages resulted in " +
   "9000 tokens. Please reduce the length of the messages.";

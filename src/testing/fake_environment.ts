@@ -6,7 +6,19 @@
  */
 import { Environment, Process, type SpawnOptions } from "../kernel/environment.ts";
 
-/** What a scripted command prints and returns. */
+/**
+ * What a scripted command prints and returns.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeEnvironment, type FakeCommandResult } from "@bub/core/testing";
+ * const result: FakeCommandResult = { stdout: "main\n", exitCode: 0 };
+ * const env = new FakeEnvironment("/workspace", { commands: { "git branch --show-current": result } });
+ * const process = await env.spawn("git branch --show-current");
+ * assert.equal(await new Response(process.stdout).text(), "main\n");
+ * ```
+ */
 export interface FakeCommandResult {
   /** Standard output. Default `""`. */
   stdout?: string;
@@ -16,12 +28,35 @@ export interface FakeCommandResult {
   exitCode?: number;
 }
 
-/** Answers a command: a fixed result, or a function of the command line. */
+/**
+ * Answers a command: a fixed result, or a function of the command line.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type FakeCommandHandler, FakeEnvironment } from "@bub/core/testing";
+ * const echo: FakeCommandHandler = (command) => ({ stdout: command.replace(/^echo /, "") });
+ * const env = new FakeEnvironment("/workspace", { fallback: echo });
+ * assert.equal(await new Response((await env.spawn("echo hi")).stdout).text(), "hi");
+ * ```
+ */
 export type FakeCommandHandler =
   | FakeCommandResult
   | ((command: string, options: SpawnOptions) => FakeCommandResult | Promise<FakeCommandResult>);
 
-/** One recorded `spawn`. */
+/**
+ * One recorded `spawn`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeEnvironment, type FakeSpawn } from "@bub/core/testing";
+ * const env = new FakeEnvironment("/workspace", { fallback: { exitCode: 0 } });
+ * await env.spawn("make test", { cwd: "/workspace/app" });
+ * const [spawn]: FakeSpawn[] = env.spawns;
+ * assert.equal(spawn?.cwd, "/workspace/app");
+ * ```
+ */
 export interface FakeSpawn {
   /** The command as a string (arrays joined by spaces). */
   readonly command: string;
@@ -75,12 +110,13 @@ class FakeProcess extends Process {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FakeEnvironment } from "@bub/core/testing";
  * const env = new FakeEnvironment("/work", { commands: { "git status": { stdout: "clean\n" } } });
  * await env.writeText("notes.txt", "hi");
- * console.assert((await env.readText("/work/notes.txt")) === "hi");
+ * assert.ok((await env.readText("/work/notes.txt")) === "hi");
  * const process = await env.spawn("git status");
- * console.assert((await process.wait()) === 0 && env.spawns.length === 1);
+ * assert.ok((await process.wait()) === 0 && env.spawns.length === 1);
  * ```
  */
 export class FakeEnvironment extends Environment {

@@ -22,7 +22,16 @@ export {
   type MockUsage,
 } from "./_mock_reply.ts";
 
-/** Options of {@link MockLlmServer.start}. */
+/**
+ * Options of {@link MockLlmServer.start}.
+ *
+ * @example
+ * ```ts
+ * import { MockLlmServer, type MockLlmServerOptions } from "@bub/core/testing";
+ * const options: MockLlmServerOptions = { script: [{ text: "hi" }], port: 0, latencyMs: 10 };
+ * await using server = await MockLlmServer.start(options);
+ * ```
+ */
 export interface MockLlmServerOptions {
   /**
    * Replies consumed in order (an item may be a function of the request), or one function
@@ -64,6 +73,7 @@ function sleep(ms: number, closed: AbortSignal): Promise<void> {
  *
  * @example Scripted text and a tool call
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MockLlmServer, mockReply } from "@bub/core/testing";
  * await using server = await MockLlmServer.start({
  *   script: [mockReply.toolCall("bash", { cmd: "ls" }), mockReply.text("done", { chunks: 2 })],
@@ -72,8 +82,8 @@ function sleep(ms: number, closed: AbortSignal): Promise<void> {
  *   method: "POST",
  *   body: JSON.stringify({ model: "m", messages: [], stream: false }),
  * });
- * console.assert((await response.json()).choices[0].message.tool_calls.length === 1);
- * console.assert(server.requests.length === 1);
+ * assert.ok((await response.json()).choices[0].message.tool_calls.length === 1);
+ * assert.ok(server.requests.length === 1);
  * ```
  */
 export class MockLlmServer implements AsyncDisposable {
@@ -117,6 +127,23 @@ export class MockLlmServer implements AsyncDisposable {
   /** The API base to give a provider: `http://127.0.0.1:<port>/v1`. */
   get url(): string {
     return `http://127.0.0.1:${this.#http.port}/v1`;
+  }
+
+  /**
+   * The builtin settings that point Bub at this server: `BUB_MODEL=custom:demo` (any
+   * OpenAI-compatible server), `BUB_API_BASE` = {@link url} and a placeholder key.
+   *
+   * @example
+   * ```ts
+   * import { BubFramework } from "@bub/core";
+   * import { demoResponder, MockLlmServer } from "@bub/core/testing";
+   * await using model = await MockLlmServer.start({ script: demoResponder });
+   * const bub = new BubFramework({ builtin: { env: model.env } });
+   * console.assert(model.env.BUB_API_BASE === model.url && bub.home !== "");
+   * ```
+   */
+  get env(): { BUB_MODEL: string; BUB_API_BASE: string; BUB_API_KEY: string } {
+    return { BUB_MODEL: "custom:demo", BUB_API_BASE: this.url, BUB_API_KEY: "demo" };
   }
 
   /** The port listened on. */

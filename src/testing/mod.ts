@@ -3,6 +3,17 @@
  * server speaking the OpenAI chat-completions, OpenAI Responses and Anthropic messages wire
  * formats.
  *
+ * @example A framework that answers from a script
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { ScriptedModel } from "@bub/core/testing";
+ * const bub = new BubFramework();
+ * bub.register(new ScriptedModel(["first answer"]));
+ * const result = await bub.processInbound({ channel: "cli", chatId: "local", content: "hi" });
+ * assert.equal(result.modelOutput, "first answer");
+ * ```
+ *
  * @module
  */
 export { ScriptedModel, type ScriptedReply } from "./scripted_model.ts";

@@ -7,7 +7,22 @@ import type { Plugin } from "../kernel/plugin.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
 
-/** One scripted reply: text, or a function of the prompt. */
+/**
+ * One scripted reply: text, or a function of the prompt.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { ScriptedModel, type ScriptedReply } from "@bub/core/testing";
+ * const replies: ScriptedReply[] = ["first", (prompt) => `second: ${prompt}`];
+ * const bub = new BubFramework();
+ * bub.register(new ScriptedModel(replies));
+ * await bub.processInbound({ channel: "cli", chatId: "local", content: "a" });
+ * const second = await bub.processInbound({ channel: "cli", chatId: "local", content: "b" });
+ * assert.equal(second.modelOutput, "second: b");
+ * ```
+ */
 export type ScriptedReply = string | ((prompt: Prompt) => string);
 
 /**
@@ -16,13 +31,14 @@ export type ScriptedReply = string | ((prompt: Prompt) => string);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BubFramework } from "@bub/core";
  * import { ScriptedModel } from "@bub/core/testing";
  * const model = new ScriptedModel(["hello"]);
  * const bub = new BubFramework({ loadDotenv: false });
  * bub.register(model);
  * const result = await bub.processInbound({ content: "hi" });
- * console.assert(result.modelOutput === "hello");
+ * assert.ok(result.modelOutput === "hello");
  * ```
  */
 export class ScriptedModel implements Plugin {

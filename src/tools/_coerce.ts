@@ -95,10 +95,31 @@ function coerceScalar(value: unknown, types: ReadonlySet<string>): unknown {
   return value;
 }
 
+/**
+ * The array or object a JSON text spells, when the schema wants one and takes no string
+ * (`paths=["a","b"]` from a comma command); else undefined.
+ */
+function structuredFromText(value: string, types: ReadonlySet<string>): unknown {
+  if (types.has("string") || !(types.has("array") || types.has("object"))) return undefined;
+  const text = value.trim();
+  if (!text.startsWith("[") && !text.startsWith("{")) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const kind = Array.isArray(parsed) ? "array" : isRecord(parsed) ? "object" : null;
+    return kind !== null && types.has(kind) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function coerceValue(value: unknown, schema: Schema, root: Schema, depth: number): unknown {
   if (depth > MAX_DEPTH) return value;
   const options = alternatives(schema, root, 0);
   const types = typesOf(options);
+  if (typeof value === "string") {
+    const structured = structuredFromText(value, types);
+    if (structured !== undefined) value = structured;
+  }
   if (Array.isArray(value)) {
     const items = options.map((option) => option.items).find(isRecord);
     return items ? value.map((item) => coerceValue(item, items, root, depth + 1)) : value;
@@ -134,7 +155,8 @@ function coerceObject(
 /**
  * Returns `args` with string values coerced toward the types their JSON schema declares
  * (numeric strings → numbers, `"true"`/`"false"`/`"1"`/`"0"`/`"yes"`/`"no"`/`"on"`/`"off"` →
- * booleans, `0`/`1` → booleans), recursing into object properties and array items and following
+ * booleans, `0`/`1` → booleans, JSON text of an array or object → that array or object where
+ * the schema wants one and takes no string), recursing into object properties and array items and following
  * local `$ref`s. Never throws; values it cannot coerce are left for the validator to reject.
  * `args` itself is not modified.
  */

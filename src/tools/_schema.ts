@@ -10,10 +10,39 @@ import { BubError } from "../kernel/errors.ts";
 import { coerceArguments } from "./_coerce.ts";
 import { standardJsonSchema } from "./_json_schema.ts";
 
-/** A JSON Schema object. */
+/**
+ * A JSON Schema object.
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from "@bub/core";
+ * import type { JsonSchema } from "@bub/core/tools";
+ * const parameters: JsonSchema = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+ * const read = defineTool({ name: "fs.peek", parameters, handler: ({ path }) => `would read ${path}` });
+ * ```
+ */
 export type JsonSchema = Record<string, unknown>;
 
-/** One argument validation error, in the shape Bub records (`type`, `loc`, `msg`, `input`). */
+/**
+ * One argument validation error, in the shape Bub records (`type`, `loc`, `msg`, `input`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { type ToolArgumentIssue, ToolArgumentsError } from "@bub/core/tools";
+ * import { z } from "zod";
+ * const tool = defineTool({
+ *   name: "sleep",
+ *   parameters: z.object({ seconds: z.number() }),
+ *   handler: () => "slept",
+ * });
+ * const error = await tool.run({}).catch((e) => e);
+ * assert.ok(error instanceof ToolArgumentsError);
+ * const [issue]: readonly ToolArgumentIssue[] = error.errors;
+ * assert.deepEqual(issue?.loc, ["seconds"]);
+ * ```
+ */
 export interface ToolArgumentIssue {
   /** The error type, e.g. `missing`, `string_type`, `too_small`. */
   type: string;
@@ -28,6 +57,19 @@ export interface ToolArgumentIssue {
 /**
  * Arguments did not match a tool's parameter schema. A {@link BubError} of kind `invalid_input`
  * with `details.errors`; the tool executor re-labels it with the name the tool was invoked by.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { ToolArgumentsError } from "@bub/core/tools";
+ * import { z } from "zod";
+ * const add = defineTool({ name: "math.add", parameters: z.object({ a: z.number() }), handler: ({ a }) => a });
+ * const error = await add.run({ a: "x" }).catch((e) => e);
+ * assert.ok(error instanceof ToolArgumentsError);
+ * assert.equal(error.message, "Tool 'math.add' argument validation failed.");
+ * assert.equal(error.errors[0]?.input, "x");
+ * ```
  */
 export class ToolArgumentsError extends BubError {
   /** The tool's runtime name. */

@@ -19,7 +19,20 @@ import { traceToolCall } from "./_tool_span.ts";
 import { toIssue, ToolArgumentsError } from "./_schema.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 
-/** One tool invocation. */
+/**
+ * One tool invocation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { type ToolInvocation, ToolExecutor } from "@bub/core/tools";
+ * const upper = defineTool({ name: "upper", handler: ({ text }: { text: string }) => text.toUpperCase() });
+ * const call: ToolInvocation = { tool: upper, arguments: { text: "hi" }, id: "call_1" };
+ * const { toolResults } = await new ToolExecutor().execute([call]);
+ * assert.deepEqual(toolResults, ["HI"]);
+ * ```
+ */
 export interface ToolInvocation {
   /** The tool to run. */
   tool: Tool;
@@ -31,7 +44,24 @@ export interface ToolInvocation {
   id?: string;
 }
 
-/** Options of {@link ToolExecutor.execute}. */
+/**
+ * Options of {@link ToolExecutor.execute}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { type ExecuteToolsOptions, ToolExecutor } from "@bub/core/tools";
+ * const names: string[] = [];
+ * const options: ExecuteToolsOptions = {
+ *   observer: { start: (event) => void names.push(event.name), end: () => {} },
+ *   signal: AbortSignal.timeout(10_000),
+ * };
+ * const noop = defineTool({ name: "noop", handler: () => null });
+ * await new ToolExecutor().execute([{ tool: noop, arguments: {} }], options);
+ * assert.deepEqual(names, ["noop"]);
+ * ```
+ */
 export interface ExecuteToolsOptions {
   /** The tool context (tape, run id, state); required by context tools. */
   context?: ToolContext | null;
@@ -41,7 +71,19 @@ export interface ExecuteToolsOptions {
   observer?: ToolObserver | null;
 }
 
-/** The outcome of {@link ToolExecutor.execute}. */
+/**
+ * The outcome of {@link ToolExecutor.execute}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { type ToolExecution, ToolExecutor } from "@bub/core/tools";
+ * const fail = defineTool({ name: "fail", handler: () => { throw new Error("boom"); } });
+ * const execution: ToolExecution = await new ToolExecutor().execute([{ tool: fail, arguments: {} }]);
+ * assert.equal(execution.error?.kind, "tool");
+ * ```
+ */
 export interface ToolExecution {
   /** One model-facing value per invocation, in input order (an error dict for a failure). */
   toolResults: unknown[];
@@ -59,6 +101,15 @@ interface Outcome {
  * validation errors become `invalid_input` `Tool '<name>' argument validation failed.` with
  * `details.errors`, anything else becomes `tool` `Tool '<name>' execution failed.` with
  * `details.error` = its developer representation (e.g. `Error('boom')`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { normalizeToolError } from "@bub/core/tools";
+ * const error = normalizeToolError(new Error("boom"), "bash", { cmd: "ls" });
+ * assert.equal(error.kind, "tool");
+ * assert.equal(error.message, "Tool 'bash' execution failed.");
+ * ```
  */
 export function normalizeToolError(
   error: unknown,
@@ -90,10 +141,12 @@ export function normalizeToolError(
  *
  * @example Run a tool without hooks
  * ```ts
- * import { defineTool, ToolExecutor } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { ToolExecutor } from "@bub/core/tools";
  * const echo = defineTool({ name: "echo", parameters: { type: "object" }, handler: (args) => args });
  * const { toolResults, error } = await new ToolExecutor().execute([{ tool: echo, arguments: { a: 1 } }]);
- * console.assert(error === null && JSON.stringify(toolResults) === '[{"a":1}]');
+ * assert.ok(error === null && JSON.stringify(toolResults) === '[{"a":1}]');
  * ```
  */
 export class ToolExecutor {

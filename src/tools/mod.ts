@@ -2,6 +2,20 @@
  * Tools: {@link defineTool}, the registry, the executor, call reporting, the tools prompt and the
  * builtin tool catalogue.
  *
+ * @example Define, register and run a tool
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { ToolExecutor, ToolRegistry } from "@bub/core/tools";
+ * import { z } from "zod";
+ * const registry = new ToolRegistry([
+ *   defineTool({ name: "math.add", parameters: z.object({ a: z.number(), b: z.number() }), handler: ({ a, b }) => a + b }),
+ * ]);
+ * const tool = registry.get("math.add")!;
+ * const { toolResults } = await new ToolExecutor().execute([{ tool, arguments: { a: 2, b: 3 } }]);
+ * assert.deepEqual(toolResults, [5]);
+ * ```
+ *
  * @module
  */
 export type { QuitSession } from "./builtin/session.ts";

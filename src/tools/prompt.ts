@@ -23,14 +23,16 @@ function signature(tool: Tool): string {
  *
  * @example
  * ```ts
- * import { defineTool, renderToolsPrompt } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { renderToolsPrompt } from "@bub/core/tools";
  * const read = defineTool({
  *   name: "fs.read",
  *   description: "Read a file",
  *   parameters: { type: "object", properties: { path: { type: "string" }, limit: { type: "integer" } }, required: ["path"] },
  *   handler: () => "",
  * });
- * console.assert(renderToolsPrompt([read]) === "<available_tools>\n- fs_read(path, limit?): Read a file\n</available_tools>");
+ * assert.ok(renderToolsPrompt([read]) === "<available_tools>\n- fs_read(path, limit?): Read a file\n</available_tools>");
  * ```
  */
 export function renderToolsPrompt(tools: Iterable<Tool>): string {

@@ -6,7 +6,22 @@
  */
 import { modelToolName, type Tool } from "./tool.ts";
 
-/** Options of {@link ToolRegistry.resolveToolNames}. */
+/**
+ * Options of {@link ToolRegistry.resolveToolNames}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { type ResolveToolNamesOptions, ToolRegistry } from "@bub/core/tools";
+ * const registry = new ToolRegistry([
+ *   defineTool({ name: "fs.read", handler: () => "" }),
+ *   defineTool({ name: "bash", handler: () => "" }),
+ * ]);
+ * const options: ResolveToolNamesOptions = { exclude: ["bash"] };
+ * assert.deepEqual(registry.resolveToolNames(null, options), ["fs.read"]);
+ * ```
+ */
 export interface ResolveToolNamesOptions {
   /** Names (runtime or model-facing, any case) removed from the result. */
   exclude?: Iterable<string> | null;
@@ -21,10 +36,12 @@ function casefold(text: string): string {
  *
  * @example Register and resolve
  * ```ts
- * import { defineTool, ToolRegistry } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { ToolRegistry } from "@bub/core/tools";
  * const registry = new ToolRegistry();
  * registry.register(defineTool({ name: "fs.read", handler: () => "" }));
- * console.assert(registry.resolveToolName(" FS_READ ") === "fs.read");
+ * assert.ok(registry.resolveToolName(" FS_READ ") === "fs.read");
  * ```
  */
 export class ToolRegistry implements Iterable<Tool> {
@@ -204,7 +221,16 @@ export class ToolRegistry implements Iterable<Tool> {
 
 let defaultRegistry: ToolRegistry | undefined;
 
-/** The process-wide default registry, created on first use. */
+/**
+ * The process-wide default registry, created on first use.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defaultToolRegistry } from "@bub/core/tools";
+ * assert.equal(defaultToolRegistry(), defaultToolRegistry()); // one per process
+ * ```
+ */
 export function defaultToolRegistry(): ToolRegistry {
   return defaultRegistry ??= new ToolRegistry();
 }

@@ -6,11 +6,24 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type BubLogger as Logger, getLogger } from "../_internal/log.ts";
+import { isCancellation } from "../kernel/agent_hooks.ts";
 
 /**
  * Observes tool calls made in the async context where it is installed. Each method may be async
  * and is awaited; a method that throws is logged under `["bub", "meta"]` and does not fail the
  * tool call.
+ *
+ * @example
+ * ```ts
+ * import { type ToolCallReporter, withToolCallReporter } from "@bub/core/tools";
+ * const reporter: ToolCallReporter = {
+ *   start: (name, args) => console.log(`> ${name}`, args),
+ *   success: (name, _result, elapsedMs) => console.log(`< ${name} ${elapsedMs} ms`),
+ *   error: (name, error) => console.log(`! ${name}`, error),
+ * };
+ * // Tools called inside report to it.
+ * withToolCallReporter(reporter, () => console.log("run tools here"));
+ * ```
  */
 export interface ToolCallReporter {
   /** A tool starts; `args` are the raw arguments (never the tool context). */
@@ -35,7 +48,7 @@ function reporterStorage(): AsyncLocalStorage<ToolCallReporter | null> {
  *
  * @example Print tool calls while a turn runs
  * ```ts
- * import { withToolCallReporter } from "@bub/core";
+ * import { withToolCallReporter } from "@bub/core/tools";
  * await withToolCallReporter({
  *   start: (name, args) => console.log(`● ${name}`, args),
  *   success: (name, _result, ms) => console.log(`  ⎿ ${name} completed in ${ms} ms`),
@@ -49,7 +62,18 @@ export function withToolCallReporter<T>(reporter: ToolCallReporter | null, fn: (
   return reporterStorage().run(reporter, fn);
 }
 
-/** The reporter installed in the current async context, or null. */
+/**
+ * The reporter installed in the current async context, or null.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { currentToolCallReporter, withToolCallReporter } from "@bub/core/tools";
+ * const reporter = { start() {}, success() {}, error() {} };
+ * assert.equal(withToolCallReporter(reporter, () => currentToolCallReporter()), reporter);
+ * assert.equal(currentToolCallReporter(), null);
+ * ```
+ */
 export function currentToolCallReporter(): ToolCallReporter | null {
   return storage?.getStore() ?? null;
 }
@@ -73,6 +97,13 @@ function shortValue(value: unknown): string {
 /**
  * The argument block of the `tool.call.start` log line: `{ k=v, … }`, each value JSON-encoded
  * and cut to 100 characters with `...` (a closing `"`, `}` or `]` is re-appended when cut).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { formatToolArguments } from "@bub/core/tools";
+ * assert.equal(formatToolArguments({ path: "a.txt", n: 2 }), '{ path="a.txt", n=2 }');
+ * ```
  */
 export function formatToolArguments(args: Record<string, unknown>): string {
   const parts = Object.entries(args).map(([key, value]) => `${key}=${shortValue(value)}`);
@@ -99,8 +130,20 @@ async function notify(
 /**
  * Runs `call` as the tool call `name` with `args`: reports start/success/error to the current
  * {@link ToolCallReporter}, or logs `tool.call.start` / `tool.call.success` / `tool.call.error`
- * under `["bub", "tools"]` when none is installed. The outcome of `call` is returned or rethrown
+ * (`tool.call.cancelled` at info level for a cancellation) under `["bub", "tools"]` when none is
+ * installed. The outcome of `call` is returned or rethrown
  * unchanged.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { reportToolCall, withToolCallReporter } from "@bub/core/tools";
+ * const seen: string[] = [];
+ * const reporter = { start: (name: string) => void seen.push(`start ${name}`), success: () => void seen.push("ok"), error() {} };
+ * const value = await withToolCallReporter(reporter, () => reportToolCall("ls", {}, async () => 3));
+ * assert.equal(value, 3);
+ * assert.deepEqual(seen, ["start ls", "ok"]);
+ * ```
  */
 export async function reportToolCall<T>(
   name: string,
@@ -123,7 +166,14 @@ export async function reportToolCall<T>(
   } catch (error) {
     const elapsed = performance.now() - started;
     if (reporter) await notify(reporter, "error", [name, error, elapsed]);
-    else {
+    else if (isCancellation(error)) {
+      // A stop the user asked for (or a turn's deadline) is not a failure of the tool.
+      logger!.info("tool.call.cancelled name={name} elapsed_time={elapsedTime}ms: {reason}", {
+        name,
+        elapsedTime: elapsed.toFixed(2),
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    } else {
       logger!.error("tool.call.error name={name} elapsed_time={elapsedTime}ms: {error}", {
         name,
         elapsedTime: elapsed.toFixed(2),

@@ -19,7 +19,23 @@ import { reportToolCall } from "./reporter.ts";
 
 export { type JsonSchema, type ToolArgumentIssue, ToolArgumentsError } from "./_schema.ts";
 
-/** What a context tool's handler receives besides its arguments. Never part of the schema. */
+/**
+ * What a context tool's handler receives besides its arguments. Never part of the schema.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import type { ToolContext } from "@bub/core/tools";
+ * const whoami = defineTool({
+ *   name: "whoami",
+ *   context: true,
+ *   handler: (_args, context: ToolContext) => String(context.state.session_id),
+ * });
+ * const context: ToolContext = { tape: null, runId: "r1", state: { session_id: "cli:local" } };
+ * assert.equal(await whoami.run({}, context), "cli:local");
+ * ```
+ */
 export interface ToolContext {
   /** The tape of the current turn (a `Tape`). */
   readonly tape: unknown;
@@ -39,6 +55,13 @@ export interface ToolContext {
 /**
  * The part of a Standard Schema (`@standard-schema/spec` v1, implemented by zod, valibot, arktype
  * and others) that tools rely on; `Output` is the validated arguments type.
+ *
+ * @example
+ * ```ts
+ * import type { StandardSchemaLike } from "@bub/core/tools";
+ * import { z } from "zod";
+ * const schema: StandardSchemaLike<{ city: string }> = z.object({ city: z.string() });
+ * ```
  */
 export interface StandardSchemaLike<Output = unknown> {
   /** The Standard Schema properties. */
@@ -65,13 +88,33 @@ export interface StandardSchemaLike<Output = unknown> {
  *
  * String values are coerced toward the declared JSON types before validation (`"3"` → `3`,
  * `"yes"` → `true`).
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from "@bub/core";
+ * import type { ToolParameters } from "@bub/core/tools";
+ * const parameters: ToolParameters<{ city: string }> = {
+ *   type: "object",
+ *   properties: { city: { type: "string" } },
+ *   required: ["city"],
+ * };
+ * const weather = defineTool({ name: "weather", parameters, handler: ({ city }) => `Sunny in ${city}` });
+ * ```
  */
 export type ToolParameters<A> =
   | StandardSchemaLike<A>
   | { readonly schema: StandardSchemaLike<A>; readonly jsonSchema: JsonSchema }
   | JsonSchema;
 
-/** Options shared by every {@link defineTool} form. */
+/**
+ * Options shared by every {@link defineTool} form.
+ *
+ * @example
+ * ```ts
+ * import type { ToolOptionsBase } from "@bub/core/tools";
+ * const base: ToolOptionsBase<{ q: string }> = { name: "search", description: "Search the docs", agentUse: true };
+ * ```
+ */
 export interface ToolOptionsBase<A> {
   /** Runtime name; may contain dots. Default: snake_case of the handler's function name. */
   name?: string;
@@ -83,7 +126,20 @@ export interface ToolOptionsBase<A> {
   agentUse?: boolean;
 }
 
-/** {@link defineTool} options of a tool without context. */
+/**
+ * {@link defineTool} options of a tool without context.
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from "@bub/core";
+ * import type { PlainToolOptions } from "@bub/core/tools";
+ * const options: PlainToolOptions<{ text: string }> = {
+ *   name: "shout",
+ *   handler: ({ text }) => text.toUpperCase(),
+ * };
+ * const shout = defineTool(options);
+ * ```
+ */
 export interface PlainToolOptions<A> extends ToolOptionsBase<A> {
   /** Not a context tool. */
   context?: false;
@@ -91,7 +147,21 @@ export interface PlainToolOptions<A> extends ToolOptionsBase<A> {
   handler: (args: A) => unknown;
 }
 
-/** {@link defineTool} options of a context tool. */
+/**
+ * {@link defineTool} options of a context tool.
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from "@bub/core";
+ * import type { ContextToolOptions } from "@bub/core/tools";
+ * const options: ContextToolOptions<Record<string, unknown>> = {
+ *   name: "run_id",
+ *   context: true,
+ *   handler: (_args, context) => context.runId,
+ * };
+ * const runId = defineTool(options);
+ * ```
+ */
 export interface ContextToolOptions<A> extends ToolOptionsBase<A> {
   /** The handler receives a {@link ToolContext}. */
   context: true;
@@ -99,7 +169,19 @@ export interface ContextToolOptions<A> extends ToolOptionsBase<A> {
   handler: (args: A, context: ToolContext) => unknown;
 }
 
-/** The OpenAI function-tool schema of a {@link Tool}. */
+/**
+ * The OpenAI function-tool schema of a {@link Tool}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import type { ToolSchema } from "@bub/core/tools";
+ * const tool = defineTool({ name: "ping", description: "Ping", handler: () => "pong" });
+ * const schema: ToolSchema = tool.toSchema();
+ * assert.equal(schema.function.name, "ping");
+ * ```
+ */
 export interface ToolSchema {
   /** Always `"function"`. */
   type: "function";
@@ -124,6 +206,16 @@ let constructing: ToolParts | null = null;
 /**
  * An immutable tool. Build one with {@link defineTool}; {@link Tool.withName} and
  * {@link modelTools} make renamed copies that share the handler.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool, type Tool } from "@bub/core";
+ * const ping: Tool = defineTool({ name: "net.ping", description: "Ping", handler: () => "pong" });
+ * assert.equal(await ping.run({}), "pong");
+ * assert.equal(ping.toModelTool().name, "net_ping");
+ * assert.equal(ping.withName("ping").name, "ping");
+ * ```
  */
 export class Tool {
   /** The name (runtime name, or model-facing name for a model copy). */
@@ -227,7 +319,16 @@ function checkName(name: unknown): asserts name is string {
   }
 }
 
-/** snake_case of a function name: `_` before each uppercase letter, lowercased, leading `_` stripped. */
+/**
+ * snake_case of a function name: `_` before each uppercase letter, lowercased, leading `_` stripped.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { snakeCaseName } from "@bub/core/tools";
+ * assert.equal(snakeCaseName("readFile"), "read_file");
+ * ```
+ */
 export function snakeCaseName(name: string): string {
   return name.replace(/[A-Z]/g, (char) => `_${char.toLowerCase()}`).replace(/^_+/, "");
 }
@@ -237,7 +338,17 @@ export function snakeCaseName(name: string): string {
 const dottedNames = new Map<string, string>();
 const MAX_DOTTED_NAMES = 1024;
 
-/** The model-facing name: every `.` replaced by `_` (`fs.read` → `fs_read`). */
+/**
+ * The model-facing name: every `.` replaced by `_` (`fs.read` → `fs_read`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { modelToolName } from "@bub/core/tools";
+ * assert.equal(modelToolName("fs.read"), "fs_read");
+ * assert.equal(modelToolName("bash"), "bash");
+ * ```
+ */
 export function modelToolName(name: string): string {
   if (!name.includes(".")) return name;
   let mapped = dottedNames.get(name);
@@ -248,7 +359,25 @@ export function modelToolName(name: string): string {
   return mapped;
 }
 
-/** The agent-usable tools as copies with model-facing names; the originals are untouched. */
+/**
+ * What the model is told about a tool call that has no name: the agent's failing stand-in
+ * and the builtin unknown-tool guidance give the same text.
+ */
+export const NAMELESS_CALL_MESSAGE =
+  "Tool call has no name; call one of the offered tools by its name.";
+
+/**
+ * The agent-usable tools as copies with model-facing names; the originals are untouched.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { modelTools } from "@bub/core/tools";
+ * const tools = [defineTool({ name: "fs.read", handler: () => "" })];
+ * assert.deepEqual(modelTools(tools).map((tool) => tool.name), ["fs_read"]);
+ * ```
+ */
 export function modelTools(tools: Iterable<Tool>): Tool[] {
   const out: Tool[] = [];
   for (const tool of tools) if (tool.agentUse) out.push(tool.toModelTool());
@@ -264,6 +393,7 @@ export function modelTools(tools: Iterable<Tool>): Tool[] {
  *
  * @example A tool with zod parameters
  * ```ts
+ * import assert from "node:assert/strict";
  * import { defineTool } from "@bub/core";
  * import { z } from "zod";
  * const add = defineTool({
@@ -272,7 +402,7 @@ export function modelTools(tools: Iterable<Tool>): Tool[] {
  *   parameters: z.object({ a: z.number(), b: z.number().default(0) }),
  *   handler: ({ a, b }) => a + b,
  * });
- * console.assert(await add.run({ a: "2", b: 3 }) === 5);
+ * assert.ok(await add.run({ a: "2", b: 3 }) === 5);
  * ```
  */
 export function defineTool<A = Record<string, unknown>>(options: ContextToolOptions<A>): Tool;

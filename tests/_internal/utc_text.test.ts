@@ -4,8 +4,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { pad, utcCompactSecondText, utcSecondText } from "../../src/_internal/utc_text.ts";
-import { utcStamp } from "../../src/tape/_dates.ts";
+import {
+  pad,
+  utcCompactSecondText,
+  utcSecondText,
+  utcStamp,
+} from "../../src/_internal/utc_text.ts";
 import { newRunId } from "../../src/agent/run_id.ts";
 
 test("utcSecondText is toISOString's date and time of each second, also right after another", () => {

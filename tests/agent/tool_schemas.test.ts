@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { chatRequestBody } from "../../src/agent/_chat_body.ts";
 import type { ChatMessage, ChatTool, ModelRequest } from "../../src/agent/model_client.ts";
 import { parseModelId } from "../../src/agent/provider_presets.ts";
-import { isSharedToolList, toolListParts } from "../../src/agent/_tool_schemas.ts";
+import { isSharedToolList, toolListParts } from "../../src/agent/_tool_calls.ts";
 import { defineTool, modelToolName, type Tool } from "../../src/tools/tool.ts";
 
 function tool(name: string): Tool {

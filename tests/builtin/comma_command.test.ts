@@ -159,6 +159,37 @@ describe("comma commands", () => {
     );
   });
 
+  test('an array or object parameter takes JSON text: ,pick paths=["a","b"] opts={...}', async () => {
+    const tape = memoryTape();
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "pick",
+        parameters: {
+          type: "object",
+          properties: {
+            paths: { type: "array", items: { type: "integer" } },
+            opts: { type: "object", properties: { deep: { type: "boolean" } } },
+            note: { type: "string" },
+          },
+        },
+        handler: (args: Record<string, unknown>) => args,
+      }),
+    ]);
+    const run = (line: string) => runCommaCommand({ line, tape, state: {}, registry });
+    assert.equal(
+      await run(`,pick paths='["1","2"]' opts='{"deep":"yes"}' note='["kept as text"]'`),
+      '{"paths": [1, 2], "opts": {"deep": true}, "note": "[\\"kept as text\\"]"}',
+      "items coerced as usual; a string parameter keeps the text",
+    );
+    // Text that is not the wanted JSON stays text, for the tool's validator (if any) to reject.
+    assert.equal(await run(`,pick paths='[1,'`), '{"paths": "[1,"}', "bad JSON");
+    assert.equal(
+      await run(`,pick paths='{"a":1}'`),
+      '{"paths": "{\\"a\\":1}"}',
+      "an object is no array",
+    );
+  });
+
   test("a failing shell fallback rethrows and records the error text", async (t) => {
     const { tape, run } = await setup(t);
     await assert.rejects(run(",exit 3"), /command exited with code 3/);

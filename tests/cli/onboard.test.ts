@@ -4,7 +4,15 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import process from "node:process";
 import { parse } from "yaml";
 import { PROVIDER_PRESETS, providerPreset } from "../../src/agent/providers.ts";
-import { cleanupStack, runCli, tempDirs } from "./_spawn.ts";
+import {
+  BIN,
+  childEnv,
+  cleanupStack,
+  runCli,
+  runtimeCommand,
+  startChild,
+  tempDirs,
+} from "./_spawn.ts";
 
 describe("bub onboard (builtin §16 146)", () => {
   const cleanup = cleanupStack();
@@ -96,5 +104,58 @@ describe("bub onboard (builtin §16 146)", () => {
     const data = parse(readFileSync(dirs.configFile, "utf8")) as Record<string, unknown>;
     assert.equal(data.model, "custom:my-model");
     assert.equal(data.api_base, "http://127.0.0.1:8000/v1");
+  });
+
+  test("the banner keeps its five lines; a provider chosen afresh is not offered another's model", async () => {
+    const dirs = tempDirs();
+    cleanup.defer(() => dirs.remove());
+    // custom: no model is suggested, so it is asked until given.
+    const answers = ["custom", "", "my-model", "", "http://127.0.0.1:8000/v1", "none", "n", ""];
+    const result = await runCli(dirs, ["onboard"], { input: answers.join("\n") });
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(
+      result.stdout.includes(
+        [
+          "  ____        _",
+          " | __ ) _   _| |__",
+          " |  _ \\| | | | '_ \\",
+          " | |_) | |_| | |_) |",
+          " |____/ \\__,_|_.__/",
+        ].join("\n"),
+      ),
+      result.stdout,
+    );
+    assert.doesNotMatch(result.stdout, /openrouter\/free/, "no other provider's model");
+    assert.equal(result.stdout.match(/LLM model \(required\) >/g)?.length, 2);
+    const data = parse(readFileSync(dirs.configFile, "utf8")) as Record<string, unknown>;
+    assert.equal(data.model, "custom:my-model");
+  });
+
+  test("on a terminal the API key is not echoed (a * per character), and is saved", {
+    skip: !existsSync("/usr/bin/script") && "needs script(1) for a pseudo-terminal",
+  }, async () => {
+    const dirs = tempDirs();
+    cleanup.defer(() => dirs.remove());
+    const command = runtimeCommand(BIN, ["onboard"]).map((word) => `'${word}'`).join(" ");
+    await using child = startChild(["script", "-qfec", command, "/dev/null"], {
+      cwd: dirs.workspace,
+      env: childEnv(dirs),
+    });
+    const answer = async (prompt: string | RegExp, text: string) => {
+      await child.waitFor(prompt, { timeoutMs: 60_000 });
+      child.write(`${text}\r`);
+    };
+    await answer("[openrouter] >", "openai");
+    await answer("LLM model (required) >", "gpt-x");
+    await answer("API key (optional) >", "sk-SECRET-123");
+    await answer("API base (optional)", "");
+    await answer(/\[[a-z,]*\] >/, "none");
+    await answer("Stream output", "n");
+    await child.waitFor("Saved config", { timeoutMs: 60_000 });
+    assert.equal(await child.exited(60_000), 0, child.stderr);
+    assert.ok(!child.stdout.includes("sk-SECRET-123"), child.stdout);
+    assert.match(child.stdout, /API key \(optional\) > \*{13}\r?\n/);
+    const data = parse(readFileSync(dirs.configFile, "utf8")) as Record<string, unknown>;
+    assert.equal(data.api_key, "sk-SECRET-123");
   });
 });

@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { connectPg, type PgSql } from "../../src/tape/_pg_client.ts";
+import { connectPg, type PgSql } from "../../src/tape/postgres/_client.ts";
 import { BIN, type Child, childEnv, ROOT, startChild, type TempDirs } from "../cli/_spawn.ts";
 
 /** The runtimes of the three instances. */

@@ -11,7 +11,7 @@ import process from "node:process";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { connectPg } from "../../src/tape/_pg_client.ts";
+import { connectPg } from "../../src/tape/postgres/_client.ts";
 import { PostgresTapeStore } from "../../src/tape/postgres_store.ts";
 import { FakeTelegramServer } from "../../src/testing/fake_telegram.ts";
 import { mockReply, type MockRequest } from "../../src/testing/_mock_reply.ts";

@@ -39,8 +39,16 @@ export interface ShellCommand {
 
 /** The commands of a shell block, one per line. */
 export function shellCommands(block: CodeBlock): ShellCommand[] {
-  return block.code.split("\n").flatMap((raw, index) => {
-    const text = raw.replace(/\s+#.*$/, "").trim();
-    return text === "" || text.startsWith("#") ? [] : [{ text, line: block.line + 1 + index }];
+  const commands: ShellCommand[] = [];
+  let open: ShellCommand | null = null; // a command continued with a trailing backslash
+  block.code.split("\n").forEach((raw, index) => {
+    const text = (open ? raw : raw.replace(/\s+#.*$/, "")).trim();
+    if (open === null && (text === "" || text.startsWith("#"))) return;
+    const continued = text.endsWith("\\");
+    const part = continued ? text.slice(0, -1).trimEnd() : text;
+    if (open) open.text += ` ${part}`;
+    else commands.push(open = { text: part, line: block.line + 1 + index });
+    if (!continued) open = null;
   });
+  return commands;
 }

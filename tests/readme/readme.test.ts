@@ -9,13 +9,21 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { demoResponder, MockLlmServer } from "../../src/testing/mod.ts";
-import { cleanupStack, ROOT, runCli, runScript, tempDirs } from "../cli/_spawn.ts";
+import {
+  childEnv,
+  cleanupStack,
+  ROOT,
+  runCli,
+  runScript,
+  startChild,
+  tempDirs,
+} from "../cli/_spawn.ts";
 import {
   AGENT,
   CHANNELS,
   CONSOLE,
   MCP,
+  SANDBOX,
   SPILL,
   TAPE,
   TELEGRAM,
@@ -54,20 +62,17 @@ describe("README.md code blocks", () => {
   });
 
   for (const block of blocks.filter((b) => b.lang === "ts")) {
-    test(`the TypeScript block at README line ${block.line} runs and exits 0`, async () => {
+    test(`the TypeScript block at README line ${block.line} runs as written (no model configured) and exits 0`, async () => {
       const dirs = tempDirs("bub-readme-");
       cleanup.defer(() => dirs.remove());
-      const server = await MockLlmServer.start({ script: demoResponder });
-      cleanup.defer(() => server.close());
       // Inside the checkout, so bare imports (e.g. @logtape/logtape) resolve from node_modules.
       const folder = mkdtempSync(join(ROOT, "tests", "readme", ".run-"));
       cleanup.defer(() => rmSync(folder, { recursive: true, force: true }));
       const file = join(folder, `block_${block.line}.ts`);
       writeFileSync(file, localImports(block.code));
-      const result = await runScript(file, dirs, [], {
-        env: { BUB_MODEL: "custom:demo", BUB_API_BASE: server.url, BUB_API_KEY: "demo" },
-        timeoutMs: 60_000,
-      });
+      // No BUB_MODEL or key (childEnv drops every BUB_*): an example that needs a model starts
+      // the offline demo model itself, as a reader running it would.
+      const result = await runScript(file, dirs, [], { timeoutMs: 60_000 });
       assert.equal(result.code, 0, `exit ${result.code}\n${result.stdout}\n${result.stderr}`);
       const expected = [...block.code.matchAll(/console\.log\(.*\); \/\/ "(.*)"$/gm)];
       for (const [, text] of expected) assert.ok(result.stdout.includes(text!), result.stdout);
@@ -77,7 +82,7 @@ describe("README.md code blocks", () => {
   test("the Configuration section names every setting with its config.yml key and env variable", () => {
     const start = README.indexOf("## Configuration");
     const section = README.slice(start, README.indexOf("\n## ", start + 1));
-    for (const spec of [AGENT, CHANNELS, CONSOLE, MCP, TELEGRAM, SPILL, TAPE]) {
+    for (const spec of [AGENT, CHANNELS, CONSOLE, MCP, SANDBOX, TELEGRAM, SPILL, TAPE]) {
       for (const field of spec.fields) {
         const key = spec.section ? `${spec.section}.${field.key}` : field.key;
         const env = spec.prefix + field.key.toUpperCase();
@@ -107,6 +112,15 @@ async function runReadmeCommand(text: string, dirs: Dirs): Promise<void> {
     assert.ok(text.endsWith(packageName), `${text} must install ${packageName}`);
     return;
   }
+  // Bundling needs the packed npm build: scripts/smoke_npm.sh builds and runs the README's own
+  // esbuild banner (read from this file) around an app with top-level await.
+  if (words[0] === "esbuild") {
+    const smoke = readFileSync(join(ROOT, "scripts", "smoke_npm.sh"), "utf8");
+    assert.match(text, /--bundle --platform=node/);
+    if (text.includes("--banner:js=")) assert.match(smoke, /readme_banner=.*README\.md/);
+    else assert.match(smoke, /"\$esbuild" app\.ts --bundle --platform=node --outfile=app\.cjs/);
+    return;
+  }
   // `.ci/run` is what runs this test; running it from here would recurse.
   if (text === ".ci/run") return;
   if (text === "scripts/tool deno run -A examples/chat.ts --demo") {
@@ -116,6 +130,22 @@ async function runReadmeCommand(text: string, dirs: Dirs): Promise<void> {
     });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /hello/);
+    return;
+  }
+  if (text.startsWith("deno task bub ")) {
+    // The task as a user runs it from the checkout (the project's own deno), with and without
+    // the `--` that npm users type.
+    const args = words.slice(3).map((word) => word.replace(/^"(.*)"$/, "$1"));
+    for (const dashes of [[], ["--"]]) {
+      const tool = join(ROOT, "scripts", "tool");
+      await using child = startChild([tool, "deno", "task", "bub", ...dashes, ...args], {
+        cwd: ROOT,
+        env: childEnv(dirs),
+      });
+      child.end();
+      assert.equal(await child.exited(120_000), 0, child.stderr);
+      assert.match(child.stdout, /mock model/, child.stdout);
+    }
     return;
   }
   if (words[0] === "bub") {

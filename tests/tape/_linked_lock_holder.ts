@@ -5,8 +5,8 @@
  * Usage: _linked_lock_holder.ts <folder> <lock path>
  */
 import process from "node:process";
-import { withFileLock } from "../../src/tape/_file_lock.ts";
-import { LockTemplate } from "../../src/tape/_lock_template.ts";
+import { withFileLock } from "../../src/tape/file/_lock.ts";
+import { LockTemplate } from "../../src/tape/file/_lock_template.ts";
 
 const [dir, path] = process.argv.slice(2);
 await withFileLock(path!, async () => {

@@ -5,7 +5,7 @@
  * Usage: _lock_holder.ts <lock path>
  */
 import process from "node:process";
-import { withFileLock } from "../../src/tape/_file_lock.ts";
+import { withFileLock } from "../../src/tape/file/_lock.ts";
 
 const [path] = process.argv.slice(2);
 await withFileLock(path!, async () => {

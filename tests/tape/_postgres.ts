@@ -5,7 +5,7 @@
  */
 import process from "node:process";
 import { test } from "node:test";
-import { connectPg, type PgSql } from "../../src/tape/_pg_client.ts";
+import { connectPg, type PgSql } from "../../src/tape/postgres/_client.ts";
 
 const HOW = "run them with: scripts/postgres.sh -- <test command>";
 

@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isoFromMicros, isoNow } from "../../src/tape/_dates.ts";
+import { isoFromMicros, isoNow } from "../../src/_internal/utc_text.ts";
 import { createEntry, validateEntry } from "../../src/tape/entry.ts";
 
 test("isoNow gives each instant's own ISO form, also when asked twice in a row", () => {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { frozenJsonCopy, NOT_PLAIN, pyDumps } from "../../src/tape/_json.ts";
+import { frozenJsonCopy, NOT_PLAIN, pyDumps } from "../../src/_internal/json.ts";
 import { createEntry, messageEntry, type TapeEntry } from "../../src/tape/entry.ts";
 import { ForkTapeStore } from "../../src/tape/fork_store.ts";
 import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";

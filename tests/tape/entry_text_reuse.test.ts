@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { storedEntry } from "../../src/tape/_entry_text.ts";
+import { storedEntry } from "../../src/tape/store/_entry_text.ts";
 import { messageEntry } from "../../src/tape/entry.ts";
 
 test("a kept copy stored again with its own id is the same copy and line", () => {

@@ -1,12 +1,12 @@
 /**
- * The file store's parsed-tape caches (`_file_cache.ts`) are kept within a budget of file bytes
+ * The file store's parsed-tape caches (`src/tape/file/_cache.ts`) are kept within a budget of file bytes
  * and of tapes, least recently used dropped first, so a gateway's many small live tapes stay
  * cached where a few long ones would not.
  */
 import assert from "node:assert/strict";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { test } from "node:test";
-import { emptyCache, type FileCache, FileCaches } from "../../src/tape/_file_cache.ts";
+import { emptyCache, type FileCache, FileCaches } from "../../src/tape/file/_cache.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { messageEntry } from "../../src/tape/entry.ts";
 import { TapeQuery } from "../../src/tape/query.ts";

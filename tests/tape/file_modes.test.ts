@@ -8,7 +8,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { SqliteTapeStore } from "../../src/tape/sqlite_store.ts";
-import { withFileLock } from "../../src/tape/_file_lock.ts";
+import { withFileLock } from "../../src/tape/file/_lock.ts";
 import { saveConfigFile } from "../../src/kernel/configure.ts";
 import { entryAt, tempDir } from "./_helpers.ts";
 

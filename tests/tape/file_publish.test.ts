@@ -10,7 +10,7 @@ import { readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import { SpareFile } from "../../src/tape/_spare_file.ts";
+import { SpareFile } from "../../src/tape/file/_spare_file.ts";
 import { messageEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";

@@ -11,7 +11,7 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import { BubError } from "../../src/kernel/errors.ts";
-import { entryLine } from "../../src/tape/_jsonl.ts";
+import { entryLine } from "../../src/tape/file/_jsonl.ts";
 import { anchorEntry, messageEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { ForkTapeStore } from "../../src/tape/fork_store.ts";

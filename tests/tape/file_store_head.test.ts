@@ -9,7 +9,7 @@ import { Buffer } from "node:buffer";
 import { appendFile, open, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { entryLine } from "../../src/tape/_jsonl.ts";
+import { entryLine } from "../../src/tape/file/_jsonl.ts";
 import { createEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";

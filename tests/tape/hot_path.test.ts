@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { entryLine } from "../../src/tape/_jsonl.ts";
+import { entryLine } from "../../src/tape/file/_jsonl.ts";
 import { createEntry, messageEntry, type TapeEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { pickLatestEvents } from "../../src/tape/latest_events.ts";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { appendFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { entryLine } from "../../src/tape/_jsonl.ts";
+import { entryLine } from "../../src/tape/file/_jsonl.ts";
 import { anchorEntry, eventEntry, messageEntry, type TapeEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { ForkTapeStore } from "../../src/tape/fork_store.ts";

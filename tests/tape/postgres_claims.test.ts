@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { PgRow } from "../../src/tape/_pg_client.ts";
+import type { PgRow } from "../../src/tape/postgres/_client.ts";
 import { messageEntry } from "../../src/tape/entry.ts";
 import { type InboxClaim, PostgresInbox } from "../../src/tape/postgres_inbox.ts";
 import { PostgresTapeStore } from "../../src/tape/postgres_store.ts";

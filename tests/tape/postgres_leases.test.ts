@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { BubError } from "../../src/kernel/errors.ts";
 import { messageEntry, type TapeEntry } from "../../src/tape/entry.ts";
-import { PG_SCHEMA_VERSION } from "../../src/tape/_pg_schema.ts";
+import { PG_SCHEMA_VERSION } from "../../src/tape/postgres/_schema.ts";
 import { PostgresTapeStore, type TapeLease } from "../../src/tape/postgres_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
 import { dropSchema, postgresUrl, uniqueSchema, withAdmin } from "./_postgres.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BubError } from "../../src/kernel/errors.ts";
-import { appendColumns, pgAppend, pgBatchLanded } from "../../src/tape/_pg_append.ts";
+import { appendColumns, pgAppend, pgBatchLanded } from "../../src/tape/postgres/_append.ts";
 import { messageEntry } from "../../src/tape/entry.ts";
 import { pgStoreInternals, PostgresTapeStore } from "../../src/tape/postgres_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";

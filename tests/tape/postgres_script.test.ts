@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { connectPg } from "../../src/tape/_pg_client.ts";
+import { connectPg } from "../../src/tape/postgres/_client.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

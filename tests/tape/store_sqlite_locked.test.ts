@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { BubError } from "../../src/kernel/errors.ts";
-import { openSqlite } from "../../src/tape/_sqlite_driver.ts";
+import { openSqlite } from "../../src/tape/sqlite/_driver.ts";
 import { messageEntry } from "../../src/tape/entry.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
 import { SqliteTapeStore } from "../../src/tape/sqlite_store.ts";

@@ -13,7 +13,7 @@ import { readSpill } from "../../src/tape/spill_read.ts";
 import { SpillStore, spillText } from "../../src/tape/spill.ts";
 import type { TapeStore } from "../../src/tape/store.ts";
 import { Tape } from "../../src/tape/tape.ts";
-import { formatTapeInfo } from "../../src/tape/_tape_info.ts";
+import { formatTapeInfo } from "../../src/tape/info.ts";
 import { tempDir } from "./_helpers.ts";
 
 const md5 = (text: string) => createHash("md5").update(text).digest("hex");
@@ -60,7 +60,7 @@ test("ensureBootstrapAnchor writes session/start {owner: human} once", async () 
   assert.deepEqual(await tape.anchors(), [{ name: "session/start", state: { owner: "human" } }]);
 });
 
-test("tape.info after a call with usage shows the cache hit rate 37.50%; without cache details None", async () => {
+test("tape.info after a call with usage shows the cache hit rate 37.50%; without cache details none", async () => {
   const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("a__b");
   await tape.ensureBootstrapAnchor();
   await tape.recordChat({
@@ -88,7 +88,7 @@ test("tape.info after a call with usage shows the cache hit rate 37.50%; without
   const second = await tape.info();
   assert.equal(second.lastTokenUsage, 12);
   assert.equal(second.lastTokenCacheHitRate, null);
-  assert.match(formatTapeInfo(second), /last_token_cache_hit_rate: None$/);
+  assert.match(formatTapeInfo(second), /last_token_cache_hit_rate: none$/);
 });
 
 test("recordChat writes system, context error, messages, tool_call, tool_result, error, assistant, run in order", async () => {

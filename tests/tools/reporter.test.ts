@@ -114,6 +114,38 @@ describe("tool-call reporter", () => {
     assert.equal(((lines[3]![2] as Record<string, unknown>).error as Error).message, "nope");
   });
 
+  test("without a reporter, a cancelled call is logged as tool.call.cancelled at info, not as an error", async () => {
+    const records: LogRecord[] = [];
+    const stopped = defineTool({
+      name: "stopped",
+      parameters: { type: "object" },
+      handler: () => {
+        throw new DOMException("Stopped from the web console", "AbortError");
+      },
+    });
+    await configure({
+      sinks: { capture: (record: LogRecord) => void records.push(record) },
+      loggers: [
+        { category: ["bub", "tools"], sinks: ["capture"], lowestLevel: "debug" },
+        { category: ["logtape", "meta"], sinks: [], lowestLevel: "warning" },
+      ],
+      reset: true,
+    });
+    try {
+      await assert.rejects(stopped.run({}), { name: "AbortError" });
+    } finally {
+      await reset();
+    }
+    const ends = records.filter((record) =>
+      record.rawMessage !== "tool.call.start name={name} {arguments}"
+    );
+    assert.deepEqual(ends.map((record) => [record.level, record.rawMessage]), [[
+      "info",
+      "tool.call.cancelled name={name} elapsed_time={elapsedTime}ms: {reason}",
+    ]]);
+    assert.equal(ends[0]!.properties.reason, "Stopped from the web console");
+  });
+
   test("log arguments are JSON values cut to 100 chars with ... and the closing quote/bracket", () => {
     const long = "x".repeat(150);
     assert.equal(formatToolArguments({}), "{ }");

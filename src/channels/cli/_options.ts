@@ -7,7 +7,24 @@ import type { Readable, Writable } from "node:stream";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import type { CliTapeInfo } from "./_panel.ts";
 
-/** Options of `CliChannel`. */
+/**
+ * Options of `CliChannel`.
+ *
+ * @example
+ * ```ts
+ * import { CliChannel, type CliChannelOptions } from "@bub/core/channels";
+ * import { PassThrough } from "node:stream";
+ * const options: CliChannelOptions = {
+ *   handler: async () => {},
+ *   workspace: ".",
+ *   home: "/tmp/bub-home",
+ *   input: new PassThrough(),
+ *   output: new PassThrough(),
+ *   terminal: false,
+ * };
+ * const channel = new CliChannel(options);
+ * ```
+ */
 export interface CliChannelOptions {
   /** Receives every typed line as a {@link ChannelMessage} (the manager's handler). */
   handler: MessageHandler;

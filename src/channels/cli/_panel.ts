@@ -13,7 +13,16 @@ export const PANEL_COLOURS: Readonly<Record<string, string>> = Object.freeze({
   Error: "red",
 });
 
-/** What the toolbar shows of the session tape. */
+/**
+ * What the toolbar shows of the session tape.
+ *
+ * @example
+ * ```ts
+ * import type { CliTapeInfo } from "@bub/core/channels";
+ * const tapeInfo = (): Promise<CliTapeInfo | null> =>
+ *   Promise.resolve({ entries: 42, anchors: 2, lastAnchor: "session/start" });
+ * ```
+ */
 export interface CliTapeInfo {
   /** Entries on the tape. */
   entries: number;

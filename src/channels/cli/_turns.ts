@@ -4,7 +4,19 @@
  * @module
  */
 
-/** The message lifespan of a typed line: entered when its turn starts, disposed when it ends. */
+/**
+ * The message lifespan of a typed line: entered when its turn starts, disposed when it ends.
+ *
+ * @example
+ * ```ts
+ * import type { CliTurnLifespan } from "@bub/core/channels";
+ * async function runTurn(lifespan: CliTurnLifespan, turn: () => Promise<void>): Promise<void> {
+ *   await using _ = lifespan;
+ *   await lifespan.enter();
+ *   await turn();
+ * }
+ * ```
+ */
 export interface CliTurnLifespan extends AsyncDisposable {
   /** The turn started (shows the spinner). */
   enter(): Promise<void>;

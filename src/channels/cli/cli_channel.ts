@@ -40,7 +40,7 @@ const QUIT_WINDOW_MS = 1000;
  * @example Driving it through in-memory streams
  * ```ts ignore
  * import { PassThrough } from "node:stream";
- * import { CliChannel } from "@bub/core";
+ * import { CliChannel } from "@bub/core/channels";
  * const input = new PassThrough();
  * const output = new PassThrough();
  * const cli = new CliChannel({

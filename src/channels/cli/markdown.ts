@@ -14,10 +14,29 @@ function lex(source: string): MarkdownToken[] {
   return Lexer.lex(source) as MarkdownToken[];
 }
 
-/** A `marked` lexer token. */
+/**
+ * A `marked` lexer token.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MarkdownStream, type MarkdownToken } from "@bub/core/channels";
+ * const tokens: MarkdownToken[] = new MarkdownStream().push("# Title\n\nbody").completed;
+ * assert.equal(tokens[0]?.type, "heading");
+ * ```
+ */
 export type MarkdownToken = Token;
 
-/** Options of {@link renderMarkdown}. */
+/**
+ * Options of {@link renderMarkdown}.
+ *
+ * @example
+ * ```ts
+ * import { renderMarkdown, type RenderMarkdownOptions } from "@bub/core/channels";
+ * const options: RenderMarkdownOptions = { width: 60, style: (_format, text) => text };
+ * console.log(renderMarkdown("- one\n- two", options));
+ * ```
+ */
 export interface RenderMarkdownOptions {
   /** Applies colours; default: no styling (plain text). */
   style?: TextStyler;
@@ -189,7 +208,18 @@ function blocks(tokens: readonly MarkdownToken[], ctx: Ctx, loose: boolean): str
   return out;
 }
 
-/** Renders lexed block tokens as terminal lines (no trailing newline). */
+/**
+ * Renders lexed block tokens as terminal lines (no trailing newline).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MarkdownStream, renderTokens } from "@bub/core/channels";
+ * const stream = new MarkdownStream();
+ * const { completed } = stream.push("Hello *world*.\n\nMore");
+ * assert.match(renderTokens(completed, { style: (_format, text) => text }), /Hello world\./);
+ * ```
+ */
 export function renderTokens(
   tokens: readonly MarkdownToken[],
   options: RenderMarkdownOptions = {},
@@ -204,16 +234,26 @@ export function renderTokens(
  *
  * @example Plain rendering
  * ```ts
- * import { renderMarkdown } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { renderMarkdown } from "@bub/core/channels";
  * const text = renderMarkdown("# Hi\n\n- **one**\n- two");
- * console.assert(text === "# Hi\n\n• one\n• two");
+ * assert.ok(text === "# Hi\n\n• one\n• two");
  * ```
  */
 export function renderMarkdown(source: string, options: RenderMarkdownOptions = {}): string {
   return renderTokens(lex(source), options);
 }
 
-/** What {@link MarkdownStream.push} found: blocks that are final and the block still growing. */
+/**
+ * What {@link MarkdownStream.push} found: blocks that are final and the block still growing.
+ *
+ * @example
+ * ```ts
+ * import { MarkdownStream, type MarkdownProgress } from "@bub/core/channels";
+ * const progress: MarkdownProgress = new MarkdownStream().push("# Title\n\nFirst");
+ * console.log(progress.completed.length, progress.pending.length);
+ * ```
+ */
 export interface MarkdownProgress {
   /** Blocks that will not change any more (render and print them once). */
   readonly completed: MarkdownToken[];
@@ -227,11 +267,14 @@ export interface MarkdownProgress {
  *
  * @example Splitting a streamed answer
  * ```ts
- * import { MarkdownStream } from "@bub/core";
+ * import assert from "node:assert/strict";
+ * import { MarkdownStream } from "@bub/core/channels";
  * const stream = new MarkdownStream();
- * stream.push("# Title\n\nFirst para");
+ * const first = stream.push("# Title\n\nFirst para");
+ * assert.equal(first.completed[0]?.raw, "# Title"); // final: the paragraph after it started
  * const { completed, pending } = stream.push("graph.\n\nSecond");
- * console.assert(completed.length === 0 && pending.length === 1);
+ * assert.equal(completed[0]?.raw, "First paragraph.");
+ * assert.equal(pending[0]?.raw, "Second");
  * ```
  */
 export class MarkdownStream {

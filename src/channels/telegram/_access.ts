@@ -8,7 +8,7 @@ import type { Message, MessageEntity, UserFromGetMe } from "grammy/types";
 import { BubError } from "../../kernel/errors.ts";
 import { messageType } from "./_parse.ts";
 
-export { parseAllowList } from "./_allow_list.ts";
+export { parseAllowList } from "../../_internal/allow_list.ts";
 
 /** The allowlist entry that opts in to everyone (`BUB_TELEGRAM_ALLOW_USERS="*"`). */
 export const ALLOW_EVERYONE = "*";

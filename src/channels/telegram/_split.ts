@@ -4,7 +4,17 @@
  * @module
  */
 
-/** Telegram's limit on the length of one text message. */
+/**
+ * Telegram's limit on the length of one text message.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitMessageText, TELEGRAM_MESSAGE_LIMIT } from "@bub/core/channels";
+ * const parts = splitMessageText("x".repeat(TELEGRAM_MESSAGE_LIMIT + 1));
+ * assert.equal(parts.length, 2);
+ * ```
+ */
 export const TELEGRAM_MESSAGE_LIMIT = 4096;
 
 function isHighSurrogate(code: number): boolean {
@@ -19,9 +29,10 @@ function isHighSurrogate(code: number): boolean {
  * @throws {RangeError} when `limit` is below 2
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { splitMessageText } from "./_split.ts";
  * const parts = splitMessageText("a".repeat(6) + "\n" + "b".repeat(6), 10);
- * console.assert(parts.length === 2 && parts[0] === "aaaaaa\n");
+ * assert.ok(parts.length === 2 && parts[0] === "aaaaaa\n");
  * ```
  */
 export function splitMessageText(text: string, limit: number = TELEGRAM_MESSAGE_LIMIT): string[] {

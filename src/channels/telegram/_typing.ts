@@ -91,6 +91,14 @@ export class TypingIndicators {
 /**
  * A message lifespan: `enter()` starts the chat's typing loop unless one already runs (then the
  * lifespan is a no-op); disposal stops the loop it started. Disposing without entering does nothing.
+ *
+ * @example
+ * ```ts
+ * import { TelegramChannel, type TypingLifespan } from "@bub/core/channels";
+ * const channel = new TelegramChannel({ handler: async () => {}, token: "123:abc", allowUsers: ["42"] });
+ * const typing: TypingLifespan = channel.typingLifespan("42");
+ * console.log(typing.chatId);
+ * ```
  */
 export class TypingLifespan implements AsyncDisposable {
   /** The chat it shows typing in. */

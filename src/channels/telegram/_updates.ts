@@ -14,7 +14,16 @@ import type { TypingIndicators } from "./_typing.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
 
-/** Reply to `/start` from a chat outside `allowChats`. */
+/**
+ * Reply to `/start` from a chat outside `allowChats`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NO_ACCESS_MESSAGE } from "@bub/core/channels";
+ * assert.equal(typeof NO_ACCESS_MESSAGE, "string"); // the reply to a user not on the allow list
+ * ```
+ */
 export const NO_ACCESS_MESSAGE =
   "You are not allowed to chat with me. Please deploy your own instance of Bub.";
 /** Reply to a comma command from a user who is not literally on `allowUsers`. */

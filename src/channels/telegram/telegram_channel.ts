@@ -34,10 +34,33 @@ const logger = getLogger(["bub", "channels", "telegram"]);
 /** grammy (~70 ms of import time), imported when the bot is first needed (start, send). */
 const grammy = lazyImport(() => import("grammy"));
 
-/** Largest file downloaded for a media item (2 MiB). */
+/**
+ * Largest file downloaded for a media item (2 MiB).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MAX_MEDIA_BYTES } from "@bub/core/channels";
+ * assert.equal(MAX_MEDIA_BYTES, 2 * 1024 * 1024); // larger attachments are not downloaded
+ * ```
+ */
 export const MAX_MEDIA_BYTES: number = 2 * 1024 * 1024;
 
-/** Options of {@link TelegramChannel}. */
+/**
+ * Options of {@link TelegramChannel}.
+ *
+ * @example
+ * ```ts
+ * import { TelegramChannel, type TelegramChannelOptions } from "@bub/core/channels";
+ * const options: TelegramChannelOptions = {
+ *   handler: async () => {},
+ *   token: "123:abc",
+ *   allowUsers: ["42"],
+ *   apiRoot: "http://127.0.0.1:8081",
+ * };
+ * const channel = new TelegramChannel(options);
+ * ```
+ */
 export interface TelegramChannelOptions {
   /** Receives inbound messages (the channel manager's handler). */
   handler: MessageHandler;
@@ -69,17 +92,23 @@ type GrammySignal = Parameters<Api["sendChatAction"]>[3];
  * commands come as plain command messages whose output returns to the chat. `send` posts plain
  * text, split into several messages over 4096 characters.
  *
- * @example Serving a bot
- * ```ts ignore
- * import { TelegramChannel } from "@bub/core";
+ * @example Sending a reply through the Bot API
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ChannelMessage } from "@bub/core";
+ * import { TelegramChannel } from "@bub/core/channels";
+ * import { FakeTelegramServer } from "@bub/core/testing";
+ * await using api = await FakeTelegramServer.start(); // the Bot API on loopback
  * const channel = new TelegramChannel({
- *   handler: async (message) => console.log(message),
- *   token: "123:abc",
- *   allowUsers: ["42", "ada"],
+ *   handler: async () => {},
+ *   token: api.token,
+ *   apiRoot: api.apiRoot,
+ *   allowUsers: ["42"],
  * });
- * await channel.start(new AbortController());
- * // ...
- * await channel.stop();
+ * await channel.send(
+ *   new ChannelMessage({ sessionId: "telegram:42", channel: "telegram", chatId: "42", content: "hi" }),
+ * );
+ * assert.equal(api.callsOf("sendMessage")[0]?.params.text, "hi");
  * ```
  */
 export class TelegramChannel extends Channel {

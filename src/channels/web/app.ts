@@ -13,7 +13,7 @@ import { BubError } from "../../kernel/errors.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { hasBearerToken } from "./auth.ts";
 import { readJsonBody } from "./json_body.ts";
-import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./page.ts";
+import { FAVICON_SVG, PAGE_CSS, PAGE_HTML, PAGE_JS } from "./page.ts";
 import {
   changesState,
   checkHost,
@@ -22,8 +22,8 @@ import {
   type Refusal,
 } from "./request_gate.ts";
 import { readSpillView } from "./spill_view.ts";
-import { tapeEntries, tapeSummaries } from "./tape_view.ts";
-import type { TurnHub } from "./turn_hub.ts";
+import { tapeEntries, tapeHistory, tapeSummaries } from "./tape_view.ts";
+import { checkSessionId, type TurnHub } from "./turn_hub.ts";
 import { jsonSafe } from "./wire_events.ts";
 
 /** The Content-Security-Policy of every response: no inline scripts, same-origin only. */
@@ -47,6 +47,8 @@ export interface ConsoleAppDeps {
   tapeStore(): TapeStore | null;
   /** Session ids by tape name, for the tapes whose session the console knows. */
   sessions?(): ReadonlyMap<string, string>;
+  /** The tape name of web chat `chatId` (session `web:<chatId>`), or null when unknown. */
+  chatTape?(chatId: string): string | null;
   /** Secret values replaced by `[REDACTED]` in every JSON body and event sent to the page. */
   secrets?: readonly string[];
   /** How often the event stream sends a keep-alive comment, in ms. Default 15000. */
@@ -59,7 +61,7 @@ export const DEFAULT_MAX_BODY_BYTES: number = 1024 * 1024;
 const STATUS: Record<string, 400 | 404 | 500> = { invalid_input: 400, not_found: 404 };
 const STATUSES = new Set([400, 401, 403, 404, 413, 415]);
 /** What GET serves without the token: the page, which holds no data. */
-const PUBLIC_PATHS = new Set(["/", "/app.js", "/app.css"]);
+const PUBLIC_PATHS = new Set(["/", "/app.js", "/app.css", "/favicon.svg"]);
 
 /** The JSON error response of `error` (a BubError's `details.status` picks the status). */
 function fail(c: Context, error: unknown): Response {
@@ -198,6 +200,7 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
     (c) => c.body(PAGE_JS, 200, { "content-type": "text/javascript; charset=utf-8" }),
   );
   app.get("/app.css", (c) => c.body(PAGE_CSS, 200, { "content-type": "text/css; charset=utf-8" }));
+  app.get("/favicon.svg", (c) => c.body(FAVICON_SVG, 200, { "content-type": "image/svg+xml" }));
   app.post("/api/sessions/:id/messages", async (c) => {
     try {
       const body = await readJsonBody(c.req.raw, maxBodyBytes) as { content?: unknown } | null;
@@ -217,6 +220,28 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
   app.get("/api/sessions/:id/events", (c) => {
     try {
       return eventStream(deps, c.req.param("id"), open);
+    } catch (error) {
+      return fail(c, error);
+    }
+  });
+  app.get("/api/sessions/:id/history", async (c) => {
+    try {
+      const chatId = checkSessionId(c.req.param("id"));
+      const name = deps.chatTape?.(chatId) ?? null;
+      if (name === null) return c.json({ entries: [], next: null });
+      const before = c.req.query("before");
+      const limit = c.req.query("limit");
+      for (const [key, value] of [["before", before], ["limit", limit]] as const) {
+        if (value !== undefined && !/^\d+$/.test(value)) {
+          throw new BubError("invalid_input", `${key} must be a whole number, got ${value}`);
+        }
+      }
+      // A running turn is on its own fork until it ends: its events come from the event stream.
+      const page = await tapeHistory(storeOf(deps), name, {
+        before: before === undefined ? null : Number(before),
+        limit: limit === undefined ? undefined : Number(limit),
+      });
+      return c.json({ entries: jsonSafe(page.entries), next: page.next });
     } catch (error) {
       return fail(c, error);
     }

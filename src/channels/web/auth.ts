@@ -29,9 +29,10 @@ export function sameToken(a: string, b: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hasBearerToken } from "./auth.ts";
- * console.assert(hasBearerToken("abc", new Headers({ authorization: "Bearer abc" })));
- * console.assert(!hasBearerToken("abc", new Headers({ cookie: "bub_token=abc" })));
+ * assert.ok(hasBearerToken("abc", new Headers({ authorization: "Bearer abc" })));
+ * assert.ok(!hasBearerToken("abc", new Headers({ cookie: "bub_token=abc" })));
  * ```
  */
 export function hasBearerToken(token: string, headers: Headers): boolean {

@@ -20,7 +20,16 @@ import { consoleHosts, isLoopback } from "./request_gate.ts";
 import { serveFetch } from "./serve.ts";
 import { TurnHub } from "./turn_hub.ts";
 
-/** The part of the framework the console uses (a `BubFramework` inside `running()`). */
+/**
+ * The part of the framework the console uses (a `BubFramework` inside `running()`).
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import type { WebConsoleHost } from "@bub/core/channels";
+ * const host: WebConsoleHost = new BubFramework();
+ * ```
+ */
 export interface WebConsoleHost {
   /** Runs one turn as a stream of events. */
   streamInbound(inbound: Envelope, options?: StreamInboundOptions): AsyncIterable<TurnEvent>;
@@ -32,7 +41,18 @@ export interface WebConsoleHost {
   readonly workspace?: string;
 }
 
-/** Options of {@link startWebConsole}. */
+/**
+ * Options of {@link startWebConsole}.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import { startWebConsole, type WebConsoleOptions } from "@bub/core/channels";
+ * const options: WebConsoleOptions = { host: "127.0.0.1", port: 0, token: "secret-token" };
+ * await using web = await startWebConsole(new BubFramework(), options);
+ * console.log(web.openUrl);
+ * ```
+ */
 export interface WebConsoleOptions {
   /** The host to bind. Default `127.0.0.1`. */
   host?: string;
@@ -61,7 +81,19 @@ export interface WebConsoleOptions {
   allowedHosts?: readonly string[];
 }
 
-/** A running web console; dispose it (or call `close`) to stop it. */
+/**
+ * A running web console; dispose it (or call `close`) to stop it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { startWebConsole, type WebConsole } from "@bub/core/channels";
+ * const web: WebConsole = await startWebConsole(new BubFramework(), { host: "127.0.0.1", port: 0 });
+ * assert.equal(web.openUrl, `${web.url}/#token=${web.token}`); // the page reads it from the fragment
+ * await web.close();
+ * ```
+ */
 export interface WebConsole extends AsyncDisposable {
   /** The base URL, e.g. `http://127.0.0.1:8765`. */
   readonly url: string;
@@ -80,17 +112,36 @@ export interface WebConsole extends AsyncDisposable {
 
 export { isLoopback };
 
-/** Session ids (`web:<chat>`) of `chats` by their tape names in `workspace`. */
+/** The chat the console opens when the address names none. */
+export const DEFAULT_CHAT = "console";
+
+/**
+ * Session ids (`web:<chat>`) of `chats` by their tape names in `workspace`; the console's own
+ * chat is always among them, so its tape keeps its name after a restart.
+ */
 export function chatSessions(chats: readonly string[], workspace?: string): Map<string, string> {
   const sessions = new Map<string, string>();
   if (!workspace) return sessions;
-  for (const chat of chats) {
+  for (const chat of new Set([DEFAULT_CHAT, ...chats])) {
     sessions.set(sessionTapeName(`web:${chat}`, workspace), `web:${chat}`);
   }
   return sessions;
 }
 
-/** Starts the web console of `host` (see the module doc). */
+/**
+ * Starts the web console of `host` (see the module doc).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { startWebConsole } from "@bub/core/channels";
+ * await using web = await startWebConsole(new BubFramework(), { host: "127.0.0.1", port: 0 });
+ * const page = await fetch(web.openUrl);
+ * assert.equal(page.status, 200);
+ * await page.body?.cancel();
+ * ```
+ */
 export async function startWebConsole(
   framework: WebConsoleHost,
   options: WebConsoleOptions = {},
@@ -120,6 +171,8 @@ export async function startWebConsole(
     hub,
     tapeStore: () => framework.getTapeStore<TapeStore>(),
     sessions: () => chatSessions(hub.chats(), framework.workspace),
+    chatTape: (chat) =>
+      framework.workspace ? sessionTapeName(`web:${chat}`, framework.workspace) : null,
     secrets: options.secrets ?? secretEnvValues(process.env),
     keepAliveMs: options.keepAliveMs,
   });

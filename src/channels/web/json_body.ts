@@ -16,9 +16,10 @@ import { tooLarge } from "./request_gate.ts";
  * `limit`, or 400 when it is not UTF-8 JSON
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readJsonBody } from "./json_body.ts";
  * const request = new Request("http://h/", { method: "POST", body: '{"a":1}' });
- * console.assert((await readJsonBody(request, 1024) as { a: number }).a === 1);
+ * assert.ok((await readJsonBody(request, 1024) as { a: number }).a === 1);
  * ```
  */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {

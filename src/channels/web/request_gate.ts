@@ -44,9 +44,10 @@ export function urlHost(host: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { consoleHosts } from "./request_gate.ts";
  * const hosts = consoleHosts("127.0.0.1", 8765);
- * console.assert(hosts.has("localhost:8765") && !hosts.has("evil.example:8765"));
+ * assert.ok(hosts.has("localhost:8765") && !hosts.has("evil.example:8765"));
  * ```
  */
 export function consoleHosts(

@@ -17,6 +17,8 @@ export interface TapeSummary {
   name: string;
   /** The session whose tape it is, when the console knows it (else null). */
   session_id: string | null;
+  /** The first thing said in it (a prompt or a comma command), at most 80 characters, or null. */
+  title: string | null;
   /** How many entries it holds. */
   entries: number;
   /** The date of its newest entry, or null when empty. */
@@ -94,6 +96,7 @@ export async function tapeSummaries(
       rows.push({
         name,
         session_id: options.sessions?.get(name) ?? null,
+        title: null,
         entries: lasts[j]?.id ?? 0,
         last_activity: lasts[j]?.date ?? null,
       })
@@ -107,6 +110,7 @@ export async function tapeSummaries(
     const at: TapeSummary = {
       name: options.before.slice(split + 1),
       session_id: null,
+      title: null,
       entries: 0,
       last_activity: options.before.slice(0, split) || null,
     };
@@ -114,8 +118,47 @@ export async function tapeSummaries(
     if (start < 0) start = rows.length;
   }
   const tapes = rows.slice(start, start + limit);
+  // Titles only for the page shown: each is read from the start of its tape.
+  const titles = await Promise.all(tapes.map((row) => titleOf(store, row.name)));
+  tapes.forEach((row, i) => (row.title = titles[i] ?? null));
   const more = start + limit < rows.length;
   return { tapes, next: more && tapes.length ? cursorOf(tapes.at(-1)!) : null };
+}
+
+/** How many entries from a tape's start are read for its title. */
+const TITLE_SCAN = 40;
+
+/** The text of a prompt (a string, or the text parts of a multimodal prompt). */
+export function promptText(prompt: unknown): string {
+  if (typeof prompt === "string") return prompt;
+  if (!Array.isArray(prompt)) return "";
+  return prompt.map((part) => typeof part?.text === "string" ? part.text : "").join(" ");
+}
+
+/** The first prompt or comma command of a list of entries, on one line, at most 80 characters. */
+export function titleFromEntries(entries: readonly TapeEntry[]): string | null {
+  for (const entry of entries) {
+    const payload = entry.payload as Record<string, unknown>;
+    const data = (payload.data ?? {}) as Record<string, unknown>;
+    let text = "";
+    if (entry.kind === "event" && payload.name === "loop.start") text = promptText(data.prompt);
+    else if (entry.kind === "event" && payload.name === "command") text = `,${data.raw ?? ""}`;
+    else if (entry.kind === "message" && payload.role === "user") {
+      text = promptText(payload.content);
+    }
+    text = text.replace(/\s+/g, " ").trim();
+    if (text) return text.length > 80 ? `${text.slice(0, 79)}\u2026` : text;
+  }
+  return null;
+}
+
+async function titleOf(store: TapeStore, name: string): Promise<string | null> {
+  try {
+    return titleFromEntries(await new TapeQuery(name, store).limit(TITLE_SCAN).all());
+  } catch (error) {
+    if (notFound(error)) return null;
+    throw error;
+  }
 }
 
 /** Throws `not_found` unless `name` is one of the store's tapes (not a sidecar tape). */
@@ -123,6 +166,48 @@ export async function requireTape(store: TapeStore, name: string): Promise<void>
   if (name.includes(SIDECAR_TAPE_MARKER) || !(await store.listTapes()).includes(name)) {
     throw new BubError("not_found", `No tape named ${JSON.stringify(name)}`);
   }
+}
+
+/** A page of a session's conversation, oldest entry first. */
+export interface HistoryPage {
+  /** The entries, in tape order. */
+  entries: TapeEntry[];
+  /** The `before` cursor of the older page (an entry id), or null at the start of the tape. */
+  next: number | null;
+}
+
+const TURN_START = (entry: TapeEntry): boolean =>
+  entry.kind === "event" &&
+  ((entry.payload as { name?: unknown }).name === "loop.start" ||
+    (entry.payload as { name?: unknown }).name === "command");
+
+/**
+ * The last `limit` entries of tape `name` before entry id `before` (the newest when null), cut
+ * forward to the first turn start in that window so that a page does not begin in the middle of a
+ * turn (unless one turn fills the window). A tape that does not exist yet is an empty page.
+ */
+export async function tapeHistory(
+  store: TapeStore,
+  name: string,
+  options: { before?: number | null; limit?: number } = {},
+): Promise<HistoryPage> {
+  const limit = options.limit ?? 200;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new BubError("invalid_input", `limit must be an integer from 1 to 1000, got ${limit}`);
+  }
+  if (!(await store.listTapes()).includes(name)) return { entries: [], next: null };
+  const all = await new TapeQuery(name, store).all();
+  const end = options.before == null
+    ? all.length
+    : all.findIndex((entry) => entry.id >= options.before!) < 0
+    ? all.length
+    : all.findIndex((entry) => entry.id >= options.before!);
+  let start = Math.max(0, end - limit);
+  if (start > 0) {
+    const turn = all.slice(start, end).findIndex(TURN_START);
+    if (turn > 0) start += turn;
+  }
+  return { entries: all.slice(start, end), next: start > 0 ? all[start]!.id : null };
 }
 
 /** The entries of tape `name`, only those matching `search` when given (case-insensitive). */

@@ -9,7 +9,17 @@
 import { Interface } from "../channel.ts";
 import type { WebConsole, WebConsoleHost } from "./console.ts";
 
-/** Options of {@link WebChannel}. */
+/**
+ * Options of {@link WebChannel}.
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import { WebChannel, type WebChannelOptions } from "@bub/core/channels";
+ * const options: WebChannelOptions = { host: new BubFramework(), print: (line) => console.log(line), port: 0 };
+ * const channel = new WebChannel(options);
+ * ```
+ */
 export interface WebChannelOptions {
   /** The framework whose turns and tapes the console shows (running when the channel starts). */
   host: WebConsoleHost;
@@ -25,7 +35,21 @@ export interface WebChannelOptions {
   secrets?: readonly string[];
 }
 
-/** The web console as a gateway channel. */
+/**
+ * The web console as a gateway channel.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BubFramework } from "@bub/core";
+ * import { WebChannel } from "@bub/core/channels";
+ * const lines: string[] = [];
+ * const channel = new WebChannel({ host: new BubFramework(), print: (line) => void lines.push(line), port: 0 });
+ * await channel.start(new AbortController());
+ * assert.match(lines.join("\n"), /http:\/\/127\.0\.0\.1:\d+\/#token=/);
+ * await channel.stop();
+ * ```
+ */
 export class WebChannel extends Interface {
   /** `web`. */
   readonly name = "web";

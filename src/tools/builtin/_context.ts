@@ -31,7 +31,17 @@ export function markKeywordOnly(tool: Tool): Tool {
   return tool;
 }
 
-/** True for tools marked with {@link markKeywordOnly} (`tape.search`, `subagent`). */
+/**
+ * True for tools marked with {@link markKeywordOnly} (`tape.search`, `subagent`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineTool } from "@bub/core";
+ * import { isKeywordOnlyTool } from "@bub/core/tools";
+ * assert.equal(isKeywordOnlyTool(defineTool({ name: "echo", handler: (args) => args })), false);
+ * ```
+ */
 export function isKeywordOnlyTool(tool: Tool): boolean {
   return _keywordOnly.has(tool);
 }

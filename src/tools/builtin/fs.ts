@@ -21,8 +21,9 @@ const MAX_REPLACEMENT_SHARE = 0.1;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { splitLines } from "./fs.ts";
- * console.assert(JSON.stringify(splitLines("a\r\nb\rc\n")) === '["a","b","c"]');
+ * assert.ok(JSON.stringify(splitLines("a\r\nb\rc\n")) === '["a","b","c"]');
  * ```
  */
 export function splitLines(text: string): string[] {

@@ -19,7 +19,17 @@ import { webFetchTool } from "./web.ts";
 
 export { isKeywordOnlyTool } from "./_context.ts";
 
-/** What the builtin tools need from their host. */
+/**
+ * What the builtin tools need from their host.
+ *
+ * @example
+ * ```ts
+ * import { ShellManager } from "@bub/core/environment";
+ * import { type BuiltinToolDeps, createBuiltinTools } from "@bub/core/tools";
+ * const deps: BuiltinToolDeps = { shells: new ShellManager(), home: "/tmp/bub-home" };
+ * const tools = createBuiltinTools(deps);
+ * ```
+ */
 export interface BuiltinToolDeps {
   /** The shell runtime behind `bash`, `bash.output`, `bash.kill` and `quit`. */
   shells: ShellManager;
@@ -47,11 +57,12 @@ export interface BuiltinToolDeps {
  *
  * @example Register the catalogue
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ShellManager } from "../../environment/shell_manager.ts";
  * import { ToolRegistry } from "../registry.ts";
  * import { createBuiltinTools } from "./mod.ts";
  * const registry = new ToolRegistry(createBuiltinTools({ shells: new ShellManager() }));
- * console.assert(registry.resolveToolName("fs_read") === "fs.read");
+ * assert.ok(registry.resolveToolName("fs_read") === "fs.read");
  * ```
  */
 export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
@@ -77,7 +88,19 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
   ];
 }
 
-/** Registers {@link createBuiltinTools}`(deps)` in `registry` and returns the tools. */
+/**
+ * Registers {@link createBuiltinTools}`(deps)` in `registry` and returns the tools.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ShellManager } from "@bub/core/environment";
+ * import { registerBuiltinTools, ToolRegistry } from "@bub/core/tools";
+ * const registry = new ToolRegistry();
+ * registerBuiltinTools(registry, { shells: new ShellManager() });
+ * assert.ok(registry.has("bash"));
+ * ```
+ */
 export function registerBuiltinTools(registry: ToolRegistry, deps: BuiltinToolDeps): Tool[] {
   const tools = createBuiltinTools(deps);
   for (const tool of tools) registry.register(tool);

@@ -31,7 +31,17 @@ export const HELP_TEXT: string = [
   "Any other command after ',' runs as a shell command through bash (e.g. ,git status).",
 ].join("\n");
 
-/** Ends a session's other work (the builtin plugin asks the channel router to quit it). */
+/**
+ * Ends a session's other work (the builtin plugin asks the channel router to quit it).
+ *
+ * @example
+ * ```ts
+ * import { ShellManager } from "@bub/core/environment";
+ * import { createBuiltinTools, type QuitSession } from "@bub/core/tools";
+ * const quitSession: QuitSession = (sessionId) => console.log(`closing ${sessionId}`);
+ * const tools = createBuiltinTools({ shells: new ShellManager(), quitSession });
+ * ```
+ */
 export type QuitSession = (sessionId: string) => void | Promise<void>;
 
 /**

@@ -5,8 +5,8 @@
  * @module
  */
 import { s as z } from "../../_internal/schema.ts";
-import { pyDumps } from "../../tape/_json.ts";
-import { formatTapeInfo } from "../../tape/_tape_info.ts";
+import { pyDumps } from "../../_internal/json.ts";
+import { formatTapeInfo } from "../../tape/info.ts";
 import type { Tape } from "../../tape/tape.ts";
 import { defineTool, type Tool } from "../tool.ts";
 import { markKeywordOnly, tapeOf } from "./_context.ts";

@@ -7,7 +7,7 @@
 import { s as z } from "../../_internal/schema.ts";
 import { readBounded } from "../../_internal/bounded_read.ts";
 import { LinkedSignal } from "../../_internal/linked_signal.ts";
-import { withCommas } from "../../tape/_text.ts";
+import { withCommas } from "../../_internal/text.ts";
 import { defineTool, type Tool } from "../tool.ts";
 
 /** Default total timeout of `web.fetch`, in seconds. */

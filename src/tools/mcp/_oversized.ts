@@ -12,7 +12,7 @@
 import { closeSync, existsSync, mkdtempSync, openSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { withCommas } from "../../tape/_text.ts";
+import { withCommas } from "../../_internal/text.ts";
 import { sizeText } from "../../_internal/size_text.ts";
 import { ResponseScanner } from "./_response_scan.ts";
 

@@ -10,13 +10,18 @@
 import { writeFileSync } from "node:fs";
 import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
-import { withCommas } from "../../tape/_text.ts";
+import { withCommas } from "../../_internal/text.ts";
 import { sizeText } from "../../_internal/size_text.ts";
 
-/** The default `mcp_max_result_bytes`: 16 MiB. */
-export const DEFAULT_MCP_MAX_RESULT_BYTES: number = 16 * 1024 * 1024;
-
-/** One image, audio clip or resource returned by an MCP tool (the fields of a `MediaItem`). */
+/**
+ * One image, audio clip or resource returned by an MCP tool (the fields of a `MediaItem`).
+ *
+ * @example
+ * ```ts
+ * import type { McpMedia } from "@bub/core/tools";
+ * const screenshot: McpMedia = { type: "image", mimeType: "image/png", url: "data:image/png;base64,AAAA" };
+ * ```
+ */
 export interface McpMedia {
   /** `image`, `audio`, `video` or `document` (any other resource). */
   type: "image" | "audio" | "video" | "document";
@@ -30,7 +35,18 @@ export interface McpMedia {
   text?: string;
 }
 
-/** The result of an MCP tool that returned media: the joined text plus the media. */
+/**
+ * The result of an MCP tool that returned media: the joined text plus the media.
+ *
+ * @example
+ * ```ts
+ * import type { McpToolOutput } from "@bub/core/tools";
+ * const output: McpToolOutput = {
+ *   text: "Took a screenshot.",
+ *   media: [{ type: "image", mimeType: "image/png", url: "data:image/png;base64,AAAA" }],
+ * };
+ * ```
+ */
 export interface McpToolOutput {
   /** Text content, joined with newlines. */
   text: string;

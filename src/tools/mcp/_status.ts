@@ -5,10 +5,28 @@
  */
 import type { McpServerConfig } from "./config.ts";
 
-/** Where a server is in its life. */
+/**
+ * Where a server is in its life.
+ *
+ * @example
+ * ```ts
+ * import type { McpServerState } from "@bub/core/tools";
+ * const usable = (state: McpServerState): boolean => state === "ready";
+ * ```
+ */
 export type McpServerState = "starting" | "ready" | "failed" | "closed";
 
-/** A server's state as `bub mcp` shows it. */
+/**
+ * A server's state as `bub mcp` shows it.
+ *
+ * @example
+ * ```ts
+ * import { McpManager, type McpServerStatus } from "@bub/core/tools";
+ * const manager = new McpManager({ servers: () => [] });
+ * const statuses: McpServerStatus[] = manager.status();
+ * for (const status of statuses) console.log(status.name, status.state, status.tools.length);
+ * ```
+ */
 export interface McpServerStatus {
   /** The configured name. */
   name: string;

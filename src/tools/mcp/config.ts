@@ -9,10 +9,27 @@
 import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
 
-/** The config.yml key of the section. */
+/**
+ * The config.yml key of the section.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MCP_SERVERS_KEY } from "@bub/core/tools";
+ * assert.equal(MCP_SERVERS_KEY, "mcp_servers"); // the config.yml section
+ * ```
+ */
 export const MCP_SERVERS_KEY = "mcp_servers";
 
-/** Keys both kinds of server take. */
+/**
+ * Keys both kinds of server take.
+ *
+ * @example
+ * ```ts
+ * import type { McpServerLimits } from "@bub/core/tools";
+ * const limits: McpServerLimits = { timeoutSeconds: 30, startupTimeoutSeconds: 10 };
+ * ```
+ */
 export interface McpServerLimits {
   /** `timeout_seconds`: limit of one tool call; null: none; undefined: the global setting. */
   readonly timeoutSeconds?: number | null;
@@ -20,7 +37,22 @@ export interface McpServerLimits {
   readonly startupTimeoutSeconds?: number | null;
 }
 
-/** A server started as a child process, spoken to over its stdin/stdout. */
+/**
+ * A server started as a child process, spoken to over its stdin/stdout.
+ *
+ * @example
+ * ```ts
+ * import type { McpStdioServerConfig } from "@bub/core/tools";
+ * const files: McpStdioServerConfig = {
+ *   transport: "stdio",
+ *   name: "files",
+ *   command: "npx",
+ *   args: ["-y", "@modelcontextprotocol/server-filesystem", "."],
+ *   env: {},
+ *   cwd: null,
+ * };
+ * ```
+ */
 export interface McpStdioServerConfig extends McpServerLimits {
   /** `"stdio"`. */
   readonly transport: "stdio";
@@ -36,7 +68,20 @@ export interface McpStdioServerConfig extends McpServerLimits {
   readonly cwd: string | null;
 }
 
-/** A server reached over MCP Streamable HTTP. */
+/**
+ * A server reached over MCP Streamable HTTP.
+ *
+ * @example
+ * ```ts
+ * import type { McpHttpServerConfig } from "@bub/core/tools";
+ * const docs: McpHttpServerConfig = {
+ *   transport: "http",
+ *   name: "docs",
+ *   url: "http://127.0.0.1:8080/mcp",
+ *   headers: { authorization: "Bearer ${DOCS_TOKEN}" },
+ * };
+ * ```
+ */
 export interface McpHttpServerConfig extends McpServerLimits {
   /** `"http"`. */
   readonly transport: "http";
@@ -48,7 +93,17 @@ export interface McpHttpServerConfig extends McpServerLimits {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** One configured MCP server. */
+/**
+ * One configured MCP server.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type McpServerConfig, parseMcpServers } from "@bub/core/tools";
+ * const servers: McpServerConfig[] = parseMcpServers({ mcp_servers: { docs: { url: "http://127.0.0.1:8080/mcp" } } });
+ * assert.equal(servers[0]?.transport, "http");
+ * ```
+ */
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
 const LIMIT_KEYS = ["timeout_seconds", "startup_timeout_seconds"];
@@ -157,9 +212,10 @@ function parseServer(name: string, value: unknown): McpServerConfig {
  *   `Invalid config: mcp_servers.demo.args must be a list of strings, got "x"`
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseMcpServers } from "./config.ts";
  * const [server] = parseMcpServers({ mcp_servers: { demo: { command: "demo-server", args: ["-v"] } } });
- * console.assert(server?.transport === "stdio" && server.name === "demo");
+ * assert.ok(server?.transport === "stdio" && server.name === "demo");
  * ```
  */
 export function parseMcpServers(
@@ -216,10 +272,11 @@ function expandMap(
  *   fallback is unset
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { expandServerConfig, parseMcpServers } from "./config.ts";
  * const [server] = parseMcpServers({ mcp_servers: { api: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${TOKEN}" } } } });
  * const expanded = expandServerConfig(server!, { TOKEN: "t1" });
- * console.assert(expanded.transport === "http" && expanded.headers.Authorization === "Bearer t1");
+ * assert.ok(expanded.transport === "http" && expanded.headers.Authorization === "Bearer t1");
  * ```
  */
 export function expandServerConfig(

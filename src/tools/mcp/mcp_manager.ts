@@ -10,13 +10,24 @@ import type { Tool } from "../tool.ts";
 import type { McpConnection } from "./_connection.ts";
 import type { McpServerStatus } from "./_status.ts";
 import type { McpServerConfig } from "./config.ts";
-import { DEFAULT_MCP_MAX_RESULT_BYTES } from "./_result.ts";
 
 export type { McpServerState, McpServerStatus } from "./_status.ts";
 
+/** The default `mcp_max_result_bytes`: 16 MiB. */
+export const DEFAULT_MCP_MAX_RESULT_BYTES: number = 16 * 1024 * 1024;
+
 const logger = getLogger(["bub", "mcp"]);
 
-/** Options of {@link McpManager}. */
+/**
+ * Options of {@link McpManager}.
+ *
+ * @example
+ * ```ts
+ * import { McpManager, type McpManagerOptions } from "@bub/core/tools";
+ * const options: McpManagerOptions = { servers: () => [], callTimeoutSeconds: () => 30 };
+ * const manager = new McpManager(options);
+ * ```
+ */
 export interface McpManagerOptions {
   /** The configured servers, read when a lifespan starts (see `parseMcpServers`). */
   servers: () => readonly McpServerConfig[];
@@ -123,7 +134,7 @@ export class McpManager {
         try {
           await connection.start();
         } catch (error) {
-          logger.error("{error}", { error: (error as Error).message });
+          logger.error("{error}", { error });
         }
       }));
       this.#changed();

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ClusterGateway } from "../../../src/channels/cluster/cluster_gateway.ts";
 import { admitDecision } from "../../../src/kernel/channel.ts";
-import { connectPg } from "../../../src/tape/_pg_client.ts";
+import { connectPg } from "../../../src/tape/postgres/_client.ts";
 import { dropSchema, postgresUrl, uniqueSchema } from "../../tape/_postgres.ts";
 import { admitBy, type ChannelFixture, channelFixture, contents } from "../_fixtures.ts";
 

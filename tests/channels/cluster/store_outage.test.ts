@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { ClusterGateway } from "../../../src/channels/cluster/cluster_gateway.ts";
 import { TURN_COMPLETED } from "../../../src/channels/cluster/_session_run.ts";
 import { runtimeKey } from "../../../src/_internal/runtime.ts";
-import { connectPg } from "../../../src/tape/_pg_client.ts";
+import { connectPg } from "../../../src/tape/postgres/_client.ts";
 import { sessionTapeName } from "../../../src/tape/naming.ts";
 import { TapeQuery } from "../../../src/tape/query.ts";
 import { until } from "../../tape/_helpers.ts";

@@ -198,6 +198,149 @@ describe("web console in headless Chromium", () => {
     }
   });
 
+  test("two turns with the same call id keep two cards; Stop marks the running tool stopped; a phone-width dark page keeps Send and Stop in view", async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const slow = defineTool({
+      name: "slow",
+      parameters: { type: "object" },
+      handler: (_args, context) =>
+        new Promise((_resolve, reject) => {
+          started();
+          const { signal } = context;
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+      context: true,
+    });
+    await using fx = await turnFixture({
+      script: [
+        { toolCalls: [{ name: "evil", id: "call_1" }] },
+        { text: ["first"] },
+        { toolCalls: [{ name: "boom", id: "call_1" }] },
+        { text: ["second"] },
+        { toolCalls: [{ name: "slow", id: "call_1" }] },
+      ],
+      plugins: [definePlugin({ name: "cards", tools: [evil, boom, slow] })],
+    });
+    await using web = await startWebConsole(fx.bub);
+    const page = await browser.newPage();
+    try {
+      await page.setViewport({ width: 390, height: 740 });
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+      await page.goto(web.openUrl, { waitUntil: "load" });
+      await page.waitForSelector("#input");
+      const usages = () => page.$$eval("#log .usage", (n) => n.length);
+      for (const [i, text] of ["run evil", "run boom"].entries()) {
+        await page.type("#input", text);
+        await page.keyboard.press("Enter");
+        await page.waitForFunction(
+          (n) => document.querySelectorAll("#log .usage").length === n,
+          { timeout: 20_000 },
+          i + 1,
+        );
+      }
+      assert.equal(await usages(), 2);
+      await page.type("#input", "run slow");
+      await page.keyboard.press("Enter");
+      await running;
+      await page.waitForFunction(() => document.querySelectorAll("details.tool").length === 3);
+      await page.click("#stop");
+      await page.waitForFunction(
+        () => [...document.querySelectorAll(".msg.error")].some((n) => n.textContent === "stopped"),
+        { timeout: 10_000 },
+      );
+      const cards = await page.$$eval("details.tool", (nodes) =>
+        nodes.map((node) => ({
+          summary: node.querySelector("summary")!.textContent ?? "",
+          cls: node.className,
+        })));
+      assert.equal(cards.length, 3, JSON.stringify(cards));
+      assert.match(cards[0]!.summary, /^tool evil ok \(\d+ ms\)$/);
+      assert.match(cards[1]!.summary, /^tool boom failed \(\d+ ms\)$/);
+      assert.equal(cards[2]!.summary, "tool slow stopped");
+      assert.match(cards[2]!.cls, /\bstopped\b/);
+      assert.doesNotMatch(cards[2]!.cls, /\brunning\b/);
+      const layout = await page.evaluate(() => {
+        const box = (id: string) => document.getElementById(id)!.getBoundingClientRect();
+        const inView = (r: DOMRect) =>
+          r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight &&
+          r.width > 0;
+        return {
+          send: inView(box("send")),
+          stop: inView(box("stop")),
+          tapesHidden: box("tapes").right <= 0,
+          background: getComputedStyle(document.body).backgroundColor,
+        };
+      });
+      assert.deepEqual(
+        { send: layout.send, stop: layout.stop, tapesHidden: layout.tapesHidden },
+        { send: true, stop: true, tapesHidden: true },
+      );
+      assert.equal(layout.background, "rgb(27, 28, 30)", "dark mode follows the system");
+      await page.click("#toggle-tapes");
+      await page.waitForFunction(() =>
+        document.getElementById("tapes")!.getBoundingClientRect().left >= 0
+      );
+      const icon = await page.evaluate(async () => {
+        const response = await fetch("/favicon.svg", { credentials: "omit" });
+        return [response.status, response.headers.get("content-type")];
+      });
+      assert.deepEqual(icon, [200, "image/svg+xml"]);
+      if (!process.env.CI) {
+        const dir = join(ROOT, "bench", "results");
+        mkdirSync(dir, { recursive: true });
+        await page.screenshot({ path: join(dir, "web_console_phone.png") });
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("a reload, and a restarted console, show the whole conversation once, and the tape by its name", async () => {
+    await using fx = await turnFixture({
+      script: [
+        { toolCalls: [{ name: "evil", id: "call_1" }] },
+        { text: ["first answer"] },
+        { text: ["second answer"] },
+      ],
+      plugins: [definePlugin({ name: "evil", tools: [evil] })],
+    });
+    const page = await browser.newPage();
+    try {
+      {
+        await using web = await startWebConsole(fx.bub);
+        await page.goto(web.openUrl, { waitUntil: "load" });
+        await page.waitForSelector("#input");
+        for (const [i, text] of ["run evil", "say more"].entries()) {
+          await page.type("#input", text);
+          await page.keyboard.press("Enter");
+          await page.waitForFunction(
+            (n) => document.querySelectorAll("#log .usage").length === n,
+            { timeout: 20_000 },
+            i + 1,
+          );
+        }
+        await page.reload({ waitUntil: "load" });
+        await page.waitForFunction(() => document.querySelectorAll("#log .msg.bot").length === 2);
+        const shown = await page.$eval("#log", (n) => (n as HTMLElement).innerText);
+        for (const text of ["run evil", "say more", "first answer", "second answer"]) {
+          assert.equal(shown.split(text).length - 1, 1, `${text} once in:\n${shown}`);
+        }
+        assert.equal(await page.$$eval("#log details.tool", (n) => n.length), 1, shown);
+      }
+      // A new console on the same framework (the old one is gone): same conversation, and the
+      // tape list names the console's own chat instead of showing its hash.
+      await using again = await startWebConsole(fx.bub);
+      await page.goto(again.openUrl, { waitUntil: "load" });
+      await page.waitForFunction(() => document.querySelectorAll("#log .msg.bot").length === 2);
+      await page.waitForFunction(() => document.querySelectorAll("#tapes li").length > 0);
+      const listed = await page.$$eval("#tapes li", (items) => items.map((n) => n.textContent));
+      assert.ok(listed.some((text) => text?.startsWith("web:consolerun evil")), listed.join("|"));
+    } finally {
+      await page.close();
+    }
+  });
+
   test("Esc stops the running turn", async () => {
     await using fx = await turnFixture({
       script: [{ text: "slow answer that takes long to end".split(" "), delayMs: 1_500 }],

@@ -62,7 +62,8 @@ describe("web console credential in headless Chromium", () => {
     await using fx = await turnFixture({ script: [mockReply.text("unused")] });
     await using web = await startWebConsole(fx.bub);
     const target = `${web.url}/api/sessions/console/messages`;
-    const [formFile, fetchFile, ownFile] = ["form", "fetch", "own"].map((n) => join(dir, n));
+    // In the workspace: a web session's commands run sandboxed to it.
+    const [formFile, fetchFile, ownFile] = ["form", "fetch", "own"].map((n) => join(fx.home, n));
     const attacker = await serveFetch(
       () =>
         new Response(attackPage(target, formFile!, fetchFile!), {

@@ -9,7 +9,14 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { parseInline, parseMarkdown, safeHref } from "../../../src/channels/web/page/markdown.ts";
-import { errorText, usageLine } from "../../../src/channels/web/page/chat.ts";
+import { cardKey, usageLine } from "../../../src/channels/web/page/chat.ts";
+import {
+  errorLines,
+  isErrorRecord,
+  readableRepr,
+} from "../../../src/channels/web/page/error_text.ts";
+import { localTime } from "../../../src/channels/web/page/local_time.ts";
+import { chatHistory } from "../../../src/channels/web/page/history.ts";
 import { jsonSafe } from "../../../src/channels/web/wire_events.ts";
 import { spillHandle, timeline, type WireEntry } from "../../../src/channels/web/page/timeline.ts";
 import { takeToken } from "../../../src/channels/web/page/auth.ts";
@@ -175,16 +182,59 @@ describe("console page: usage per turn", () => {
 });
 
 describe("console page: tool errors", () => {
-  test("a wrapped failure shows its causes", () => {
+  test("a wrapped failure shows its causes, each with its kind", () => {
     const error = new Error("Tool 'boom' execution failed.", {
-      cause: new Error("disk <b>full</b>", { cause: "errno 28" }),
+      cause: new TypeError("disk <b>full</b>", { cause: "errno 28" }),
     });
-    assert.equal(
-      errorText(jsonSafe(error)),
-      "Tool 'boom' execution failed.\ncaused by: disk <b>full</b>\ncaused by: errno 28",
-    );
-    assert.equal(errorText(null), "");
-    assert.equal(errorText({ message: "plain" }), "plain");
+    assert.deepEqual(errorLines(jsonSafe(error)), [
+      "Tool 'boom' execution failed.",
+      "caused by TypeError: disk <b>full</b>",
+      "caused by: errno 28",
+    ]);
+    assert.deepEqual(errorLines(null), []);
+    assert.deepEqual(errorLines({ message: "plain" }), ["plain"]);
+  });
+
+  test("a tool's error record reads as text: the developer representation unquoted, real newlines", () => {
+    const record = {
+      kind: "tool",
+      message: "Tool 'bash' execution failed.",
+      details: {
+        error: `ShellCommandError("command exited with code 2\\noutput:\\nls: cannot access '/x'")`,
+      },
+    };
+    assert.ok(isErrorRecord(record));
+    assert.ok(!isErrorRecord({ kind: "tool", message: "m", result: 1 }), "other fields: a result");
+    assert.deepEqual(errorLines(record), [
+      "Tool 'bash' execution failed.",
+      "ShellCommandError: command exited with code 2",
+      "output:",
+      "ls: cannot access '/x'",
+    ]);
+    assert.equal(readableRepr(`Error('it\\'s \\x41\\tB')`), "Error: it's A\tB");
+    assert.equal(readableRepr(`'just text\\n'`), "just text\n");
+    assert.equal(readableRepr("no repr here"), "no repr here");
+  });
+});
+
+describe("console page: tool cards and times", () => {
+  test("a card is keyed by turn, step and call id (providers reuse call ids)", () => {
+    const data = { call_id: "call_1", name: "bash" };
+    assert.notEqual(cardKey(1, 0, data), cardKey(2, 0, data));
+    assert.notEqual(cardKey(1, 0, data), cardKey(1, 1, data));
+    assert.equal(cardKey(1, 0, data), cardKey(1, 0, { ...data }));
+    assert.equal(cardKey(3, 1, { name: "fs.read" }), "3:1:fs.read");
+  });
+
+  test("tape dates show as local times relative to now", () => {
+    const now = new Date(2026, 11, 3, 15, 0, 0);
+    const at = (d: number, h: number, m: number, s = 0) =>
+      new Date(2026, 11, d, h, m, s).toISOString();
+    assert.equal(localTime(at(3, 11, 45, 56), now), "11:45:56");
+    assert.equal(localTime(at(2, 11, 45), now), "yesterday 11:45");
+    assert.equal(localTime(at(30 - 30 + 1, 9, 5), now), "Tue 09:05");
+    assert.equal(localTime(new Date(2026, 10, 20, 8, 0).toISOString(), now), "2026-11-20 08:00");
+    assert.equal(localTime("not a date", now), "not a date");
   });
 });
 
@@ -211,5 +261,62 @@ describe("console page: token and event stream", () => {
       ], `cut at ${cut}`);
       assert.equal(second.rest, "event: tail\ndata: x");
     }
+  });
+});
+
+describe("console page: a chat's history from its tape", () => {
+  let id = 0;
+  const entry = (kind: string, payload: Record<string, unknown>): WireEntry => ({
+    id: ++id,
+    kind,
+    payload,
+    meta: {},
+    date: "2026-12-03T10:00:00.000000+00:00",
+  });
+  const event = (name: string, data: Record<string, unknown>) => entry("event", { name, data });
+
+  test("turns become prompts, paired tool cards, answers, steering and stopped turns", () => {
+    const items = chatHistory([
+      entry("anchor", { name: "session/start", state: {} }),
+      event("handoff", { name: "session/start", state: {} }),
+      event("loop.start", { prompt: "list files" }),
+      entry("system", { content: "..." }),
+      entry("message", { role: "user", content: "list files" }),
+      entry("tool_call", {
+        calls: [
+          { id: "call_1", function: { name: "bash", arguments: '{"command":"ls"}' } },
+          { id: "call_1", function: { name: "fs.read", arguments: '{"path":"x"}' } },
+        ],
+      }),
+      entry("tool_result", {
+        results: ["a\nb", { kind: "tool", message: "Tool 'fs.read' execution failed." }],
+      }),
+      entry("message", { role: "user", content: "and hidden ones" }),
+      entry("message", { role: "assistant", content: "**a** and b" }),
+      event("loop.start", { prompt: [{ type: "text", text: "slow" }] }),
+      event("command", { raw: "echo hi", output: "hi" }),
+      event("handoff", { name: "phase-2", state: {} }),
+    ]);
+    assert.deepEqual(
+      items.map((item) =>
+        item.type === "tool"
+          ? ["tool", item.name, item.done, item.failed, item.arguments]
+          : item.type === "user"
+          ? ["user", item.text, item.steer]
+          : [item.type, item.text]
+      ),
+      [
+        ["user", "list files", false],
+        ["tool", "bash", true, false, { command: "ls" }],
+        ["tool", "fs.read", true, true, { path: "x" }],
+        ["user", "and hidden ones", true],
+        ["bot", "**a** and b"],
+        ["user", "slow", false],
+        ["note", "no answer (stopped or failed)"],
+        ["user", ",echo hi", false],
+        ["bot", "```\nhi\n```"],
+        ["note", "handoff phase-2"],
+      ],
+    );
   });
 });

@@ -10,7 +10,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConsoleSettings } from "../../../src/builtin/settings.ts";
 import { startWebConsole } from "../../../src/channels/web/console.ts";
@@ -21,8 +20,9 @@ import { turnFixture } from "../../agent/_turn_fixture.ts";
 import { rawRequest } from "./_raw_http.ts";
 
 /** A temp dir removed on dispose, with the path of a file a `,touch` would create. */
-function target(): { file: string } & Disposable {
-  const dir = mkdtempSync(join(tmpdir(), "bub-gate-"));
+/** A file to touch inside `workspace` (a web session's commands run sandboxed to it). */
+function target(workspace: string): { file: string } & Disposable {
+  const dir = mkdtempSync(join(workspace, "bub-gate-"));
   return { file: join(dir, "pwned"), [Symbol.dispose]: () => rmSync(dir, { recursive: true }) };
 }
 
@@ -71,7 +71,7 @@ describe("web console request gate", () => {
   test("state changes from another origin are 403 and run nothing; from its own origin they run", async () => {
     await using fx = await turnFixture({ script: [mockReply.text("hi")] });
     await using web = await startWebConsole(fx.bub);
-    using tmp = target();
+    using tmp = target(fx.home);
     const host = `127.0.0.1:${web.port}`;
     const body = JSON.stringify({ content: `,touch ${tmp.file}` });
     const base = {
@@ -114,7 +114,7 @@ describe("web console request gate", () => {
   test("a body that is not declared application/json is 415 and runs nothing", async () => {
     await using fx = await turnFixture({ script: [mockReply.text("hi")] });
     await using web = await startWebConsole(fx.bub);
-    using tmp = target();
+    using tmp = target(fx.home);
     const body = JSON.stringify({ content: `,touch ${tmp.file}` });
     for (
       const type of ["text/plain", "application/x-www-form-urlencoded", "", "application/jsonx"]

@@ -23,6 +23,7 @@ const at = (day: number) => `2026-11-0${day}T10:00:00.000000+00:00`;
 interface Row {
   name: string;
   session_id: string | null;
+  title: string | null;
   entries: number;
   last_activity: string | null;
 }
@@ -58,11 +59,11 @@ describe("web console tape API", () => {
       if (all.some((row) => row.name === webTape && row.entries >= 3)) break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    assert.deepEqual(all.map((row) => [row.name, row.session_id]), [
-      [webTape, "web:t1"],
-      ["old__3", null],
-      ["old__2", null],
-      ["old__1", null],
+    assert.deepEqual(all.map((row) => [row.name, row.session_id, row.title]), [
+      [webTape, "web:t1", "hello"],
+      ["old__3", null, null],
+      ["old__2", null, null],
+      ["old__1", null, null],
     ]);
     const entries = (await getJson(
       `${web.url}/api/tapes/${webTape}/entries`,
@@ -73,6 +74,7 @@ describe("web console tape API", () => {
     assert.deepEqual(all[1], {
       name: "old__3",
       session_id: null,
+      title: null,
       entries: 2,
       last_activity: at(3),
     });
@@ -92,6 +94,64 @@ describe("web console tape API", () => {
       assert.equal(status, 400, bad);
       assert.equal(body.error.kind, "invalid_input", bad);
     }
+  });
+
+  test("after a restart the console's own chat keeps its name, and every tape gets a title from its first words", async () => {
+    await using fx = await turnFixture({ script: [mockReply.text("hi")] });
+    await fx.turn({ channel: "web", chatId: "console", content: "plan  the\nweek ahead" });
+    await fx.turn(",echo from a comma");
+    // A console started after the turns knows no chat of its own making.
+    await using web = await startWebConsole(fx.bub);
+    const rows: Row[] = (await getJson(`${web.url}/api/tapes`, web.token)).body.tapes;
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    const own = byName.get(sessionTapeName("web:console", fx.home))!;
+    assert.deepEqual([own.session_id, own.title], ["web:console", "plan the week ahead"]);
+    const cli = byName.get(sessionTapeName("cli:local", fx.home))!;
+    assert.deepEqual([cli.session_id, cli.title], [null, ",echo from a comma"]);
+  });
+
+  test("a chat's history: its tape's newest entries, pages that start at a turn, bad cursors refused", async () => {
+    await using fx = await turnFixture({
+      script: [mockReply.text("one"), mockReply.text("two"), mockReply.text("three")],
+    });
+    for (const content of ["first", "second", "third"]) {
+      await fx.turn({ channel: "web", chatId: "c1", content });
+    }
+    await using web = await startWebConsole(fx.bub);
+    const history = (query = "") =>
+      getJson(`${web.url}/api/sessions/c1/history${query}`, web.token);
+    const whole = await history();
+    assert.equal(whole.status, 200);
+    assert.equal(whole.body.next, null);
+    const prompts = (entries: Json[]) =>
+      entries.filter((e) => e.kind === "event" && e.payload.name === "loop.start")
+        .map((e) => e.payload.data.prompt);
+    assert.deepEqual(prompts(whole.body.entries), ["first", "second", "third"]);
+    // A small page starts at the newest turn that fits; `next` reaches the ones before.
+    const turnSize = whole.body.entries.length / 3;
+    const last = await history(`?limit=${Math.floor(turnSize) + 2}`);
+    assert.deepEqual(prompts(last.body.entries), ["third"]);
+    assert.equal(last.body.entries[0].payload.name, "loop.start", "a page starts at a turn");
+    const older = await history(`?limit=${Math.floor(turnSize) + 2}&before=${last.body.next}`);
+    assert.deepEqual(prompts(older.body.entries), ["second"]);
+    assert.deepEqual((await history("?limit=5")).body.entries.length > 0, true);
+    assert.deepEqual((await getJson(`${web.url}/api/sessions/nobody/history`, web.token)).body, {
+      entries: [],
+      next: null,
+    });
+    for (const bad of ["?limit=0", "?limit=1001", "?limit=x", "?before=-1", "?before=abc"]) {
+      const { status, body } = await history(bad);
+      assert.equal(status, 400, bad);
+      assert.equal(body.error.kind, "invalid_input", bad);
+    }
+    const unsafe = await getJson(
+      `${web.url}/api/sessions/${encodeURIComponent("../x")}/history`,
+      web.token,
+    );
+    assert.equal(unsafe.status, 400);
+    const anonymous = await fetch(`${web.url}/api/sessions/c1/history`);
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
   });
 
   test("a spilled result is read from the spill sidecar of its own tape and nowhere else", async () => {

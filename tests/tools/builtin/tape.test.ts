@@ -30,8 +30,8 @@ describe("tape tools", () => {
         "anchors: 1",
         "last_anchor: session/start",
         "entries_since_last_anchor: 2",
-        "last_token_usage: None",
-        "last_token_cache_hit_rate: None",
+        "last_token_usage: none",
+        "last_token_cache_hit_rate: none",
       ].join("\n"),
     );
   });

@@ -1,12 +1,15 @@
 /**
  * The chat view: the event stream of one chat rendered as messages (answers as Markdown, updated
- * per streamed delta), tool calls as collapsible cards (arguments, result or error, duration)
- * and the token usage of each turn.
+ * per streamed delta), tool calls as collapsible cards (arguments, result or error, duration;
+ * one card per call of a turn's step, since providers reuse call ids across turns) and the token
+ * usage of each turn.
  *
  * @module
  */
 import { byId, el, show } from "./dom.ts";
+import { errorLines } from "./error_text.ts";
 import { openEventStream } from "./event_stream.ts";
+import { HistoryView } from "./history_view.ts";
 import { renderMarkdown } from "./markdown_dom.ts";
 
 type Data = Record<string, unknown>;
@@ -14,6 +17,9 @@ type Data = Record<string, unknown>;
 interface Card {
   card: HTMLDetailsElement;
   summary: HTMLElement;
+  name: string;
+  /** Has its `tool_end` (or was marked stopped). */
+  ended: boolean;
 }
 
 /** Token counts summed over the model calls of one turn. */
@@ -41,13 +47,29 @@ export function usageLine(usage: TurnUsage, steps: number, elapsedMs: number): s
   return "usage: " + parts.join(" \u00b7 ");
 }
 
-/** An error's message and the messages of its causes, one per line. */
-export function errorText(error: unknown): string {
-  const lines: string[] = [];
-  for (let item = error as Data | null, i = 0; item && i < 5; item = item.cause as Data, i++) {
-    lines.push((i ? "caused by: " : "") + show(item.message ?? item));
+/**
+ * The key of a tool card: the turn, the step within it and the call id (a provider may send the
+ * same id, e.g. `call_1`, in every turn and every step).
+ */
+export function cardKey(turn: number, step: number, data: Data): string {
+  return `${turn}:${step}:${String(data.call_id ?? data.name)}`;
+}
+
+/** Lines of an error shown at once; longer output is folded under "more". */
+const SHOWN_ERROR_LINES = 12;
+
+/** An error shown in a card: the message and its causes, long output folded. */
+function errorBlock(error: unknown): HTMLElement {
+  const lines = errorLines(error);
+  const rest = lines.splice(SHOWN_ERROR_LINES);
+  const block = el("div", "err-block");
+  block.append(el("pre", "err", lines.join("\n")));
+  if (rest.length) {
+    const more = el("details", "causes");
+    more.append(el("summary", "", `${rest.length} more lines`), el("pre", "err", rest.join("\n")));
+    block.append(more);
   }
-  return lines.join("\n");
+  return block;
 }
 
 /** The chat view over `#log`; `connect(chat)` (re)subscribes to a chat's events. */
@@ -58,10 +80,12 @@ export class ChatView {
   #answerText = "";
   #frame: number | null = null;
   #cards = new Map<string, Card>();
+  /** Turns seen (each `turn_start`), for the card keys. */
+  #turn = 0;
   #usage: TurnUsage = { prompt: 0, completion: 0, total: 0, cached: 0, calls: 0 };
   #steps = 0;
   #elapsed = 0;
-  /** Called after each finished turn (the page refreshes the tape list). */
+  /** Called after each turn ends, answered, failed or stopped (the page refreshes the tape list). */
   onDone: () => void = () => {};
 
   #append(node: HTMLElement): void {
@@ -75,13 +99,13 @@ export class ChatView {
   }
 
   #toolCard(data: Data): Card {
-    const key = String(data.call_id ?? data.name);
+    const key = cardKey(this.#turn, this.#steps, data);
     const found = this.#cards.get(key);
     if (found) return found;
-    const card = el("details", "tool");
+    const card = el("details", "tool running");
     const summary = el("summary", "", `tool ${data.name} \u2026`);
     card.append(summary, el("div", "meta", "arguments"), el("pre", "", show(data.arguments)));
-    const entry = { card, summary };
+    const entry = { card, summary, name: String(data.name), ended: false };
     this.#cards.set(key, entry);
     this.#answer = null;
     this.#append(card);
@@ -89,16 +113,30 @@ export class ChatView {
   }
 
   #toolEnd(data: Data): void {
-    const { card, summary } = this.#toolCard(data);
+    const entry = this.#toolCard(data);
+    const { card, summary } = entry;
     const ok = data.ok === true;
+    entry.ended = true;
     summary.textContent = `tool ${data.name} ${ok ? "ok" : "failed"} (${
       Math.round(num(data.duration_ms))
     } ms)`;
+    card.classList.remove("running");
     card.classList.toggle("failed", !ok);
     card.append(
       el("div", "meta", ok ? "result" : "error"),
-      el("pre", ok ? "" : "err", ok ? show(data.result) : errorText(data.error)),
+      ok ? el("pre", "", show(data.result)) : errorBlock(data.error),
     );
+  }
+
+  /** Marks the cards still running as stopped (the turn was cancelled or failed). */
+  #stopCards(how: string): void {
+    for (const entry of this.#cards.values()) {
+      if (entry.ended) continue;
+      entry.ended = true;
+      entry.summary.textContent = `tool ${entry.name} ${how}`;
+      entry.card.classList.remove("running");
+      entry.card.classList.add("stopped");
+    }
   }
 
   #text(delta: string): void {
@@ -122,6 +160,7 @@ export class ChatView {
   }
 
   #startTurn(content: unknown): void {
+    this.#turn++;
     this.#usage = { prompt: 0, completion: 0, total: 0, cached: 0, calls: 0 };
     this.#steps = 0;
     this.#elapsed = 0;
@@ -162,20 +201,42 @@ export class ChatView {
         this.#append(el("div", "meta usage", usageLine(this.#usage, this.#steps, this.#elapsed)));
         return this.onDone();
       case "failed":
-        return this.#message("error", `failed: ${data.message}`);
+        this.#stopCards("not finished");
+        this.#message("error", `failed: ${errorLines(data).join("\n")}`);
+        return this.onDone();
       case "cancelled":
-        return this.#message("error", "stopped");
+        this.#stopCards("stopped");
+        this.#message("error", "stopped");
+        return this.onDone();
     }
   }
 
-  /** Shows chat `chat`: clears the log and subscribes to its events. */
+  /**
+   * Shows chat `chat`: clears the log, draws its finished turns from the tape, then subscribes
+   * to its events (a running turn's events so far come first).
+   */
   connect(chat: string): void {
     this.#close?.();
     this.#render();
     this.#log.replaceChildren();
     this.#cards.clear();
     this.#answer = null;
-    this.#close = openEventStream(
+    const history = new HistoryView(this.#log, chat);
+    let unsubscribe: (() => void) | null = null;
+    let left = false;
+    this.#close = () => {
+      left = true;
+      history.close();
+      unsubscribe?.();
+    };
+    history.load().catch((error) => this.error((error as Error).message)).finally(() => {
+      if (!left) unsubscribe = this.#subscribe(chat);
+    });
+  }
+
+  /** Subscribes to chat `chat`'s events; returns the unsubscribe function. */
+  #subscribe(chat: string): () => void {
+    return openEventStream(
       `/api/sessions/${encodeURIComponent(chat)}/events`,
       (event) => this.#handle(event.kind, JSON.parse(event.data) as Data),
       (message) => this.error(message),

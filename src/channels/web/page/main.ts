@@ -8,11 +8,13 @@
 import { ChatView } from "./chat.ts";
 import { api, loadToken, postJson } from "./auth.ts";
 import { byId, el } from "./dom.ts";
+import { localTime } from "./local_time.ts";
 import { showTape } from "./tape_view.ts";
 
 interface TapeRow {
   name: string;
   session_id: string | null;
+  title: string | null;
   entries: number;
   last_activity: string | null;
 }
@@ -25,6 +27,12 @@ const input = byId<HTMLTextAreaElement>("input");
 let tapeName: string | null = null;
 let tapeLabel = "";
 let before: string | null = null;
+
+/** Opens or closes the tape list (a sliding panel on narrow screens). */
+function showTapes(open: boolean): void {
+  document.body.classList.toggle("tapes-open", open);
+  byId("toggle-tapes").setAttribute("aria-expanded", String(open));
+}
 
 function showView(tape: boolean): void {
   byId("chat").hidden = tape;
@@ -54,12 +62,18 @@ async function openTape(name: string, label: string, query = ""): Promise<void> 
 }
 
 function tapeItem(tape: TapeRow): HTMLElement {
-  const label = tape.session_id ?? tape.name;
+  const label = tape.session_id ?? tape.title ?? tape.name;
   const item = el("li", "", label);
   item.title = tape.name;
-  const activity = tape.last_activity ? tape.last_activity.slice(0, 19).replace("T", " ") : "empty";
-  item.append(el("span", "meta", `${tape.entries} entries \u00b7 ${activity}`));
-  item.addEventListener("click", () => void openTape(tape.name, label));
+  if (tape.session_id && tape.title) item.append(el("span", "meta title", tape.title));
+  const activity = tape.last_activity ? localTime(tape.last_activity) : "empty";
+  const meta = el("span", "meta", `${tape.entries} entries \u00b7 ${activity}`);
+  if (tape.last_activity) meta.title = tape.last_activity;
+  item.append(meta);
+  item.addEventListener("click", () => {
+    showTapes(false);
+    void openTape(tape.name, label);
+  });
   return item;
 }
 
@@ -92,13 +106,20 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && event.target !== input) stop();
 });
 byId("stop").addEventListener("click", stop);
+byId("toggle-tapes").addEventListener("click", () => {
+  showTapes(!document.body.classList.contains("tapes-open"));
+});
 byId("show-chat").addEventListener("click", () => showView(false));
 byId("more-tapes").addEventListener("click", () => void loadTapes(true));
 byId("search").addEventListener("submit", (event) => {
   event.preventDefault();
   if (tapeName) void openTape(tapeName, tapeLabel, byId<HTMLInputElement>("q").value);
 });
-view.onDone = () => void loadTapes();
+// The list follows the store: after each turn (answered, failed or stopped) and every 15 s.
+view.onDone = () => void loadTapes().catch(() => {});
+setInterval(() => {
+  if (document.visibilityState === "visible" && hasToken) void loadTapes().catch(() => {});
+}, 15_000);
 if (hasToken) {
   view.connect(chat);
   loadTapes().catch((error) => view.error((error as Error).message));

@@ -6,7 +6,23 @@
  */
 import { api } from "./auth.ts";
 import { byId, el, show } from "./dom.ts";
+import { errorLines, isErrorRecord } from "./error_text.ts";
+import { localTime } from "./local_time.ts";
 import { timeline, type TimelineItem, type WireEntry } from "./timeline.ts";
+
+/** A tape date as local time, with the ISO date as its tooltip. */
+function dateSpan(date: string, prefix = ""): HTMLElement {
+  const span = el("span", "meta inline date", `${prefix}${localTime(date)}`);
+  span.title = date;
+  return span;
+}
+
+/** A tool result: an error record as readable lines, anything else as text or JSON. */
+function resultNode(result: unknown): HTMLElement {
+  return isErrorRecord(result)
+    ? el("pre", "err", errorLines(result).join("\n"))
+    : el("pre", "", show(result));
+}
 
 const path = (name: string): string => `/api/tapes/${encodeURIComponent(name)}`;
 
@@ -39,7 +55,7 @@ function itemNode(tape: string, item: TimelineItem): HTMLElement {
     const li = el("li", `mark ${cls} ${item.mark}`);
     const head = el("div", "mark-title", item.title);
     if (item.entry) {
-      head.append(el("span", "meta inline", ` #${item.entry.id} \u00b7 ${item.entry.date}`));
+      head.append(dateSpan(item.entry.date, ` #${item.entry.id} \u00b7 `));
     }
     li.append(head);
     if (item.summary) li.append(el("div", "summary", item.summary));
@@ -47,29 +63,29 @@ function itemNode(tape: string, item: TimelineItem): HTMLElement {
   }
   if (item.type === "tool") {
     const li = el("li", "entry tool-pair");
-    const card = el("details", `tool${item.done ? "" : " pending"}`);
-    const status = item.done ? (item.spill ? "spilled" : "done") : "no result";
-    card.append(
-      el(
-        "summary",
-        "",
-        `tool ${item.name} \u00b7 ${status} \u00b7 ${item.callId} \u00b7 #${item.call.id}` +
-          (item.resultEntry ? `\u2192#${item.resultEntry.id}` : "") + ` \u00b7 ${item.call.date}`,
-      ),
-      el("div", "meta", "arguments"),
-      el("pre", "", show(item.arguments)),
+    const failed = item.done && isErrorRecord(item.result);
+    const card = el("details", `tool${item.done ? "" : " pending"}${failed ? " failed" : ""}`);
+    const status = item.done ? (item.spill ? "spilled" : failed ? "failed" : "done") : "no result";
+    const summary = el(
+      "summary",
+      "",
+      `tool ${item.name} \u00b7 ${status} \u00b7 ${item.callId} \u00b7 #${item.call.id}` +
+        (item.resultEntry ? `\u2192#${item.resultEntry.id}` : ""),
     );
-    if (item.done) card.append(el("div", "meta", "result"), el("pre", "", show(item.result)));
+    summary.append(dateSpan(item.call.date, " \u00b7 "));
+    card.append(summary, el("div", "meta", "arguments"), el("pre", "", show(item.arguments)));
+    if (item.done) {
+      card.append(el("div", "meta", failed ? "error" : "result"), resultNode(item.result));
+    }
     if (item.spill) card.append(spillLink(tape, item.spill));
     li.append(card);
     return li;
   }
   const li = el("li", "entry");
   const card = el("details");
-  card.append(
-    el("summary", "", `#${item.entry.id} ${item.label} \u00b7 ${item.entry.date}`),
-    el("pre", "", show(item.entry.payload)),
-  );
+  const summary = el("summary", "", `#${item.entry.id} ${item.label}`);
+  summary.append(dateSpan(item.entry.date, " \u00b7 "));
+  card.append(summary, el("pre", "", show(item.entry.payload)));
   if (Object.keys(item.entry.meta).length) card.append(el("div", "meta", show(item.entry.meta)));
   li.append(card);
   return li;

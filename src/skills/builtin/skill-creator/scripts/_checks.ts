@@ -47,8 +47,9 @@ export function nameProblems(name: unknown, directoryName?: string): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { skillProblems } from "./_checks.ts";
- * console.assert(skillProblems("/nonexistent")[0] === "SKILL.md not found in /nonexistent");
+ * assert.ok(skillProblems("/nonexistent")[0] === "SKILL.md not found in /nonexistent");
  * ```
  */
 export function skillProblems(directory: string): string[] {

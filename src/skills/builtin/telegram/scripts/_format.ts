@@ -72,8 +72,9 @@ function block(text: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { markdownToTelegramHtml } from "./_format.ts";
- * console.assert(markdownToTelegramHtml("**hi** <3") === "<b>hi</b> &lt;3");
+ * assert.ok(markdownToTelegramHtml("**hi** <3") === "<b>hi</b> &lt;3");
  * ```
  */
 export function markdownToTelegramHtml(markdown: string): string {

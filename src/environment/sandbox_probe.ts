@@ -1,0 +1,77 @@
+/**
+ * {@link probeSandbox}: whether this host can run sandboxed commands (`bwrap` and `prlimit`
+ * present, user and PID namespaces allowed), asked once per process by running `true` in a
+ * sandbox.
+ *
+ * @module
+ */
+import { tmpdir } from "node:os";
+import process from "node:process";
+import { processDriver } from "./driver_select.ts";
+import { findExecutable } from "./_find_executable.ts";
+import type { ProcessDriver } from "./process_driver.ts";
+import { createSandboxDriver } from "./sandbox_driver.ts";
+import { DEFAULT_SANDBOX_LIMITS } from "./sandbox_profile.ts";
+
+/** The outcome of {@link probeSandbox}. */
+export type SandboxProbe = { ok: true } | { ok: false; reason: string };
+
+/** The command that installs what the sandbox needs on Debian and Ubuntu. */
+export const SANDBOX_INSTALL_HINT = "apt-get install bubblewrap";
+
+let probed: Promise<SandboxProbe> | null = null;
+
+/**
+ * Runs `true` in a sandbox once per process (later calls share the answer): `ok`, or why not.
+ *
+ * @example
+ * ```ts ignore
+ * import { probeSandbox } from "./sandbox_probe.ts";
+ * const probe = await probeSandbox();
+ * if (!probe.ok) console.log(probe.reason);
+ * ```
+ */
+export function probeSandbox(driver: ProcessDriver = processDriver()): Promise<SandboxProbe> {
+  probed ??= runProbe(driver);
+  return probed;
+}
+
+async function runProbe(inner: ProcessDriver): Promise<SandboxProbe> {
+  if (process.platform !== "linux") {
+    return {
+      ok: false,
+      reason: `the sandbox needs Linux (bubblewrap), this is ${process.platform}`,
+    };
+  }
+  const path = process.env.PATH ?? null;
+  for (const name of ["bwrap", "prlimit"]) {
+    if (findExecutable(name, { path }) === null) {
+      return { ok: false, reason: `${name} is not installed (not found on PATH)` };
+    }
+  }
+  const driver = createSandboxDriver(inner, {
+    workspace: tmpdir(),
+    network: "off",
+    readOnly: [],
+    readWrite: [],
+    hidden: [],
+    home: null,
+    limits: { ...DEFAULT_SANDBOX_LIMITS, processes: null }, // no cgroup for one `true`
+  });
+  try {
+    const child = await driver.spawn({ file: "true", args: [], cwd: null, env: null });
+    child.closeStdin();
+    const [code, , stderr] = await Promise.all([
+      child.exited,
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    if (code === 0) return { ok: true };
+    return {
+      ok: false,
+      reason: `bwrap cannot create its namespaces: ${stderr.trim() || `exit ${code}`}`,
+    };
+  } catch (error) {
+    return { ok: false, reason: `bwrap cannot start: ${String(error)}` };
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Appends to the PostgreSQL tape store: one statement per batch that moves the tape's head by
+ * the batch size (holding the tape row's lock until commit) and inserts the rows from arrays;
+ * optionally fenced by a lease, so an owner that lost its lease inserts nothing.
+ *
+ * @module
+ */
+import { entryColumns } from "../store/_db_rows.ts";
+import type { PgSql } from "./_client.ts";
+import type { PgTables } from "./_schema.ts";
+import type { TapeEntry } from "../entry.ts";
+
+/** The fence of an append: the lease row that must still hold this owner and epoch. */
+export interface PgFence {
+  /** The lease key. */
+  readonly key: string;
+  /** The owner. */
+  readonly owner: string;
+  /** The epoch the owner was granted. */
+  readonly epoch: number;
+}
+
+/** Column arrays (kind, anchor, event, payload, meta, date) of validated entries. */
+export type PgColumns = (string | null)[][];
+
+/** Validates `entries` (TypeErrors naming the tape) and returns their column arrays. */
+export function appendColumns(tape: string, entries: readonly TapeEntry[]): PgColumns {
+  const columns: PgColumns = [[], [], [], [], [], []];
+  for (const entry of entries) {
+    const { kind, anchor, event, payload, meta, date } = entryColumns(tape, entry);
+    [kind, anchor, event, payload, meta, date].forEach((value, i) => columns[i]!.push(value));
+  }
+  return columns;
+}
+
+/** What one {@link pgAppend} writes besides the rows. */
+export interface PgAppendOptions {
+  /** The lease that must still hold (null: unfenced). */
+  readonly fence?: PgFence | null;
+  /** Inbox rows of the fence's session marked done by the same statement. */
+  readonly complete?: { readonly inbox: string; readonly ids: readonly number[] } | null;
+  /**
+   * The batch's unique token (a UUID), recorded on the tape's row: the same batch sent again (a retry
+   * after a dropped connection) inserts nothing when the first one committed, which
+   * {@link pgBatchLanded} then tells.
+   */
+  readonly batch?: string | null;
+}
+
+/**
+ * Inserts the rows in one statement; returns how many were inserted (0 when `fence` no longer
+ * holds, or when the tape's row already records `batch`). The fence takes a share lock on the
+ * lease row, so a takeover waits for this append and an append after a takeover sees the new
+ * epoch. With `complete` (and a fence), the inbox rows `complete.ids` of the fence's session are
+ * marked done by the same statement when it appends.
+ */
+export async function pgAppend(
+  sql: PgSql,
+  t: PgTables,
+  tape: string,
+  columns: PgColumns,
+  options: PgAppendOptions = {},
+): Promise<number> {
+  const fence = options.fence ?? null;
+  const complete = options.complete ?? null;
+  const count = columns[0]!.length;
+  // $1 tape, $2 count, $3 batch, $4..$9 the columns, then the fence and the completion.
+  const params: unknown[] = [tape, count, options.batch ?? null, ...columns];
+  const source = fence
+    ? `SELECT $1, $2::bigint, $3::uuid FROM ${t.leases} WHERE key = $10 AND owner = $11 AND epoch = $12 FOR SHARE`
+    : "VALUES ($1, $2::bigint, $3::uuid)";
+  if (fence) params.push(fence.key, fence.owner, fence.epoch);
+  // The inbox rows of a fenced turn end in the same statement, only when the fence held.
+  let done = "";
+  if (fence && complete) {
+    params.push(complete.ids.map(String));
+    done = `, done AS (
+      UPDATE ${complete.inbox} SET state = 'done', done_at = clock_timestamp()
+      WHERE id = ANY($13::bigint[]) AND session = $10 AND state = 'pending' AND EXISTS (SELECT 1 FROM h)
+      RETURNING 1
+    )`;
+  }
+  const rows = await sql.unsafe(
+    `WITH h AS (
+      INSERT INTO ${t.tapes} AS t (name, head, batch) ${source} ON CONFLICT (name)
+      DO UPDATE SET head = t.head + $2, batch = EXCLUDED.batch
+      WHERE $3::uuid IS NULL OR t.batch IS DISTINCT FROM $3::uuid
+      RETURNING head
+    ), ins AS (
+      INSERT INTO ${t.entries} (tape, id, kind, anchor, event, payload, meta, date)
+      SELECT $1, h.head - $2 + r.n, r.kind, r.anchor, r.event, r.payload::json, r.meta::json, r.date
+      FROM h, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+        WITH ORDINALITY AS r(kind, anchor, event, payload, meta, date, n)
+      RETURNING 1
+    )${done} SELECT count(*)::int AS n FROM ins`,
+    params,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** True when the tape's row records `batch`: that batch committed (see {@link pgAppend}). */
+export async function pgBatchLanded(
+  sql: PgSql,
+  t: PgTables,
+  tape: string,
+  batch: string,
+): Promise<boolean> {
+  const rows = await sql.unsafe(`SELECT 1 FROM ${t.tapes} WHERE name = $1 AND batch = $2::uuid`, [
+    tape,
+    batch,
+  ]);
+  return rows.length > 0;
+}
