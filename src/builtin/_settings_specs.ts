@@ -13,6 +13,9 @@ import {
   MIN_MAX_ANSWER_BYTES,
 } from "../agent/model_runner.ts";
 import type { FieldSpec, SectionSpec } from "./_settings_fields.ts";
+import { BubError } from "../kernel/errors.ts";
+import { parseAllowlist } from "../environment/egress_proxy.ts";
+import type { SandboxNetwork } from "../environment/sandbox_profile.ts";
 import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/mcp_manager.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 
@@ -291,13 +294,45 @@ function checked(base: Schema<unknown>, check: (value: unknown) => string | null
 /** The values of `sandbox`. */
 export const SANDBOX_MODES = ["off", "remote", "all", "required"] as const;
 
+/**
+ * The network of a `sandbox_network` value: `off`, `on`, or the hosts of a YAML list, a JSON
+ * list or a comma-separated string (see `egress_proxy.ts` for what an entry may say).
+ *
+ * @throws BubError (config) for anything else, or a host entry that is not a host
+ */
+export function sandboxNetworkOf(value: unknown): SandboxNetwork {
+  if (value === "off" || value === "on") return value;
+  let hosts: unknown = value;
+  if (typeof value === "string") {
+    const text = value.trim();
+    try {
+      hosts = text.startsWith("[") ? JSON.parse(text) : text.split(",");
+    } catch {
+      hosts = null;
+    }
+  }
+  if (!Array.isArray(hosts) || !hosts.every((host) => typeof host === "string")) {
+    throw new BubError(
+      "config",
+      `sandbox_network: must be off, on, or a list of hosts, got ${JSON.stringify(value)}`,
+    );
+  }
+  const allow = hosts.map((host) => host.trim()).filter((host) => host !== "");
+  if (allow.length === 0) {
+    throw new BubError("config", "sandbox_network: an empty host list (use off for no network)");
+  }
+  parseAllowlist(allow);
+  return { allow };
+}
+
 function sandboxNetworkSchema(): Schema<unknown> {
   return checked(z.unknown(), (value) => {
-    if (value === "off" || value === "on") return null;
-    if (Array.isArray(value) || (typeof value === "string" && value.trim().startsWith("["))) {
-      return "must be off or on: a list of allowed hosts is not supported yet";
+    try {
+      sandboxNetworkOf(value);
+      return null;
+    } catch (error) {
+      return (error as Error).message.replace(/^sandbox_network: /, "");
     }
-    return "must be off or on";
   });
 }
 
@@ -324,7 +359,13 @@ export const SANDBOX: SectionSpec = {
       `one of ${SANDBOX_MODES.join(", ")}`,
       "remote",
     ),
-    field("sandbox_network", "string", sandboxNetworkSchema, "off or on", "off"),
+    field(
+      "sandbox_network",
+      "string",
+      sandboxNetworkSchema,
+      "off, on, or a list of hosts (a YAML list, or comma-separated)",
+      "off",
+    ),
     field(
       "sandbox_paths",
       "list_text",

@@ -19,6 +19,7 @@ import type { SandboxProfile } from "../environment/sandbox_profile.ts";
 import type { ShellManager } from "../environment/shell_manager.ts";
 import type { ShellScope } from "../environment/shell_scope.ts";
 import type { SandboxSettings } from "./settings_types.ts";
+import { sandboxNetworkOf } from "./_settings_specs.ts";
 
 const logger = getLogger(["bub", "sandbox"]);
 
@@ -105,7 +106,7 @@ export function sandboxProfile(
   const home = process.env.HOME || homedir();
   return {
     workspace,
-    network: settings.sandbox_network,
+    network: sandboxNetworkOf(settings.sandbox_network),
     readOnly: [...paths.readOnly, ...skillDirs(home).filter((dir) => existsSync(dir))],
     readWrite: paths.readWrite,
     hidden: [...hidden],

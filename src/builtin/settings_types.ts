@@ -227,8 +227,12 @@ export interface SandboxSettings {
    * refuses to start where the sandbox cannot run. Env `BUB_SANDBOX`. @default "remote"
    */
   sandbox: "off" | "remote" | "all" | "required";
-  /** `off` (a private loopback only) or `on` (the host's network). Env `BUB_SANDBOX_NETWORK`. @default "off" */
-  sandbox_network: "off" | "on";
+  /**
+   * `off` (a private loopback only), `on` (the host's network), or the hosts a command may reach
+   * (a list, or comma-separated; see `sandboxNetworkOf`). Env `BUB_SANDBOX_NETWORK`.
+   * @default "off"
+   */
+  sandbox_network: "off" | "on" | string | readonly string[];
   /**
    * Extra host paths visible inside, comma-separated; read-only unless followed by `:rw`.
    * Env `BUB_SANDBOX_PATHS`. @default null

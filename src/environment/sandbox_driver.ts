@@ -19,6 +19,13 @@ import type {
   ProcessDriver,
   SignalOutcome,
 } from "./process_driver.ts";
+import process from "node:process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BubError } from "../kernel/errors.ts";
+import { type EgressProxy, startEgressProxy } from "./egress_proxy.ts";
+import { findExecutable } from "./_find_executable.ts";
 import { bwrapArgs, prlimitArgs, type SandboxProfile } from "./sandbox_profile.ts";
 import {
   createPidsCgroup,
@@ -67,6 +74,9 @@ export function createSandboxDriver(
   const bwrap = options.bwrap ?? "bwrap";
   const prlimit = options.prlimit ?? "prlimit";
   let base: string[] | null = null;
+  const allow = typeof profile.network === "object" ? profile.network.allow : null;
+  /** The session's egress proxy (a host allowlist), started with its first command. */
+  let egress: Promise<EgressProxy> | null = null;
   /**
    * A root Bub's pids cgroup, shared by the driver's children: one per session, because a
    * cgroup per command cost ~10 ms a command (mkdir, rmdir after the namespace is torn down).
@@ -81,20 +91,30 @@ export function createSandboxDriver(
       const limits = prlimitArgs(profile.limits);
       const processes = profile.limits.processes;
       cgroup ??= processes !== null && rootPidsCgroupUsable() ? createPidsCgroup(processes) : null;
+      let command = [request.file, ...request.args];
+      let proxyEnv: Record<string, string> = {};
+      let bindProxy: string[] = [];
+      if (allow !== null) {
+        egress ??= startEgress(allow);
+        const proxy = await egress;
+        bindProxy = ["--bind", proxy.socketPath, EGRESS_SOCKET];
+        command = ["bash", "-c", EGRESS_RELAY, "bub-egress", ...command];
+        proxyEnv = PROXY_ENV;
+      }
       const argv = [
         ...(cgroup === null ? [] : joinPidsCgroupArgv(cgroup)),
         ...(limits.length > 0 ? [prlimit, ...limits, "--"] : []),
         bwrap,
         ...base,
+        ...bindProxy,
         "--chdir",
         cwd,
         "--",
-        request.file,
-        ...request.args,
+        ...command,
       ];
       const [file, ...args] = argv as [string, ...string[]];
       // The host's TMPDIR is not inside; the private /tmp is.
-      const env = { ...(request.env ?? {}), TMPDIR: "/tmp" };
+      const env = { ...(request.env ?? {}), ...proxyEnv, TMPDIR: "/tmp" };
       return await inner.spawn({ ...request, file, args, cwd: profile.workspace, env });
     },
     async close(): Promise<void> {
@@ -102,10 +122,65 @@ export function createSandboxDriver(
       cgroup = undefined;
       // Not awaited: the retries wait on unref'd timers (a leftover is swept at the next start).
       if (dir) void removePidsCgroup(dir);
-      await Promise.resolve();
+      const proxy = egress;
+      egress = null;
+      if (proxy) await stopEgress(proxy);
     },
     signalGroup(pgid: number, signal: GroupSignal): SignalOutcome {
       return inner.signalGroup(pgid, signal);
     },
   };
+}
+
+/** Where the egress proxy's socket appears inside the sandbox. */
+const EGRESS_SOCKET = "/run/bub-egress.sock";
+/** The port inside the sandbox that relays to it. */
+const EGRESS_PORT = 3128;
+
+/** What tools read to find a proxy (most honour one spelling or the other). */
+const PROXY_ENV: Record<string, string> = Object.fromEntries(
+  ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"].map(
+    (name) => [name, `http://127.0.0.1:${EGRESS_PORT}`],
+  ),
+);
+
+/**
+ * Runs inside the sandbox before the command: `socat` relays 127.0.0.1:3128 to the proxy's socket
+ * (the namespace has no other way out), the command starts once the port listens (seen in the
+ * namespace's own `/proc/net/tcp`, without connecting), and `socat` ends with the namespace.
+ */
+const EGRESS_RELAY = `socat TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,fork,reuseaddr ` +
+  `UNIX-CONNECT:${EGRESS_SOCKET} 2>/dev/null &
+for _ in $(seq 500); do grep -qi ':${
+    EGRESS_PORT.toString(16).toUpperCase().padStart(4, "0")
+  } 00000000:0000 0A' /proc/net/tcp && break; sleep 0.002; done
+exec "$@"`;
+
+/**
+ * Starts the proxy of an allowlist on a socket in a private folder of its own.
+ *
+ * @throws BubError (config) when `socat` is missing (the relay inside the sandbox needs it)
+ */
+async function startEgress(allow: readonly string[]): Promise<EgressProxy> {
+  if (findExecutable("socat", { path: process.env.PATH ?? null }) === null) {
+    throw new BubError(
+      "config",
+      "sandbox_network lists hosts, which needs socat inside the sandbox: install it " +
+        "(apt-get install socat), or set sandbox_network to off or on",
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), "bub-egress-"));
+  try {
+    return await startEgressProxy({ allow, socketPath: join(dir, "proxy.sock") });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function stopEgress(proxy: Promise<EgressProxy>): Promise<void> {
+  const started = await proxy.catch(() => null);
+  if (!started) return;
+  await started[Symbol.asyncDispose]();
+  rmSync(join(started.socketPath, ".."), { recursive: true, force: true });
 }

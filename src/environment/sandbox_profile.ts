@@ -13,8 +13,11 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 
-/** `off`: no network namespace is shared (only a private loopback); `on`: the host's network. */
-export type SandboxNetwork = "off" | "on";
+/**
+ * `off`: no network namespace is shared (only a private loopback); `on`: the host's network;
+ * `{ allow }`: only those hosts (see `egress_proxy.ts`), through a proxy on a Unix socket.
+ */
+export type SandboxNetwork = "off" | "on" | { readonly allow: readonly string[] };
 
 /** Resource limits of each sandboxed command (`prlimit`); null leaves one unlimited. */
 export interface SandboxLimits {
@@ -174,7 +177,7 @@ export function bwrapArgs(profile: SandboxProfile): string[] {
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",
-    ...(profile.network === "off" ? ["--unshare-net"] : []),
+    ...(profile.network === "on" ? [] : ["--unshare-net"]),
     "--die-with-parent",
     "--new-session",
     "--cap-drop",
@@ -242,6 +245,13 @@ export function prlimitArgs(limits: SandboxLimits): string[] {
   return out;
 }
 
+function networkNote(network: SandboxNetwork): string {
+  if (network === "on") return "on";
+  if (network === "off") return "off: no host, not even 127.0.0.1, can be reached";
+  return `limited to ${network.allow.join(", ")}, reached through the proxy in HTTP_PROXY and ` +
+    "HTTPS_PROXY (tools that ignore them cannot connect); every other host is refused";
+}
+
 /**
  * The system-prompt paragraph of a sandboxed session: what its commands reach, so the model
  * does not retry what the sandbox refuses.
@@ -263,7 +273,7 @@ Your commands run in a sandbox. They read and write the workspace ${profile.work
     extra.length > 0 ? ` and reach ${extra.join(", ")}` : ""
   }, and read the system directories. /tmp and $HOME are private and empty at each command's
 start; every other path, the user's files and Bub's own do not exist there. The network is ${
-    profile.network === "on" ? "on" : "off: no host, not even 127.0.0.1, can be reached"
+    networkNote(profile.network)
   }. Background jobs end with their command. A permission error or a missing path outside the
 workspace comes from the sandbox: do not retry it, tell the user what you need instead.
 </sandbox>

@@ -11,6 +11,7 @@ import process from "node:process";
 import { BubError } from "../../../src/kernel/errors.ts";
 import { loadSandboxSettings } from "../../../src/builtin/settings.ts";
 import { parseSandboxPaths } from "../../../src/builtin/environment_hooks.ts";
+import { sandboxNetworkOf } from "../../../src/builtin/_settings_specs.ts";
 import { findExecutable } from "../../../src/environment/_find_executable.ts";
 import { cleanupStack, runCli, type TempDirs, tempDirs } from "../../cli/_spawn.ts";
 import { SKIP } from "./_helpers.ts";
@@ -60,11 +61,31 @@ describe("sandbox settings", () => {
     assert.match(error.message, /"sometimes" \(from BUB_SANDBOX\)/);
   });
 
-  test("a host list for sandbox_network is refused as not supported yet", () => {
-    const error = configError({ config: { sandbox_network: ["example.com"] } });
-    assert.equal(error.kind, "config");
-    assert.match(error.message, /sandbox_network .*list of allowed hosts is not supported yet/);
-    assert.match(configError({ env: { BUB_SANDBOX_NETWORK: "maybe" } }).message, /off or on/);
+  test("sandbox_network takes off, on, or hosts as a YAML list, JSON or comma-separated text", () => {
+    for (
+      const value of [["example.com", "*.npmjs.org:443"], '["example.com","*.npmjs.org:443"]']
+    ) {
+      const { sandbox_network } = loadSandboxSettings({ config: { sandbox_network: value } });
+      assert.deepEqual(sandboxNetworkOf(sandbox_network), {
+        allow: ["example.com", "*.npmjs.org:443"],
+      });
+    }
+    const fromEnv = loadSandboxSettings({
+      env: { BUB_SANDBOX_NETWORK: "example.com, pypi.org" },
+    }).sandbox_network;
+    assert.deepEqual(sandboxNetworkOf(fromEnv), { allow: ["example.com", "pypi.org"] });
+    assert.equal(sandboxNetworkOf("off"), "off");
+    for (
+      const [bad, why] of [["http://x.com/", "is not a host"], [[], "empty host list"], [
+        3,
+        "off, on, or a list",
+      ]] as const
+    ) {
+      const error = configError({ config: { sandbox_network: bad } });
+      assert.equal(error.kind, "config");
+      assert.match(error.message, /sandbox_network/);
+      assert.ok(error.message.includes(why), error.message);
+    }
   });
 
   test("limits must be positive integers", () => {
