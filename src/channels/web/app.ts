@@ -236,10 +236,12 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
           throw new BubError("invalid_input", `${key} must be a whole number, got ${value}`);
         }
       }
-      // A running turn is on its own fork until it ends: its events come from the event stream.
+      // The event stream replays the chat's latest turn (a running one is on its own fork until
+      // it ends): the newest page leaves a finished latest turn to it, so it shows once.
       const page = await tapeHistory(storeOf(deps), name, {
         before: before === undefined ? null : Number(before),
         limit: limit === undefined ? undefined : Number(limit),
+        dropLastTurn: before === undefined && deps.hub.replaysFinishedTurn(chatId),
       });
       return c.json({ entries: jsonSafe(page.entries), next: page.next });
     } catch (error) {

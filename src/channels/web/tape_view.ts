@@ -184,19 +184,24 @@ const TURN_START = (entry: TapeEntry): boolean =>
 /**
  * The last `limit` entries of tape `name` before entry id `before` (the newest when null), cut
  * forward to the first turn start in that window so that a page does not begin in the middle of a
- * turn (unless one turn fills the window). A tape that does not exist yet is an empty page.
+ * turn (unless one turn fills the window); `dropLastTurn` leaves out the tape's last turn (the
+ * event stream replays it). A tape that does not exist yet is an empty page.
  */
 export async function tapeHistory(
   store: TapeStore,
   name: string,
-  options: { before?: number | null; limit?: number } = {},
+  options: { before?: number | null; limit?: number; dropLastTurn?: boolean } = {},
 ): Promise<HistoryPage> {
   const limit = options.limit ?? 200;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new BubError("invalid_input", `limit must be an integer from 1 to 1000, got ${limit}`);
   }
   if (!(await store.listTapes()).includes(name)) return { entries: [], next: null };
-  const all = await new TapeQuery(name, store).all();
+  let all = await new TapeQuery(name, store).all();
+  if (options.dropLastTurn) {
+    const last = all.findLastIndex(TURN_START);
+    if (last >= 0) all = all.slice(0, last);
+  }
   const end = options.before == null
     ? all.length
     : all.findIndex((entry) => entry.id >= options.before!) < 0

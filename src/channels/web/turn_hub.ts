@@ -1,7 +1,7 @@
 /**
- * The web console's turns: at most one running turn per session, its events buffered while it
- * runs so that an event stream opened after the turn started still sees all of them, and fanned
- * out to every open stream of that session (finished turns are read from the tape). A message sent while a turn runs is steered into it (the
+ * The web console's turns: at most one running turn per session, its events buffered so an
+ * event stream opened after the turn started (or ended) still sees all of them, and fanned out to
+ * every open stream of that session. A message sent while a turn runs is steered into it (the
  * framework's steering inbox); what the turn did not take starts the next turn.
  *
  * @module
@@ -51,8 +51,8 @@ export class TurnHub {
   readonly #source: TurnSource;
   readonly #turns = new Map<string, RunningTurn>();
   readonly #listeners = new Map<string, Set<WireListener>>();
-  /** The chats that ran a turn since the hub started. */
-  readonly #chats = new Set<string>();
+  /** The events of each chat's latest turn (running or finished), replayed to new streams. */
+  readonly #latest = new Map<string, WireEvent[]>();
   #nextId = 1;
   #closed = false;
 
@@ -63,7 +63,7 @@ export class TurnHub {
 
   /** The web chats that ran a turn since the console started. */
   chats(): string[] {
-    return [...this.#chats];
+    return [...this.#latest.keys()];
   }
 
   /** Whether `chatId` has a turn running. */
@@ -138,7 +138,7 @@ export class TurnHub {
       }
     })();
     this.#turns.set(chatId, { id, controller, events, finished });
-    this.#chats.add(chatId);
+    this.#latest.set(chatId, events);
     return id;
   }
 
@@ -151,13 +151,22 @@ export class TurnHub {
   }
 
   /**
-   * Subscribes to `chatId`'s events: a running turn's events so far are replayed first (a
-   * finished turn is on the tape, where the page reads the conversation from).
+   * Whether a new stream of `chatId` starts with a replayed turn that has finished (it is on
+   * the tape too: a reader of the tape leaves that last turn to the stream).
+   */
+  replaysFinishedTurn(chatId: string): boolean {
+    const last = this.#latest.get(chatId)?.at(-1)?.kind;
+    return last === "done" || last === "failed" || last === "cancelled";
+  }
+
+  /**
+   * Subscribes to `chatId`'s events: the latest turn's events so far (running or finished) are
+   * replayed first.
    * Returns the unsubscribe function.
    */
   subscribe(chatId: string, listener: WireListener): () => void {
     checkSessionId(chatId);
-    for (const event of this.#turns.get(chatId)?.events ?? []) listener(event);
+    for (const event of this.#latest.get(chatId) ?? []) listener(event);
     let set = this.#listeners.get(chatId);
     if (!set) this.#listeners.set(chatId, set = new Set());
     set.add(listener);

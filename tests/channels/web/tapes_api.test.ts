@@ -154,6 +154,35 @@ describe("web console tape API", () => {
     await anonymous.body?.cancel();
   });
 
+  test("the console's own finished turn is left to the event stream's replay, so it shows once", async () => {
+    await using fx = await turnFixture({
+      script: [mockReply.text("one"), mockReply.text("two")],
+    });
+    await fx.turn({ channel: "web", chatId: "c2", content: "before the console" });
+    await using web = await startWebConsole(fx.bub);
+    const posted = await fetch(`${web.url}/api/sessions/c2/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${web.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ content: "through the console" }),
+    });
+    assert.equal(posted.status, 202);
+    await posted.body?.cancel();
+    const prompts = async () => {
+      const { body } = await getJson(`${web.url}/api/sessions/c2/history`, web.token);
+      return body.entries.filter((e: Json) => e.payload.name === "loop.start")
+        .map((e: Json) => e.payload.data.prompt);
+    };
+    // Once the console's turn has ended (its `done` is on the event stream), the history stops
+    // before it: the stream replays it.
+    const stream = await fetch(`${web.url}/api/sessions/c2/events`, {
+      headers: { authorization: `Bearer ${web.token}` },
+    });
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    for (let text = ""; !/event: done/.test(text);) text += (await reader.read()).value ?? "";
+    await reader.cancel();
+    assert.deepEqual(await prompts(), ["before the console"]);
+  });
+
   test("a spilled result is read from the spill sidecar of its own tape and nowhere else", async () => {
     await using fx = await turnFixture({
       script: [mockReply.toolCall("evil", {}, { id: "e1" }), mockReply.text("done")],
