@@ -357,7 +357,9 @@ export const SANDBOX: SectionSpec = {
               : `must be one of ${SANDBOX_MODES.join(", ")}`,
         ),
       `one of ${SANDBOX_MODES.join(", ")}`,
-      "remote",
+      // Off until a sandboxed Telegram session can still answer: its skill script must reach the
+      // Bot API, which a sandbox with network off refuses (tests/e2e/gateway_telegram.test.ts).
+      "off",
     ),
     field(
       "sandbox_network",

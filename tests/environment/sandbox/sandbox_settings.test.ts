@@ -27,9 +27,9 @@ function configError(sources: Parameters<typeof loadSandboxSettings>[0]): BubErr
 }
 
 describe("sandbox settings", () => {
-  test("defaults: remote, network off, no extra paths, bounded limits", () => {
+  test("defaults: off, network off, no extra paths, bounded limits", () => {
     assert.deepEqual(loadSandboxSettings({ env: {} }), {
-      sandbox: "remote",
+      sandbox: "off",
       sandbox_network: "off",
       sandbox_paths: null,
       sandbox_cpu_seconds: 600,
@@ -133,14 +133,14 @@ describe("bub with the sandbox wanted but bwrap missing", () => {
   });
 });
 
-describe("bub run under the default sandbox: remote", { skip: SKIP }, () => {
+describe("bub run under sandbox: remote", { skip: SKIP }, () => {
   const cleanup = cleanupStack();
   afterEach(() => cleanup.run());
 
   test("stays on the host, even with --channel telegram", async () => {
     const dirs = tempDirs();
     cleanup.defer(() => dirs.remove());
-    dirs.writeConfig("model: x\n");
+    dirs.writeConfig("model: x\nsandbox: remote\n");
     const result = await runCli(dirs, [
       "run",
       "--demo",
