@@ -381,3 +381,15 @@ export const SANDBOX: SectionSpec = {
     field("sandbox_file_mb", "int", positiveIntOrNull, "an integer, or null", 1024),
   ],
 };
+
+/** Every settings section Bub reads (the YAML root's and the named ones), for checks over all. */
+export const SETTINGS_SPECS: readonly SectionSpec[] = [
+  AGENT,
+  CHANNELS,
+  CONSOLE,
+  MCP,
+  SANDBOX,
+  SPILL,
+  TAPE,
+  TELEGRAM,
+];

@@ -8,22 +8,14 @@
  */
 import { hasConfigSection } from "../kernel/configure.ts";
 import { closeMatches } from "./_difflib.ts";
-import {
-  AGENT,
-  CHANNELS,
-  CONSOLE,
-  MCP,
-  SANDBOX,
-  SPILL,
-  TAPE,
-  TELEGRAM,
-} from "./_settings_specs.ts";
+import { SETTINGS_SPECS } from "./_settings_specs.ts";
 
 /** The top-level keys Bub itself reads. */
 function knownKeys(): Set<string> {
-  const keys = new Set(["mcp_servers", "plugins", TELEGRAM.section, SPILL.section]);
-  for (const spec of [AGENT, CHANNELS, CONSOLE, MCP, SANDBOX, TAPE]) {
-    for (const field of spec.fields) keys.add(field.key);
+  const keys = new Set(["mcp_servers", "plugins"]);
+  for (const spec of SETTINGS_SPECS) {
+    if (spec.section) keys.add(spec.section);
+    else for (const field of spec.fields) keys.add(field.key);
   }
   return keys;
 }

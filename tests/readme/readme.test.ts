@@ -18,16 +18,7 @@ import {
   startChild,
   tempDirs,
 } from "../cli/_spawn.ts";
-import {
-  AGENT,
-  CHANNELS,
-  CONSOLE,
-  MCP,
-  SANDBOX,
-  SPILL,
-  TAPE,
-  TELEGRAM,
-} from "../../src/builtin/_settings_specs.ts";
+import { SETTINGS_SPECS } from "../../src/builtin/_settings_specs.ts";
 import { readmeBlocks, shellCommands } from "./_blocks.ts";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -82,7 +73,7 @@ describe("README.md code blocks", () => {
   test("the Configuration section names every setting with its config.yml key and env variable", () => {
     const start = README.indexOf("## Configuration");
     const section = README.slice(start, README.indexOf("\n## ", start + 1));
-    for (const spec of [AGENT, CHANNELS, CONSOLE, MCP, SANDBOX, TELEGRAM, SPILL, TAPE]) {
+    for (const spec of SETTINGS_SPECS) {
       for (const field of spec.fields) {
         const key = spec.section ? `${spec.section}.${field.key}` : field.key;
         const env = spec.prefix + field.key.toUpperCase();
