@@ -38,6 +38,10 @@
  * @module
  */
 export { InMemorySteeringInbox } from "./steering_inbox.ts";
+export { type AcpHost, type AcpServeOptions, serveAcp } from "./acp/acp_server.ts";
+export { historyUpdates } from "./acp/history_updates.ts";
+export { type AcpSessionInfo, type AcpSessionPage, listAcpSessions } from "./acp/session_list.ts";
+export type { AcpUpdate } from "./acp/turn_updates.ts";
 export {
   startWebConsole,
   type WebConsole,

@@ -1,0 +1,45 @@
+/**
+ * `bub acp`: serves the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains,
+ * Neovim, VS Code plugins) until the editor closes stdin, SIGINT, SIGTERM or the command's
+ * signal. Stdout carries protocol messages only; Bub's logs go to stderr (and the log file).
+ *
+ * @module
+ */
+import process from "node:process";
+import { Readable, Writable } from "node:stream";
+import { serveAcp } from "../channels/acp/acp_server.ts";
+import type { KernelFramework } from "../kernel/framework.ts";
+
+/** Options of {@link acpCommand}. */
+export interface AcpCommandOptions {
+  /** Stops the server besides SIGINT, SIGTERM and the end of stdin. */
+  signal?: AbortSignal;
+  /** Why no model can be called yet (no key, no model), or null. */
+  setupProblem?: string | null;
+}
+
+/** Runs `bub acp` (see the module doc). */
+export async function acpCommand(
+  framework: KernelFramework,
+  options: AcpCommandOptions = {},
+): Promise<void> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const signal = options.signal
+    ? AbortSignal.any([controller.signal, options.signal])
+    : controller.signal;
+  try {
+    await using _scope = await framework.running();
+    await serveAcp(framework, {
+      input: Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>,
+      output: Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+      signal,
+      setupProblem: options.setupProblem ?? null,
+    });
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
+}
