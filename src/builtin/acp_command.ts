@@ -7,7 +7,9 @@
  */
 import process from "node:process";
 import { Readable, Writable } from "node:stream";
+import { AcpBridge } from "../channels/acp/acp_bridge.ts";
 import { serveAcp } from "../channels/acp/acp_server.ts";
+import type { Environment } from "../kernel/environment.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 
 /** Options of {@link acpCommand}. */
@@ -30,6 +32,13 @@ export async function acpCommand(
   const signal = options.signal
     ? AbortSignal.any([controller.signal, options.signal])
     : controller.signal;
+  // The fs tools of the editor's sessions go through the editor when it offers its file system;
+  // commands run in the environment the builtin plugin gives the session (local or sandboxed).
+  const bridge = new AcpBridge();
+  const builtin = framework.pluginManager.get("builtin") as {
+    provideEnvironment?(args: { sessionId: string; workspace: string }): Environment | null;
+  } | undefined;
+  framework.register(bridge.plugin((args) => builtin?.provideEnvironment?.(args) ?? null));
   try {
     await using _scope = await framework.running();
     await serveAcp(framework, {
@@ -37,6 +46,7 @@ export async function acpCommand(
       output: Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
       signal,
       setupProblem: options.setupProblem ?? null,
+      bridge,
     });
   } finally {
     process.off("SIGINT", stop);

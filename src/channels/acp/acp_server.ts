@@ -14,6 +14,7 @@ import type { TurnEvent } from "../../kernel/turn_stream.ts";
 import { TapeQuery } from "../../tape/query.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { VERSION } from "../../version.ts";
+import type { AcpBridge } from "./acp_bridge.ts";
 import { historyUpdates } from "./history_updates.ts";
 import { promptBlocksText } from "./prompt_text.ts";
 import { listAcpSessions, sessionTape, TAPE_SESSION_PREFIX } from "./session_list.ts";
@@ -63,6 +64,11 @@ export interface AcpServeOptions {
    * method whose description says how to configure Bub, and prompts fail with "auth required".
    */
   setupProblem?: string | null;
+  /**
+   * Told about the editor's file system and open sessions (register its plugin on the
+   * framework so the fs tools go through the editor).
+   */
+  bridge?: AcpBridge;
 }
 
 interface AcpSession {
@@ -124,24 +130,39 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
   const open = (id: string): AcpSession => {
     const session = sessions.get(id) ?? { id, running: null };
     sessions.set(id, session);
+    options.bridge?.open(id);
     return session;
   };
   const tapeExists = async (id: string): Promise<boolean> =>
     (await store().listTapes()).includes(sessionTape(id, workspace()));
 
   const app = acp.agent({ name: "bub" })
-    .onRequest(methods.agent.initialize, () => ({
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        sessionCapabilities: { list: {}, resume: {}, close: {} },
-      },
-      agentInfo: { name: "bub", title: "Bub", version: VERSION },
-      authMethods: options.setupProblem
-        ? [{ id: "bub-config", name: "Configure Bub", description: options.setupProblem }]
-        : [],
-    }))
+    .onRequest(methods.agent.initialize, ({ params, client }) => {
+      const fs = params.clientCapabilities?.fs;
+      options.bridge?.connect({
+        readText: fs?.readTextFile
+          ? async (sessionId, path) =>
+            (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content
+          : null,
+        writeText: fs?.writeTextFile
+          ? async (sessionId, path, content) => {
+            await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
+          }
+          : null,
+      });
+      return {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
+        },
+        agentInfo: { name: "bub", title: "Bub", version: VERSION },
+        authMethods: options.setupProblem
+          ? [{ id: "bub-config", name: "Configure Bub", description: options.setupProblem }]
+          : [],
+      };
+    })
     .onRequest(methods.agent.session.new, () => {
       const session = open(`acp:${crypto.randomUUID()}`);
       return { sessionId: session.id };
@@ -175,6 +196,7 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       const session = sessions.get(params.sessionId);
       session?.running?.abort(new DOMException("The editor closed the session", "AbortError"));
       sessions.delete(params.sessionId);
+      options.bridge?.close(params.sessionId);
       return {};
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
@@ -241,6 +263,7 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
     await connection.closed;
   } finally {
     options.signal?.removeEventListener("abort", stop);
+    options.bridge?.disconnect();
     for (const session of sessions.values()) {
       session.running?.abort(new DOMException("The editor disconnected", "AbortError"));
     }

@@ -32,8 +32,17 @@ function editorModel(request: MockRequest): MockReply {
   const user = [...messages].reverse().find((message) => message.role === "user");
   const prompt = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
   if (last.role === "tool") return mockReply.text(`done: ${String(last.content).slice(0, 40)}`);
+  if (prompt.includes("write into the editor")) {
+    return mockReply.toolCall("fs_write", {
+      path: "editor.txt",
+      content: "from bub to the editor\n",
+    });
+  }
   if (prompt.includes("write")) {
     return mockReply.toolCall("fs_write", { path: "hello.txt", content: "hi from bub\n" });
+  }
+  if (prompt.includes("read the buffer")) {
+    return mockReply.toolCall("fs_read", { path: "buffer.txt" });
   }
   if (prompt.includes("slow")) {
     return mockReply.toolCall("bash", { command: "echo $$ > slow.pid; sleep 30; touch late" });
@@ -47,9 +56,19 @@ interface Editor extends AsyncDisposable {
   stderr: () => string;
   run<T>(op: (ctx: acp.ClientContext) => Promise<T>): Promise<T>;
   updates: acp.SessionNotification[];
+  fs: boolean;
 }
 
-function startEditor(dirs: TempDirs, env: Record<string, string | undefined>): Editor {
+/** What a test editor offers: its open buffers, as `fs/*` handlers over a map. */
+interface Buffers {
+  files: Map<string, string>;
+}
+
+function startEditor(
+  dirs: TempDirs,
+  env: Record<string, string | undefined>,
+  buffers?: Buffers,
+): Editor {
   const [file, ...args] = runtimeCommand(BIN, ["acp"]);
   const child = spawn(file!, args, {
     cwd: dirs.workspace,
@@ -63,6 +82,18 @@ function startEditor(dirs: TempDirs, env: Record<string, string | undefined>): E
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     });
+  if (buffers) {
+    client
+      .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+        const content = buffers.files.get(params.path);
+        if (content === undefined) throw acp.RequestError.resourceNotFound(params.path);
+        return { content };
+      })
+      .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+        buffers.files.set(params.path, params.content);
+        return {};
+      });
+  }
   const stream = acp.ndJsonStream(
     Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
@@ -72,6 +103,7 @@ function startEditor(dirs: TempDirs, env: Record<string, string | undefined>): E
     stderr: () => stderr,
     updates,
     run: (op) => client.connectWith(stream, op),
+    fs: buffers !== undefined,
     async [Symbol.asyncDispose]() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -82,10 +114,13 @@ function startEditor(dirs: TempDirs, env: Record<string, string | undefined>): E
   };
 }
 
-async function initialize(ctx: acp.ClientContext): Promise<acp.InitializeResponse> {
+async function initialize(
+  ctx: acp.ClientContext,
+  fs = false,
+): Promise<acp.InitializeResponse> {
   return await ctx.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: {},
+    clientCapabilities: fs ? { fs: { readTextFile: true, writeTextFile: true } } : {},
   });
 }
 
@@ -155,6 +190,36 @@ describe("bub acp, driven by the ACP SDK's client", () => {
     assert.match(String((chunk.content as { text: string }).text), /^done: /);
     assert.equal(readFileSync(path, "utf8"), "hi from bub\n");
     assert.ok(editor.updates.every((notification) => notification.sessionId === sessionId));
+  });
+
+  test("an editor offering its file system: fs tools read its unsaved buffer and write into it, not to disk", async () => {
+    const files = new Map([[join(dirs.workspace, "buffer.txt"), "unsaved editor text"]]);
+    await using editor = startEditor(dirs, env, { files });
+    const before = model.requests.length;
+    await editor.run(async (ctx) => {
+      await initialize(ctx, true);
+      const { sessionId } = await ctx.request(acp.methods.agent.session.new, {
+        cwd: dirs.workspace,
+        mcpServers: [],
+      });
+      for (const text of ["read the buffer", "write into the editor"]) {
+        const response = await ctx.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text }],
+        });
+        assert.equal(response.stopReason, "end_turn");
+      }
+    });
+    const toolResults = model.requests.slice(before).flatMap((request) =>
+      (request.body as { messages: WireMessage[] }).messages.filter((m) => m.role === "tool")
+    );
+    assert.ok(
+      toolResults.some((message) => String(message.content).includes("unsaved editor text")),
+      JSON.stringify(toolResults),
+    );
+    const written = join(dirs.workspace, "editor.txt");
+    assert.equal(files.get(written), "from bub to the editor\n");
+    assert.equal(existsSync(written), false, "the write went to disk, not to the editor");
   });
 
   test("session/cancel mid-tool: stopReason cancelled and the tool's process is gone", async () => {
