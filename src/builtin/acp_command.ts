@@ -9,6 +9,7 @@ import process from "node:process";
 import { Readable, Writable } from "node:stream";
 import { AcpBridge } from "../channels/acp/acp_bridge.ts";
 import { serveAcp } from "../channels/acp/acp_server.ts";
+import type { AcpModels } from "../channels/acp/session_config.ts";
 import type { Environment } from "../kernel/environment.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 
@@ -18,6 +19,8 @@ export interface AcpCommandOptions {
   signal?: AbortSignal;
   /** Why no model can be called yet (no key, no model), or null. */
   setupProblem?: string | null;
+  /** The models an editor may pick per session. */
+  models?: AcpModels;
 }
 
 /** Runs `bub acp` (see the module doc). */
@@ -47,6 +50,7 @@ export async function acpCommand(
       signal,
       setupProblem: options.setupProblem ?? null,
       bridge,
+      models: options.models,
     });
   } finally {
     process.off("SIGINT", stop);

@@ -223,7 +223,11 @@ export function registerBuiltinCommands(
         : null;
       try {
         const { acpCommand } = await import("./acp_command.ts");
-        await acpCommand(framework, { signal: cliSignal(framework), setupProblem });
+        const settings = runtime && !setupProblem ? runtime.settings : null;
+        const models = settings
+          ? { default: settings.model, others: settings.fallback_models ?? [] }
+          : undefined;
+        await acpCommand(framework, { signal: cliSignal(framework), setupProblem, models });
       } finally {
         await demo?.[Symbol.asyncDispose]();
       }

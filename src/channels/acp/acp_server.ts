@@ -17,6 +17,14 @@ import { VERSION } from "../../version.ts";
 import type { AcpBridge } from "./acp_bridge.ts";
 import { historyUpdates } from "./history_updates.ts";
 import { promptBlocksText } from "./prompt_text.ts";
+import {
+  type AcpModels,
+  availableCommands,
+  configCommand,
+  configOptions,
+  sessionOverrides,
+  slashToComma,
+} from "./session_config.ts";
 import { listAcpSessions, sessionTape, TAPE_SESSION_PREFIX } from "./session_list.ts";
 import { type AcpUpdate, TurnUpdates } from "./turn_updates.ts";
 
@@ -69,6 +77,8 @@ export interface AcpServeOptions {
    * framework so the fs tools go through the editor).
    */
   bridge?: AcpBridge;
+  /** The models an editor may pick per session (config option `model`); none: no options. */
+  models?: AcpModels;
 }
 
 interface AcpSession {
@@ -135,6 +145,35 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
   };
   const tapeExists = async (id: string): Promise<boolean> =>
     (await store().listTapes()).includes(sessionTape(id, workspace()));
+  const models = options.models;
+  // Plain JSON of the protocol's `SessionConfigOption[]` (typed there; `never` lets it through).
+  const optionsOf = async (id: string): Promise<never[] | undefined> =>
+    models
+      ? configOptions(
+        models,
+        await sessionOverrides(store(), sessionTape(id, workspace())),
+      ) as never[]
+      : undefined;
+  const notify = (
+    client: { notify(method: string, params: unknown): Promise<void> },
+    id: string,
+    update: Record<string, unknown>,
+  ) => client.notify(methods.client.session.update, { sessionId: id, update });
+  /** The slash commands, once the client knows the session (after the response). */
+  const announceCommands = (
+    client: { notify(method: string, params: unknown): Promise<void> },
+    id: string,
+  ) => setTimeout(() => void notify(client, id, availableCommands()).catch(() => {}), 0);
+  /** Runs `content` as one turn of session `id`, its events dropped (a comma command). */
+  const runCommand = async (id: string, content: string, signal: AbortSignal) => {
+    const chatId = id.startsWith("acp:") ? id.slice(4) : id;
+    let output = "";
+    const inbound = { channel: "acp", chatId, sessionId: id, content };
+    for await (const event of host.streamInbound(inbound, { signal })) {
+      if (event.kind === "text") output += event.data.delta;
+    }
+    return output;
+  };
 
   const app = acp.agent({ name: "bub" })
     .onRequest(methods.agent.initialize, ({ params, client }) => {
@@ -163,9 +202,10 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
           : [],
       };
     })
-    .onRequest(methods.agent.session.new, () => {
+    .onRequest(methods.agent.session.new, async ({ client }) => {
       const session = open(`acp:${crypto.randomUUID()}`);
-      return { sessionId: session.id };
+      announceCommands(client, session.id);
+      return { sessionId: session.id, configOptions: await optionsOf(session.id) };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       if (!(await tapeExists(params.sessionId))) {
@@ -174,19 +214,27 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       const session = open(params.sessionId);
       const entries = await new TapeQuery(sessionTape(session.id, workspace()), store()).all();
       for (const update of historyUpdates(entries, workspace())) {
-        await client.notify(methods.client.session.update, {
-          sessionId: session.id,
-          update: update as never,
-        });
+        await notify(client, session.id, update);
       }
-      return {};
+      announceCommands(client, session.id);
+      return { configOptions: await optionsOf(session.id) };
     })
-    .onRequest(methods.agent.session.resume, async ({ params }) => {
+    .onRequest(methods.agent.session.resume, async ({ params, client }) => {
       if (!sessions.has(params.sessionId) && !(await tapeExists(params.sessionId))) {
         throw RequestError.resourceNotFound(params.sessionId);
       }
       open(params.sessionId);
-      return {};
+      announceCommands(client, params.sessionId);
+      return { configOptions: await optionsOf(params.sessionId) };
+    })
+    .onRequest(methods.agent.session.setConfigOption, async ({ params, signal }) => {
+      const session = known(params.sessionId);
+      const current = await optionsOf(session.id);
+      if (!current) throw RequestError.invalidParams({}, "This agent has no config options");
+      const command = configCommand(current, params.configId, params.value);
+      if ("error" in command) throw RequestError.invalidParams({}, command.error);
+      await runCommand(session.id, command.command, signal);
+      return { configOptions: (await optionsOf(session.id)) ?? [] };
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
       const page = await listAcpSessions(store(), params.cwd ?? workspace(), params.cursor);
@@ -224,7 +272,7 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       }
       let content: string;
       try {
-        content = promptBlocksText(params.prompt);
+        content = slashToComma(promptBlocksText(params.prompt));
       } catch (error) {
         throw RequestError.invalidParams({ prompt: messageOf(error) }, messageOf(error));
       }
@@ -232,11 +280,7 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       session.running = controller;
       const turnSignal = AbortSignal.any([controller.signal, signal]);
       const updates = new TurnUpdates(workspace());
-      const send = (update: AcpUpdate) =>
-        client.notify(methods.client.session.update, {
-          sessionId: session.id,
-          update: update as never,
-        });
+      const send = (update: AcpUpdate) => notify(client, session.id, update);
       const chatId = session.id.startsWith("acp:") ? session.id.slice(4) : session.id;
       const inbound = { channel: "acp", chatId, sessionId: session.id, content };
       try {

@@ -124,8 +124,13 @@ async function initialize(
   });
 }
 
+/** The kinds of a turn's updates (the slash-command announcement left out). */
 function kinds(updates: acp.SessionNotification[]): string[] {
-  return updates.map((notification) => notification.update.sessionUpdate);
+  return turn(updates).map((notification) => notification.update.sessionUpdate);
+}
+
+function turn(updates: acp.SessionNotification[]): acp.SessionNotification[] {
+  return updates.filter((n) => n.update.sessionUpdate !== "available_commands_update");
 }
 
 describe("bub acp, driven by the ACP SDK's client", () => {
@@ -168,7 +173,7 @@ describe("bub acp, driven by the ACP SDK's client", () => {
       "tool_call_update",
       "agent_message_chunk",
     ]);
-    const [call, end, chunk] = editor.updates.map((notification) =>
+    const [call, end, chunk] = turn(editor.updates).map((notification) =>
       notification.update
     ) as unknown as [
       Record<string, unknown>,
@@ -220,6 +225,75 @@ describe("bub acp, driven by the ACP SDK's client", () => {
     const written = join(dirs.workspace, "editor.txt");
     assert.equal(files.get(written), "from bub to the editor\n");
     assert.equal(existsSync(written), false, "the write went to disk, not to the editor");
+  });
+
+  test("config options: model and reasoning effort offered, switched through ,model (on the tape), used by the next prompt", async () => {
+    const fallbackEnv = { ...env, BUB_FALLBACK_MODELS: '["custom:y"]' };
+    await using editor = startEditor(dirs, fallbackEnv);
+    const before = model.requests.length;
+    const { created, switched, refused } = await editor.run(async (ctx) => {
+      await initialize(ctx);
+      const created = await ctx.request(acp.methods.agent.session.new, {
+        cwd: dirs.workspace,
+        mcpServers: [],
+      });
+      const switched = await ctx.request(acp.methods.agent.session.setConfigOption, {
+        sessionId: created.sessionId,
+        configId: "model",
+        value: "custom:y",
+      });
+      const refused = await ctx.request(acp.methods.agent.session.setConfigOption, {
+        sessionId: created.sessionId,
+        configId: "model",
+        value: "custom:not-offered",
+      }).then(() => null, (error: acp.RequestError) => error);
+      await ctx.request(acp.methods.agent.session.prompt, {
+        sessionId: created.sessionId,
+        prompt: [{ type: "text", text: "hello" }],
+      });
+      return { created, switched, refused };
+    });
+    const modelOption = (options: unknown) =>
+      (options as { id: string; currentValue: string; options: { value: string }[] }[])
+        .find((option) => option.id === "model")!;
+    assert.equal(modelOption(created.configOptions).currentValue, "custom:x");
+    assert.deepEqual(modelOption(created.configOptions).options.map((o) => o.value), [
+      "custom:x",
+      "custom:y",
+    ]);
+    assert.equal(modelOption(switched.configOptions).currentValue, "custom:y");
+    assert.equal(refused?.code, -32602);
+    assert.match(String(refused?.message), /custom:x, custom:y/);
+    const sent = model.requests.slice(before).map((r) => (r.body as { model: string }).model);
+    assert.deepEqual(sent, ["y"]);
+  });
+
+  test("slash commands: announced after session/new, /tape.info runs ,tape.info without a model call", async () => {
+    await using editor = startEditor(dirs, env);
+    const before = model.requests.length;
+    const response = await editor.run(async (ctx) => {
+      await initialize(ctx);
+      const { sessionId } = await ctx.request(acp.methods.agent.session.new, {
+        cwd: dirs.workspace,
+        mcpServers: [],
+      });
+      return await ctx.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "/tape.info" }],
+      });
+    });
+    assert.equal(response.stopReason, "end_turn");
+    assert.equal(model.requests.length, before);
+    const commands = editor.updates.find((n) =>
+      n.update.sessionUpdate === "available_commands_update"
+    )
+      ?.update as { availableCommands: { name: string }[] } | undefined;
+    assert.ok(commands?.availableCommands.some((command) => command.name === "tape.info"));
+    const text = editor.updates
+      .filter((n) => n.update.sessionUpdate === "agent_message_chunk")
+      .map((n) => (n.update as { content: { text: string } }).content.text)
+      .join("");
+    assert.match(text, /entries/);
   });
 
   test("session/cancel mid-tool: stopReason cancelled and the tool's process is gone", async () => {
@@ -290,7 +364,7 @@ describe("bub acp, driven by the ACP SDK's client", () => {
       "tool_call_update",
       "agent_message_chunk",
     ]);
-    const [user, call, end] = editor.updates.map((notification) =>
+    const [user, call, end] = turn(editor.updates).map((notification) =>
       notification.update
     ) as unknown as [
       Record<string, unknown>,
