@@ -16,7 +16,7 @@ import type { TapeStore } from "../../tape/store.ts";
 import { VERSION } from "../../version.ts";
 import type { AcpBridge } from "./acp_bridge.ts";
 import { historyUpdates } from "./history_updates.ts";
-import { promptBlocksText } from "./prompt_text.ts";
+import { type PromptMedia, promptOf } from "./prompt_text.ts";
 import {
   type AcpModels,
   availableCommands,
@@ -193,7 +193,7 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
           loadSession: true,
-          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          promptCapabilities: { image: true, audio: true, embeddedContext: true },
           sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
         agentInfo: { name: "bub", title: "Bub", version: VERSION },
@@ -271,8 +271,11 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
         );
       }
       let content: string;
+      let media: PromptMedia[];
       try {
-        content = slashToComma(promptBlocksText(params.prompt));
+        const prompt = promptOf(params.prompt);
+        content = slashToComma(prompt.text);
+        media = prompt.media;
       } catch (error) {
         throw RequestError.invalidParams({ prompt: messageOf(error) }, messageOf(error));
       }
@@ -282,7 +285,7 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       const updates = new TurnUpdates(workspace());
       const send = (update: AcpUpdate) => notify(client, session.id, update);
       const chatId = session.id.startsWith("acp:") ? session.id.slice(4) : session.id;
-      const inbound = { channel: "acp", chatId, sessionId: session.id, content };
+      const inbound = { channel: "acp", chatId, sessionId: session.id, content, media };
       try {
         for await (const event of host.streamInbound(inbound, { signal: turnSignal })) {
           if (turnSignal.aborted) break;

@@ -296,6 +296,34 @@ describe("bub acp, driven by the ACP SDK's client", () => {
     assert.match(text, /entries/);
   });
 
+  test("an image in the prompt reaches the model as an image part beside the text", async () => {
+    await using editor = startEditor(dirs, env);
+    const before = model.requests.length;
+    const png =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    await editor.run(async (ctx) => {
+      const init = await initialize(ctx);
+      assert.equal(init.agentCapabilities?.promptCapabilities?.image, true);
+      const { sessionId } = await ctx.request(acp.methods.agent.session.new, {
+        cwd: dirs.workspace,
+        mcpServers: [],
+      });
+      await ctx.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [
+          { type: "text", text: "what is in this picture" },
+          { type: "image", mimeType: "image/png", data: png },
+        ],
+      });
+    });
+    const [request] = model.requests.slice(before);
+    const user = (request!.body as { messages: WireMessage[] }).messages.at(-1)!;
+    assert.ok(Array.isArray(user.content), JSON.stringify(user.content));
+    const parts = user.content as { type: string; text?: string; image_url?: { url: string } }[];
+    assert.match(String(parts[0]?.text), /what is in this picture/);
+    assert.equal(parts[1]?.image_url?.url, `data:image/png;base64,${png}`);
+  });
+
   test("session/cancel mid-tool: stopReason cancelled and the tool's process is gone", async () => {
     await using editor = startEditor(dirs, env);
     const pidFile = join(dirs.workspace, "slow.pid");
