@@ -7,7 +7,9 @@
  * @module
  */
 import type { Environment } from "../../kernel/environment.ts";
+import type { Tool } from "../../tools/tool.ts";
 import { type ClientFs, ClientFsEnvironment } from "./client_environment.ts";
+import { planTool } from "./plan_tool.ts";
 
 /**
  * The editor's side of a connection, as the bridge uses it.
@@ -93,14 +95,17 @@ export class AcpBridge {
 
   /**
    * The `acp` plugin: `provideEnvironment` wraps `base`'s environment of an open session when
-   * the editor offers its file system, and answers null (the next plugin's turn) otherwise.
+   * the editor offers its file system, and answers null (the next plugin's turn) otherwise; the
+   * `plan.update` tool lets the model show its plan in the editor.
    */
   plugin(base: BaseEnvironment): {
     name: string;
+    tools: Tool[];
     provideEnvironment(args: { sessionId: string; workspace: string }): Promise<Environment | null>;
   } {
     return {
       name: "acp",
+      tools: [planTool()],
       provideEnvironment: async (args) => {
         const fs = this.clientFs(args.sessionId);
         if (!fs) return null;

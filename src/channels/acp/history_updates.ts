@@ -10,7 +10,13 @@
 import type { TapeEntry } from "../../tape/entry.ts";
 import { promptText, withoutContextHeader } from "../web/tape_view.ts";
 import { parseArguments } from "./tool_view.ts";
-import { type AcpUpdate, textBlock, toolCallEnd, toolCallStart } from "./turn_updates.ts";
+import {
+  type AcpUpdate,
+  planUpdate,
+  textBlock,
+  toolCallEnd,
+  toolCallStart,
+} from "./turn_updates.ts";
 
 function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" ? value as Record<string, unknown> : {};
@@ -79,6 +85,7 @@ export function historyUpdates(entries: readonly TapeEntry[], workspace: string)
         return { id, name: String(fn.name ?? "?"), args: parseArguments(fn.arguments) };
       });
       for (const call of pending) {
+        out.push(...planUpdate(call.name, call.args));
         out.push(toolCallStart(call.id, call.name, call.args, workspace, "pending"));
       }
     } else if (entry.kind === "tool_result" && Array.isArray(payload.results)) {

@@ -43,6 +43,7 @@ const KINDS: Record<string, AcpToolKind> = {
   "tape.anchors": "read",
   "spill.read": "read",
   "skill": "read",
+  "plan.update": "think",
 };
 
 function oneLine(text: string, max = 80): string {

@@ -7,6 +7,7 @@
  * @module
  */
 import type { TurnEvent } from "../../kernel/turn_stream.ts";
+import { PLAN_TOOL_NAMES, planEntries } from "./plan_tool.ts";
 import { resultText, toolView } from "./tool_view.ts";
 
 /**
@@ -26,6 +27,16 @@ export type AcpUpdate = Record<string, unknown> & { sessionUpdate: string };
 /** A text content block. */
 export function textBlock(text: string): { type: "text"; text: string } {
   return { type: "text", text };
+}
+
+/** The `plan` update of a `plan.update` call, or none for any other call (or a bad plan). */
+export function planUpdate(name: string, args: Record<string, unknown>): AcpUpdate[] {
+  if (!PLAN_TOOL_NAMES.includes(name)) return [];
+  try {
+    return [{ sessionUpdate: "plan", entries: planEntries(args) }];
+  } catch {
+    return [];
+  }
 }
 
 /** The `tool_call` update of a call that starts. */
@@ -119,8 +130,9 @@ export class TurnUpdates {
           ? []
           : [{ sessionUpdate: "agent_thought_chunk", content: textBlock(event.data.delta) }];
       case "tool_start": {
-        const id = this.#callId(event.data.call_id, event.data.name, true);
-        return [toolCallStart(id, event.data.name, event.data.arguments, this.#workspace)];
+        const { name, arguments: args } = event.data;
+        const id = this.#callId(event.data.call_id, name, true);
+        return [...planUpdate(name, args), toolCallStart(id, name, args, this.#workspace)];
       }
       case "tool_end": {
         const { name, arguments: args, ok } = event.data;

@@ -41,6 +41,14 @@ function editorModel(request: MockRequest): MockReply {
   if (prompt.includes("write")) {
     return mockReply.toolCall("fs_write", { path: "hello.txt", content: "hi from bub\n" });
   }
+  if (prompt.includes("make a plan")) {
+    return mockReply.toolCall("plan_update", {
+      entries: [
+        { content: "read the code", status: "completed", priority: "high" },
+        { content: "write the fix", status: "in_progress" },
+      ],
+    });
+  }
   if (prompt.includes("read the buffer")) {
     return mockReply.toolCall("fs_read", { path: "buffer.txt" });
   }
@@ -322,6 +330,43 @@ describe("bub acp, driven by the ACP SDK's client", () => {
     const parts = user.content as { type: string; text?: string; image_url?: { url: string } }[];
     assert.match(String(parts[0]?.text), /what is in this picture/);
     assert.equal(parts[1]?.image_url?.url, `data:image/png;base64,${png}`);
+  });
+
+  test("the model's plan.update call shows as a plan, live and when the session is loaded again", async () => {
+    const expected = [
+      { content: "read the code", status: "completed", priority: "high" },
+      { content: "write the fix", status: "in_progress", priority: "medium" },
+    ];
+    let sessionId = "";
+    {
+      await using editor = startEditor(dirs, env);
+      await editor.run(async (ctx) => {
+        await initialize(ctx);
+        ({ sessionId } = await ctx.request(acp.methods.agent.session.new, {
+          cwd: dirs.workspace,
+          mcpServers: [],
+        }));
+        await ctx.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: "make a plan" }],
+        });
+      });
+      const plan = turn(editor.updates)[0]?.update as { sessionUpdate: string; entries: unknown };
+      assert.equal(plan.sessionUpdate, "plan");
+      assert.deepEqual(plan.entries, expected);
+      assert.equal((turn(editor.updates)[1]?.update as { kind?: string }).kind, "think");
+    }
+    await using again = startEditor(dirs, env);
+    await again.run(async (ctx) => {
+      await initialize(ctx);
+      await ctx.request(acp.methods.agent.session.load, {
+        sessionId,
+        cwd: dirs.workspace,
+        mcpServers: [],
+      });
+    });
+    const replayed = turn(again.updates).find((n) => n.update.sessionUpdate === "plan");
+    assert.deepEqual((replayed?.update as { entries: unknown }).entries, expected);
   });
 
   test("session/cancel mid-tool: stopReason cancelled and the tool's process is gone", async () => {
