@@ -266,7 +266,7 @@ export class Agent {
 
   async #startTurn(fork: Tape, options: RunStreamOptions): Promise<AsyncStreamEvents> {
     const { prompt, state } = options;
-    await fork.ensureBootstrapAnchor();
+    await fork.ensureBootstrapAnchor(options.sessionId);
     if (typeof prompt === "string" && prompt.trim().startsWith(",")) {
       const run = this.#options.runCommand;
       if (!run) {

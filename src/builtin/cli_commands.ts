@@ -1,6 +1,6 @@
 /**
- * The builtin `bub` commands: `run`, `chat`, `gateway`, `web`, `onboard`, `mcp` and `hooks`.
- * Their definitions are light; the bodies of `run`, `chat`, `gateway`, `web` and `mcp` are
+ * The builtin `bub` commands: `run`, `chat`, `gateway`, `web`, `acp`, `onboard`, `mcp` and `hooks`.
+ * Their definitions are light; the bodies of `run`, `chat`, `gateway`, `web`, `acp` and `mcp` are
  * imported when the command runs, so that importing `@bub/core` loads none of them.
  *
  * @module
@@ -203,6 +203,31 @@ export function registerBuiltinCommands(
       try {
         const { webCommand } = await import("./web_command.ts");
         await webCommand(framework, { ...options, signal: cliSignal(framework) }, output);
+      } finally {
+        await demo?.[Symbol.asyncDispose]();
+      }
+    });
+  app.command("acp")
+    .description(
+      "Serve the Agent Client Protocol on stdin/stdout (for editors: Zed, JetBrains, Neovim)",
+    )
+    .option("--demo", "use the built-in mock model (no API key needed)")
+    .action(async (options: { demo?: boolean }) => {
+      const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
+        ?.runtime;
+      // A missing model setup is not fatal here: the editor is told how to configure it.
+      const demo = options.demo ? await prepareModel(framework, runtime, true) : null;
+      const { builtinRunsModel, modelSetupProblem } = await import("./model_setup.ts");
+      const setupProblem = !demo && runtime && builtinRunsModel(framework)
+        ? modelSetupProblem(runtime)
+        : null;
+      try {
+        const { acpCommand } = await import("./acp_command.ts");
+        const settings = runtime && !setupProblem ? runtime.settings : null;
+        const models = settings
+          ? { default: settings.model, others: settings.fallback_models ?? [] }
+          : undefined;
+        await acpCommand(framework, { signal: cliSignal(framework), setupProblem, models });
       } finally {
         await demo?.[Symbol.asyncDispose]();
       }

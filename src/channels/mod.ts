@@ -38,6 +38,12 @@
  * @module
  */
 export { InMemorySteeringInbox } from "./steering_inbox.ts";
+export { type AcpHost, type AcpServeOptions, serveAcp } from "./acp/acp_server.ts";
+export { AcpBridge, type AcpClientFs, type BaseEnvironment } from "./acp/acp_bridge.ts";
+export { type ClientFs, ClientFsEnvironment } from "./acp/client_environment.ts";
+export { historyUpdates } from "./acp/history_updates.ts";
+export { type AcpSessionInfo, type AcpSessionPage, listAcpSessions } from "./acp/session_list.ts";
+export type { AcpUpdate } from "./acp/turn_updates.ts";
 export {
   startWebConsole,
   type WebConsole,

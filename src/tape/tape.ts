@@ -205,11 +205,17 @@ export class Tape implements AsyncDisposable {
     return tapeInfo(this.name, await this.query().all());
   }
 
-  /** Hands off to `session/start {owner: "human"}` when the tape has no anchor yet. */
-  async ensureBootstrapAnchor(): Promise<void> {
+  /**
+   * Hands off to `session/start {owner: "human"}` when the tape has no anchor yet; the entries'
+   * meta name `sessionId` when given (tape names are one-way hashes: the meta lets a reader of
+   * the store, such as the editor's session list, find a tape's session; meta stays out of the
+   * model's context).
+   */
+  async ensureBootstrapAnchor(sessionId?: string): Promise<void> {
     const anchors = await this.query().kinds("anchor").limit(1).all();
     if (anchors.length === 0) {
-      await this.handoff({ name: "session/start", state: { owner: "human" } });
+      const meta = sessionId ? { session_id: sessionId } : {};
+      await this.handoff({ name: "session/start", state: { owner: "human" }, meta });
     }
   }
 

@@ -41,12 +41,18 @@ describe("README.md code blocks", () => {
   const cleanup = cleanupStack();
   afterEach(() => cleanup.run());
 
+  test("every JSON block parses (editor settings snippets are copied as they are)", () => {
+    for (const block of blocks.filter((b) => b.lang === "json")) {
+      assert.doesNotThrow(() => JSON.parse(block.code), `README JSON block at line ${block.line}`);
+    }
+  });
+
   test("the README has TypeScript and shell blocks, each in a known language", () => {
     assert.ok(blocks.some((block) => block.lang === "ts"));
     assert.ok(blocks.some((block) => block.lang === "sh"));
     for (const block of blocks) {
       assert.ok(
-        ["ts", "sh", ""].includes(block.lang),
+        ["ts", "sh", "json", ""].includes(block.lang),
         `README block at line ${block.line} has language "${block.lang}"`,
       );
     }

@@ -135,6 +135,14 @@ export function promptText(prompt: unknown): string {
   return prompt.map((part) => typeof part?.text === "string" ? part.text : "").join(" ");
 }
 
+/** The context line and date a channel message's prompt starts with (see build_prompt.ts). */
+const CONTEXT_HEADER = /^[^\n]*\n---Date: [^\n]*---\n/;
+
+/** A prompt's text without the context line and date a channel message starts with. */
+export function withoutContextHeader(text: string): string {
+  return text.replace(CONTEXT_HEADER, "");
+}
+
 /** The first prompt or comma command of a list of entries, on one line, at most 80 characters. */
 export function titleFromEntries(entries: readonly TapeEntry[]): string | null {
   for (const entry of entries) {
@@ -146,7 +154,7 @@ export function titleFromEntries(entries: readonly TapeEntry[]): string | null {
     else if (entry.kind === "message" && payload.role === "user") {
       text = promptText(payload.content);
     }
-    text = text.replace(/\s+/g, " ").trim();
+    text = withoutContextHeader(text).replace(/\s+/g, " ").trim();
     if (text) return text.length > 80 ? `${text.slice(0, 79)}\u2026` : text;
   }
   return null;

@@ -1,0 +1,318 @@
+/**
+ * Bub as an Agent Client Protocol agent: JSON-RPC 2.0, one message per line, over a pair of
+ * byte streams (stdin/stdout in `bub acp`). Built on the official SDK (`@agentclientprotocol/sdk`,
+ * imported only here). Sessions are Bub sessions and their tapes: `session/new` starts
+ * `acp:<uuid>`, `session/list` shows every session of the workspace whatever its channel,
+ * `session/load` replays a tape with its tool calls, `session/prompt` runs a turn through the
+ * framework (hooks, tools, comma commands) and streams it as `session/update`s.
+ *
+ * @module
+ */
+import { redactKnownSecrets } from "../../_internal/secrets.ts";
+import { BubError } from "../../kernel/errors.ts";
+import type { TurnEvent } from "../../kernel/turn_stream.ts";
+import { TapeQuery } from "../../tape/query.ts";
+import type { TapeStore } from "../../tape/store.ts";
+import { VERSION } from "../../version.ts";
+import type { AcpBridge } from "./acp_bridge.ts";
+import { historyUpdates } from "./history_updates.ts";
+import { type PromptMedia, promptOf } from "./prompt_text.ts";
+import {
+  type AcpModels,
+  availableCommands,
+  configCommand,
+  configOptions,
+  sessionOverrides,
+  slashToComma,
+} from "./session_config.ts";
+import { listAcpSessions, sessionTape, TAPE_SESSION_PREFIX } from "./session_list.ts";
+import { type AcpUpdate, TurnUpdates } from "./turn_updates.ts";
+
+/**
+ * What the ACP server needs of the framework (a `BubFramework` is one).
+ *
+ * @example
+ * ```ts
+ * import { BubFramework } from "@bub/core";
+ * import type { AcpHost } from "@bub/core/channels";
+ * const host: AcpHost = new BubFramework();
+ * ```
+ */
+export interface AcpHost {
+  /** The workspace (tapes are named from it). */
+  readonly workspace?: string;
+  /** Runs one turn and yields its events (see `KernelFramework.streamInbound`). */
+  streamInbound(
+    inbound: unknown,
+    options?: { signal?: AbortSignal },
+  ): AsyncIterable<TurnEvent>;
+  /** The tape store, when the framework has one. */
+  getTapeStore<T extends object = object>(): T | null;
+}
+
+/**
+ * Options of {@link serveAcp}.
+ *
+ * @example
+ * ```ts
+ * import type { AcpServeOptions } from "@bub/core/channels";
+ * const pipe = new TransformStream<Uint8Array, Uint8Array>();
+ * const options: AcpServeOptions = { input: pipe.readable, output: pipe.writable };
+ * ```
+ */
+export interface AcpServeOptions {
+  /** The client's messages (stdin). */
+  input: ReadableStream<Uint8Array>;
+  /** Where the agent's messages go (stdout). */
+  output: WritableStream<Uint8Array>;
+  /** Closes the connection. */
+  signal?: AbortSignal;
+  /**
+   * Why no model can be called (e.g. no API key), or null: `initialize` then offers one auth
+   * method whose description says how to configure Bub, and prompts fail with "auth required".
+   */
+  setupProblem?: string | null;
+  /**
+   * Told about the editor's file system and open sessions (register its plugin on the
+   * framework so the fs tools go through the editor).
+   */
+  bridge?: AcpBridge;
+  /** The models an editor may pick per session (config option `model`); none: no options. */
+  models?: AcpModels;
+}
+
+interface AcpSession {
+  readonly id: string;
+  running: AbortController | null;
+}
+
+/** The stop reason of a turn that failed with `error` (or null: a real failure). */
+function stopReasonOf(error: unknown): "max_turn_requests" | null {
+  const message = error instanceof Error ? error.message : String(error);
+  return /max_steps_reached/.test(message) ? "max_turn_requests" : null;
+}
+
+/** An error's message with known secrets redacted (it goes to the editor). */
+function messageOf(error: unknown): string {
+  return redactKnownSecrets(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * Serves ACP on `options.input`/`options.output` until the client closes the input or `signal`
+ * aborts; running turns are cancelled then.
+ *
+ * @example
+ * ```ts no-eval
+ * import process from "node:process";
+ * import { Readable, Writable } from "node:stream";
+ * import { BubFramework } from "@bub/core";
+ * import { serveAcp } from "@bub/core/channels";
+ * const framework = new BubFramework();
+ * await serveAcp(framework, {
+ *   input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+ *   output: Writable.toWeb(process.stdout),
+ * });
+ * ```
+ */
+export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise<void> {
+  const acp = await import("@agentclientprotocol/sdk");
+  const { methods, RequestError } = acp;
+  const sessions = new Map<string, AcpSession>();
+  const workspace = (): string => {
+    if (!host.workspace) throw RequestError.internalError({}, "Bub has no workspace");
+    return host.workspace;
+  };
+  const store = (): TapeStore => {
+    const found = host.getTapeStore<TapeStore>();
+    if (!found) throw RequestError.internalError({}, "Bub has no tape store");
+    return found;
+  };
+  const known = (id: string): AcpSession => {
+    const session = sessions.get(id);
+    if (!session) {
+      throw RequestError.invalidParams(
+        { sessionId: id },
+        `Unknown session ${JSON.stringify(id)}: create it (session/new) or load it first`,
+      );
+    }
+    return session;
+  };
+  const open = (id: string): AcpSession => {
+    const session = sessions.get(id) ?? { id, running: null };
+    sessions.set(id, session);
+    options.bridge?.open(id);
+    return session;
+  };
+  const tapeExists = async (id: string): Promise<boolean> =>
+    (await store().listTapes()).includes(sessionTape(id, workspace()));
+  const models = options.models;
+  // Plain JSON of the protocol's `SessionConfigOption[]` (typed there; `never` lets it through).
+  const optionsOf = async (id: string): Promise<never[] | undefined> =>
+    models
+      ? configOptions(
+        models,
+        await sessionOverrides(store(), sessionTape(id, workspace())),
+      ) as never[]
+      : undefined;
+  const notify = (
+    client: { notify(method: string, params: unknown): Promise<void> },
+    id: string,
+    update: Record<string, unknown>,
+  ) => client.notify(methods.client.session.update, { sessionId: id, update });
+  /** The slash commands, once the client knows the session (after the response). */
+  const announceCommands = (
+    client: { notify(method: string, params: unknown): Promise<void> },
+    id: string,
+  ) => setTimeout(() => void notify(client, id, availableCommands()).catch(() => {}), 0);
+  /** Runs `content` as one turn of session `id`, its events dropped (a comma command). */
+  const runCommand = async (id: string, content: string, signal: AbortSignal) => {
+    const chatId = id.startsWith("acp:") ? id.slice(4) : id;
+    let output = "";
+    const inbound = { channel: "acp", chatId, sessionId: id, content };
+    for await (const event of host.streamInbound(inbound, { signal })) {
+      if (event.kind === "text") output += event.data.delta;
+    }
+    return output;
+  };
+
+  const app = acp.agent({ name: "bub" })
+    .onRequest(methods.agent.initialize, ({ params, client }) => {
+      const fs = params.clientCapabilities?.fs;
+      options.bridge?.connect({
+        readText: fs?.readTextFile
+          ? async (sessionId, path) =>
+            (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content
+          : null,
+        writeText: fs?.writeTextFile
+          ? async (sessionId, path, content) => {
+            await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
+          }
+          : null,
+      });
+      return {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, audio: true, embeddedContext: true },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
+        },
+        agentInfo: { name: "bub", title: "Bub", version: VERSION },
+        authMethods: options.setupProblem
+          ? [{ id: "bub-config", name: "Configure Bub", description: options.setupProblem }]
+          : [],
+      };
+    })
+    .onRequest(methods.agent.session.new, async ({ client }) => {
+      const session = open(`acp:${crypto.randomUUID()}`);
+      announceCommands(client, session.id);
+      return { sessionId: session.id, configOptions: await optionsOf(session.id) };
+    })
+    .onRequest(methods.agent.session.load, async ({ params, client }) => {
+      if (!(await tapeExists(params.sessionId))) {
+        throw RequestError.resourceNotFound(params.sessionId);
+      }
+      const session = open(params.sessionId);
+      const entries = await new TapeQuery(sessionTape(session.id, workspace()), store()).all();
+      for (const update of historyUpdates(entries, workspace())) {
+        await notify(client, session.id, update);
+      }
+      announceCommands(client, session.id);
+      return { configOptions: await optionsOf(session.id) };
+    })
+    .onRequest(methods.agent.session.resume, async ({ params, client }) => {
+      if (!sessions.has(params.sessionId) && !(await tapeExists(params.sessionId))) {
+        throw RequestError.resourceNotFound(params.sessionId);
+      }
+      open(params.sessionId);
+      announceCommands(client, params.sessionId);
+      return { configOptions: await optionsOf(params.sessionId) };
+    })
+    .onRequest(methods.agent.session.setConfigOption, async ({ params, signal }) => {
+      const session = known(params.sessionId);
+      const current = await optionsOf(session.id);
+      if (!current) throw RequestError.invalidParams({}, "This agent has no config options");
+      const command = configCommand(current, params.configId, params.value);
+      if ("error" in command) throw RequestError.invalidParams({}, command.error);
+      await runCommand(session.id, command.command, signal);
+      return { configOptions: (await optionsOf(session.id)) ?? [] };
+    })
+    .onRequest(methods.agent.session.list, async ({ params }) => {
+      const page = await listAcpSessions(store(), params.cwd ?? workspace(), params.cursor);
+      return { sessions: page.sessions, nextCursor: page.nextCursor };
+    })
+    .onRequest(methods.agent.session.close, ({ params }) => {
+      const session = sessions.get(params.sessionId);
+      session?.running?.abort(new DOMException("The editor closed the session", "AbortError"));
+      sessions.delete(params.sessionId);
+      options.bridge?.close(params.sessionId);
+      return {};
+    })
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.running?.abort(
+        new DOMException("Cancelled by the editor", "AbortError"),
+      );
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params, client, signal }) => {
+      const session = known(params.sessionId);
+      if (options.setupProblem) {
+        throw RequestError.authRequired({ setup: options.setupProblem }, options.setupProblem);
+      }
+      if (session.id.startsWith(TAPE_SESSION_PREFIX)) {
+        throw RequestError.invalidParams(
+          { sessionId: session.id },
+          "This tape was written before Bub recorded its session id: it can be read here, " +
+            "continue it from the channel it belongs to",
+        );
+      }
+      if (session.running) {
+        throw RequestError.invalidRequest(
+          { sessionId: session.id },
+          "A prompt is already running in this session: cancel it or wait for its end",
+        );
+      }
+      let content: string;
+      let media: PromptMedia[];
+      try {
+        const prompt = promptOf(params.prompt);
+        content = slashToComma(prompt.text);
+        media = prompt.media;
+      } catch (error) {
+        throw RequestError.invalidParams({ prompt: messageOf(error) }, messageOf(error));
+      }
+      const controller = new AbortController();
+      session.running = controller;
+      const turnSignal = AbortSignal.any([controller.signal, signal]);
+      const updates = new TurnUpdates(workspace());
+      const send = (update: AcpUpdate) => notify(client, session.id, update);
+      const chatId = session.id.startsWith("acp:") ? session.id.slice(4) : session.id;
+      const inbound = { channel: "acp", chatId, sessionId: session.id, content, media };
+      try {
+        for await (const event of host.streamInbound(inbound, { signal: turnSignal })) {
+          if (turnSignal.aborted) break;
+          for (const update of updates.of(event)) await send(update);
+        }
+        return { stopReason: turnSignal.aborted ? "cancelled" : "end_turn" };
+      } catch (error) {
+        if (turnSignal.aborted) return { stopReason: "cancelled" };
+        const reason = stopReasonOf(error);
+        if (reason) return { stopReason: reason };
+        const kind = BubError.isInstance(error) ? (error as BubError).kind : "internal";
+        throw RequestError.internalError({ kind }, messageOf(error));
+      } finally {
+        session.running = null;
+      }
+    });
+
+  const connection = app.connect(acp.ndJsonStream(options.output, options.input));
+  const stop = () => connection.close();
+  options.signal?.addEventListener("abort", stop, { once: true });
+  try {
+    await connection.closed;
+  } finally {
+    options.signal?.removeEventListener("abort", stop);
+    options.bridge?.disconnect();
+    for (const session of sessions.values()) {
+      session.running?.abort(new DOMException("The editor disconnected", "AbortError"));
+    }
+  }
+}
