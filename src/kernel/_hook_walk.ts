@@ -5,7 +5,7 @@
  * @module
  */
 import { kernelLogger } from "./_log.ts";
-import type { HookImplementation } from "./plugin.ts";
+import type { HookImplementation } from "./plugin_manager.ts";
 
 /** True for a thenable (any object or function with a callable `then`). */
 export function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -7,7 +7,7 @@
 import { abortableIterable } from "../_internal/async.ts";
 import { checkHookResult, describe } from "./hook_results.ts";
 import type { DispatchHook, HookArgs, HookDispatch } from "./hook_specs.ts";
-import type { PluginManager } from "./plugin.ts";
+import type { PluginManager } from "./plugin_manager.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "./stream.ts";
 import type { Prompt, TurnState } from "./turn.ts";
 

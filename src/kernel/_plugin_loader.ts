@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { expandHome } from "../_internal/home.ts";
 import { kernelLogger } from "./_log.ts";
 import { BubError } from "./errors.ts";
-import type { PluginManager, PluginStatus } from "./plugin.ts";
+import type { PluginManager, PluginStatus } from "./plugin_manager.ts";
 import { runtimeKey } from "../_internal/runtime.ts";
 
 /**

@@ -16,7 +16,7 @@ import {
   ToolCallDecision,
   toToolCallDecision,
 } from "./decisions.ts";
-import type { HookImplementation } from "./plugin.ts";
+import type { HookImplementation } from "./plugin_manager.ts";
 import {
   LlmCallRequest,
   type LlmCallResult,

@@ -21,7 +21,7 @@ import { loadConfigFile, loadDotenv } from "./configure.ts";
 import type { Environment } from "./environment.ts";
 import type { Envelope } from "./envelope.ts";
 import { HookRuntime } from "./hook_runtime.ts";
-import { PluginManager, type PluginStatus } from "./plugin.ts";
+import { PluginManager, type PluginStatus } from "./plugin_manager.ts";
 import { type CliApp, createCliApp } from "./cli_app.ts";
 import type { RunningScope } from "./running_scope.ts";
 import type { TapeContext, TapeSidecar } from "./tape_context.ts";

@@ -15,7 +15,7 @@ import {
   type WalkOptions,
 } from "./_hook_walk.ts";
 import { modelFamily, type RunModelArgs, runModelEvents, runModelText } from "./_model_dispatch.ts";
-import type { HookImplementation, PluginManager } from "./plugin.ts";
+import type { HookImplementation, PluginManager } from "./plugin_manager.ts";
 import type { Envelope } from "./envelope.ts";
 import {
   type DispatchHook,

@@ -37,14 +37,12 @@ export { type ExitCallback, RunningScope } from "./running_scope.ts";
 export {
   definePlugin,
   hookimpl,
-  type HookImplementation,
   type HookImplOptions,
   type Plugin,
   type PluginHooks,
-  PluginManager,
-  type PluginStatus,
   type PluginTool,
 } from "./plugin.ts";
+export { type HookImplementation, PluginManager, type PluginStatus } from "./plugin_manager.ts";
 export {
   type DispatchHook,
   type HookArgs,

@@ -12,7 +12,7 @@ import { parseModelId } from "../../src/agent/provider_presets.ts";
 import { ProviderModelClient } from "../../src/agent/providers.ts";
 import { AgentHooks, type LlmCallRequest } from "../../src/kernel/agent_hooks.ts";
 import { HookRuntime } from "../../src/kernel/hook_runtime.ts";
-import { PluginManager } from "../../src/kernel/plugin.ts";
+import { PluginManager } from "../../src/kernel/plugin_manager.ts";
 import { MockLlmServer, mockReply, type MockResponder } from "../../src/testing/mock_llm_server.ts";
 import type { Tape } from "../../src/tape/tape.ts";
 import { sessionTape } from "./_session_tape.ts";

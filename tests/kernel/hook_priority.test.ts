@@ -2,7 +2,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { HOOK_SPECS, type HookName } from "../../src/kernel/hook_specs.ts";
 import { HookRuntime } from "../../src/kernel/hook_runtime.ts";
-import { hookimpl, PluginManager } from "../../src/kernel/plugin.ts";
+import { hookimpl } from "../../src/kernel/plugin.ts";
+import { PluginManager } from "../../src/kernel/plugin_manager.ts";
 import { kernelFixture } from "../_helpers/kernel.ts";
 
 type Impl = (args: Record<string, unknown>) => unknown;

@@ -1,7 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { HookRuntime } from "../../src/kernel/hook_runtime.ts";
-import { hookimpl, PluginManager } from "../../src/kernel/plugin.ts";
+import { hookimpl } from "../../src/kernel/plugin.ts";
+import { PluginManager } from "../../src/kernel/plugin_manager.ts";
 import { AsyncStreamEvents } from "../../src/kernel/stream.ts";
 import { captureLogs } from "../_helpers/log_capture.ts";
 

@@ -2,7 +2,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { HookRuntime } from "../../src/kernel/hook_runtime.ts";
 import { walkHook, walkHookNow } from "../../src/kernel/_hook_walk.ts";
-import { hookimpl, PluginManager } from "../../src/kernel/plugin.ts";
+import { hookimpl } from "../../src/kernel/plugin.ts";
+import { PluginManager } from "../../src/kernel/plugin_manager.ts";
 
 type Impl = (args: Record<string, unknown>) => unknown;
 

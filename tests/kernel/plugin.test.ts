@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { KernelFramework } from "../../src/kernel/framework.ts";
-import { hookimpl, PluginManager } from "../../src/kernel/plugin.ts";
+import { hookimpl } from "../../src/kernel/plugin.ts";
+import { PluginManager } from "../../src/kernel/plugin_manager.ts";
 import { captureLogs } from "../_helpers/log_capture.ts";
 import { kernelFixture, tempDir } from "../_helpers/kernel.ts";
 

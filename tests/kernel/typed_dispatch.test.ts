@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { HookRuntime } from "../../src/kernel/hook_runtime.ts";
 import { checkHookResult, HOOK_RESULT_CHECKS } from "../../src/kernel/hook_results.ts";
 import { HOOK_SPECS, type HookName } from "../../src/kernel/hook_specs.ts";
-import { definePlugin, hookimpl, PluginManager } from "../../src/kernel/plugin.ts";
+import { definePlugin, hookimpl } from "../../src/kernel/plugin.ts";
+import { PluginManager } from "../../src/kernel/plugin_manager.ts";
 import { captureLogs } from "../_helpers/log_capture.ts";
 
 const MESSAGE = { channel: "cli", chatId: "local", content: "hi" };

@@ -2,7 +2,7 @@
 import type { ToolCall, ToolCallResult } from "../../src/kernel/agent_hooks.ts";
 import { AgentHooks } from "../../src/kernel/agent_hooks.ts";
 import { HookRuntime } from "../../src/kernel/hook_runtime.ts";
-import { PluginManager } from "../../src/kernel/plugin.ts";
+import { PluginManager } from "../../src/kernel/plugin_manager.ts";
 import type { TurnState } from "../../src/kernel/turn.ts";
 import { defineTool, type Tool, type ToolContext } from "../../src/tools/tool.ts";
 
