@@ -50,6 +50,7 @@ export {
   ToolCallResult,
 } from "./src/kernel/agent_hooks.ts";
 export type {
+  AskDecision,
   DenyDecision,
   FinishDecision,
   LlmDecision,

@@ -3,8 +3,9 @@
  * system prompt, the step's new messages, `beforeLlmCall`), {@link startWithFallbacks} (the
  * request model, then the fallbacks, until one starts), {@link streamEvents} (the deadline and
  * abort, provider events turned into stream events, the answer limit, `afterLlmCall`) and
- * {@link recordCall} (the answer or the tool calls on the tape). `model_runner.ts` runs these
- * for each step and executes the tool calls in between.
+ * {@link recordCall} (an answer on the tape), or {@link recordToolCalls} before the tools run and
+ * {@link recordToolResults} after them. `model_runner.ts` runs these for each step and executes
+ * the tool calls in between.
  *
  * @module
  */
@@ -15,8 +16,10 @@ import { isCancellation, LlmCallRequest, LlmCallResult } from "../kernel/agent_h
 import { BubError } from "../kernel/errors.ts";
 import type { StreamEvent, StreamState } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
+import { buildChatEntries } from "../tape/info.ts";
 import { keptCopiesOf } from "../tape/message_source.ts";
 import { Tape } from "../tape/tape.ts";
+import type { ExecuteToolsOptions } from "../tools/executor.ts";
 import type { Tool } from "../tools/tool.ts";
 import type {
   ChatMessage,
@@ -68,6 +71,8 @@ export interface ModelRunArgs {
   state: TurnState;
   /** Cancels the call and the tools. */
   signal?: AbortSignal;
+  /** Runs a call `beforeToolCall` asked about (see `ExecuteToolsOptions.approve`). */
+  approve?: ExecuteToolsOptions["approve"];
 }
 
 /** What every call of a runner shares: its client, hooks and checked settings. */
@@ -353,29 +358,60 @@ export async function* streamEvents(
 }
 
 /**
- * Records a completed call on the tape: its answer (`toolResults` null), or its tool calls and
- * their results; the system prompt goes with it when the turn's tape does not have it yet.
+ * Records a call answered with text: the system prompt (when the turn's tape does not have it
+ * yet), the step's new messages, the answer and the `run` event.
  */
 export function recordCall(
   args: ModelRunArgs,
   prepared: PreparedRequest,
   answer: CallAnswer,
-  toolResults: unknown[] | null,
   setup: CallSetup,
 ): Promise<void> {
-  const step = {
+  return args.tape.recordChat({
     runId: prepared.runId,
     systemPrompt: setup.systemEntry(args.tape, args.systemPrompt),
     newMessages: prepared.newMessages,
     model: prepared.request.model,
     usage: answer.usage as Record<string, unknown> | null,
     provider: answer.provider,
-  };
-  return args.tape.recordChat(
-    toolResults === null
-      ? { ...step, responseText: answer.text }
-      : { ...step, toolCalls: answer.toolCalls, toolResults },
-  );
+    responseText: answer.text,
+  });
+}
+
+/**
+ * Records a call that asked for tools before any of them runs: the system prompt (when the
+ * turn's tape does not have it yet), the step's new messages and the `tool_call` entry.
+ */
+export function recordToolCalls(
+  args: ModelRunArgs,
+  prepared: PreparedRequest,
+  answer: CallAnswer,
+  setup: CallSetup,
+): Promise<void> {
+  const entries = buildChatEntries({
+    runId: prepared.runId,
+    systemPrompt: setup.systemEntry(args.tape, args.systemPrompt),
+    newMessages: prepared.newMessages,
+    toolCalls: answer.toolCalls,
+  });
+  entries.pop(); // the `run` event comes with the results
+  return args.tape.appendMany(entries);
+}
+
+/** Records the results of a step's tool calls: the `tool_result` entry and the `run` event. */
+export function recordToolResults(
+  tape: Tape,
+  runId: string,
+  toolResults: readonly unknown[],
+  call: { usage?: ChatUsage | null; provider?: string | null; model?: string | null } = {},
+): Promise<void> {
+  return tape.appendMany(buildChatEntries({
+    runId,
+    toolResults,
+    usage: (call.usage ?? null) as Record<string, unknown> | null,
+    provider: call.provider ?? null,
+    model: call.model ?? null,
+  }));
 }
 
 /**

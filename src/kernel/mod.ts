@@ -73,6 +73,7 @@ export {
   type ToolCallResultInit,
 } from "./agent_hooks.ts";
 export {
+  type AskDecision,
   type DenyDecision,
   type FinishDecision,
   type LlmDecision,
@@ -117,6 +118,7 @@ export type {
   DeltaPayload,
   ErrorPayload,
   FinalPayload,
+  HeldCall,
   StepEndPayload,
   StepStartPayload,
   StreamEventInit,
