@@ -147,6 +147,11 @@ export class ModelRunner {
     this.#executor = new ToolExecutor(hooks);
   }
 
+  /** The tool executor of every step (with the agent hooks). */
+  get executor(): ToolExecutor {
+    return this.#executor;
+  }
+
   /** The settings in use. */
   get settings(): ModelRunnerSettings {
     return this.#settings;
