@@ -284,6 +284,7 @@ export class Agent {
       continuePrompt: (args) => this.host.continuePrompt(args),
       signal,
       onClose: () => fork[Symbol.asyncDispose](),
+      commit: () => fork[Symbol.asyncDispose](),
       onSuspend: async ({ step, held }) =>
         approvalRequestText(
           await recordApprovalRequests({

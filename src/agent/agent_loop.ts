@@ -88,6 +88,11 @@ export interface AgentLoopArgs {
    * the user (the turn then ends, suspended). Default: a short notice, nothing recorded.
    */
   onSuspend?: (args: { step: number; held: HeldCall[] }) => Promise<string>;
+  /**
+   * Makes the turn's records durable before a suspension is announced (the agent merges its
+   * fork), so that the id a user is shown is on the session tape even if the process dies next.
+   */
+  commit?: () => Promise<void>;
   /** Continues a suspended turn: its step number and the runner that finishes that step. */
   resume?: { step: number; run: () => AsyncStreamEvents | Promise<AsyncStreamEvents> };
 }
@@ -188,6 +193,7 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
         ? await args.onSuspend({ step, held })
         : `Waiting for approval of ${held.length} tool call(s).`;
       await recordStep(tape, step, start, "suspended");
+      await args.commit?.();
       yield { kind: "text", data: { delta: text } };
       yield stepEnd(step, "suspended", start);
       return;

@@ -224,7 +224,11 @@ export function approvalAsk(
   for (const rule of rules) {
     if (!toolNames.some((name) => rule.tool.test(name))) continue;
     if (rule.match !== null && !rule.match.test(json ??= JSON.stringify(args))) continue;
-    return { action: "ask", reason: rule.reason, match: rule.match?.source ?? null };
+    return {
+      action: "ask",
+      reason: rule.reason,
+      match: rule.match === null ? null : rule.rule.match ?? null,
+    };
   }
   return null;
 }

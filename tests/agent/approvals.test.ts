@@ -74,11 +74,17 @@ describe("approvals", () => {
     for (const fx of open.splice(0)) await fx[Symbol.asyncDispose]();
   });
 
-  test("a matching rule suspends the turn; ,approve runs the tool once and the loop goes on", async () => {
+  for (const store of ["file", "memory"]) {
+    test(`${store} store: a matching rule suspends the turn; ,approve runs the tool once and the loop goes on`, async () => {
+      await askApproveOnce(store);
+    });
+  }
+
+  async function askApproveOnce(store: string): Promise<void> {
     const fx = await fixture([
       mockReply.toolCall("tests_touch", { name: "secret" }, { id: "call_1" }),
       mockReply.text("All done."),
-    ]);
+    ], { BUB_TAPE_STORE: store });
     open.push(fx);
     const asked = await fx.turn(from("alice", "touch the secret file"));
     const id = approvalId(asked.modelOutput);
@@ -114,7 +120,7 @@ describe("approvals", () => {
     const again = await fx.turn(from("alice", `,approve ${id}`));
     assert.match(again.modelOutput, /already decided: approved by alice/);
     assert.equal(readFileSync(join(fx.home, "secret.txt"), "utf8"), "touched\n");
-  });
+  }
 
   test(",deny gives the model the denial as the tool's result and the loop goes on", async () => {
     const fx = await fixture([
