@@ -12,7 +12,6 @@
 import { getLogger } from "../_internal/log.ts";
 import {
   APPROVAL_INDEX_SESSION,
-  type ApprovalDecision,
   type ApprovalRequest,
   findApprovalSession,
   readApprovals,
@@ -25,6 +24,7 @@ import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import type { Tape } from "../tape/tape.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
+import { denialText, record, said, serialized } from "./_approval_decisions.ts";
 
 const logger = getLogger(["bub", "approvals"]);
 
@@ -33,6 +33,9 @@ const resumes = new WeakMap<object, Record<string, CallOutcome>>();
 
 /** The turn-state key of a resumed turn's outcomes (set by `loadState`). */
 export const RESUME_STATE_KEY = "_runtime_approval_resume";
+
+/** The turn-state key that says the session's last turn is suspended (set by `loadState`). */
+export const SUSPENDED_STATE_KEY = "_runtime_turn_suspended";
 
 /** The outcomes a resume envelope carries, or null (only envelopes made here carry any). */
 export function resumeOutcomesOf(message: unknown): Record<string, CallOutcome> | null {
@@ -78,7 +81,10 @@ export async function runApprovalCommand(
 ): Promise<AsyncStreamEvents> {
   const [name = "", id = "", ...rest] = args.line.trim().slice(1).split(/\s+/);
   const deps = new Approvals(runtime, args);
-  if (name === "approvals") return textEvents(await deps.list());
+  if (name === "approvals") {
+    const blocked = args.state[SUSPENDED_STATE_KEY] === true && !isApprovalCommand(args.line);
+    return await serialized(args.sessionId, () => deps.list(blocked));
+  }
   if (id === "") {
     return textEvents(`Usage: ,${name} <id>${name === "deny" ? " [reason]" : " [always]"}`);
   }
@@ -89,6 +95,15 @@ export async function runApprovalCommand(
     ? { decision: "approve" as const, always: rest[0] === "always" }
     : { decision: "deny" as const, reason: rest.join(" ") };
   return await deps.decide(id, decision);
+}
+
+/** The answer to a message sent while the session's turn waits for approvals. */
+export function runPendingNotice(
+  runtime: BuiltinRuntime,
+  args: ApprovalCommandArgs,
+): Promise<AsyncStreamEvents> {
+  const deps = new Approvals(runtime, args);
+  return serialized(args.sessionId, () => deps.list(true));
 }
 
 type Wanted = { decision: "approve"; always: boolean } | { decision: "deny"; reason: string };
@@ -120,15 +135,22 @@ class Approvals {
       this.#runtime.approvalSettings.approvers.includes(decider);
   }
 
-  /** `,approvals`: the pending requests of this session (expired ones are recorded so). */
-  async list(): Promise<string> {
-    const tape = this.#tape(this.#args.sessionId);
+  /**
+   * `,approvals`: the pending requests of this session. Expired ones are recorded so, and when
+   * that decides the suspended step the turn resumes here. `blocked`: the answer to a message
+   * that came while the turn waits.
+   */
+  async list(blocked: boolean): Promise<AsyncStreamEvents> {
+    const sessionId = this.#args.sessionId;
+    const tape = this.#tape(sessionId);
     const { requests } = await readApprovals(tape);
     const lines: string[] = [];
+    let expired = 0;
     for (const { request, decision, askedAt } of requests) {
       if (decision !== null) continue;
       if (Date.parse(request.expires_at) <= this.#now()) {
         await record(tape, request, { id: request.id, decision: "expired", by: "expiry" });
+        expired++;
         continue;
       }
       const age = Math.max(0, Math.round((this.#now() - Date.parse(askedAt)) / 1000));
@@ -137,17 +159,32 @@ class Approvals {
           `expires ${request.expires_at}`,
       );
     }
-    return lines.length === 0
+    const head = blocked
+      ? "This session's turn waits for approval; decide first (,approve <id> / ,deny <id>):"
+      : "Pending approvals (,approve <id> / ,deny <id>):";
+    let text = lines.length === 0
       ? "No pending approvals in this session."
-      : `Pending approvals (,approve <id> / ,deny <id>):\n${lines.join("\n")}`;
+      : `${head}\n${lines.join("\n")}`;
+    if (expired > 0) text = `${expired} approval(s) expired; the model is told so.\n${text}`;
+    if (expired === 0 && !(blocked && lines.length === 0)) return textEvents(text);
+    return await this.#settle(sessionId, tape, null, text, this.#args.state);
   }
 
   /** `,approve` / `,deny`: records the decision and resumes the turn once its step is decided. */
   async decide(id: string, wanted: Wanted): Promise<AsyncStreamEvents> {
-    const { state } = this.#args;
     const sessionId = await findApprovalSession(this.#tape(APPROVAL_INDEX_SESSION), id);
     const unknown = `Unknown approval id "${id}". ,approvals lists the pending ones.`;
     if (sessionId === null) return textEvents(unknown);
+    return await serialized(sessionId, () => this.#decideIn(sessionId, id, wanted, unknown));
+  }
+
+  async #decideIn(
+    sessionId: string,
+    id: string,
+    wanted: Wanted,
+    unknown: string,
+  ): Promise<AsyncStreamEvents> {
+    const { state } = this.#args;
     const tape = this.#tape(sessionId);
     const item = (await readApprovals(tape)).requests.find((entry) => entry.request.id === id);
     if (!item) return textEvents(unknown);
@@ -195,7 +232,7 @@ class Approvals {
   async #settle(
     sessionId: string,
     tape: Tape,
-    request: ApprovalRequest,
+    request: ApprovalRequest | null,
     answer: string,
     state: TurnState,
   ): Promise<AsyncStreamEvents> {
@@ -216,7 +253,7 @@ class Approvals {
       const next = waiting.map((other) => `,approve ${other}`).join(", ");
       return textEvents(`${answer} The turn goes on once the rest is decided: ${next}.`);
     }
-    if (sessionId === this.#args.sessionId) {
+    if (sessionId === this.#args.sessionId || request === null) {
       const resumed = await this.#runtime.agent.resumeTurn({
         sessionId,
         state,
@@ -237,32 +274,6 @@ class Approvals {
     await this.#runtime.framework.processInbound(inbound, { stream: true });
     return textEvents(`${answer} The answer went to ${target}.`);
   }
-}
-
-/** Records a decision: `approval.decided`, an "always" grant, and a refused call's end. */
-async function record(tape: Tape, request: ApprovalRequest, decision: ApprovalDecision) {
-  await tape.appendEvent("approval.decided", { ...decision });
-  if (decision.always) {
-    await tape.appendEvent("approval.grant", { tool: request.tool, match: request.match });
-  }
-  if (decision.decision !== "approve") {
-    await tape.appendEvent("tool.end", {
-      call_id: request.call_id,
-      status: "denied",
-      result: denialText(decision),
-    });
-  }
-}
-
-/** What the model receives for a denied or expired call. */
-function denialText(decision: ApprovalDecision): string {
-  if (decision.decision === "expired") return "approval expired";
-  return `denied by ${decision.by}: ${decision.reason || "no reason given"}`;
-}
-
-function said(decision: ApprovalDecision): string {
-  if (decision.decision === "expired") return "it expired";
-  return `${decision.decision === "approve" ? "approved" : "denied"} by ${decision.by}`;
 }
 
 export { TURN_ORIGIN_STATE_KEY };

@@ -13,6 +13,8 @@ import {
   RESUME_STATE_KEY,
   resumeOutcomesOf,
   runApprovalCommand,
+  runPendingNotice,
+  SUSPENDED_STATE_KEY,
 } from "./approval_commands.ts";
 import { approvalAsk } from "./approval_rules.ts";
 import { type Envelope, fieldOf } from "../kernel/envelope.ts";
@@ -108,8 +110,17 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
         _runtime_workspace: runtime.framework.workspace,
       });
       // Only the latest switch of each kind matters: read it from the end of the tape.
-      const events = await tape.latestEvents(["model_switch", "reasoning_effort_switch"]);
+      const events = await tape.latestEvents([
+        "model_switch",
+        "reasoning_effort_switch",
+        "loop.step",
+      ]);
       Object.assign(state, recoverSessionOverrides(events));
+      // The session's last turn waits for approvals (its last step is suspended).
+      const lastStep = events.find((entry) => entry.payload.name === "loop.step");
+      if ((lastStep?.payload.data as { status?: unknown } | undefined)?.status === "suspended") {
+        state[SUSPENDED_STATE_KEY] = true;
+      }
       const messageContext = contextOf(message);
       if (messageContext.model) state.model = messageContext.model as string;
       if (messageContext.thread_id) state._runtime_thread_id = messageContext.thread_id;
@@ -133,6 +144,11 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       }
       if (typeof prompt === "string" && isApprovalCommand(prompt)) {
         return await runApprovalCommand(runtime, { line: prompt, sessionId, state, signal });
+      }
+      if (state[SUSPENDED_STATE_KEY] === true && !isCommaPrompt(prompt)) {
+        // The history ends with tool calls that have no results yet: no model call until the
+        // held calls are decided.
+        return await runPendingNotice(runtime, { line: "", sessionId, state, signal });
       }
       return await runtime.agent.runStream({ sessionId, prompt, state, model, signal });
     },
@@ -174,6 +190,10 @@ function approvalRuleAsk(runtime: BuiltinRuntime, call: ToolCall): ToolCallDecis
   }
   const ask = approvalAsk(rules, names, call.arguments);
   return ask === null ? null : ToolCallDecision.ask(ask.reason ?? "", ask.match ?? null);
+}
+
+function isCommaPrompt(prompt: Prompt): boolean {
+  return typeof prompt === "string" && prompt.trim().startsWith(",");
 }
 
 /** Reads a session id from an envelope (camelCase or snake_case). */

@@ -211,6 +211,37 @@ describe("approvals", () => {
     assert.equal(readFileSync(join(fx.home, "secret.txt"), "utf8"), "touched\n");
   });
 
+  test("a message sent while the turn waits is answered with the pending approvals, without a model call", async () => {
+    const fx = await fixture([
+      mockReply.toolCall("tests_touch", { name: "secret" }),
+      mockReply.text("Done after all."),
+    ]);
+    open.push(fx);
+    const id = approvalId((await fx.turn(from("alice", "touch it"))).modelOutput);
+    const meanwhile = await fx.turn(from("alice", "what's taking so long?"));
+    assert.match(meanwhile.modelOutput, /waits for approval; decide first/);
+    assert.match(meanwhile.modelOutput, new RegExp(id));
+    assert.equal(fx.server.requests.length, 1);
+    const approved = await fx.turn(from("alice", `,approve ${id}`));
+    assert.match(approved.modelOutput, /Done after all\./);
+  });
+
+  test("listing an expired request records it expired and the turn goes on with the model told so", async () => {
+    const fx = await fixture([
+      mockReply.toolCall("tests_touch", { name: "secret" }),
+      mockReply.text("Noted, it expired."),
+    ], { BUB_APPROVAL_TIMEOUT_SECONDS: "0.05" });
+    open.push(fx);
+    await fx.turn(from("alice", "touch it"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const listed = await fx.turn(from("alice", ",approvals"));
+    assert.match(listed.modelOutput, /1 approval\(s\) expired.*Noted, it expired\./s);
+    assert.equal(toolMessage(fx, 1), "approval expired");
+    assert.deepEqual(eventData(await fx.entries(), "approval.decided").map((d) => d.decision), [
+      "expired",
+    ]);
+  });
+
   test("a bad rule is a config error naming it", async () => {
     const fx = await fixture([mockReply.toolCall("tests_touch", { name: "x" })], {
       BUB_APPROVALS: JSON.stringify([{ tool: "bash" }, { tool: "fs.*", match: "(" }]),
