@@ -3,7 +3,7 @@
  * `approvals:` rule prints `,approve <id>` and is SIGKILLed; a stranger's `,approve` from a new
  * process is refused; the owner's `,approve` from another new process runs the command (its file
  * gets exactly one line) and the answer arrives; a second `,approve` is "already decided". With
- * the file store and with SQLite.
+ * the file store, SQLite and (with `scripts/postgres.sh`) PostgreSQL.
  */
 import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -19,17 +19,33 @@ import {
   startChild,
   tempDirs,
 } from "../cli/_spawn.ts";
+import { postgresUrl } from "../tape/_postgres.ts";
+import { freshDatabase } from "./_cluster_harness.ts";
 
-const STORES = [
-  { name: "file", setting: () => "file" },
-  { name: "SQLite", setting: (dir: string) => `sqlite:${join(dir, "tapes.db")}` },
+interface StoreCase {
+  name: string;
+  /** The `BUB_TAPE_STORE` value, and what removes the store afterwards. */
+  setting(dir: string): Promise<{ value: string; drop?: () => Promise<void> }>;
+}
+
+const STORES: StoreCase[] = [
+  { name: "file", setting: () => Promise.resolve({ value: "file" }) },
+  { name: "SQLite", setting: (dir) => Promise.resolve({ value: `sqlite:${join(dir, "t.db")}` }) },
 ];
 
 describe("approvals across processes", () => {
   const cleanup = cleanupStack();
   afterEach(() => cleanup.run());
+  const pg = postgresUrl("approvals across processes on PostgreSQL");
+  const stores = pg === null ? STORES : [...STORES, {
+    name: "PostgreSQL",
+    async setting() {
+      const db = await freshDatabase(pg);
+      return { value: db.url, drop: () => db.drop() };
+    },
+  }];
 
-  for (const store of STORES) {
+  for (const store of stores) {
     test(`${store.name} store: ask, SIGKILL the asking process, a stranger is refused, the owner approves from a new process and the command runs once`, async () => {
       const dirs = tempDirs("bub-approvals-");
       const effect = join(dirs.workspace, "effect.txt");
@@ -39,14 +55,16 @@ describe("approvals across processes", () => {
           mockReply.text("Effect written."),
         ],
       });
+      const tapes = await store.setting(dirs.bubHome);
       cleanup.defer(async () => {
         await server.close();
+        await tapes.drop?.();
         dirs.remove();
       });
       const env = {
         BUB_MODEL: "custom:x",
         BUB_API_BASE: server.url,
-        BUB_TAPE_STORE: store.setting(dirs.bubHome),
+        BUB_TAPE_STORE: tapes.value,
         BUB_APPROVALS: JSON.stringify([
           { tool: "bash", match: "effect\\.txt", reason: "writes the effect file" },
         ]),
