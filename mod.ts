@@ -56,6 +56,7 @@ export type {
   LlmDecision,
   ProceedDecision,
   ReplaceDecision,
+  ToolCallAction,
   ToolDecision,
 } from "./src/kernel/decisions.ts";
 export { contentOf, type Envelope, fieldOf } from "./src/kernel/envelope.ts";

@@ -253,7 +253,11 @@ function shorten(text: string, limit: number): string {
  * ```ts
  * import assert from "node:assert/strict";
  * import { approvalRequestText, type ApprovalRequest } from "@bub/core/agent";
- * const request = { id: "abcdefghij", tool: "bash", arguments: { command: "ls" }, reason: "shell" } as ApprovalRequest;
+ * const request: ApprovalRequest = {
+ *   id: "abcdefghij", call_id: "c1", tool: "bash", arguments: { command: "ls" }, reason: "shell",
+ *   match: null, step: 1, owner: null, approvers: [], expires_at: "2026-01-02T00:00:00.000Z",
+ *   session_id: "cli:local", channel: "cli", chat_id: "local",
+ * };
  * assert.match(approvalRequestText([request]), /,approve abcdefghij/);
  * ```
  */

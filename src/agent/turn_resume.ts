@@ -10,6 +10,7 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
+import type { ToolCallPayload } from "../kernel/stream_events.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
 import type { Tape } from "../tape/tape.ts";
 import type { ToolExecutor } from "../tools/executor.ts";
@@ -48,7 +49,7 @@ export interface SuspendedTurn {
   /** The run id of the step's model call (the `tool_call` entry's). */
   runId: string;
   /** The step's tool calls. */
-  calls: SerializedToolCall[];
+  calls: ToolCallPayload[];
   /** The turn's model (`loop.start`), or null. */
   model: string | null;
   /** The turn's prompt (`loop.start`). */

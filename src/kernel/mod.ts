@@ -79,6 +79,7 @@ export {
   type LlmDecision,
   type ProceedDecision,
   type ReplaceDecision,
+  type ToolCallAction,
   type ToolDecision,
 } from "./decisions.ts";
 export { contentOf, type Envelope, fieldOf } from "./envelope.ts";
