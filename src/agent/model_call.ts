@@ -3,9 +3,9 @@
  * system prompt, the step's new messages, `beforeLlmCall`), {@link startWithFallbacks} (the
  * request model, then the fallbacks, until one starts), {@link streamEvents} (the deadline and
  * abort, provider events turned into stream events, the answer limit, `afterLlmCall`) and
- * {@link recordCall} (an answer on the tape), or {@link recordToolCalls} before the tools run and
- * {@link recordToolResults} after them. `model_runner.ts` runs these for each step and executes
- * the tool calls in between.
+ * {@link recordCall} (an answer on the tape; a step with tool calls is recorded by
+ * `_step_records.ts`). `model_runner.ts` runs these for each step and executes the tool calls in
+ * between.
  *
  * @module
  */
@@ -16,7 +16,6 @@ import { isCancellation, LlmCallRequest, LlmCallResult } from "../kernel/agent_h
 import { BubError } from "../kernel/errors.ts";
 import type { StreamEvent, StreamState } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
-import { buildChatEntries } from "../tape/info.ts";
 import { keptCopiesOf } from "../tape/message_source.ts";
 import { Tape } from "../tape/tape.ts";
 import type { ExecuteToolsOptions } from "../tools/executor.ts";
@@ -376,42 +375,6 @@ export function recordCall(
     provider: answer.provider,
     responseText: answer.text,
   });
-}
-
-/**
- * Records a call that asked for tools before any of them runs: the system prompt (when the
- * turn's tape does not have it yet), the step's new messages and the `tool_call` entry.
- */
-export function recordToolCalls(
-  args: ModelRunArgs,
-  prepared: PreparedRequest,
-  answer: CallAnswer,
-  setup: CallSetup,
-): Promise<void> {
-  const entries = buildChatEntries({
-    runId: prepared.runId,
-    systemPrompt: setup.systemEntry(args.tape, args.systemPrompt),
-    newMessages: prepared.newMessages,
-    toolCalls: answer.toolCalls,
-  });
-  entries.pop(); // the `run` event comes with the results
-  return args.tape.appendMany(entries);
-}
-
-/** Records the results of a step's tool calls: the `tool_result` entry and the `run` event. */
-export function recordToolResults(
-  tape: Tape,
-  runId: string,
-  toolResults: readonly unknown[],
-  call: { usage?: ChatUsage | null; provider?: string | null; model?: string | null } = {},
-): Promise<void> {
-  return tape.appendMany(buildChatEntries({
-    runId,
-    toolResults,
-    usage: (call.usage ?? null) as Record<string, unknown> | null,
-    provider: call.provider ?? null,
-    model: call.model ?? null,
-  }));
 }
 
 /**

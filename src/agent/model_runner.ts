@@ -15,10 +15,9 @@ import {
   type ModelRunArgs,
   prepareRequest,
   recordCall,
-  recordToolCalls,
-  recordToolResults,
   streamEvents,
 } from "./model_call.ts";
+import { recordToolCalls, recordToolResults } from "./_step_records.ts";
 import { executeWithEvents, toolInvocations } from "./_tool_calls.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
 import { checkMaxAnswerBytes } from "./_answer_limit.ts";

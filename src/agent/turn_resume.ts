@@ -15,7 +15,7 @@ import type { Prompt, TurnState } from "../kernel/turn.ts";
 import type { Tape } from "../tape/tape.ts";
 import type { ToolExecutor } from "../tools/executor.ts";
 import type { Tool } from "../tools/tool.ts";
-import { recordToolResults } from "./model_call.ts";
+import { recordToolResults } from "./_step_records.ts";
 import { executeWithEvents, type SerializedToolCall, toolInvocations } from "./_tool_calls.ts";
 
 /**

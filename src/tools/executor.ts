@@ -18,6 +18,7 @@ export type { HeldCall };
 import { TAPE_STATE_KEY, type TurnState } from "../kernel/turn.ts";
 import { errorRepr } from "./_repr.ts";
 import { traceToolCall } from "./_tool_span.ts";
+import { CallJournal, type CallStatus } from "./_call_journal.ts";
 import { toIssue, ToolArgumentsError } from "./_schema.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 
@@ -295,36 +296,11 @@ export class ToolExecutor {
   }
 }
 
-/** How a call ended, as `tool.end` records it. */
-type CallStatus = "ok" | "error" | "denied" | "replaced";
-
 /** What one invocation of a step gets besides the call. */
 interface InvokeStep {
   index: number;
   journal: CallJournal | null;
   approve: ExecuteToolsOptions["approve"];
-}
-
-/** What the journal needs of the turn's tape. */
-interface EventTape {
-  appendEvent(name: string, data: Record<string, unknown>): Promise<unknown>;
-}
-
-/** Records `tool.start` / `tool.end` events of a step's calls on its tape. */
-class CallJournal {
-  #tape: EventTape;
-
-  constructor(tape: unknown) {
-    this.#tape = tape as EventTape;
-  }
-
-  async start(callId: string | null, tool: string): Promise<void> {
-    await this.#tape.appendEvent("tool.start", { call_id: callId, tool });
-  }
-
-  async end(callId: string | null, status: CallStatus, result: unknown): Promise<void> {
-    await this.#tape.appendEvent("tool.end", { call_id: callId, status, result });
-  }
 }
 
 /** Runs `call`, telling `observer` its start and end; a cancelled call has no end. */
