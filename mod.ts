@@ -50,11 +50,13 @@ export {
   ToolCallResult,
 } from "./src/kernel/agent_hooks.ts";
 export type {
+  AskDecision,
   DenyDecision,
   FinishDecision,
   LlmDecision,
   ProceedDecision,
   ReplaceDecision,
+  ToolCallAction,
   ToolDecision,
 } from "./src/kernel/decisions.ts";
 export { contentOf, type Envelope, fieldOf } from "./src/kernel/envelope.ts";

@@ -1,6 +1,8 @@
 /**
  * The builtin `Agent`: runs a turn on a fork of the session tape — comma commands eagerly, else
- * the agent loop over the model runner — and merges the fork back when the stream ends.
+ * the agent loop over the model runner — and merges the fork back when the stream ends. A step
+ * that held tool calls for approval records the requests and suspends the turn; `resumeTurn`
+ * continues it from that step.
  *
  * @module
  */
@@ -16,113 +18,39 @@ import { Tape } from "../tape/tape.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Tool } from "../tools/tool.ts";
 import { SystemBlocks } from "./_system_blocks.ts";
-import { agentLoop } from "./agent_loop.ts";
-import type { ModelClient } from "./model_client.ts";
-import { ModelRunner, type ModelRunnerSettings } from "./model_runner.ts";
+import type {
+  AgentOptions,
+  AgentRunSettings,
+  ResumeTurnOptions,
+  RunStreamOptions,
+} from "./agent_options.ts";
+import { BubError } from "../kernel/errors.ts";
+import { agentLoop, type AgentLoopArgs } from "./agent_loop.ts";
+import {
+  APPROVAL_INDEX_SESSION,
+  approvalRequestText,
+  grantCovers,
+  readApprovals,
+  recordApprovalRequests,
+} from "./approvals.ts";
+import { findSuspendedTurn, resumeStep } from "./turn_resume.ts";
+import { ModelRunner } from "./model_runner.ts";
 
-/**
- * Agent settings (the builtin maps `BUB_*` settings onto them).
- *
- * @example
- * ```ts
- * import type { AgentRunSettings } from "@bub/core/agent";
- * const settings: AgentRunSettings = { model: "openai:gpt-4o", maxSteps: 10, maxTokens: 1024 };
- * ```
- */
-export interface AgentRunSettings extends ModelRunnerSettings {
-  /** Steps per turn. Default: unlimited. */
-  maxSteps?: number;
-}
-
-/**
- * What a comma command runner receives.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { InMemoryTapeStore, Tape } from "@bub/core";
- * import type { CommandRunArgs } from "@bub/core/agent";
- * const echoCommand = (args: CommandRunArgs): Promise<string> => Promise.resolve(args.line.slice(1));
- * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("cli-local");
- * assert.equal(await echoCommand({ line: ",help", tape, state: {} }), "help");
- * ```
- */
-export interface CommandRunArgs {
-  /** The line without the leading comma. */
-  line: string;
-  /** The turn's tape (the fork). */
-  tape: Tape;
-  /** The turn state. */
-  state: TurnState;
-  /** Cancels the command. */
-  signal?: AbortSignal;
-}
-
-/**
- * Options of {@link Agent}.
- *
- * @example
- * ```ts
- * import { BubFramework } from "@bub/core";
- * import { Agent, type AgentOptions, ProviderModelClient } from "@bub/core/agent";
- * import { ToolRegistry } from "@bub/core/tools";
- * const options: AgentOptions = {
- *   settings: { model: "openai:gpt-4o", maxSteps: 20 },
- *   client: new ProviderModelClient({ apiKey: { openai: "sk-test" } }),
- *   registry: new ToolRegistry(),
- * };
- * const agent = new Agent(new BubFramework().agentHost(), options);
- * ```
- */
-export interface AgentOptions {
-  /** Model settings. */
-  settings: AgentRunSettings;
-  /** The model client. */
-  client: ModelClient;
-  /** The tools. */
-  registry: ToolRegistry;
-  /** Where `tape.reset` archives go. Default `<host.home>/tapes`. */
-  archivePath?: string;
-  /** The `<available_skills>` block of a step. */
-  skillsPrompt?: (
-    args: { promptText: string; state: TurnState; allowedSkills: string[] | null },
-  ) => string;
-  /** Runs a comma command and returns its output. */
-  runCommand?: (args: CommandRunArgs) => Promise<string>;
-}
-
-/**
- * Options of {@link Agent.runStream}.
- *
- * @example
- * ```ts
- * import type { RunStreamOptions } from "@bub/core/agent";
- * const options: RunStreamOptions = {
- *   sessionId: "cli:local",
- *   prompt: "List the files",
- *   state: {},
- *   allowedTools: ["bash"],
- *   signal: AbortSignal.timeout(60_000),
- * };
- * ```
- */
-export interface RunStreamOptions {
-  /** The session id. */
-  sessionId: string;
-  /** The prompt. */
+/** What every step of a turn shares. */
+interface TurnSetup {
   prompt: Prompt;
-  /** The turn state (shared with tools and hooks). */
-  state: TurnState;
-  /** A model override (no fallbacks then). */
-  model?: string | null;
-  /** Skills visible to this run (casefolded); null = all. */
-  allowedSkills?: Iterable<string> | null;
-  /** Tools usable in this run (runtime or model names); null = all. */
-  allowedTools?: Iterable<string> | null;
-  /** Cancels the run (model call and tools). */
-  signal?: AbortSignal;
+  model: string;
+  allowedTools: string[] | null;
+  allowedSkills: string[] | null;
 }
 
+export type {
+  AgentOptions,
+  AgentRunSettings,
+  CommandRunArgs,
+  ResumeTurnOptions,
+  RunStreamOptions,
+} from "./agent_options.ts";
 export { workspaceFromState };
 export type { AgentHost };
 
@@ -290,33 +218,104 @@ export class Agent {
       allowed_skills: allowedSkills && allowedSkills.length > 0 ? allowedSkills : null,
       allowed_tools: allowedTools && allowedTools.length > 0 ? allowedTools : null,
     });
+    const turn = { prompt, model, allowedTools, allowedSkills };
+    return this.#loop(fork, turn, state, options.signal, null);
+  }
+
+  /**
+   * Continues the session's suspended turn (its last step has tool calls without results):
+   * runs the calls whose outcome is `run`, uses the given results for the others (a call
+   * without an outcome takes its recorded `tool.end` result), and goes on with the loop from
+   * that step. Streams like {@link runStream}.
+   *
+   * @throws BubError (`not_found`) when the session has no suspended turn
+   */
+  async resumeTurn(options: ResumeTurnOptions): Promise<AsyncStreamEvents> {
+    const { sessionId, state } = options;
+    state.session_id ??= sessionId;
+    const fork = this.sessionTape(sessionId, state).forkTape(true);
+    try {
+      const suspended = await findSuspendedTurn(fork);
+      if (suspended === null) {
+        throw new BubError(
+          "not_found",
+          `Cannot resume a turn of session "${sessionId}": no step waits for tool results`,
+        );
+      }
+      const turn = {
+        prompt: suspended.prompt,
+        model: options.model ?? suspended.model ?? this.settings.model,
+        allowedTools: suspended.allowedTools,
+        allowedSkills: suspended.allowedSkills,
+      };
+      const outcomes = new Map(Object.entries(options.outcomes));
+      const run = () =>
+        resumeStep({
+          tape: fork,
+          turn: suspended,
+          outcomes,
+          executor: this.modelRunner.executor,
+          tools: this.#stepTools(turn.allowedTools).modelTools,
+          state,
+          signal: options.signal,
+        });
+      return this.#loop(fork, turn, state, options.signal, { step: suspended.step, run });
+    } catch (error) {
+      await fork[Symbol.asyncDispose]();
+      throw error;
+    }
+  }
+
+  #loop(
+    fork: Tape,
+    turn: TurnSetup,
+    state: TurnState,
+    signal: AbortSignal | undefined,
+    resume: AgentLoopArgs["resume"] | null,
+  ): AsyncStreamEvents {
     // The loop's own stream merges the fork when it closes (no second stream around it).
     return agentLoop({
       tape: fork,
       state,
-      prompt,
-      model,
+      prompt: turn.prompt,
+      model: turn.model,
       maxSteps: this.settings.maxSteps ?? Number.MAX_SAFE_INTEGER,
-      runStep: (stepPrompt) =>
-        this.#runStep(fork, stepPrompt, state, model, allowedTools, allowedSkills, options.signal),
+      runStep: (stepPrompt) => this.#runStep(fork, stepPrompt, state, turn, signal),
       continuePrompt: (args) => this.host.continuePrompt(args),
-      signal: options.signal,
+      signal,
       onClose: () => fork[Symbol.asyncDispose](),
+      commit: () => fork[Symbol.asyncDispose](),
+      onSuspend: async ({ step, held }) =>
+        approvalRequestText(
+          await recordApprovalRequests({
+            tape: fork,
+            index: this.sessionTape(APPROVAL_INDEX_SESSION, state),
+            state,
+            step,
+            held,
+            approvers: this.settings.approvers,
+            timeoutSeconds: this.settings.approvalTimeoutSeconds,
+          }),
+        ),
+      ...(resume ? { resume } : {}),
     });
+  }
+
+  #stepTools(allowedTools: string[] | null) {
+    // All tools: the registry's shared list (the same array while the tools are the same).
+    const tools = allowedTools === null ? this.registry.listShared() : this.tools(allowedTools);
+    return this.#blocks.toolsView(tools);
   }
 
   async #runStep(
     tape: Tape,
     prompt: Prompt | null,
     state: TurnState,
-    model: string,
-    allowedTools: string[] | null,
-    allowedSkills: string[] | null,
+    turn: TurnSetup,
     signal: AbortSignal | undefined,
   ): Promise<AsyncStreamEvents> {
-    // All tools: the registry's shared list (the same array while the tools are the same).
-    const tools = allowedTools === null ? this.registry.listShared() : this.tools(allowedTools);
-    const view = this.#blocks.toolsView(tools);
+    const { model, allowedTools, allowedSkills } = turn;
+    const view = this.#stepTools(allowedTools);
     const skills = allowedSkills === null ? null : allowedSkills.map((name) => name.toLowerCase());
     if (skills !== null) state.allowed_skills = skills;
     const text = promptText(prompt);
@@ -336,6 +335,7 @@ export class Agent {
       steeringMessages,
       state,
       signal,
+      approve: async (held) => grantCovers((await readApprovals(tape)).grants, held),
     });
   }
 

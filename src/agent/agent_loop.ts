@@ -10,6 +10,7 @@ import { pad, utcSecondText } from "../_internal/utc_text.ts";
 import type { SteeringInbox } from "../kernel/channel.ts";
 import { isCancellation } from "../kernel/agent_hooks.ts";
 import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stream.ts";
+import type { HeldCall } from "../kernel/stream_events.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
 import type { Tape } from "../tape/tape.ts";
 import { isContextLengthError } from "./context_length.ts";
@@ -82,6 +83,18 @@ export interface AgentLoopArgs {
   signal?: AbortSignal;
   /** Runs once when the loop's stream closes (see `AsyncStreamEventsOptions.onClose`). */
   onClose?: () => void | Promise<void>;
+  /**
+   * A step held tool calls for approval: records the requests and returns the text that tells
+   * the user (the turn then ends, suspended). Default: a short notice, nothing recorded.
+   */
+  onSuspend?: (args: { step: number; held: HeldCall[] }) => Promise<string>;
+  /**
+   * Makes the turn's records durable before a suspension is announced (the agent merges its
+   * fork), so that the id a user is shown is on the session tape even if the process dies next.
+   */
+  commit?: () => Promise<void>;
+  /** Continues a suspended turn: its step number and the runner that finishes that step. */
+  resume?: { step: number; run: () => AsyncStreamEvents | Promise<AsyncStreamEvents> };
 }
 
 /** Now as `YYYY-MM-DDTHH:MM:SS.mmm+00:00` (`toISOString` with `+00:00` for `Z`). */
@@ -94,7 +107,8 @@ function utcNow(): string {
 
 /**
  * Runs the loop lazily as an event stream. Contract: every event of every step is re-yielded;
- * `loop.step` events record each step's outcome; a cancelled step records nothing more.
+ * `loop.step` events record each step's outcome; a cancelled step records nothing more; a step
+ * that held tool calls for approval ends the loop with a `loop.step` of status `suspended`.
  *
  * @example
  * ```ts
@@ -133,24 +147,29 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
   const { tape, state, maxSteps } = args;
   let nextPrompt: Prompt | null = args.prompt;
   let handoffBudget = MAX_AUTO_HANDOFF_RETRIES;
-  for (let step = 1; step <= maxSteps; step++) {
+  let resume = args.resume ?? null;
+  for (let step = resume?.step ?? 1; step <= maxSteps; step++) {
     const start = performance.now();
     logger.info("loop.step step={step} tape={tape} model={model}", {
       step,
       tape: tape.name,
       model: args.model,
     });
-    await tape.appendEvent("loop.step.start", { step, prompt: nextPrompt });
+    // A resumed step started before the turn was suspended.
+    if (resume === null) await tape.appendEvent("loop.step.start", { step, prompt: nextPrompt });
     yield { kind: "step_start", data: { step } };
     let shouldContinue = false;
+    let held: HeldCall[] = [];
     let output: AsyncStreamEvents | null = null;
     try {
-      output = await args.runStep(nextPrompt);
+      output = resume === null ? await args.runStep(nextPrompt) : await resume.run();
+      resume = null;
       for await (const event of output) {
         if (event.kind === "error") {
           await recordStep(tape, step, start, "error", String(event.data.message ?? ""));
         } else if (event.kind === "final") {
           shouldContinue = nonEmpty(event.data.tool_calls) || nonEmpty(event.data.tool_results);
+          held = event.data.held ?? [];
         }
         yield event;
       }
@@ -169,6 +188,16 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
     }
     streamState.error = output.error;
     streamState.usage = output.usage;
+    if (held.length > 0) {
+      const text = args.onSuspend
+        ? await args.onSuspend({ step, held })
+        : `Waiting for approval of ${held.length} tool call(s).`;
+      await recordStep(tape, step, start, "suspended");
+      await args.commit?.();
+      yield { kind: "text", data: { delta: text } };
+      yield stepEnd(step, "suspended", start);
+      return;
+    }
     const inbox = state._runtime_steering_inbox as SteeringInbox | null | undefined;
     if (inbox && inbox.messageCount(state) > 0) shouldContinue = true;
     if (!shouldContinue) {
@@ -183,7 +212,7 @@ async function* steps(args: AgentLoopArgs, streamState: StreamState): AsyncGener
   throw new Error(`max_steps_reached=${maxSteps}`);
 }
 
-type StepStatus = "ok" | "continue" | "auto_handoff";
+type StepStatus = "ok" | "continue" | "auto_handoff" | "suspended";
 
 function elapsedSince(start: number): number {
   return Math.trunc(performance.now() - start);

@@ -3,8 +3,9 @@
  * system prompt, the step's new messages, `beforeLlmCall`), {@link startWithFallbacks} (the
  * request model, then the fallbacks, until one starts), {@link streamEvents} (the deadline and
  * abort, provider events turned into stream events, the answer limit, `afterLlmCall`) and
- * {@link recordCall} (the answer or the tool calls on the tape). `model_runner.ts` runs these
- * for each step and executes the tool calls in between.
+ * {@link recordCall} (an answer on the tape; a step with tool calls is recorded by
+ * `_step_records.ts`). `model_runner.ts` runs these for each step and executes the tool calls in
+ * between.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import type { StreamEvent, StreamState } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
 import { keptCopiesOf } from "../tape/message_source.ts";
 import { Tape } from "../tape/tape.ts";
+import type { ExecuteToolsOptions } from "../tools/executor.ts";
 import type { Tool } from "../tools/tool.ts";
 import type {
   ChatMessage,
@@ -68,6 +70,8 @@ export interface ModelRunArgs {
   state: TurnState;
   /** Cancels the call and the tools. */
   signal?: AbortSignal;
+  /** Runs a call `beforeToolCall` asked about (see `ExecuteToolsOptions.approve`). */
+  approve?: ExecuteToolsOptions["approve"];
 }
 
 /** What every call of a runner shares: its client, hooks and checked settings. */
@@ -353,29 +357,24 @@ export async function* streamEvents(
 }
 
 /**
- * Records a completed call on the tape: its answer (`toolResults` null), or its tool calls and
- * their results; the system prompt goes with it when the turn's tape does not have it yet.
+ * Records a call answered with text: the system prompt (when the turn's tape does not have it
+ * yet), the step's new messages, the answer and the `run` event.
  */
 export function recordCall(
   args: ModelRunArgs,
   prepared: PreparedRequest,
   answer: CallAnswer,
-  toolResults: unknown[] | null,
   setup: CallSetup,
 ): Promise<void> {
-  const step = {
+  return args.tape.recordChat({
     runId: prepared.runId,
     systemPrompt: setup.systemEntry(args.tape, args.systemPrompt),
     newMessages: prepared.newMessages,
     model: prepared.request.model,
     usage: answer.usage as Record<string, unknown> | null,
     provider: answer.provider,
-  };
-  return args.tape.recordChat(
-    toolResults === null
-      ? { ...step, responseText: answer.text }
-      : { ...step, toolCalls: answer.toolCalls, toolResults },
-  );
+    responseText: answer.text,
+  });
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   recordCall,
   streamEvents,
 } from "./model_call.ts";
+import { recordToolCalls, recordToolResults } from "./_step_records.ts";
 import { executeWithEvents, toolInvocations } from "./_tool_calls.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
 import { checkMaxAnswerBytes } from "./_answer_limit.ts";
@@ -145,6 +146,11 @@ export class ModelRunner {
     this.#executor = new ToolExecutor(hooks);
   }
 
+  /** The tool executor of every step (with the agent hooks). */
+  get executor(): ToolExecutor {
+    return this.#executor;
+  }
+
   /** The settings in use. */
   get settings(): ModelRunnerSettings {
     return this.#settings;
@@ -178,17 +184,31 @@ export class ModelRunner {
     if (answer.usage !== null) yield { kind: "usage", data: { ...answer.usage } };
     const calls = answer.toolCalls;
     if (calls.length === 0) {
-      await recordCall(args, prepared, answer, null, setup);
+      await recordCall(args, prepared, answer, setup);
       yield { kind: "final", data: { ok: true, text: answer.text } };
       return;
     }
     yield { kind: "tool_call", data: { tool_calls: calls } };
     const { tape, state, signal } = args;
-    const execution = yield* executeWithEvents(this.#executor, toolInvocations(calls, args.tools), {
+    const invocations = toolInvocations(calls, args.tools);
+    await recordToolCalls(args, prepared, answer, setup);
+    const execution = yield* executeWithEvents(this.#executor, invocations, {
       context: { tape, runId: prepared.runId, state, signal },
       signal,
+      approve: args.approve,
+      recordCalls: true,
     });
-    await recordCall(args, prepared, answer, execution.toolResults, setup);
+    if (execution.held.length > 0) {
+      // Suspended: the results of the calls that ran are on their `tool.end` events; the
+      // `tool_result` entry is written when the held calls are decided (`turn_resume.ts`).
+      yield { kind: "final", data: { ok: true, tool_calls: calls, held: execution.held } };
+      return;
+    }
+    await recordToolResults(tape, prepared.runId, execution.toolResults, {
+      usage: answer.usage,
+      provider: answer.provider,
+      model: prepared.request.model,
+    });
     yield { kind: "tool_result", data: { tool_results: execution.toolResults } };
     yield {
       kind: "final",

@@ -18,6 +18,7 @@ import { parseAllowlist } from "../environment/egress_proxy.ts";
 import type { SandboxNetwork } from "../environment/sandbox_profile.ts";
 import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/mcp_manager.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
+import { APPROVALS } from "./approval_rules.ts";
 
 /**
  * The model used when none is configured.
@@ -385,6 +386,7 @@ export const SANDBOX: SectionSpec = {
 /** Every settings section Bub reads (the YAML root's and the named ones), for checks over all. */
 export const SETTINGS_SPECS: readonly SectionSpec[] = [
   AGENT,
+  APPROVALS,
   CHANNELS,
   CONSOLE,
   MCP,

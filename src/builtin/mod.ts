@@ -22,6 +22,14 @@ export { CliExit, type CliOutput } from "./cli_io.ts";
 export { LinePrompter, PromptAborted, type Prompter } from "./onboard.ts";
 export { COMMAND_RUN_ID, runCommaCommand, type RunCommaCommandOptions } from "./comma_command.ts";
 export {
+  approvalAsk,
+  type ApprovalRule,
+  type ApprovalSettings,
+  compileApprovalRules,
+  type CompiledApprovalRule,
+  loadApprovalSettings,
+} from "./approval_rules.ts";
+export {
   type AgentSettings,
   type ChannelSettings,
   DEFAULT_MODEL,

@@ -22,6 +22,7 @@ import { parseMcpServers } from "../tools/mcp/config.ts";
 import { McpManager } from "../tools/mcp/mcp_manager.ts";
 import { LazyProviderModelClient } from "./lazy_model_client.ts";
 import { misspeltSettings } from "./misspelt_settings.ts";
+import { type ApprovalSettings, loadApprovalSettings } from "./approval_rules.ts";
 import {
   type AgentSettings,
   getConfigValue,
@@ -124,6 +125,7 @@ export class BuiltinRuntime {
   overrideEnv(variables: Record<string, string>): void {
     this.#overrides = { ...this.#overrides, ...variables };
     this.#settings = null;
+    this.#approvals = null;
     this.#agent = null;
   }
 
@@ -161,6 +163,13 @@ export class BuiltinRuntime {
     } catch {
       // An unreadable config file fails where it is read; it has no secrets to add.
     }
+  }
+
+  #approvals: ApprovalSettings | null = null;
+
+  /** The approval settings (validated on first use). */
+  get approvalSettings(): ApprovalSettings {
+    return this.#approvals ??= loadApprovalSettings(this.sources);
   }
 
   /** The spill threshold setting. */
@@ -219,6 +228,7 @@ export class BuiltinRuntime {
   get agent(): Agent {
     if (this.#agent === null) {
       const settings = this.settings;
+      const approvals = this.approvalSettings;
       const client = this.#options.client ?? new LazyProviderModelClient({
         apiKey: settings.api_key,
         apiBase: settings.api_base,
@@ -234,6 +244,8 @@ export class BuiltinRuntime {
           modelStallTimeoutSeconds: settings.model_stall_timeout_seconds,
           maxAnswerBytes: settings.max_answer_bytes,
           completionArgs: settings.completion_args,
+          approvers: approvals.approvers,
+          approvalTimeoutSeconds: approvals.timeoutSeconds,
         },
         client,
         registry: this.registry,

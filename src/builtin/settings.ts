@@ -25,6 +25,7 @@ import {
 } from "./_settings_specs.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
+import { loadApprovalSettings } from "./approval_rules.ts";
 import type {
   AgentSettings,
   ChannelSettings,
@@ -304,6 +305,7 @@ export function registerBuiltinConfigSections(): void {
     loadMcpSettings({ config: data });
     loadConsoleSettings({ config: data });
     loadSandboxSettings({ config: data });
+    loadApprovalSettings({ config: data });
     parseMcpServers(data);
   });
   registerConfigSection(

@@ -4,7 +4,19 @@
  *
  * @module
  */
-import type { ToolCall, ToolCallDecision } from "../kernel/agent_hooks.ts";
+import { type ToolCall, ToolCallDecision } from "../kernel/agent_hooks.ts";
+import { TURN_ORIGIN_STATE_KEY } from "../agent/approvals.ts";
+import type { CallOutcome } from "../agent/turn_resume.ts";
+import { modelToolName } from "../tools/tool.ts";
+import {
+  isApprovalCommand,
+  RESUME_STATE_KEY,
+  resumeOutcomesOf,
+  runApprovalCommand,
+  runPendingNotice,
+  SUSPENDED_STATE_KEY,
+} from "./approval_commands.ts";
+import { approvalAsk } from "./approval_rules.ts";
 import { type Envelope, fieldOf } from "../kernel/envelope.ts";
 import { inboundOf } from "../kernel/inbound.ts";
 import { contextStrOf } from "../kernel/channel_message.ts";
@@ -85,12 +97,30 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       };
       const context = contextStrOf(message);
       if (context) state.context = context;
+      const inbound = inboundOf(message);
+      const sender = inbound.sender ?? inbound.context.sender_id;
+      state[TURN_ORIGIN_STATE_KEY] = {
+        channel: inbound.channel,
+        chat_id: inbound.chatId,
+        sender: typeof sender === "string" || typeof sender === "number" ? String(sender) : null,
+      };
+      const resume = resumeOutcomesOf(message);
+      if (resume !== null) state[RESUME_STATE_KEY] = resume;
       const tape = agent.sessionTape(sessionId, {
         _runtime_workspace: runtime.framework.workspace,
       });
       // Only the latest switch of each kind matters: read it from the end of the tape.
-      const events = await tape.latestEvents(["model_switch", "reasoning_effort_switch"]);
+      const events = await tape.latestEvents([
+        "model_switch",
+        "reasoning_effort_switch",
+        "loop.step",
+      ]);
       Object.assign(state, recoverSessionOverrides(events));
+      // The session's last turn waits for approvals (its last step is suspended).
+      const lastStep = events.find((entry) => entry.payload.name === "loop.step");
+      if ((lastStep?.payload.data as { status?: unknown } | undefined)?.status === "suspended") {
+        state[SUSPENDED_STATE_KEY] = true;
+      }
       const messageContext = contextOf(message);
       if (messageContext.model) state.model = messageContext.model as string;
       if (messageContext.thread_id) state._runtime_thread_id = messageContext.thread_id;
@@ -105,9 +135,22 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
     buildPrompt({ message }) {
       return buildBuiltinPrompt(message);
     },
-    runModelStream({ prompt, sessionId, state, signal }) {
+    async runModelStream({ prompt, sessionId, state, signal }) {
       const model = typeof state.model === "string" && state.model ? state.model : null;
-      return runtime.agent.runStream({ sessionId, prompt, state, model, signal });
+      const outcomes = state[RESUME_STATE_KEY] as Record<string, CallOutcome> | undefined;
+      if (outcomes !== undefined) {
+        delete state[RESUME_STATE_KEY];
+        return await runtime.agent.resumeTurn({ sessionId, state, outcomes, model, signal });
+      }
+      if (typeof prompt === "string" && isApprovalCommand(prompt)) {
+        return await runApprovalCommand(runtime, { line: prompt, sessionId, state, signal });
+      }
+      if (state[SUSPENDED_STATE_KEY] === true && !isCommaPrompt(prompt)) {
+        // The history ends with tool calls that have no results yet: no model call until the
+        // held calls are decided.
+        return await runPendingNotice(runtime, { line: "", sessionId, state, signal });
+      }
+      return await runtime.agent.runStream({ sessionId, prompt, state, model, signal });
     },
     saveState({ message, error }) {
       return exitMessageLifespan(message, error);
@@ -124,9 +167,33 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       return { models: models.map((id) => ({ id, name: id })), currentModel: models[0]! };
     },
     beforeToolCall({ call }) {
-      return recoverUnknownTool(call, runtime.registry);
+      return recoverUnknownTool(call, runtime.registry) ?? approvalRuleAsk(runtime, call);
     },
   };
+}
+
+/**
+ * The `ask` of the first `approvals:` rule that matches the call, or null. Settings that do not
+ * load deny the call (fail closed: a broken rule must not let calls through unasked).
+ */
+function approvalRuleAsk(runtime: BuiltinRuntime, call: ToolCall): ToolCallDecision | null {
+  let rules;
+  try {
+    rules = runtime.approvalSettings.rules;
+  } catch (error) {
+    return ToolCallDecision.deny(error instanceof Error ? error.message : String(error));
+  }
+  if (rules.length === 0) return null;
+  const names = [call.tool];
+  for (const tool of runtime.registry) {
+    if (modelToolName(tool.name) === call.tool && tool.name !== call.tool) names.push(tool.name);
+  }
+  const ask = approvalAsk(rules, names, call.arguments);
+  return ask === null ? null : ToolCallDecision.ask(ask.reason ?? "", ask.match ?? null);
+}
+
+function isCommaPrompt(prompt: Prompt): boolean {
+  return typeof prompt === "string" && prompt.trim().startsWith(",");
 }
 
 /** Reads a session id from an envelope (camelCase or snake_case). */

@@ -77,7 +77,32 @@ export interface DenyDecision {
 }
 
 /**
- * A plain tool-call decision: `proceed`, `replace` or `deny`.
+ * Do not run the tool until a person approves it: the turn suspends with an approval request
+ * (`reason` says why; `match` is the pattern an "always" approval covers, default every call of
+ * the tool).
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "@bub/core";
+ * import type { AskDecision } from "@bub/core";
+ * const careful = definePlugin({
+ *   name: "careful",
+ *   beforeToolCall: ({ call }): AskDecision | null =>
+ *     call.tool === "bash" ? { action: "ask", reason: "shell commands need a yes" } : null,
+ * });
+ * ```
+ */
+export interface AskDecision {
+  /** The action. */
+  readonly action: "ask";
+  /** Why a person must approve the call. */
+  readonly reason?: string | null;
+  /** The regular expression (over the call's JSON arguments) an "always" approval covers. */
+  readonly match?: string | null;
+}
+
+/**
+ * A plain tool-call decision: `proceed`, `replace`, `deny` or `ask`.
  *
  * @example
  * ```ts
@@ -88,7 +113,7 @@ export interface DenyDecision {
  * decide("bash");
  * ```
  */
-export type ToolDecision = ProceedDecision | ReplaceDecision | DenyDecision;
+export type ToolDecision = ProceedDecision | ReplaceDecision | DenyDecision | AskDecision;
 
 /**
  * End an LLM call without calling the provider; `text` is the model's answer.
@@ -167,28 +192,32 @@ export class LlmCallDecision implements FinishDecision {
  * assert.deepEqual(ToolCallDecision.proceed({ cmd: "ls" }).args, { cmd: "ls" });
  * assert.equal(ToolCallDecision.replace("cached").result, "cached");
  * assert.equal(ToolCallDecision.deny("not here").reason, "not here");
+ * assert.equal(ToolCallDecision.ask("needs a yes").action, "ask");
  * ```
  */
 export class ToolCallDecision {
-  /** `proceed`, `replace` or `deny`. */
-  readonly action: "proceed" | "replace" | "deny";
+  /** `proceed`, `replace`, `deny` or `ask`. */
+  readonly action: ToolCallAction;
   /** New arguments (proceed only). */
   readonly arguments: Record<string, unknown> | null;
   /** The same as {@link ToolCallDecision.arguments}. */
   readonly args: Record<string, unknown> | null;
   /** The replacement result (replace only). */
   readonly result: unknown;
-  /** Why the call is denied (deny only). */
+  /** Why the call is denied or must be approved (deny and ask). */
   readonly message: string | null;
   /** The same as {@link ToolCallDecision.message}. */
   readonly reason: string | null;
+  /** The pattern an "always" approval covers (ask only). */
+  readonly match: string | null;
 
   /** Prefer the static constructors. */
   constructor(init: {
-    action: "proceed" | "replace" | "deny";
+    action: ToolCallAction;
     arguments?: Record<string, unknown> | null;
     result?: unknown;
     message?: string | null;
+    match?: string | null;
   }) {
     this.action = init.action;
     this.arguments = init.arguments ?? null;
@@ -196,6 +225,7 @@ export class ToolCallDecision {
     this.result = init.result ?? null;
     this.message = init.message ?? null;
     this.reason = this.message;
+    this.match = init.match ?? null;
     Object.freeze(this);
   }
 
@@ -213,7 +243,15 @@ export class ToolCallDecision {
   static deny(message: string = ""): ToolCallDecision {
     return new ToolCallDecision({ action: "deny", message });
   }
+
+  /** Suspend the turn until a person approves the call (`match`: what "always" covers). */
+  static ask(reason: string = "", match: string | null = null): ToolCallDecision {
+    return new ToolCallDecision({ action: "ask", message: reason, match });
+  }
 }
+
+/** What a {@link ToolCallDecision} does. */
+export type ToolCallAction = "proceed" | "replace" | "deny" | "ask";
 
 /** True for an object with an `action` property: a decision, valid or not. */
 export function isDecisionLike(value: unknown): value is { action: unknown } {
@@ -266,12 +304,18 @@ export function toToolCallDecision(value: ToolCallDecision | ToolDecision): Tool
         optionalString(plain.reason, "reason", "deny") ??
           optionalString(plain.message, "message", "deny") ?? "",
       );
+    case "ask":
+      return ToolCallDecision.ask(
+        optionalString(plain.reason, "reason", "ask") ??
+          optionalString(plain.message, "message", "ask") ?? "",
+        optionalString(plain.match, "match", "ask"),
+      );
     default:
       throw new BubError(
         "invalid_input",
         `Unknown tool call decision action ${
           JSON.stringify(plain.action)
-        }: expected "proceed", "replace" or "deny"`,
+        }: expected "proceed", "replace", "deny" or "ask"`,
       );
   }
 }

@@ -71,11 +71,13 @@ export {
   type ToolCallResultInit,
 } from "./agent_hooks.ts";
 export {
+  type AskDecision,
   type DenyDecision,
   type FinishDecision,
   type LlmDecision,
   type ProceedDecision,
   type ReplaceDecision,
+  type ToolCallAction,
   type ToolDecision,
 } from "./decisions.ts";
 export { contentOf, type Envelope, fieldOf } from "./envelope.ts";
@@ -115,6 +117,7 @@ export type {
   DeltaPayload,
   ErrorPayload,
   FinalPayload,
+  HeldCall,
   StepEndPayload,
   StepStartPayload,
   StreamEventInit,

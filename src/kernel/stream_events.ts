@@ -126,6 +126,32 @@ export interface FinalPayload {
   tool_calls?: ToolCallPayload[];
   /** The step's tool results (steps that ran tools). */
   tool_results?: unknown[];
+  /** The calls held for a person's approval: the turn suspends after this step. */
+  held?: HeldCall[];
+}
+
+/**
+ * A call `beforeToolCall` asked a person to approve: it did not run.
+ *
+ * @example
+ * ```ts
+ * import type { HeldCall } from "@bub/core/kernel";
+ * const held: HeldCall = { index: 0, callId: "call_1", tool: "bash", arguments: { cmd: "ls" }, reason: "shell", match: null };
+ * ```
+ */
+export interface HeldCall {
+  /** The invocation's place in the step. */
+  index: number;
+  /** The model's call id (null outside a model step). */
+  callId: string | null;
+  /** The tool's own name (e.g. `fs.read`). */
+  tool: string;
+  /** The arguments after `beforeToolCall`. */
+  arguments: Record<string, unknown>;
+  /** Why the call needs approval. */
+  reason: string;
+  /** The pattern an "always" approval covers, or null for every call of the tool. */
+  match: string | null;
 }
 
 /**
@@ -226,7 +252,7 @@ export interface StepEndPayload {
   /** The step number. */
   step: number;
   /** `ok` (the turn answers), `continue` (another step follows) or `auto_handoff`. */
-  status: "ok" | "continue" | "auto_handoff";
+  status: "ok" | "continue" | "auto_handoff" | "suspended";
   /** How long the step took, in milliseconds. */
   elapsed_ms: number;
 }

@@ -12,10 +12,13 @@ import {
   ToolCallResult,
 } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
-import type { ToolObserver, ToolStartPayload } from "../kernel/stream_events.ts";
+import type { HeldCall, ToolObserver, ToolStartPayload } from "../kernel/stream_events.ts";
+
+export type { HeldCall };
 import { TAPE_STATE_KEY, type TurnState } from "../kernel/turn.ts";
 import { errorRepr } from "./_repr.ts";
 import { traceToolCall } from "./_tool_span.ts";
+import { CallJournal, type CallStatus } from "./_call_journal.ts";
 import { toIssue, ToolArgumentsError } from "./_schema.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 
@@ -69,6 +72,16 @@ export interface ExecuteToolsOptions {
   signal?: AbortSignal;
   /** Told when each tool starts and finishes running (see {@link ToolObserver}). */
   observer?: ToolObserver | null;
+  /**
+   * Asked when `beforeToolCall` answers `ask`: true runs the call (approved before, or covered
+   * by an "always" approval); false, or no function, holds it (see {@link ToolExecution.held}).
+   */
+  approve?: ((ask: HeldCall) => boolean | Promise<boolean>) | null;
+  /**
+   * Record `tool.start` `{call_id, tool}` before each call's handler runs and `tool.end`
+   * `{call_id, status, result}` when it ends, on `context.tape`. Default false.
+   */
+  recordCalls?: boolean;
 }
 
 /**
@@ -89,11 +102,14 @@ export interface ToolExecution {
   toolResults: unknown[];
   /** The last failure in input order, or null. */
   error: BubError | null;
+  /** The calls held for approval (their `toolResults` place is null); empty when none. */
+  held: HeldCall[];
 }
 
 interface Outcome {
   value: unknown;
   error: BubError | null;
+  held?: HeldCall;
 }
 
 /**
@@ -166,22 +182,34 @@ export class ToolExecutor {
     invocations: readonly ToolInvocation[],
     options: ExecuteToolsOptions = {},
   ): Promise<ToolExecution> {
-    if (invocations.length === 0) return { toolResults: [], error: null };
+    if (invocations.length === 0) return { toolResults: [], error: null, held: [] };
     const context = options.context ?? null;
     const signal = options.signal ?? context?.signal;
     signal?.throwIfAborted();
     const observer = options.observer ?? null;
+    const journal = options.recordCalls && context ? new CallJournal(context.tape) : null;
     const outcomes = await Promise.all(
-      invocations.map((invocation) =>
-        traceToolCall(invocation, signal, () => this.#invoke(invocation, context, signal, observer))
+      invocations.map((invocation, index) =>
+        traceToolCall(
+          invocation,
+          signal,
+          () =>
+            this.#invoke(invocation, context, signal, observer, {
+              index,
+              journal,
+              approve: options.approve ?? null,
+            }),
+        )
       ),
     );
     let error: BubError | null = null;
+    const held: HeldCall[] = [];
     const toolResults = outcomes.map((outcome) => {
       if (outcome.error) error = outcome.error;
+      if (outcome.held) held.push(outcome.held);
       return outcome.value;
     });
-    return { toolResults, error };
+    return { toolResults, error, held };
   }
 
   async #invoke(
@@ -189,6 +217,7 @@ export class ToolExecutor {
     context: ToolContext | null,
     signal: AbortSignal | undefined,
     observer: ToolObserver | null,
+    step: InvokeStep,
   ): Promise<Outcome> {
     const hooks = this.#hooks;
     const name = invocation.name ?? invocation.tool.name;
@@ -200,14 +229,21 @@ export class ToolExecutor {
       const base = { call_id: invocation.id ?? null, name: invocation.tool.runtimeName };
       return observed(observer, { ...base, arguments: args }, name, signal, call);
     };
+    const callId = invocation.id ?? null;
+    const journal = step.journal;
     if (!hooks) {
+      await journal?.start(callId, invocation.tool.runtimeName);
       try {
-        return { value: await run(invocation.arguments), error: null };
+        const value = await run(invocation.arguments);
+        await journal?.end(callId, "ok", value);
+        return { value, error: null };
       } catch (error) {
-        return failed(
+        const outcome = failed(
           normalizeToolError(cancelled(error, signal), name, invocation.arguments),
           null,
         );
+        await journal?.end(callId, "error", outcome.value);
+        return outcome;
       }
     }
     const state: TurnState = context?.state ?? {};
@@ -219,27 +255,52 @@ export class ToolExecutor {
       state,
     );
     signal?.throwIfAborted();
+    if (decision.action === "ask") {
+      const held: HeldCall = {
+        index: step.index,
+        callId,
+        tool: invocation.tool.runtimeName,
+        arguments: call.arguments,
+        reason: decision.message ?? "",
+        match: decision.match,
+      };
+      if (!step.approve || !(await step.approve(held))) return { value: null, error: null, held };
+    }
     const result = new ToolCallResult({ runId, tool: name, arguments: call.arguments });
     let error: BubError | null = null;
+    let status: CallStatus = "ok";
     if (decision.action === "deny") {
+      status = "denied";
       error = new BubError(
         "tool",
         decision.message || `Tool '${name}' call denied by policy hook.`,
       );
     } else if (decision.action === "replace") {
+      status = "replaced";
       result.result = decision.result;
     } else {
+      await journal?.start(callId, invocation.tool.runtimeName);
       try {
         result.result = await run(call.arguments);
       } catch (thrown) {
+        status = "error";
         error = normalizeToolError(cancelled(thrown, signal), name, call.arguments);
       }
     }
     result.error = error;
     result.durationMs = Math.trunc(performance.now() - started);
     await hooks.afterToolCall(call, result, state);
-    return error ? failed(error, result.result) : { value: result.result, error: null };
+    const outcome = error ? failed(error, result.result) : { value: result.result, error: null };
+    await journal?.end(callId, status, outcome.value);
+    return outcome;
   }
+}
+
+/** What one invocation of a step gets besides the call. */
+interface InvokeStep {
+  index: number;
+  journal: CallJournal | null;
+  approve: ExecuteToolsOptions["approve"];
 }
 
 /** Runs `call`, telling `observer` its start and end; a cancelled call has no end. */

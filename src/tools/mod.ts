@@ -39,6 +39,7 @@ export {
 export { defaultToolRegistry, type ResolveToolNamesOptions, ToolRegistry } from "./registry.ts";
 export {
   type ExecuteToolsOptions,
+  type HeldCall,
   normalizeToolError,
   type ToolExecution,
   ToolExecutor,

@@ -329,17 +329,32 @@ describe("tape recording", () => {
     }]);
   });
 
-  test("a tool step records system, message, tool_call, tool_result and event run, all with the same run_id", async () => {
+  test("a tool step records system, message and tool_call before the tool runs, tool.start/tool.end around it, then tool_result and event run with the call's run_id", async () => {
     await using fx = await turnFixture({
-      script: [mockReply.toolCall("tests_echo", { text: "a" }), mockReply.text("done")],
+      script: [
+        mockReply.toolCall("tests_echo", { text: "a" }, { id: "call_9" }),
+        mockReply.text("done"),
+      ],
       tools: [echoTool()],
     });
     await fx.turn("go");
     const entries = await fx.entries();
     const first = entries.findIndex((e) => e.kind === "system");
-    const step = entries.slice(first, first + 5);
-    assert.deepEqual(kinds(step), ["system", "message", "tool_call", "tool_result", "event:run"]);
-    const runIds = new Set(step.map((e) => (e.meta as { run_id?: string }).run_id));
+    const step = entries.slice(first, first + 7);
+    assert.deepEqual(kinds(step), [
+      "system",
+      "message",
+      "tool_call",
+      "event:tool.start",
+      "event:tool.end",
+      "tool_result",
+      "event:run",
+    ]);
+    assert.deepEqual(step[3]!.payload.data, { call_id: "call_9", tool: "tests.echo" });
+    const end = step[4]!.payload.data as Record<string, unknown>;
+    assert.deepEqual([end.call_id, end.status], ["call_9", "ok"]);
+    const recorded = step.filter((e) => !String(e.payload.name ?? "").startsWith("tool."));
+    const runIds = new Set(recorded.map((e) => (e.meta as { run_id?: string }).run_id));
     assert.equal(runIds.size, 1);
     assert.match([...runIds][0]!, /^run-\d{8}T\d{12}Z$/);
   });

@@ -57,7 +57,9 @@ describe("decisions by shape", () => {
   test("an unknown action is a BubError invalid_input naming the action", () => {
     assert.throws(
       () => toToolCallDecision({ action: "allow" } as unknown as ToolDecision),
-      invalid(/Unknown tool call decision action "allow": expected "proceed", "replace" or "deny"/),
+      invalid(
+        /Unknown tool call decision action "allow": expected "proceed", "replace", "deny" or "ask"/,
+      ),
     );
     assert.throws(
       () => toToolCallDecision({ action: "finish" } as unknown as ToolDecision),

@@ -9,7 +9,11 @@ import { agentHooksWith, boom, context, echoTool } from "./_fixtures.ts";
 
 describe("ToolExecutor without hooks", () => {
   test("an empty invocation list gives no results and no error", async () => {
-    assert.deepEqual(await new ToolExecutor().execute([]), { toolResults: [], error: null });
+    assert.deepEqual(await new ToolExecutor().execute([]), {
+      toolResults: [],
+      error: null,
+      held: [],
+    });
   });
 
   test("builtin 93: invocations run concurrently and results keep call order", async () => {

@@ -24,6 +24,7 @@ import { StatusLine } from "./_spinner.ts";
 import { renderStream } from "./_stream_render.ts";
 import { Terminal } from "./_terminal.ts";
 import { TurnTracker } from "./_turns.ts";
+import { ApprovalPrompt } from "./_approval_prompt.ts";
 
 export type { CliTapeInfo, TapeInfo } from "./_panel.ts";
 export type { CliTurnLifespan } from "./_turns.ts";
@@ -77,6 +78,7 @@ export class CliChannel extends Interface {
   #lastInterrupt = Number.NEGATIVE_INFINITY;
   /** Sessions whose turns Ctrl-C cancelled, until their next turn starts. */
   #cancelling = new Set<string>();
+  #approvals = new ApprovalPrompt();
 
   /**
    * Creates the object.
@@ -146,6 +148,7 @@ export class CliChannel extends Interface {
 
   /** The prompt label: `<workspace folder> > `, or `<workspace folder> , ` in shell mode. */
   get promptLabel(): string {
+    if (this.#approvals.waiting) return this.#approvals.label();
     return `${basename(resolve(this.#options.workspace))} ${this.#shell ? "," : ">"} `;
   }
 
@@ -259,7 +262,8 @@ export class CliChannel extends Interface {
     message: Envelope,
     stream: AsyncIterable<StreamEvent>,
   ): AsyncIterable<StreamEvent> {
-    return renderStream(stream, {
+    const watched = this.#approvals.watch(stream, () => this.#reader?.refreshPrompt());
+    return renderStream(watched, {
       terminal: this.#terminal,
       title: inboundOf(message).kind === "command" ? "Command" : "Assistant",
       thinkingExpanded: () => this.#thinking,
@@ -288,7 +292,8 @@ export class CliChannel extends Interface {
       return;
     }
     if (line === ",shell") return this.#toggleShell(true);
-    const content = this.#shell && !line.startsWith(",") ? `,${line}` : line;
+    const answer = this.#approvals.answer(line);
+    const content = answer ?? (this.#shell && !line.startsWith(",") ? `,${line}` : line);
     const sessionId = this.#sessionId;
     const lifespan = this.#turns.lifespan(sessionId);
     const message = new ChannelMessage({

@@ -1,11 +1,12 @@
 /**
  * The chat view: the event stream of one chat rendered as messages (answers as Markdown, updated
  * per streamed delta), tool calls as collapsible cards (arguments, result or error, duration;
- * one card per call of a turn's step, since providers reuse call ids across turns) and the token
- * usage of each turn.
+ * one card per call of a turn's step, since providers reuse call ids across turns; a call held
+ * for approval gets Approve / Always / Deny buttons) and the token usage of each turn.
  *
  * @module
  */
+import { approvalBar, approvalIds } from "./approval_buttons.ts";
 import { byId, el, show } from "./dom.ts";
 import { errorLines } from "./error_text.ts";
 import { openEventStream } from "./event_stream.ts";
@@ -87,6 +88,12 @@ export class ChatView {
   #elapsed = 0;
   /** Called after each turn ends, answered, failed or stopped (the page refreshes the tape list). */
   onDone: () => void = () => {};
+  /** Sends a comma command as the user's message (the approval buttons use it). */
+  post: (content: string) => Promise<void> = () => Promise.resolve();
+  /** The text of the current turn (its approval ids get buttons when it ends). */
+  #turnText = "";
+  /** Cards of the current turn's calls held for approval, in order. */
+  #held: Card[] = [];
 
   #append(node: HTMLElement): void {
     this.#log.append(node);
@@ -139,7 +146,36 @@ export class ChatView {
     }
   }
 
+  /** Cards for calls held for approval (a step's `final` names them). */
+  #heldCards(held: unknown): void {
+    if (!Array.isArray(held)) return;
+    for (const call of held as Data[]) {
+      const entry = this.#toolCard({
+        call_id: call.callId,
+        name: call.tool,
+        arguments: call.arguments,
+      });
+      entry.ended = true;
+      entry.summary.textContent = `tool ${entry.name} waits for approval`;
+      entry.card.classList.replace("running", "waiting");
+      entry.card.open = true;
+      this.#held.push(entry);
+    }
+  }
+
+  /** Puts the approval buttons on the held calls' cards (or after the answer). */
+  #approvalButtons(): void {
+    approvalIds(this.#turnText).forEach((id, i) => {
+      const bar = approvalBar(id, (content) => this.post(content));
+      const card = this.#held[i];
+      if (card) card.card.append(bar);
+      else this.#append(bar);
+    });
+    this.#held = [];
+  }
+
   #text(delta: string): void {
+    this.#turnText += delta;
     if (!this.#answer) {
       this.#answer = el("div", "msg bot md");
       this.#answerText = "";
@@ -161,6 +197,8 @@ export class ChatView {
 
   #startTurn(content: unknown): void {
     this.#turn++;
+    this.#turnText = "";
+    this.#held = [];
     this.#usage = { prompt: 0, completion: 0, total: 0, cached: 0, calls: 0 };
     this.#steps = 0;
     this.#elapsed = 0;
@@ -181,6 +219,8 @@ export class ChatView {
         return;
       case "tool_end":
         return this.#toolEnd(data);
+      case "final":
+        return this.#heldCards(data.held);
       case "usage": {
         const details = data.prompt_tokens_details as Data | undefined;
         this.#usage.prompt += num(data.prompt_tokens);
@@ -197,6 +237,7 @@ export class ChatView {
       case "error":
         return this.#message("error", data.message);
       case "done":
+        this.#approvalButtons();
         this.#answer = null;
         this.#append(el("div", "meta usage", usageLine(this.#usage, this.#steps, this.#elapsed)));
         return this.onDone();

@@ -23,6 +23,7 @@ const hasToken = loadToken();
 const chat = new URLSearchParams(location.hash.slice(1)).get("chat") || "console";
 const chatPath = `/api/sessions/${encodeURIComponent(chat)}`;
 const view = new ChatView();
+view.post = (content) => postJson(`${chatPath}/messages`, { content }).then(() => {});
 const input = byId<HTMLTextAreaElement>("input");
 let tapeName: string | null = null;
 let tapeLabel = "";
