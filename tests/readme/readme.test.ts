@@ -47,12 +47,25 @@ describe("README.md code blocks", () => {
     }
   });
 
+  test("every YAML block is a config.yml Bub loads: its approval rules compile", async () => {
+    const { parse } = await import("yaml");
+    const { loadApprovalSettings } = await import("../../src/builtin/approval_rules.ts");
+    for (const block of blocks.filter((b) => b.lang === "yaml")) {
+      const config = parse(block.code) as Record<string, unknown>;
+      assert.ok(config && typeof config === "object", `README YAML block at line ${block.line}`);
+      if ("approvals" in config) {
+        const settings = loadApprovalSettings({ env: {}, config });
+        assert.ok(settings.rules.length > 0, `README YAML block at line ${block.line}`);
+      }
+    }
+  });
+
   test("the README has TypeScript and shell blocks, each in a known language", () => {
     assert.ok(blocks.some((block) => block.lang === "ts"));
     assert.ok(blocks.some((block) => block.lang === "sh"));
     for (const block of blocks) {
       assert.ok(
-        ["ts", "sh", "json", ""].includes(block.lang),
+        ["ts", "sh", "json", "yaml", ""].includes(block.lang),
         `README block at line ${block.line} has language "${block.lang}"`,
       );
     }
