@@ -14,13 +14,6 @@ import type { Tape } from "../tape/tape.ts";
 
 /**
  * The session whose tape indexes every approval id of a workspace (`approval.index` events).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { APPROVAL_INDEX_SESSION } from "@bub/core/agent";
- * assert.equal(APPROVAL_INDEX_SESSION, "bub:approvals");
- * ```
  */
 export const APPROVAL_INDEX_SESSION = "bub:approvals";
 
@@ -85,7 +78,15 @@ export interface ApprovalRequest {
   chat_id: string | null;
 }
 
-/** An `approval.decided` event's data. */
+/**
+ * An `approval.decided` event's data.
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalDecision } from "@bub/core/agent";
+ * const decision: ApprovalDecision = { id: "abcdefghij", decision: "deny", by: "42", reason: "not now" };
+ * ```
+ */
 export interface ApprovalDecision {
   /** The approval id. */
   id: string;
@@ -99,7 +100,15 @@ export interface ApprovalDecision {
   reason?: string;
 }
 
-/** An "always" approval: later asks for this tool and pattern in the session proceed. */
+/**
+ * An "always" approval: later asks for this tool and pattern in the session proceed.
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalGrant } from "@bub/core/agent";
+ * const grant: ApprovalGrant = { tool: "bash", match: null };
+ * ```
+ */
 export interface ApprovalGrant {
   /** The tool's own name. */
   tool: string;
@@ -107,7 +116,15 @@ export interface ApprovalGrant {
   match: string | null;
 }
 
-/** What a session tape says about its approvals. */
+/**
+ * What a session tape says about its approvals.
+ *
+ * @example
+ * ```ts
+ * import type { SessionApprovals } from "@bub/core/agent";
+ * const none: SessionApprovals = { requests: [], grants: [] };
+ * ```
+ */
 export interface SessionApprovals {
   /** Every request, in tape order, with its decision (null while pending) and its date. */
   requests: { request: ApprovalRequest; decision: ApprovalDecision | null; askedAt: string }[];
@@ -119,13 +136,6 @@ const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
 
 /**
  * A new approval id: 10 characters of base32 from the system's random source (50 bits).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { newApprovalId } from "@bub/core/agent";
- * assert.match(newApprovalId(), /^[a-z2-7]{10}$/);
- * ```
  */
 export function newApprovalId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(10));
@@ -214,7 +224,20 @@ export async function findApprovalSession(index: Tape, id: string): Promise<stri
   return null;
 }
 
-/** The approval requests, decisions and grants on a session tape. */
+/**
+ * The approval requests, decisions and grants on a session tape.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { readApprovals } from "@bub/core/agent";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
+ * const { requests } = await readApprovals(tape);
+ * const pending = requests.filter((item) => item.decision === null);
+ * assert.equal(pending.length, 0);
+ * ```
+ */
 export async function readApprovals(tape: Tape): Promise<SessionApprovals> {
   const events = await tape.query().kinds("event").all();
   const byId = new Map<string, SessionApprovals["requests"][number]>();
@@ -248,18 +271,6 @@ function shorten(text: string, limit: number): string {
 /**
  * The text that tells the user what is asked: per request the tool, its shortened arguments,
  * the reason and the literal commands `,approve <id>` and `,deny <id>`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { approvalRequestText, type ApprovalRequest } from "@bub/core/agent";
- * const request: ApprovalRequest = {
- *   id: "abcdefghij", call_id: "c1", tool: "bash", arguments: { command: "ls" }, reason: "shell",
- *   match: null, step: 1, owner: null, approvers: [], expires_at: "2026-01-02T00:00:00.000Z",
- *   session_id: "cli:local", channel: "cli", chat_id: "local",
- * };
- * assert.match(approvalRequestText([request]), /,approve abcdefghij/);
- * ```
  */
 export function approvalRequestText(requests: readonly ApprovalRequest[]): string {
   const lines = requests.map((request) => {

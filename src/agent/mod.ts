@@ -60,30 +60,13 @@ export {
   workspaceFromState,
 } from "./agent.ts";
 export {
-  APPROVAL_INDEX_SESSION,
   type ApprovalDecision,
   type ApprovalGrant,
   type ApprovalRequest,
-  approvalRequestText,
-  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
-  findApprovalSession,
-  grantCovers,
-  newApprovalId,
   readApprovals,
-  recordApprovalRequests,
-  type RecordApprovalRequestsOptions,
   type SessionApprovals,
-  TURN_ORIGIN_STATE_KEY,
-  type TurnOrigin,
-  turnOrigin,
 } from "./approvals.ts";
-export {
-  type CallOutcome,
-  findSuspendedTurn,
-  resumeStep,
-  type ResumeStepArgs,
-  type SuspendedTurn,
-} from "./turn_resume.ts";
+export { type CallOutcome, findSuspendedTurn, type SuspendedTurn } from "./turn_resume.ts";
 export {
   agentLoop,
   type AgentLoopArgs,

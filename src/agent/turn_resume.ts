@@ -68,6 +68,15 @@ function names(value: unknown): string[] | null {
 
 /**
  * The last step of `tape` when it has tool calls without a `tool_result` entry, else null.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { findSuspendedTurn } from "@bub/core/agent";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
+ * assert.equal(await findSuspendedTurn(tape), null); // nothing waits on a new tape
+ * ```
  */
 export async function findSuspendedTurn(tape: Tape): Promise<SuspendedTurn | null> {
   const entries = await tape.query().all();

@@ -33,7 +33,17 @@ export interface ApprovalRule {
   reason?: string | null;
 }
 
-/** A checked rule, ready to test calls. */
+/**
+ * A checked rule, ready to test calls.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { compileApprovalRules, type CompiledApprovalRule } from "@bub/core/builtin";
+ * const [rule]: CompiledApprovalRule[] = compileApprovalRules([{ tool: "fs.*", match: "secret" }]);
+ * assert.ok(rule?.tool.test("fs.write"));
+ * ```
+ */
 export interface CompiledApprovalRule {
   /** The rule as configured. */
   rule: ApprovalRule;
@@ -45,7 +55,15 @@ export interface CompiledApprovalRule {
   reason: string;
 }
 
-/** The loaded approval settings. */
+/**
+ * The loaded approval settings.
+ *
+ * @example
+ * ```ts
+ * import { type ApprovalSettings, loadApprovalSettings } from "@bub/core/builtin";
+ * const settings: ApprovalSettings = loadApprovalSettings({ env: { BUB_APPROVERS: "7" } });
+ * ```
+ */
 export interface ApprovalSettings {
   /** The rules, in order (the first that matches asks). */
   rules: CompiledApprovalRule[];

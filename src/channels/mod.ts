@@ -44,6 +44,7 @@ export { type ClientFs, ClientFsEnvironment } from "./acp/client_environment.ts"
 export { historyUpdates } from "./acp/history_updates.ts";
 export { type AcpSessionInfo, type AcpSessionPage, listAcpSessions } from "./acp/session_list.ts";
 export type { AcpUpdate } from "./acp/turn_updates.ts";
+export type { AcpModels } from "./acp/session_config.ts";
 export {
   startWebConsole,
   type WebConsole,

@@ -250,7 +250,17 @@ export class ToolCallDecision {
   }
 }
 
-/** What a {@link ToolCallDecision} does. */
+/**
+ * What a {@link ToolCallDecision} does.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ToolCallDecision, type ToolCallAction } from "@bub/core";
+ * const action: ToolCallAction = ToolCallDecision.ask("needs a yes").action;
+ * assert.equal(action, "ask");
+ * ```
+ */
 export type ToolCallAction = "proceed" | "replace" | "deny" | "ask";
 
 /** True for an object with an `action` property: a decision, valid or not. */

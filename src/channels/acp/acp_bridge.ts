@@ -2,7 +2,8 @@
  * What joins an editor's connection to the framework: the sessions the editor has open and the
  * file system it offers. Registered as the `acp` plugin, its `provideEnvironment` gives an open
  * session a {@link ClientFsEnvironment} over the environment the other plugins would give it
- * (the builtin's: local or sandboxed), so the fs tools read and write through the editor.
+ * (the builtin's: local or sandboxed), so the fs tools read and write through the editor; its
+ * `beforeToolCall` holds every tool call of a session in the editor's "ask" mode.
  *
  * @module
  */
@@ -61,6 +62,7 @@ export type BaseEnvironment = (
 export class AcpBridge {
   #fs: AcpClientFs | null = null;
   readonly #sessions = new Set<string>();
+  readonly #askEveryTool = new Set<string>();
 
   /** The editor connected, offering `fs` (each method null when not offered). */
   connect(fs: AcpClientFs): void {
@@ -81,6 +83,18 @@ export class AcpBridge {
   /** The editor closed session `sessionId`. */
   close(sessionId: string): void {
     this.#sessions.delete(sessionId);
+    this.#askEveryTool.delete(sessionId);
+  }
+
+  /** The session's mode: `ask` holds every tool call for the editor's permission. */
+  setMode(sessionId: string, mode: "default" | "ask"): void {
+    if (mode === "ask") this.#askEveryTool.add(sessionId);
+    else this.#askEveryTool.delete(sessionId);
+  }
+
+  /** The session's mode. */
+  modeOf(sessionId: string): "default" | "ask" {
+    return this.#askEveryTool.has(sessionId) ? "ask" : "default";
   }
 
   /** The editor's file system for `sessionId`, or null (not open, or nothing offered). */
@@ -102,10 +116,19 @@ export class AcpBridge {
     name: string;
     tools: Tool[];
     provideEnvironment(args: { sessionId: string; workspace: string }): Promise<Environment | null>;
+    beforeToolCall(
+      args: { call: { tool: string }; state: Record<string, unknown> },
+    ): { action: "ask"; reason: string } | null;
   } {
     return {
       name: "acp",
       tools: [planTool()],
+      // The "ask" mode: every tool call but the plan waits for the editor's permission.
+      beforeToolCall: ({ call, state }) =>
+        typeof state.session_id === "string" && this.modeOf(state.session_id) === "ask" &&
+          call.tool !== "plan.update"
+          ? { action: "ask", reason: "the editor asks before every tool call" }
+          : null,
       provideEnvironment: async (args) => {
         const fs = this.clientFs(args.sessionId);
         if (!fs) return null;

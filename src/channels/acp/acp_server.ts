@@ -22,11 +22,12 @@ import {
   availableCommands,
   configCommand,
   configOptions,
+  MODES,
   sessionOverrides,
   slashToComma,
 } from "./session_config.ts";
 import { listAcpSessions, sessionTape, TAPE_SESSION_PREFIX } from "./session_list.ts";
-import { type AcpUpdate, TurnUpdates } from "./turn_updates.ts";
+import { promptTurn } from "./prompt_turn.ts";
 
 /**
  * What the ACP server needs of the framework (a `BubFramework` is one).
@@ -86,12 +87,6 @@ interface AcpSession {
   running: AbortController | null;
 }
 
-/** The stop reason of a turn that failed with `error` (or null: a real failure). */
-function stopReasonOf(error: unknown): "max_turn_requests" | null {
-  const message = error instanceof Error ? error.message : String(error);
-  return /max_steps_reached/.test(message) ? "max_turn_requests" : null;
-}
-
 /** An error's message with known secrets redacted (it goes to the editor). */
 function messageOf(error: unknown): string {
   return redactKnownSecrets(error instanceof Error ? error.message : String(error));
@@ -147,6 +142,10 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
     (await store().listTapes()).includes(sessionTape(id, workspace()));
   const models = options.models;
   // Plain JSON of the protocol's `SessionConfigOption[]` (typed there; `never` lets it through).
+  const modesOf = (id: string) => ({
+    currentModeId: options.bridge?.modeOf(id) ?? "default",
+    availableModes: options.bridge ? [...MODES] : MODES.slice(0, 1),
+  });
   const optionsOf = async (id: string): Promise<never[] | undefined> =>
     models
       ? configOptions(
@@ -205,7 +204,11 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
     .onRequest(methods.agent.session.new, async ({ client }) => {
       const session = open(`acp:${crypto.randomUUID()}`);
       announceCommands(client, session.id);
-      return { sessionId: session.id, configOptions: await optionsOf(session.id) };
+      return {
+        sessionId: session.id,
+        modes: modesOf(session.id),
+        configOptions: await optionsOf(session.id),
+      };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       if (!(await tapeExists(params.sessionId))) {
@@ -217,7 +220,7 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
         await notify(client, session.id, update);
       }
       announceCommands(client, session.id);
-      return { configOptions: await optionsOf(session.id) };
+      return { modes: modesOf(session.id), configOptions: await optionsOf(session.id) };
     })
     .onRequest(methods.agent.session.resume, async ({ params, client }) => {
       if (!sessions.has(params.sessionId) && !(await tapeExists(params.sessionId))) {
@@ -225,7 +228,20 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       }
       open(params.sessionId);
       announceCommands(client, params.sessionId);
-      return { configOptions: await optionsOf(params.sessionId) };
+      return { modes: modesOf(params.sessionId), configOptions: await optionsOf(params.sessionId) };
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      const session = known(params.sessionId);
+      if (!options.bridge || (params.modeId !== "default" && params.modeId !== "ask")) {
+        throw RequestError.invalidParams(
+          { modeId: params.modeId },
+          `Unknown mode ${JSON.stringify(params.modeId)}: use ${
+            modesOf(session.id).availableModes.map((m) => m.id).join(" or ")
+          }`,
+        );
+      }
+      options.bridge.setMode(session.id, params.modeId);
+      return {};
     })
     .onRequest(methods.agent.session.setConfigOption, async ({ params, signal }) => {
       const session = known(params.sessionId);
@@ -281,21 +297,23 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       }
       const controller = new AbortController();
       session.running = controller;
-      const turnSignal = AbortSignal.any([controller.signal, signal]);
-      const updates = new TurnUpdates(workspace());
-      const send = (update: AcpUpdate) => notify(client, session.id, update);
-      const chatId = session.id.startsWith("acp:") ? session.id.slice(4) : session.id;
-      const inbound = { channel: "acp", chatId, sessionId: session.id, content, media };
       try {
-        for await (const event of host.streamInbound(inbound, { signal: turnSignal })) {
-          if (turnSignal.aborted) break;
-          for (const update of updates.of(event)) await send(update);
-        }
-        return { stopReason: turnSignal.aborted ? "cancelled" : "end_turn" };
+        const stopReason = await promptTurn({
+          streamInbound: (inbound, opts) => host.streamInbound(inbound, opts),
+          sessionId: session.id,
+          workspace: workspace(),
+          store: store(),
+          content,
+          media,
+          signal: AbortSignal.any([controller.signal, signal]),
+          send: (update) => notify(client, session.id, update),
+          askPermission: async (params) =>
+            (await client.request(methods.client.session.requestPermission, params as never, {
+              cancellationSignal: controller.signal,
+            }).catch(() => null))?.outcome ?? null,
+        });
+        return { stopReason };
       } catch (error) {
-        if (turnSignal.aborted) return { stopReason: "cancelled" };
-        const reason = stopReasonOf(error);
-        if (reason) return { stopReason: reason };
         const kind = BubError.isInstance(error) ? (error as BubError).kind : "internal";
         throw RequestError.internalError({ kind }, messageOf(error));
       } finally {

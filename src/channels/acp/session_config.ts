@@ -1,5 +1,6 @@
 /**
- * What an editor can set per session and which commands it can offer: the config options
+ * What an editor can set per session and which commands it can offer: the modes (Bub's default,
+ * or "ask" before every tool call), the config options
  * `model` (the configured model and its fallbacks) and `reasoning_effort`, read from the tape's
  * latest `model_switch` / `reasoning_effort_switch` events and set by running the `,model` /
  * `,reasoning_effort` commands (so a switch made in the editor is on the tape like one made in
@@ -10,7 +11,25 @@
 import { latestEvents } from "../../tape/latest_events.ts";
 import type { TapeStore } from "../../tape/store.ts";
 
-/** The models an editor may pick from. */
+/** The session modes: Bub's default, and one that asks before every tool call. */
+export const MODES: readonly { id: string; name: string; description: string }[] = [
+  {
+    id: "default",
+    name: "Default",
+    description: "Tools run; calls matching the approvals: rules wait for your permission",
+  },
+  { id: "ask", name: "Ask", description: "Every tool call waits for your permission" },
+];
+
+/**
+ * The models an editor may pick from.
+ *
+ * @example
+ * ```ts
+ * import type { AcpModels } from "@bub/core/channels";
+ * const models: AcpModels = { default: "openai:gpt-4o", others: ["anthropic:claude-sonnet-4"] };
+ * ```
+ */
 export interface AcpModels {
   /** The configured model (`model` setting). */
   default: string;
@@ -34,6 +53,9 @@ export const ACP_COMMANDS: readonly { name: string; description: string; hint?: 
   { name: "skill", description: "Load a skill's instructions", hint: "name=<skill>" },
   { name: "model", description: "Switch this session's model", hint: "<provider:model>" },
   { name: "reasoning_effort", description: "Set the reasoning effort", hint: "low|medium|high" },
+  { name: "approvals", description: "List this session's pending approvals" },
+  { name: "approve", description: "Approve a held tool call", hint: "<id> [always]" },
+  { name: "deny", description: "Deny a held tool call", hint: "<id> [reason]" },
 ];
 
 /** The `available_commands_update` payload. */

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
@@ -52,6 +52,9 @@ function editorModel(request: MockRequest): MockReply {
   if (prompt.includes("read the buffer")) {
     return mockReply.toolCall("fs_read", { path: "buffer.txt" });
   }
+  if (prompt.includes("guarded")) {
+    return mockReply.toolCall("bash", { command: "echo ran >> guarded.txt" });
+  }
   if (prompt.includes("slow")) {
     return mockReply.toolCall("bash", { command: "echo $$ > slow.pid; sleep 30; touch late" });
   }
@@ -72,10 +75,17 @@ interface Buffers {
   files: Map<string, string>;
 }
 
+/** How a test editor answers permission requests (in order; `null`: cancelled). */
+interface Answers {
+  optionIds: (string | null)[];
+  asked: acp.RequestPermissionRequest[];
+}
+
 function startEditor(
   dirs: TempDirs,
   env: Record<string, string | undefined>,
   buffers?: Buffers,
+  answers?: Answers,
 ): Editor {
   const [file, ...args] = runtimeCommand(BIN, ["acp"]);
   const child = spawn(file!, args, {
@@ -90,6 +100,15 @@ function startEditor(
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     });
+  if (answers) {
+    client.onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      answers.asked.push(params);
+      const optionId = answers.optionIds.shift() ?? null;
+      return optionId === null
+        ? { outcome: { outcome: "cancelled" } }
+        : { outcome: { outcome: "selected", optionId } };
+    });
+  }
   if (buffers) {
     client
       .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
@@ -367,6 +386,98 @@ describe("bub acp, driven by the ACP SDK's client", () => {
     });
     const replayed = turn(again.updates).find((n) => n.update.sessionUpdate === "plan");
     assert.deepEqual((replayed?.update as { entries: unknown }).entries, expected);
+  });
+
+  test("permissions are approvals: allow once runs the held call once, reject gives the model the denial", async () => {
+    const guarded = { ...env, BUB_APPROVALS: '[{"tool":"bash","reason":"runs commands"}]' };
+    const file = join(dirs.workspace, "guarded.txt");
+    rmSync(file, { force: true });
+    const answers: Answers = { optionIds: ["allow_once", "reject_once"], asked: [] };
+    await using editor = startEditor(dirs, guarded, undefined, answers);
+    const before = model.requests.length;
+    const stops = await editor.run(async (ctx) => {
+      await initialize(ctx);
+      const { sessionId } = await ctx.request(acp.methods.agent.session.new, {
+        cwd: dirs.workspace,
+        mcpServers: [],
+      });
+      const stops: string[] = [];
+      for (const text of ["run the guarded thing", "run the guarded thing again"]) {
+        const response = await ctx.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text }],
+        });
+        stops.push(response.stopReason);
+      }
+      return stops;
+    });
+    assert.deepEqual(stops, ["end_turn", "end_turn"]);
+    assert.equal(answers.asked.length, 2);
+    const call = answers.asked[0]!.toolCall as {
+      title?: string;
+      kind?: string;
+      rawInput?: unknown;
+    };
+    assert.equal(call.title, "bash: echo ran >> guarded.txt (runs commands)");
+    assert.equal(call.kind, "execute");
+    assert.deepEqual(answers.asked[0]!.options.map((o) => o.kind), [
+      "allow_once",
+      "allow_always",
+      "reject_once",
+    ]);
+    assert.equal(readFileSync(file, "utf8"), "ran\n", "allowed once: ran exactly once");
+    const toolResults = model.requests.slice(before).flatMap((request) =>
+      (request.body as { messages: WireMessage[] }).messages.filter((m) => m.role === "tool")
+    ).map((message) => String(message.content));
+    assert.ok(
+      toolResults.some((text) => /denied by human: rejected in the editor/.test(text)),
+      JSON.stringify(toolResults),
+    );
+  });
+
+  test("ask mode holds every tool; allow always is sticky; an unanswered request stays pending for another channel", async () => {
+    const file = join(dirs.workspace, "guarded.txt");
+    rmSync(file, { force: true });
+    const answers: Answers = { optionIds: ["allow_always", null], asked: [] };
+    let sessionId = "";
+    {
+      await using editor = startEditor(dirs, env, undefined, answers);
+      await editor.run(async (ctx) => {
+        await initialize(ctx);
+        const created = await ctx.request(acp.methods.agent.session.new, {
+          cwd: dirs.workspace,
+          mcpServers: [],
+        });
+        sessionId = created.sessionId;
+        assert.deepEqual(created.modes?.availableModes.map((m) => m.id), ["default", "ask"]);
+        await ctx.request(acp.methods.agent.session.setMode, { sessionId, modeId: "ask" });
+        for (const text of ["run the guarded thing", "run the guarded thing twice"]) {
+          await ctx.request(acp.methods.agent.session.prompt, {
+            sessionId,
+            prompt: [{ type: "text", text }],
+          });
+        }
+        // A write is another tool: it asks again, and the editor does not answer.
+        const response = await ctx.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: "please write the file" }],
+        });
+        assert.equal(response.stopReason, "end_turn");
+      });
+    }
+    assert.equal(answers.asked.length, 2, "always: the second bash call did not ask");
+    assert.equal(readFileSync(file, "utf8"), "ran\nran\n");
+    const held = answers.asked[1]!.toolCall as { rawInput?: { path?: string } };
+    assert.equal(held.rawInput?.path, "hello.txt");
+    const listed = await runCli(dirs, ["run", "--session-id", sessionId, ",approvals"], { env });
+    const id = /\b([a-z2-7]{10})\b/.exec(listed.stdout)?.[1];
+    assert.ok(id, listed.stdout);
+    rmSync(join(dirs.workspace, "hello.txt"), { force: true });
+    const approved = await runCli(dirs, ["run", "--session-id", sessionId, `,approve ${id}`], {
+      env,
+    });
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.equal(readFileSync(join(dirs.workspace, "hello.txt"), "utf8"), "hi from bub\n");
   });
 
   test("session/cancel mid-tool: stopReason cancelled and the tool's process is gone", async () => {
