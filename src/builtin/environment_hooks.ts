@@ -15,7 +15,7 @@ import { BubError } from "../kernel/errors.ts";
 import { LocalEnvironment } from "../environment/local_environment.ts";
 import { SandboxedEnvironment } from "../environment/sandboxed_environment.ts";
 import { probeSandbox, SANDBOX_INSTALL_HINT } from "../environment/sandbox_probe.ts";
-import type { SandboxProfile } from "../environment/sandbox_profile.ts";
+import type { SandboxNetwork, SandboxProfile } from "../environment/sandbox_profile.ts";
 import type { ShellManager } from "../environment/shell_manager.ts";
 import type { ShellScope } from "../environment/shell_scope.ts";
 import type { SandboxSettings } from "./settings_types.ts";
@@ -41,6 +41,12 @@ export interface EnvironmentHooksOptions {
    * `bub run`): `sandbox: remote` then sandboxes none.
    */
   localTerminal?: () => boolean;
+  /**
+   * The `telegram.api_root` setting (null: `https://api.telegram.org`): a sandboxed Telegram
+   * session's network gets exactly that host and port, the Bot API its skill script answers
+   * through.
+   */
+  telegramApiRoot?: () => string | null;
 }
 
 /** The two hook implementations returned by {@link createEnvironmentHooks}. */
@@ -72,6 +78,46 @@ export function isLocalTerminalSession(sessionId: string): boolean {
   return sessionId === "cli_session" || sessionId.startsWith("cli:");
 }
 
+/** True for a session of the Telegram channel (`telegram:<chat>`). */
+function isTelegramSession(sessionId: string): boolean {
+  return sessionId.startsWith("telegram:");
+}
+
+/**
+ * The allowlist entry of the Bot API at `apiRoot` (null: `https://api.telegram.org`): its host
+ * and port, nothing else.
+ *
+ * @throws BubError (config) when `apiRoot` is not an http(s) URL
+ * @example
+ * ```ts
+ * import { botApiHost } from "./environment_hooks.ts";
+ * console.assert(botApiHost(null) === "api.telegram.org:443");
+ * console.assert(botApiHost("http://127.0.0.1:8081/") === "127.0.0.1:8081");
+ * ```
+ */
+export function botApiHost(apiRoot: string | null): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(apiRoot || "https://api.telegram.org");
+  } catch { /* reported below */ }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new BubError(
+      "config",
+      `telegram.api_root: ${JSON.stringify(apiRoot)} is not an http(s) URL`,
+      { setting: "telegram.api_root" },
+    );
+  }
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return `${url.hostname}:${port}`;
+}
+
+/** `network` with `hosts` reachable too (`on` stays on). */
+function withHosts(network: SandboxNetwork, hosts: readonly string[]): SandboxNetwork {
+  if (hosts.length === 0 || network === "on") return network;
+  const allow = network === "off" ? [] : network.allow;
+  return { allow: [...allow, ...hosts.filter((host) => !allow.includes(host))] };
+}
+
 /** `sandbox_paths` as read-only and read-write lists (`<path>:rw` is read-write). */
 export function parseSandboxPaths(
   text: string | null,
@@ -94,11 +140,16 @@ function skillDirs(home: string): string[] {
   return dirs;
 }
 
-/** The profile of `settings` for `workspace`. */
+/**
+ * The profile of `settings` for `workspace`. The runtime executing Bub (`$RUNTIME` of skill
+ * scripts) is bound read-only: it often lives under the hidden home (`~/.deno`, `~/.bun`, nvm)
+ * or in a project's own toolchain folder. `hosts` join the network's allowlist.
+ */
 export function sandboxProfile(
   settings: SandboxSettings,
   workspace: string,
   hidden: readonly string[] = [],
+  hosts: readonly string[] = [],
 ): SandboxProfile {
   const mib = (value: number | null) => value === null ? null : value * 1024 * 1024;
   const paths = parseSandboxPaths(settings.sandbox_paths);
@@ -106,8 +157,12 @@ export function sandboxProfile(
   const home = process.env.HOME || homedir();
   return {
     workspace,
-    network: sandboxNetworkOf(settings.sandbox_network),
-    readOnly: [...paths.readOnly, ...skillDirs(home).filter((dir) => existsSync(dir))],
+    network: withHosts(sandboxNetworkOf(settings.sandbox_network), hosts),
+    readOnly: [
+      ...paths.readOnly,
+      ...skillDirs(home).filter((dir) => existsSync(dir)),
+      process.execPath,
+    ],
     readWrite: paths.readWrite,
     hidden: [...hidden],
     home,
@@ -173,7 +228,10 @@ export function createEnvironmentHooks(options: EnvironmentHooksOptions): Enviro
       if (!settings || !wanted(settings, sessionId)) {
         return new LocalEnvironment(workspace, { envPassthrough });
       }
-      const profile = sandboxProfile(settings, workspace, options.hiddenPaths?.() ?? []);
+      const hosts = isTelegramSession(sessionId)
+        ? [botApiHost(options.telegramApiRoot?.() ?? null)]
+        : [];
+      const profile = sandboxProfile(settings, workspace, options.hiddenPaths?.() ?? [], hosts);
       return new SandboxedEnvironment(profile, {
         envPassthrough,
         available: () => usable(settings.sandbox),

@@ -85,6 +85,9 @@ describe("bub gateway against the fake Bot API and the mock model", () => {
           BUB_TELEGRAM_ALLOW_USERS: `${allowed.id}`,
           BUB_DEBOUNCE_SECONDS: "0.05",
           BUB_MAX_WAIT_SECONDS: "0.5",
+          BUB_SANDBOX: "remote",
+          NO_PROXY: "localhost,127.0.0.1",
+          no_proxy: "localhost,127.0.0.1",
         }),
       },
     );
