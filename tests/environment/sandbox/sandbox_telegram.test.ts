@@ -10,13 +10,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import process from "node:process";
 import { botApiHost, createEnvironmentHooks } from "../../../src/builtin/environment_hooks.ts";
-import { loadSandboxSettings } from "../../../src/builtin/settings.ts";
 import { findExecutable } from "../../../src/environment/_find_executable.ts";
 import { noProxyFor } from "../../../src/environment/_no_proxy.ts";
 import { ShellManager } from "../../../src/environment/shell_manager.ts";
 import { BubError } from "../../../src/kernel/errors.ts";
-import { currentRuntimeCommand } from "../../../src/skills/body.ts";
-import { defaultBuiltinSkillDirs } from "../../../src/skills/discovery.ts";
+import { currentRuntimeCommand, renderSkillBody } from "../../../src/skills/body.ts";
+import { defaultBuiltinSkillDirs, discoverSkills } from "../../../src/skills/discovery.ts";
+import { getConfigValue, loadSandboxSettings } from "../../../src/builtin/settings.ts";
 import { FakeTelegramServer } from "../../../src/testing/fake_telegram.ts";
 import { type Layout, layout, type Listener, listener, run, SKIP } from "./_helpers.ts";
 
@@ -71,6 +71,27 @@ describe("a sandboxed Telegram session and its Bot API", { skip: SKIP || NO_SOCA
     assert.match(result.stdout, /^\{"ok":true,"message_ids":\[\d+\]\}\n$/);
     const sent = telegram.callsOf("sendMessage").map((call) => String(call.params.text));
     assert.ok(sent.includes("hello from the sandbox"), JSON.stringify(sent));
+  });
+
+  test("the skill's own send command, with api_root only in config.yml, answers through it", async () => {
+    const [skill] = discoverSkills({ workspace: dirs.workspace }).filter((s) =>
+      s.name === "telegram"
+    );
+    assert.ok(skill, "the builtin telegram skill is found");
+    // No BUB_TELEGRAM_* variable anywhere: the command must carry the configured Bot API itself.
+    const sources = {
+      env: {},
+      config: { telegram: { token: telegram.token, api_root: telegram.apiRoot } },
+    };
+    const body = renderSkillBody(skill, { config: (path) => getConfigValue(path, sources) });
+    const block = /## Sending\s+```bash\n([\s\S]*?)```/.exec(body)?.[1];
+    assert.ok(block, body);
+    const command = block.replaceAll("<chat_id>", "1001").replaceAll("<message_id>", "7");
+    await using env = sessionEnv("telegram:1001");
+    const result = await run(env, command);
+    assert.equal(result.code, 0, result.stderr);
+    const sent = telegram.callsOf("sendMessage").at(-1);
+    assert.match(String(sent?.params.text), /The report is in/);
   });
 
   test("the same session's commands reach no other loopback port, through the proxy or not", async () => {
