@@ -14,7 +14,11 @@ import { getLogger } from "../_internal/log.ts";
 import { BubError } from "../kernel/errors.ts";
 import { LocalEnvironment } from "../environment/local_environment.ts";
 import { SandboxedEnvironment } from "../environment/sandboxed_environment.ts";
-import { probeSandbox, SANDBOX_INSTALL_HINT } from "../environment/sandbox_probe.ts";
+import {
+  egressRelayMissing,
+  probeSandbox,
+  SANDBOX_INSTALL_HINT,
+} from "../environment/sandbox_probe.ts";
 import type { SandboxNetwork, SandboxProfile } from "../environment/sandbox_profile.ts";
 import type { ShellManager } from "../environment/shell_manager.ts";
 import type { ShellScope } from "../environment/shell_scope.ts";
@@ -79,7 +83,7 @@ export function isLocalTerminalSession(sessionId: string): boolean {
 }
 
 /** True for a session of the Telegram channel (`telegram:<chat>`). */
-function isTelegramSession(sessionId: string): boolean {
+export function isTelegramSession(sessionId: string): boolean {
   return sessionId.startsWith("telegram:");
 }
 
@@ -185,6 +189,15 @@ function warnUnsandboxed(reason: string): void {
   );
 }
 
+/** The loud warning when sandboxed sessions can run but reach no host. */
+function warnNoRelay(): void {
+  logger.warn(
+    "SANDBOX WITHOUT NETWORK: socat is not installed, so sandboxed sessions reach no host, not " +
+      "even a Telegram session's Bot API (its replies fail) or the hosts of sandbox_network. " +
+      "Install it with `apt-get install socat`.",
+  );
+}
+
 /**
  * Creates the builtin `provideEnvironment` and `provideLifespan` implementations.
  *
@@ -204,7 +217,11 @@ export function createEnvironmentHooks(options: EnvironmentHooksOptions): Enviro
   /** Whether the sandbox runs here; warns once, or throws for `required`. */
   const usable = async (mode: SandboxSettings["sandbox"]): Promise<boolean> => {
     const probe = await probeSandbox();
-    if (probe.ok) return true;
+    if (probe.ok) {
+      if (!warned && egressRelayMissing()) warnNoRelay();
+      warned = true;
+      return true;
+    }
     if (mode === "required") {
       throw new BubError(
         "config",

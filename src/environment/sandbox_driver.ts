@@ -177,8 +177,9 @@ async function startEgress(allow: readonly string[]): Promise<EgressProxy> {
   if (findExecutable("socat", { path: process.env.PATH ?? null }) === null) {
     throw new BubError(
       "config",
-      "sandbox_network lists hosts, which needs socat inside the sandbox: install it " +
-        "(apt-get install socat), or set sandbox_network to off or on",
+      "This sandbox reaches listed hosts (sandbox_network, or a Telegram session's Bot API), " +
+        "which needs socat inside the sandbox: install it (apt-get install socat), or set " +
+        "sandbox_network to off or on",
     );
   }
   const dir = mkdtempSync(join(tmpdir(), "bub-egress-"));
