@@ -358,9 +358,9 @@ export const SANDBOX: SectionSpec = {
               : `must be one of ${SANDBOX_MODES.join(", ")}`,
         ),
       `one of ${SANDBOX_MODES.join(", ")}`,
-      // Off until a sandboxed Telegram session can still answer: its skill script must reach the
-      // Bot API, which a sandbox with network off refuses (tests/e2e/gateway_telegram.test.ts).
-      "off",
+      // Every session not of the local terminal; a Telegram session's sandbox reaches its Bot API
+      // (environment_hooks.ts), so its skill script answers (tests/e2e/gateway_telegram.test.ts).
+      "remote",
     ),
     field(
       "sandbox_network",

@@ -240,6 +240,17 @@ export function registerBuiltinCommands(
       const { mcpCommand } = await import("./mcp_command.ts");
       await mcpCommand(framework, runtime, output, options);
     });
+  app.command("sandbox")
+    .description("The sandbox of sessions' commands")
+    .command("status")
+    .description("Print whether the sandbox runs here and a session's effective profile")
+    .option("--session <id>", "the session whose profile is printed (default: a Telegram one)")
+    .option("--json", "print JSON")
+    .action(async (options: { session?: string; json?: boolean }) => {
+      const runtime = builtinRuntime(framework, "The sandbox needs the builtin plugin.");
+      const { sandboxStatusCommand } = await import("./sandbox_command.ts");
+      await sandboxStatusCommand(framework, runtime, output, options);
+    });
   app.command("hooks")
     .description("List the hook implementations of each hook")
     .action(() => hooksCommand(framework, output));

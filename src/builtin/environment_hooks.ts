@@ -14,8 +14,12 @@ import { getLogger } from "../_internal/log.ts";
 import { BubError } from "../kernel/errors.ts";
 import { LocalEnvironment } from "../environment/local_environment.ts";
 import { SandboxedEnvironment } from "../environment/sandboxed_environment.ts";
-import { probeSandbox, SANDBOX_INSTALL_HINT } from "../environment/sandbox_probe.ts";
-import type { SandboxProfile } from "../environment/sandbox_profile.ts";
+import {
+  egressRelayMissing,
+  probeSandbox,
+  SANDBOX_INSTALL_HINT,
+} from "../environment/sandbox_probe.ts";
+import type { SandboxNetwork, SandboxProfile } from "../environment/sandbox_profile.ts";
 import type { ShellManager } from "../environment/shell_manager.ts";
 import type { ShellScope } from "../environment/shell_scope.ts";
 import type { SandboxSettings } from "./settings_types.ts";
@@ -41,6 +45,12 @@ export interface EnvironmentHooksOptions {
    * `bub run`): `sandbox: remote` then sandboxes none.
    */
   localTerminal?: () => boolean;
+  /**
+   * The `telegram.api_root` setting (null: `https://api.telegram.org`): a sandboxed Telegram
+   * session's network gets exactly that host and port, the Bot API its skill script answers
+   * through.
+   */
+  telegramApiRoot?: () => string | null;
 }
 
 /** The two hook implementations returned by {@link createEnvironmentHooks}. */
@@ -72,6 +82,46 @@ export function isLocalTerminalSession(sessionId: string): boolean {
   return sessionId === "cli_session" || sessionId.startsWith("cli:");
 }
 
+/** True for a session of the Telegram channel (`telegram:<chat>`). */
+export function isTelegramSession(sessionId: string): boolean {
+  return sessionId.startsWith("telegram:");
+}
+
+/**
+ * The allowlist entry of the Bot API at `apiRoot` (null: `https://api.telegram.org`): its host
+ * and port, nothing else.
+ *
+ * @throws BubError (config) when `apiRoot` is not an http(s) URL
+ * @example
+ * ```ts
+ * import { botApiHost } from "./environment_hooks.ts";
+ * console.assert(botApiHost(null) === "api.telegram.org:443");
+ * console.assert(botApiHost("http://127.0.0.1:8081/") === "127.0.0.1:8081");
+ * ```
+ */
+export function botApiHost(apiRoot: string | null): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(apiRoot || "https://api.telegram.org");
+  } catch { /* reported below */ }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new BubError(
+      "config",
+      `telegram.api_root: ${JSON.stringify(apiRoot)} is not an http(s) URL`,
+      { setting: "telegram.api_root" },
+    );
+  }
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return `${url.hostname}:${port}`;
+}
+
+/** `network` with `hosts` reachable too (`on` stays on). */
+function withHosts(network: SandboxNetwork, hosts: readonly string[]): SandboxNetwork {
+  if (hosts.length === 0 || network === "on") return network;
+  const allow = network === "off" ? [] : network.allow;
+  return { allow: [...allow, ...hosts.filter((host) => !allow.includes(host))] };
+}
+
 /** `sandbox_paths` as read-only and read-write lists (`<path>:rw` is read-write). */
 export function parseSandboxPaths(
   text: string | null,
@@ -94,11 +144,16 @@ function skillDirs(home: string): string[] {
   return dirs;
 }
 
-/** The profile of `settings` for `workspace`. */
+/**
+ * The profile of `settings` for `workspace`. The runtime executing Bub (`$RUNTIME` of skill
+ * scripts) is bound read-only: it often lives under the hidden home (`~/.deno`, `~/.bun`, nvm)
+ * or in a project's own toolchain folder. `hosts` join the network's allowlist.
+ */
 export function sandboxProfile(
   settings: SandboxSettings,
   workspace: string,
   hidden: readonly string[] = [],
+  hosts: readonly string[] = [],
 ): SandboxProfile {
   const mib = (value: number | null) => value === null ? null : value * 1024 * 1024;
   const paths = parseSandboxPaths(settings.sandbox_paths);
@@ -106,8 +161,12 @@ export function sandboxProfile(
   const home = process.env.HOME || homedir();
   return {
     workspace,
-    network: sandboxNetworkOf(settings.sandbox_network),
-    readOnly: [...paths.readOnly, ...skillDirs(home).filter((dir) => existsSync(dir))],
+    network: withHosts(sandboxNetworkOf(settings.sandbox_network), hosts),
+    readOnly: [
+      ...paths.readOnly,
+      ...skillDirs(home).filter((dir) => existsSync(dir)),
+      process.execPath,
+    ],
     readWrite: paths.readWrite,
     hidden: [...hidden],
     home,
@@ -130,6 +189,15 @@ function warnUnsandboxed(reason: string): void {
   );
 }
 
+/** The loud warning when sandboxed sessions can run but reach no host. */
+function warnNoRelay(): void {
+  logger.warn(
+    "SANDBOX WITHOUT NETWORK: socat is not installed, so sandboxed sessions reach no host, not " +
+      "even a Telegram session's Bot API (its replies fail) or the hosts of sandbox_network. " +
+      "Install it with `apt-get install socat`.",
+  );
+}
+
 /**
  * Creates the builtin `provideEnvironment` and `provideLifespan` implementations.
  *
@@ -149,7 +217,11 @@ export function createEnvironmentHooks(options: EnvironmentHooksOptions): Enviro
   /** Whether the sandbox runs here; warns once, or throws for `required`. */
   const usable = async (mode: SandboxSettings["sandbox"]): Promise<boolean> => {
     const probe = await probeSandbox();
-    if (probe.ok) return true;
+    if (probe.ok) {
+      if (!warned && egressRelayMissing()) warnNoRelay();
+      warned = true;
+      return true;
+    }
     if (mode === "required") {
       throw new BubError(
         "config",
@@ -173,7 +245,10 @@ export function createEnvironmentHooks(options: EnvironmentHooksOptions): Enviro
       if (!settings || !wanted(settings, sessionId)) {
         return new LocalEnvironment(workspace, { envPassthrough });
       }
-      const profile = sandboxProfile(settings, workspace, options.hiddenPaths?.() ?? []);
+      const hosts = isTelegramSession(sessionId)
+        ? [botApiHost(options.telegramApiRoot?.() ?? null)]
+        : [];
+      const profile = sandboxProfile(settings, workspace, options.hiddenPaths?.() ?? [], hosts);
       return new SandboxedEnvironment(profile, {
         envPassthrough,
         available: () => usable(settings.sandbox),

@@ -74,6 +74,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     sandbox: () => loadSandboxSettings(runtime.sources),
     hiddenPaths: () => [framework.home],
     localTerminal: () => localTerminal,
+    telegramApiRoot: () => loadTelegramSettings(runtime.sources).api_root,
   });
   const tape = createTapeHooks({
     home: framework.home,

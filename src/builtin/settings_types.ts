@@ -224,7 +224,7 @@ export interface SandboxSettings {
   /**
    * `off`: never; `remote`: sessions whose channel is not the local terminal (`bub chat` and
    * `bub run` stay on the host); `all`: every session; `required`: every session, and Bub
-   * refuses to start where the sandbox cannot run. Env `BUB_SANDBOX`. @default "off"
+   * refuses to start where the sandbox cannot run. Env `BUB_SANDBOX`. @default "remote"
    */
   sandbox: "off" | "remote" | "all" | "required";
   /**

@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { type EgressProxy, startEgressProxy } from "./egress_proxy.ts";
 import { findExecutable } from "./_find_executable.ts";
+import { noProxyFor } from "./_no_proxy.ts";
 import { bwrapArgs, prlimitArgs, type SandboxProfile } from "./sandbox_profile.ts";
 import {
   createPidsCgroup,
@@ -92,14 +93,20 @@ export function createSandboxDriver(
       const processes = profile.limits.processes;
       cgroup ??= processes !== null && rootPidsCgroupUsable() ? createPidsCgroup(processes) : null;
       let command = [request.file, ...request.args];
-      let proxyEnv: Record<string, string> = {};
       let bindProxy: string[] = [];
+      // The host's TMPDIR is not inside; the private /tmp is.
+      const env: Record<string, string> = { ...(request.env ?? {}), TMPDIR: "/tmp" };
       if (allow !== null) {
         egress ??= startEgress(allow);
         const proxy = await egress;
         bindProxy = ["--bind", proxy.socketPath, EGRESS_SOCKET];
         command = ["bash", "-c", EGRESS_RELAY, "bub-egress", ...command];
-        proxyEnv = PROXY_ENV;
+        Object.assign(env, PROXY_ENV);
+        // A host's NO_PROXY entry for an allowlisted host would bypass the only way out (the
+        // inner driver adds `env` to the host's variables: an empty value stands for none).
+        for (const name of ["NO_PROXY", "no_proxy"]) {
+          env[name] = noProxyFor(env[name] ?? process.env[name], allow) ?? "";
+        }
       }
       const argv = [
         ...(cgroup === null ? [] : joinPidsCgroupArgv(cgroup)),
@@ -113,8 +120,6 @@ export function createSandboxDriver(
         ...command,
       ];
       const [file, ...args] = argv as [string, ...string[]];
-      // The host's TMPDIR is not inside; the private /tmp is.
-      const env = { ...(request.env ?? {}), ...proxyEnv, TMPDIR: "/tmp" };
       return await inner.spawn({ ...request, file, args, cwd: profile.workspace, env });
     },
     async close(): Promise<void> {
@@ -137,12 +142,19 @@ const EGRESS_SOCKET = "/run/bub-egress.sock";
 /** The port inside the sandbox that relays to it. */
 const EGRESS_PORT = 3128;
 
-/** What tools read to find a proxy (most honour one spelling or the other). */
-const PROXY_ENV: Record<string, string> = Object.fromEntries(
-  ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"].map(
-    (name) => [name, `http://127.0.0.1:${EGRESS_PORT}`],
+/**
+ * What tools read to find a proxy (most honour one spelling or the other). Node's `fetch` and
+ * `http` ignore them unless `NODE_USE_ENV_PROXY=1` (Node >= 24.5 or 22.21; older Node cannot use
+ * the allowlist); Deno, Bun and curl honour them as they are.
+ */
+const PROXY_ENV: Record<string, string> = {
+  ...Object.fromEntries(
+    ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"].map(
+      (name) => [name, `http://127.0.0.1:${EGRESS_PORT}`],
+    ),
   ),
-);
+  NODE_USE_ENV_PROXY: "1",
+};
 
 /**
  * Runs inside the sandbox before the command: `socat` relays 127.0.0.1:3128 to the proxy's socket
@@ -165,8 +177,9 @@ async function startEgress(allow: readonly string[]): Promise<EgressProxy> {
   if (findExecutable("socat", { path: process.env.PATH ?? null }) === null) {
     throw new BubError(
       "config",
-      "sandbox_network lists hosts, which needs socat inside the sandbox: install it " +
-        "(apt-get install socat), or set sandbox_network to off or on",
+      "This sandbox reaches listed hosts (sandbox_network, or a Telegram session's Bot API), " +
+        "which needs socat inside the sandbox: install it (apt-get install socat), or set " +
+        "sandbox_network to off or on",
     );
   }
   const dir = mkdtempSync(join(tmpdir(), "bub-egress-"));

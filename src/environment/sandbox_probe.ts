@@ -16,8 +16,19 @@ import { DEFAULT_SANDBOX_LIMITS } from "./sandbox_profile.ts";
 /** The outcome of {@link probeSandbox}. */
 export type SandboxProbe = { ok: true } | { ok: false; reason: string };
 
-/** The command that installs what the sandbox needs on Debian and Ubuntu. */
-export const SANDBOX_INSTALL_HINT = "apt-get install bubblewrap";
+/**
+ * The command that installs what the sandbox needs on Debian and Ubuntu (`socat` relays a
+ * sandbox's one door to the egress proxy: a Telegram session's Bot API, `sandbox_network` hosts).
+ */
+export const SANDBOX_INSTALL_HINT = "apt-get install bubblewrap socat";
+
+/**
+ * True when `socat` is not on `PATH`: a sandbox then reaches no host at all, not even a Telegram
+ * session's Bot API (see `sandbox_driver.ts`).
+ */
+export function egressRelayMissing(): boolean {
+  return findExecutable("socat", { path: process.env.PATH ?? null }) === null;
+}
 
 let probed: Promise<SandboxProbe> | null = null;
 

@@ -1,11 +1,14 @@
 /**
  * `bub gateway` as a real subprocess against the fake Telegram Bot API and the mock model: the
  * model answers Telegram users by loading the `telegram` skill and running its script through
- * `bash`, as the skill tells it to.
+ * `bash`, as the skill tells it to. Under the default `sandbox: remote` that command runs in the
+ * sandbox, whose one way out is the Bot API the gateway is configured with; the host's NO_PROXY
+ * (localhost, 127.0.0.1, as on many CI runners) must not send it around that way.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
+import { probeSandbox } from "../../src/environment/sandbox_probe.ts";
 import { FakeTelegramServer } from "../../src/testing/fake_telegram.ts";
 import { type MockReply, mockReply, type MockRequest } from "../../src/testing/_mock_reply.ts";
 import { MockLlmServer } from "../../src/testing/mock_llm_server.ts";
@@ -85,6 +88,8 @@ describe("bub gateway against the fake Bot API and the mock model", () => {
           BUB_TELEGRAM_ALLOW_USERS: `${allowed.id}`,
           BUB_DEBOUNCE_SECONDS: "0.05",
           BUB_MAX_WAIT_SECONDS: "0.5",
+          NO_PROXY: "localhost,127.0.0.1",
+          no_proxy: "localhost,127.0.0.1",
         }),
       },
     );
@@ -127,7 +132,14 @@ describe("bub gateway against the fake Bot API and the mock model", () => {
       text(first.messages.findLast((m) => m.role === "user")?.content),
       /channel=\$telegram/,
     );
-    assert.match(text(first.messages.find((m) => m.role === "system")?.content), /telegram/);
+    const system = text(first.messages.find((m) => m.role === "system")?.content);
+    assert.match(system, /telegram/);
+    // Sandboxed by default (sandbox: remote), its network limited to the Bot API's host:port
+    // (where bwrap cannot run, Bub warns and the session runs unsandboxed).
+    if ((await probeSandbox()).ok) {
+      assert.match(system, /<sandbox>/);
+      assert.ok(system.includes(`limited to ${new URL(telegram.apiRoot).host},`), system);
+    }
   });
 
   test("a stranger gets 'Access denied.' and the model is never called for them", async () => {

@@ -27,9 +27,9 @@ function configError(sources: Parameters<typeof loadSandboxSettings>[0]): BubErr
 }
 
 describe("sandbox settings", () => {
-  test("defaults: off, network off, no extra paths, bounded limits", () => {
+  test("defaults: remote, network off, no extra paths, bounded limits", () => {
     assert.deepEqual(loadSandboxSettings({ env: {} }), {
-      sandbox: "off",
+      sandbox: "remote",
       sandbox_network: "off",
       sandbox_paths: null,
       sandbox_cpu_seconds: 600,
@@ -133,14 +133,42 @@ describe("bub with the sandbox wanted but bwrap missing", () => {
   });
 });
 
-describe("bub run under sandbox: remote", { skip: SKIP }, () => {
+describe("bub with the sandbox but no socat", { skip: SKIP }, () => {
+  const cleanup = cleanupStack();
+  afterEach(() => cleanup.run());
+
+  test("warns loudly once that sandboxed sessions reach no host, and runs sandboxed", async () => {
+    const dirs = tempDirs();
+    cleanup.defer(() => dirs.remove());
+    // Where sandboxed commands see them too: the workspace, and TMPDIR (the start-up probe's).
+    const bins = [join(dirs.workspace, "bin"), join(dirs.tmp, "bin")];
+    for (const bin of bins) {
+      mkdirSync(bin);
+      for (const name of ["bash", "bwrap", "prlimit", "true"]) {
+        symlinkSync(findExecutable(name, { path: process.env.PATH ?? null })!, join(bin, name));
+      }
+    }
+    dirs.writeConfig("model: planted-config-model\n");
+    const probe = `,test -e ${dirs.configFile} && echo config-visible || echo config-hidden`;
+    const result = await runCli(dirs, ["run", "--demo", probe], {
+      env: { BUB_SANDBOX: "all", PATH: bins.join(":") },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /config-hidden/);
+    assert.equal(result.stderr.match(/SANDBOX WITHOUT NETWORK/g)?.length, 1, result.stderr);
+    assert.match(result.stderr, /apt-get install socat/);
+    assert.doesNotMatch(result.stderr, /SANDBOX UNAVAILABLE/);
+  });
+});
+
+describe("bub run under the default sandbox: remote", { skip: SKIP }, () => {
   const cleanup = cleanupStack();
   afterEach(() => cleanup.run());
 
   test("stays on the host, even with --channel telegram", async () => {
     const dirs = tempDirs();
     cleanup.defer(() => dirs.remove());
-    dirs.writeConfig("model: x\nsandbox: remote\n");
+    dirs.writeConfig("model: x\n");
     const result = await runCli(dirs, [
       "run",
       "--demo",

@@ -1,6 +1,6 @@
 /**
  * The sandbox through real framework turns: comma commands and the bash tool (its background
- * jobs too) of a session on a non-terminal channel run sandboxed under `sandbox:
+ * jobs too) of a session on a non-terminal channel run sandboxed under the default `sandbox:
  * remote`; the local terminal's sessions do not; `off` and `all` move that line.
  */
 import { after, before, describe, test } from "node:test";
@@ -35,7 +35,7 @@ async function eventually(check: () => boolean, what: string, ms = 10_000): Prom
 }
 
 /** A running framework over `dirs` with `config` (YAML) in its home. */
-async function framework(dirs: Layout, config = "sandbox: remote\n") {
+async function framework(dirs: Layout, config = "") {
   writeFileSync(join(dirs.bubHome, "config.yml"), `api_key: ${PLANTED.config}\n${config}`);
   const bub = new BubFramework({ home: dirs.bubHome, workspace: dirs.workspace });
   bub.loadBuiltinHooks();
@@ -165,10 +165,7 @@ describe("sandbox through framework turns", { skip: SKIP }, () => {
 
 describe("the system prompt of a sandboxed session", { skip: SKIP }, () => {
   test("says what the commands reach on web, and nothing changes for the terminal", async () => {
-    await using fx = await turnFixture({
-      script: [mockReply.text("a"), mockReply.text("b")],
-      env: { BUB_SANDBOX: "remote" },
-    });
+    await using fx = await turnFixture({ script: [mockReply.text("a"), mockReply.text("b")] });
     await fx.turn({ channel: "web", chatId: "w", content: "hi" });
     await fx.turn({ channel: "cli", chatId: "local", content: "hi" });
     const [web, cli] = fx.bodies().map((body) => JSON.stringify(body));

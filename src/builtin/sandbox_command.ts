@@ -1,0 +1,161 @@
+/**
+ * `bub sandbox status`: whether the sandbox runs on this host, which sessions the `sandbox`
+ * setting covers, and the effective profile of a session (paths, network, limits), each with the
+ * setting it comes from. It asks nothing of the model and starts no session.
+ *
+ * @module
+ */
+import { realpathSync } from "node:fs";
+import {
+  egressRelayMissing,
+  probeSandbox,
+  SANDBOX_INSTALL_HINT,
+} from "../environment/sandbox_probe.ts";
+import type { SandboxNetwork } from "../environment/sandbox_profile.ts";
+import type { KernelFramework } from "../kernel/framework.ts";
+import { CliExit, type CliOutput } from "./cli_io.ts";
+import {
+  botApiHost,
+  isLocalTerminalSession,
+  isTelegramSession,
+  sandboxProfile,
+} from "./environment_hooks.ts";
+import type { BuiltinRuntime } from "./runtime.ts";
+import { loadSandboxSettings, loadTelegramSettings } from "./settings.ts";
+
+/** Options of {@link sandboxStatusCommand}. */
+export interface SandboxStatusOptions {
+  /** The session whose profile is printed. Default `telegram:<chat>` (a remote session). */
+  session?: string;
+  /** Print JSON instead of text. */
+  json?: boolean;
+}
+
+/** Why `mode` sandboxes `session`, or why not. */
+function coverage(mode: string, session: string): { sandboxed: boolean; why: string } {
+  if (mode === "off") return { sandboxed: false, why: "sandbox: off sandboxes no session" };
+  if (mode !== "remote") {
+    return { sandboxed: true, why: `sandbox: ${mode} sandboxes every session` };
+  }
+  if (isLocalTerminalSession(session)) {
+    return {
+      sandboxed: false,
+      why:
+        "sandbox: remote leaves the local terminal's sessions (and bub chat, bub run) on the host",
+    };
+  }
+  return {
+    sandboxed: true,
+    why: "sandbox: remote sandboxes every session not of the local terminal",
+  };
+}
+
+function networkText(network: SandboxNetwork): string {
+  if (network === "off") return "off (no host, not even 127.0.0.1)";
+  if (network === "on") return "on (the host's network)";
+  return `only ${network.allow.join(", ")} (through the egress proxy)`;
+}
+
+const mib = (bytes: number | null) => bytes === null ? "unlimited" : `${bytes / 1024 ** 2} MiB`;
+
+/**
+ * Prints the sandbox status. Exits 1 when the sandbox is `required` and cannot run (as `bub`
+ * itself would refuse to start).
+ *
+ * @throws {CliExit} (1) for a bad sandbox setting, or `required` without a working sandbox
+ */
+export async function sandboxStatusCommand(
+  framework: KernelFramework,
+  runtime: BuiltinRuntime,
+  output: CliOutput,
+  options: SandboxStatusOptions = {},
+): Promise<void> {
+  const session = options.session ?? "telegram:<chat>";
+  let settings: ReturnType<typeof loadSandboxSettings>;
+  let apiRoot: string | null;
+  try {
+    settings = loadSandboxSettings(runtime.sources);
+    apiRoot = loadTelegramSettings(runtime.sources).api_root;
+  } catch (error) {
+    throw new CliExit(1, error instanceof Error ? error.message : String(error));
+  }
+  const probe = await probeSandbox();
+  const relay = !egressRelayMissing();
+  const covered = coverage(settings.sandbox, session);
+  const hosts = isTelegramSession(session) ? [botApiHost(apiRoot)] : [];
+  const profile = sandboxProfile(settings, framework.workspace, [framework.home], hosts);
+  const runs = covered.sandboxed && probe.ok;
+  const data = {
+    mode: settings.sandbox,
+    bwrap: probe.ok ? "works" : probe.reason,
+    socat: relay ? "found" : "missing",
+    session,
+    sandboxed: runs,
+    why: covered.sandboxed && !probe.ok
+      ? `${covered.why}, but the sandbox cannot run here: ${probe.reason}`
+      : covered.why,
+    profile: runs ? { ...profile, workspace: realpathOrSelf(profile.workspace) } : null,
+  };
+  if (options.json) output.out(`${JSON.stringify(data, null, 2)}\n`);
+  else output.out(`${describe(data, profile, hosts).join("\n")}\n`);
+  if (settings.sandbox === "required" && !probe.ok) {
+    throw new CliExit(1, `sandbox is required but ${probe.reason}`);
+  }
+}
+
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function describe(
+  data: {
+    mode: string;
+    bwrap: string;
+    socat: string;
+    session: string;
+    sandboxed: boolean;
+    why: string;
+  },
+  profile: ReturnType<typeof sandboxProfile>,
+  hosts: readonly string[],
+): string[] {
+  const lines = [
+    `sandbox: ${data.mode}`,
+    `bwrap: ${
+      data.bwrap === "works"
+        ? "works"
+        : `unavailable: ${data.bwrap} (install: ${SANDBOX_INSTALL_HINT})`
+    }`,
+    `socat: ${
+      data.socat === "found"
+        ? "found"
+        : "missing: sandboxed sessions reach no host (apt-get install socat)"
+    }`,
+    `session ${data.session}: ${data.sandboxed ? "sandboxed" : "not sandboxed"} (${data.why})`,
+  ];
+  if (!data.sandboxed) return lines;
+  const limits = profile.limits;
+  lines.push(
+    `  workspace (read-write): ${profile.workspace}`,
+    "  system directories (read-only): /usr /bin /sbin /lib* /etc (private files masked) /opt",
+    `  extra read-only (sandbox_paths, skills, the runtime): ${
+      profile.readOnly.join(" ") || "none"
+    }`,
+    `  extra read-write (sandbox_paths :rw): ${profile.readWrite.join(" ") || "none"}`,
+    `  hidden (Bub's home: config, tapes, logs): ${profile.hidden.join(" ") || "none"}`,
+    `  home ${profile.home ?? "-"}, /tmp: private and empty at each command's start`,
+    `  network (sandbox_network${
+      hosts.length > 0 ? " + the Telegram Bot API, telegram.api_root" : ""
+    }): ${networkText(profile.network)}`,
+    `  limits: cpu ${limits.cpuSeconds ?? "unlimited"} s (sandbox_cpu_seconds), address space ${
+      mib(limits.memoryBytes)
+    } (sandbox_memory_mb), processes ${limits.processes ?? "unlimited"} (sandbox_processes), file ${
+      mib(limits.fileBytes)
+    } (sandbox_file_mb)`,
+  );
+  return lines;
+}
