@@ -11,6 +11,8 @@ import type { SteeringInbox } from "../../kernel/channel.ts";
 import { contentOf, type Envelope } from "../../kernel/envelope.ts";
 import type { StreamInboundOptions, TurnEvent } from "../../kernel/turn_stream.ts";
 import { endEvent, type WireEvent, wireEvent } from "./wire_events.ts";
+import type { MediaItem } from "../../kernel/channel_message.ts";
+import type { UploadInfo } from "./uploads.ts";
 
 /** What the hub needs of the framework. */
 export interface TurnSource {
@@ -18,6 +20,20 @@ export interface TurnSource {
   streamInbound(inbound: Envelope, options?: StreamInboundOptions): AsyncIterable<TurnEvent>;
   /** The steering inbox of the running scope (messages sent while a turn runs go there). */
   getSteeringInbox?(): SteeringInbox | null;
+}
+
+/** Files sent with a message: the media items and what the page shows of them. */
+export interface SentFiles {
+  /** The media items of the inbound message. */
+  readonly media: readonly MediaItem[];
+  /** Name, MIME type and size of each (sent with `turn_start` / `steer` as `uploads`). */
+  readonly uploads: readonly UploadInfo[];
+}
+
+const NO_FILES: SentFiles = Object.freeze({ media: [], uploads: [] });
+
+function uploadsData(files: SentFiles): { uploads?: UploadInfo[] } {
+  return files.uploads.length > 0 ? { uploads: [...files.uploads] } : {};
 }
 
 /** A listener of one session's wire events. */
@@ -75,18 +91,25 @@ export class TurnHub {
    * Sends `content` to web chat `chatId` (session `web:<chatId>`): steered into the running turn
    * when there is one and the framework has a steering inbox, else a new turn.
    */
-  async send(chatId: string, content: string): Promise<{ turn: number; steered: boolean }> {
+  async send(
+    chatId: string,
+    content: string,
+    files: SentFiles = NO_FILES,
+  ): Promise<{ turn: number; steered: boolean }> {
     checkSessionId(chatId);
     const turn = this.#turns.get(chatId);
     const inbox = this.#source.getSteeringInbox?.() ?? null;
     if (turn && inbox) {
       const sessionId = `web:${chatId}`;
-      const message = { channel: "web", chatId, content, sessionId };
+      const message = { channel: "web", chatId, content, sessionId, media: files.media };
       await inbox.enqueueMessage(message, { session_id: sessionId });
-      this.#emit(chatId, turn.events, { kind: "steer", data: { turn: turn.id, content } });
+      this.#emit(chatId, turn.events, {
+        kind: "steer",
+        data: { turn: turn.id, content, ...uploadsData(files) },
+      });
       return { turn: turn.id, steered: true };
     }
-    return { turn: this.start(chatId, content), steered: false };
+    return { turn: this.start(chatId, content, files), steered: false };
   }
 
   #emit(chatId: string, events: WireEvent[], event: WireEvent): void {
@@ -110,7 +133,7 @@ export class TurnHub {
    * Starts a turn of `content` in web chat `chatId` (session `web:<chatId>`) and returns its id;
    * throws a BubError when a turn of that chat is still running.
    */
-  start(chatId: string, content: string): number {
+  start(chatId: string, content: string, files: SentFiles = NO_FILES): number {
     checkSessionId(chatId);
     if (this.#turns.has(chatId)) {
       throw new BubError("invalid_input", `A turn is already running in web chat ${chatId}`);
@@ -119,9 +142,9 @@ export class TurnHub {
     const controller = new AbortController();
     const events: WireEvent[] = [];
     const emit = (event: WireEvent): void => this.#emit(chatId, events, event);
-    const inbound = { channel: "web", chatId, content };
+    const inbound = { channel: "web", chatId, content, media: files.media };
     const finished = (async () => {
-      emit({ kind: "turn_start", data: { turn: id, content } });
+      emit({ kind: "turn_start", data: { turn: id, content, ...uploadsData(files) } });
       try {
         const stream = this.#source.streamInbound(inbound, { signal: controller.signal });
         for await (const event of stream) emit(wireEvent(event));
