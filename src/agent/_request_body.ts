@@ -125,18 +125,29 @@ export function withActivity(fetchFn: FetchLike, onActivity?: () => void): Fetch
   };
 }
 
-/**
- * The text a prompt part stands as in place of the raw part at `index` (see {@link withRawParts}).
- * Control characters keep it from ever matching text a user wrote.
- */
-export function rawPartMarker(index: number): string {
-  return `\u0000bub-part-${index}\u0000`;
+/** A random key in every marker (made on first use), so text a user wrote never matches one. */
+let markerKey: string | null = null;
+
+function rawMarkerKey(): string {
+  return markerKey ??= crypto.randomUUID().replaceAll("-", "");
 }
 
-// A marker as JSON text: in a text part (`{"type":"text","text":"…"}`) or as a whole string
-// content (a user message of one part is sent as a string).
-const RAW_PART =
-  /\{"type":"text","text":"\\u0000bub-part-(\d+)\\u0000"\}|"\\u0000bub-part-(\d+)\\u0000"/g;
+/**
+ * The text a prompt part stands as in place of the raw part at `index` (see {@link withRawParts}):
+ * control characters and a random key, so it never matches text a user wrote.
+ */
+export function rawPartMarker(index: number): string {
+  return `\u0000bub-part-${rawMarkerKey()}-${index}\u0000`;
+}
+
+/**
+ * A marker as JSON text: in a text part (`{"type":"text","text":"…"}`) or as a whole string
+ * content (a user message of one part is sent as a string).
+ */
+function rawPartPattern(key: string): RegExp {
+  const marker = `"\\\\u0000bub-part-${key}-(\\d+)\\\\u0000"`;
+  return new RegExp(`\\{"type":"text","text":${marker}\\}|${marker}`, "g");
+}
 
 /**
  * Wraps `fetch` so each marker text part in a POST's JSON body is replaced by the JSON of the
@@ -147,9 +158,11 @@ const RAW_PART =
 export function withRawParts(fetchFn: FetchLike, parts: readonly unknown[]): FetchLike {
   if (parts.length === 0) return fetchFn;
   const json = parts.map((part) => JSON.stringify(part));
+  const key = rawMarkerKey();
+  const pattern = rawPartPattern(key);
   return (input, init) => {
-    if (init && typeof init.body === "string" && init.body.includes("bub-part-")) {
-      const body = init.body.replace(RAW_PART, (match, inPart?: string, inString?: string) => {
+    if (init && typeof init.body === "string" && init.body.includes(key)) {
+      const body = init.body.replace(pattern, (match, inPart?: string, inString?: string) => {
         const part = json[Number(inPart ?? inString)];
         if (part === undefined) return match;
         return inPart !== undefined ? part : `[${part}]`;

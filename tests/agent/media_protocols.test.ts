@@ -156,3 +156,58 @@ describe("Anthropic: images and PDFs as blocks, audio and video as notes", () =>
     );
   });
 });
+
+describe("notes and edge cases", () => {
+  test("Responses: a Word file is noted with its name and size; Anthropic takes a text file as a document", async () => {
+    const docx = {
+      type: "file",
+      file: {
+        filename: "notes.docx",
+        file_data:
+          "data:application/vnd.openxmlformats-officedocument.wordprocessingml.document;base64,UEsDBA==",
+      },
+    };
+    const responses = await sentBody("openai-responses:gpt-4o", [docx]);
+    const input = responses.input as Array<{ role?: string; content?: Array<{ text?: string }> }>;
+    assert.equal(
+      input.find((item) => item.role === "user")!.content![1]!.text,
+      "[file notes.docx, 4 bytes, application/vnd.openxmlformats-officedocument.wordprocessingml.document" +
+        " — this model cannot read this file type]",
+    );
+    const text = {
+      type: "file",
+      file: { filename: "a.txt", file_data: `data:text/plain;base64,${btoa("plain words")}` },
+    };
+    const anthropic = await sentBody("anthropic:claude-test", [text]);
+    const messages = anthropic.messages as Array<{ role: string; content: Part[] }>;
+    const { cache_control: _, ...block } = messages.find((m) => m.role === "user")!.content[1]!;
+    assert.deepEqual(block, {
+      type: "document",
+      source: { type: "text", media_type: "text/plain", data: "plain words" },
+      title: "a.txt",
+    });
+  });
+
+  test("audio whose headers give no length is noted with its size", async () => {
+    const body = await sentBody("anthropic:claude-test", [
+      { type: "input_audio", input_audio: { data: btoa("OggS"), format: "ogg" } },
+    ]);
+    const messages = body.messages as Array<{ role: string; content: Part[] }>;
+    assert.equal(
+      messages.find((m) => m.role === "user")!.content[1]!.text,
+      "[audio, 4 bytes, audio/ogg — this model cannot hear audio]",
+    );
+  });
+
+  test("through the AI SDK, user text that looks like a part marker stays text", async () => {
+    const lookalike = "\u0000bub-part-0\u0000";
+    const body = await sentBody("openai:gpt-5", [{ type: "text", text: lookalike }, OGG_PART]);
+    assert.deepEqual(chatUserContent(body), [
+      { type: "text", text: "look" },
+      { type: "text", text: lookalike },
+      OGG_PART,
+    ]);
+  });
+});
+
+type Part = Record<string, unknown>;

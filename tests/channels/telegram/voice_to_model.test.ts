@@ -9,7 +9,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mockReply } from "../../../src/testing/mock_llm_server.ts";
 import { turnFixture } from "../../agent/_turn_fixture.ts";
-import { base64, oggOpusFile, pdfFile } from "../../agent/_media_files.ts";
+import { buildBuiltinPrompt } from "../../../src/builtin/build_prompt.ts";
+import { base64, mp3Frame, mp4File, oggOpusFile, pdfFile } from "../../agent/_media_files.ts";
 import { startBot } from "./_fixtures.ts";
 
 type Part = Record<string, unknown>;
@@ -36,7 +37,7 @@ async function voiceMessage(seconds: number) {
   return { bot, ogg, message: message! };
 }
 
-describe("a Telegram voice note reaches the model", () => {
+describe("Telegram media reach the model", () => {
   test("an OpenAI-compatible provider (OpenRouter preset) receives it as input_audio, format ogg, with the file's bytes", async () => {
     const { bot, ogg, message } = await voiceMessage(4);
     await using _bot = bot;
@@ -91,6 +92,37 @@ describe("a Telegram voice note reaches the model", () => {
         type: "file",
         file: { file_data: `data:application/pdf;base64,${base64(pdf)}`, filename: "report.pdf" },
       },
+    ]);
+  });
+
+  test("an audio file, a video and a video note become input_audio (mp3), video_url and video_url parts with their bytes", async () => {
+    await using bot = await startBot();
+    const mp3 = mp3Frame();
+    const mp4 = mp4File();
+    const song = bot.server.addFile(mp3, "music/song.mp3");
+    const clip = bot.server.addFile(mp4, "videos/clip.mp4");
+    const round = bot.server.addFile(mp4, "video_notes/round.mp4");
+    const ids = (file: { file_id: string; file_unique_id: string }) => ({
+      file_id: file.file_id,
+      file_unique_id: file.file_unique_id,
+    });
+    bot.server.pushMessage({ audio: { ...ids(song), duration: 1, mime_type: "audio/mpeg" } });
+    bot.server.pushMessage({
+      video: { ...ids(clip), duration: 2, width: 8, height: 8, mime_type: "video/mp4" },
+    });
+    bot.server.pushMessage({ video_note: { ...ids(round), duration: 3, length: 8 } });
+    const messages = await bot.received(3);
+    const parts = [];
+    for (const message of messages) {
+      const prompt = await buildBuiltinPrompt(message);
+      assert.ok(Array.isArray(prompt));
+      parts.push(...prompt.slice(1));
+    }
+    const mp4Url = `data:video/mp4;base64,${base64(mp4)}`;
+    assert.deepEqual(parts, [
+      { type: "input_audio", input_audio: { data: base64(mp3), format: "mp3" } },
+      { type: "video_url", video_url: { url: mp4Url } },
+      { type: "video_url", video_url: { url: mp4Url } },
     ]);
   });
 });
