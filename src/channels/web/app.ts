@@ -207,10 +207,10 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
       const body = await readJsonBody(c.req.raw, maxBodyBytes) as
         | { content?: unknown; media?: unknown }
         | null;
-      const { items, uploads } = parseUploads(body?.media);
+      const media = parseUploads(body?.media);
       if (
         !body || typeof body !== "object" || typeof body.content !== "string" ||
-        (body.content.trim() === "" && items.length === 0)
+        (body.content.trim() === "" && media.length === 0)
       ) {
         throw new BubError(
           "invalid_input",
@@ -218,7 +218,7 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
         );
       }
       const chatId = c.req.param("id");
-      const sent = await deps.hub.send(chatId, body.content, { media: items, uploads });
+      const sent = await deps.hub.send(chatId, body.content, media);
       return c.json({ ...sent, session_id: `web:${chatId}` }, 202);
     } catch (error) {
       return fail(c, error);

@@ -9,10 +9,11 @@
 import { BubError } from "../../kernel/errors.ts";
 import type { SteeringInbox } from "../../kernel/channel.ts";
 import { contentOf, type Envelope } from "../../kernel/envelope.ts";
+import { inboundOf } from "../../kernel/inbound.ts";
 import type { StreamInboundOptions, TurnEvent } from "../../kernel/turn_stream.ts";
 import { endEvent, type WireEvent, wireEvent } from "./wire_events.ts";
 import type { MediaItem } from "../../kernel/channel_message.ts";
-import type { UploadInfo } from "./uploads.ts";
+import { describeUploads, type UploadInfo } from "./uploads.ts";
 
 /** What the hub needs of the framework. */
 export interface TurnSource {
@@ -22,18 +23,9 @@ export interface TurnSource {
   getSteeringInbox?(): SteeringInbox | null;
 }
 
-/** Files sent with a message: the media items and what the page shows of them. */
-export interface SentFiles {
-  /** The media items of the inbound message. */
-  readonly media: readonly MediaItem[];
-  /** Name, MIME type and size of each (sent with `turn_start` / `steer` as `uploads`). */
-  readonly uploads: readonly UploadInfo[];
-}
-
-const NO_FILES: SentFiles = Object.freeze({ media: [], uploads: [] });
-
-function uploadsData(files: SentFiles): { uploads?: UploadInfo[] } {
-  return files.uploads.length > 0 ? { uploads: [...files.uploads] } : {};
+/** `turn_start` / `steer` data naming the files sent with the message (none: nothing). */
+function uploadsData(media: readonly MediaItem[]): { uploads?: UploadInfo[] } {
+  return media.length > 0 ? { uploads: describeUploads(media) } : {};
 }
 
 /** A listener of one session's wire events. */
@@ -94,22 +86,22 @@ export class TurnHub {
   async send(
     chatId: string,
     content: string,
-    files: SentFiles = NO_FILES,
+    media: readonly MediaItem[] = [],
   ): Promise<{ turn: number; steered: boolean }> {
     checkSessionId(chatId);
     const turn = this.#turns.get(chatId);
     const inbox = this.#source.getSteeringInbox?.() ?? null;
     if (turn && inbox) {
       const sessionId = `web:${chatId}`;
-      const message = { channel: "web", chatId, content, sessionId, media: files.media };
+      const message = { channel: "web", chatId, content, sessionId, media: [...media] };
       await inbox.enqueueMessage(message, { session_id: sessionId });
       this.#emit(chatId, turn.events, {
         kind: "steer",
-        data: { turn: turn.id, content, ...uploadsData(files) },
+        data: { turn: turn.id, content, ...uploadsData(media) },
       });
       return { turn: turn.id, steered: true };
     }
-    return { turn: this.start(chatId, content, files), steered: false };
+    return { turn: this.start(chatId, content, media), steered: false };
   }
 
   #emit(chatId: string, events: WireEvent[], event: WireEvent): void {
@@ -122,18 +114,21 @@ export class TurnHub {
   }
 
   /** Messages steered into a turn that ended before taking them. */
-  async #leftovers(chatId: string): Promise<string[]> {
+  async #leftovers(chatId: string): Promise<{ texts: string[]; media: MediaItem[] }> {
     const inbox = this.#source.getSteeringInbox?.() ?? null;
-    if (!inbox) return [];
+    if (!inbox) return { texts: [], media: [] };
     const messages = await inbox.drainMessages({ session_id: `web:${chatId}` });
-    return messages.map((message) => contentOf(message)).filter((text) => text.trim() !== "");
+    return {
+      texts: messages.map((message) => contentOf(message)).filter((text) => text.trim() !== ""),
+      media: messages.flatMap((message) => inboundOf(message).media as MediaItem[]),
+    };
   }
 
   /**
    * Starts a turn of `content` in web chat `chatId` (session `web:<chatId>`) and returns its id;
    * throws a BubError when a turn of that chat is still running.
    */
-  start(chatId: string, content: string, files: SentFiles = NO_FILES): number {
+  start(chatId: string, content: string, media: readonly MediaItem[] = []): number {
     checkSessionId(chatId);
     if (this.#turns.has(chatId)) {
       throw new BubError("invalid_input", `A turn is already running in web chat ${chatId}`);
@@ -142,9 +137,9 @@ export class TurnHub {
     const controller = new AbortController();
     const events: WireEvent[] = [];
     const emit = (event: WireEvent): void => this.#emit(chatId, events, event);
-    const inbound = { channel: "web", chatId, content, media: files.media };
+    const inbound = { channel: "web", chatId, content, media: [...media] };
     const finished = (async () => {
-      emit({ kind: "turn_start", data: { turn: id, content, ...uploadsData(files) } });
+      emit({ kind: "turn_start", data: { turn: id, content, ...uploadsData(media) } });
       try {
         const stream = this.#source.streamInbound(inbound, { signal: controller.signal });
         for await (const event of stream) emit(wireEvent(event));
@@ -154,10 +149,11 @@ export class TurnHub {
         this.#turns.delete(chatId);
       }
       const leftovers = controller.signal.aborted || this.#closed
-        ? []
+        ? { texts: [], media: [] }
         : await this.#leftovers(chatId);
-      if (leftovers.length > 0 && !this.#turns.has(chatId)) {
-        this.start(chatId, leftovers.join("\n\n"));
+      const { texts, media: files } = leftovers;
+      if ((texts.length > 0 || files.length > 0) && !this.#turns.has(chatId)) {
+        this.start(chatId, texts.join("\n\n"), files);
       }
     })();
     this.#turns.set(chatId, { id, controller, events, finished });

@@ -44,8 +44,7 @@ export interface UploadInfo {
 }
 
 /**
- * The media items of a message body's `media` value (absent: none), with what the page shows
- * of each.
+ * The media items of a message body's `media` value (absent: none).
  *
  * @throws {BubError} `invalid_input` (status 400) naming the entry and what is wrong: not a list,
  *   more than {@link MAX_UPLOADS}, a missing or unusable name, or `data_url` not a base64 data URL
@@ -53,18 +52,17 @@ export interface UploadInfo {
  * ```ts
  * import assert from "node:assert/strict";
  * import { parseUploads } from "./uploads.ts";
- * const [item] = parseUploads([{ name: "a.txt", data_url: "data:text/plain;base64,aGk=" }]).items;
+ * const [item] = parseUploads([{ name: "a.txt", data_url: "data:text/plain;base64,aGk=" }]);
  * assert.equal(item?.type, "document");
  * ```
  */
-export function parseUploads(value: unknown): { items: MediaItem[]; uploads: UploadInfo[] } {
-  if (value === undefined || value === null) return { items: [], uploads: [] };
+export function parseUploads(value: unknown): MediaItem[] {
+  if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw bad('"media" must be a list of {name, data_url}');
   if (value.length > MAX_UPLOADS) {
     throw bad(`${value.length} files in one message; at most ${MAX_UPLOADS}`);
   }
   const items: MediaItem[] = [];
-  const uploads: UploadInfo[] = [];
   value.forEach((entry: unknown, index) => {
     const where = `media[${index}]`;
     if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
@@ -80,7 +78,6 @@ export function parseUploads(value: unknown): { items: MediaItem[]; uploads: Upl
     }
     const mime = match[1]!.toLowerCase();
     const data = match[2]!;
-    const bytes = data.length / 4 * 3 - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
     items.push(
       new MediaItem({
         type: mediaTypeOf(mime),
@@ -89,7 +86,19 @@ export function parseUploads(value: unknown): { items: MediaItem[]; uploads: Upl
         url: `data:${mime};base64,${data}`,
       }),
     );
-    uploads.push({ name, type: mime, bytes });
   });
-  return { items, uploads };
+  return items;
+}
+
+/** What the page shows of uploaded media items: name, MIME type and size. */
+export function describeUploads(items: readonly MediaItem[]): UploadInfo[] {
+  return items.map((item) => {
+    const data = (item.url ?? "").replace(/^[^,]*,/, "");
+    const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+    return {
+      name: item.filename ?? "",
+      type: item.mimeType,
+      bytes: data.length / 4 * 3 - padding,
+    };
+  });
 }

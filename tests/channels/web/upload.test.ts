@@ -8,6 +8,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mockReply } from "../../../src/testing/mock_llm_server.ts";
+import { definePlugin } from "../../../src/kernel/plugin.ts";
+import { defineTool } from "../../../src/tools/tool.ts";
 import { startWebConsole } from "../../../src/channels/web/console.ts";
 import { turnFixture } from "../../agent/_turn_fixture.ts";
 import { base64, oggOpusFile, pdfFile, PNG_BASE64 } from "../../agent/_media_files.ts";
@@ -73,6 +75,50 @@ describe("web console uploads", () => {
       type: "image_url",
       image_url: { url: PNG_URL },
     }]);
+  });
+
+  test("a file sent while a turn runs is steered into it: the turn's next model call sees the part", async () => {
+    // The tool runs until the test has steered the file in (no timing involved).
+    let release: (value: string) => void = () => {};
+    const released = new Promise<string>((resolve) => release = resolve);
+    const slow = defineTool({
+      name: "slow",
+      parameters: { type: "object" },
+      handler: () => released,
+    });
+    await using fx = await turnFixture({
+      script: [mockReply.toolCall("slow", {}, { id: "s1" }), mockReply.text("saw it")],
+      plugins: [definePlugin({ name: "slow", tools: [slow] })],
+    });
+    await using web = await startWebConsole(fx.bub);
+    const post = async (body: unknown) =>
+      await (await fetch(`${web.url}/api/sessions/st/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${web.token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      })).json();
+    assert.deepEqual(await post({ content: "first" }), {
+      turn: 1,
+      steered: false,
+      session_id: "web:st",
+    });
+    await waitFor(() => fx.server.requests[0], "the first model call");
+    const steered = await post({
+      content: "and this",
+      media: [{ name: "c.png", data_url: PNG_URL }],
+    });
+    assert.deepEqual(steered, { turn: 1, steered: true, session_id: "web:st" });
+    release("done waiting");
+    const second = await waitFor(() => fx.bodies()[1], "the second model call");
+    const messages = second.messages as Array<{ role: string; content: unknown }>;
+    const steer = messages.find((m) =>
+      m.role === "user" && Array.isArray(m.content) &&
+      (m.content as Part[]).some((part) => part.type === "image_url")
+    );
+    assert.ok(steer, JSON.stringify(messages).slice(0, 500));
+    assert.deepEqual((steer.content as Part[]).slice(1), [
+      { type: "image_url", image_url: { url: PNG_URL } },
+    ]);
   });
 
   test("malformed uploads are a 400 naming the entry; the model is never called", async () => {
