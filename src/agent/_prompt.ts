@@ -14,26 +14,8 @@ import type {
 import type { ChatContentPart, ChatMessage, ChatTool } from "./model_client.ts";
 import type { ProviderProtocol } from "./provider_presets.ts";
 import { mediaNote, mediaPartInfo, protocolCarries } from "./media_support.ts";
+import { audioMimeOf } from "../_internal/audio_mime.ts";
 import { rawPartMarker } from "./_request_body.ts";
-
-const AUDIO_MIME: Record<string, string> = {
-  wav: "audio/wav",
-  mp3: "audio/mpeg",
-  mpeg: "audio/mpeg",
-  ogg: "audio/ogg",
-  oga: "audio/ogg",
-  opus: "audio/ogg",
-  flac: "audio/flac",
-  m4a: "audio/mp4",
-  mp4: "audio/mp4",
-  webm: "audio/webm",
-  aac: "audio/aac",
-};
-
-/** The MIME type of an OpenAI `input_audio` format (`wav`, `mp3`, ...). */
-export function audioMimeType(format: string): string {
-  return AUDIO_MIME[format.toLowerCase()] ?? `audio/${format.toLowerCase()}`;
-}
 
 /** The text of a message content: a string, or the `text` parts joined with newlines. */
 export function contentText(content: string | ChatContentPart[] | null | undefined): string {
@@ -69,7 +51,7 @@ function convertPart(part: ChatContentPart): LanguageModelV4TextPart | LanguageM
       const audio = part.input_audio as { data?: unknown; format?: unknown } | undefined;
       return {
         type: "file",
-        mediaType: audioMimeType(String(audio?.format ?? "wav")),
+        mediaType: audioMimeOf(String(audio?.format ?? "wav")),
         data: { type: "data", data: String(audio?.data ?? "") },
       };
     }
