@@ -1,21 +1,35 @@
 /**
- * Audio format ↔ MIME type mapping.
+ * Audio format ↔ MIME type mapping, one table for every use: the `format` of an `input_audio`
+ * part from a media item's MIME type (as Python Bub maps it: `audio/ogg` → `ogg`), and the MIME
+ * type of a part's format (for the AI SDK's file parts and for notes).
  *
  * @module
  */
 
 const FORMAT_TO_MIME: Record<string, string> = {
+  aac: "audio/aac",
   aiff: "audio/aiff",
   flac: "audio/flac",
   m4a: "audio/mp4",
   mp3: "audio/mpeg",
+  mp4: "audio/mp4",
+  mpeg: "audio/mpeg",
+  oga: "audio/ogg",
   ogg: "audio/ogg",
+  opus: "audio/ogg",
   wav: "audio/wav",
   webm: "audio/webm",
 };
 
 const MIME_TO_FORMAT: Record<string, string> = {
-  ...Object.fromEntries(Object.entries(FORMAT_TO_MIME).map(([format, mime]) => [mime, format])),
+  "audio/aac": "aac",
+  "audio/aiff": "aiff",
+  "audio/flac": "flac",
+  "audio/mp4": "m4a",
+  "audio/mpeg": "mp3",
+  "audio/ogg": "ogg",
+  "audio/wav": "wav",
+  "audio/webm": "webm",
   "audio/x-aiff": "aiff",
   "audio/x-flac": "flac",
   "audio/x-m4a": "m4a",
@@ -31,7 +45,18 @@ export function audioFormatOf(mime: string): string {
   return stripped || "unknown";
 }
 
-/** The MIME type of an audio format; unknown formats become `audio/<format>`. */
+/**
+ * The MIME type of an audio format (`wav`, `mp3`, `ogg`, …, case-insensitive); unknown formats
+ * become `audio/<format>`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { audioMimeOf } from "./audio_mime.ts";
+ * assert.equal(audioMimeOf("opus"), "audio/ogg");
+ * ```
+ */
 export function audioMimeOf(format: string): string {
-  return FORMAT_TO_MIME[format.toLowerCase()] ?? `audio/${format}`;
+  const lower = format.toLowerCase();
+  return FORMAT_TO_MIME[lower] ?? `audio/${lower}`;
 }

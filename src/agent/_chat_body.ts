@@ -5,9 +5,10 @@
  * JSON is serialised once and reused while its schema object lives; the tools array and the text
  * around the messages and tools are reused while they stay the same (the calls of one runner).
  *
- * Requests this builder does not cover exactly (non-text user parts, OpenAI reasoning models,
- * schemas the OpenAI provider rewrites) are reported by {@link chatBodyCovers} and go through
- * the SDK instead.
+ * User media parts (image_url, input_audio, video_url, file) are sent unchanged, as Python Bub
+ * sends them, where the SDK would refuse or rewrite some. Requests this builder does not cover
+ * (OpenAI reasoning models, schemas the OpenAI provider rewrites) are reported by
+ * {@link chatBodyCovers} and go through the SDK instead, which forwards media parts unchanged too.
  *
  * @module
  */
@@ -28,22 +29,29 @@ const MESSAGES_MARKER_JSON = `"messages":${JSON.stringify(MESSAGES_MARKER)}`;
 // OpenAI models the SDK treats as reasoning models (developer role, max_completion_tokens).
 const OPENAI_REASONING = /^(?:o\d|gpt-(?:[5-9]|\d\d))/;
 
-function textOnly(content: unknown): boolean {
+/** Text, or parts that are each an object with a string `type` (media parts go unchanged). */
+function partsCovered(content: unknown): boolean {
   if (content == null || typeof content === "string") return true;
   if (!Array.isArray(content)) return false;
   for (const part of content) {
-    if (part === null || typeof part !== "object" || (part as { type?: unknown }).type !== "text") {
+    if (
+      part === null || typeof part !== "object" ||
+      typeof (part as { type?: unknown }).type !== "string"
+    ) {
       return false;
     }
   }
   return true;
 }
 
-/** Whether the direct body sends `message` as the SDK does: a known role, text-only user content. */
+/**
+ * Whether the direct body covers `message`: a known role; user content as text or parts (text
+ * parts as the SDK sends them, media parts unchanged, see `media_support.ts`).
+ */
 function messageCovered(message: Record<string, unknown>): boolean {
   switch (message.role) {
     case "user":
-      return textOnly(message.content);
+      return partsCovered(message.content);
     case "system":
     case "developer":
     case "assistant":
@@ -56,7 +64,7 @@ function messageCovered(message: Record<string, unknown>): boolean {
 
 /**
  * Whether the direct body may be exactly the SDK's for this request: (OpenAI chat) a model the SDK
- * does not treat as a reasoning model. Its messages (known roles, text-only user content) are
+ * does not treat as a reasoning model. Its messages (known roles, user content of parts) are
  * checked while the body is built: {@link chatRequestBody} and {@link chatRequestBytes} answer
  * null for a message they do not cover (a long session's kept messages are checked once each,
  * not on every call).

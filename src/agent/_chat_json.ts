@@ -52,14 +52,21 @@ function toolCalls(protocol: ChatProtocol, calls: readonly ChatToolCall[]): unkn
   }));
 }
 
+/**
+ * A user message: text parts as the SDK sends them (one text part alone as a string), every other
+ * part (image_url, input_audio, video_url, file, …) unchanged, as Python Bub forwards them.
+ */
 function userMessage(content: ChatMessage["content"]): Record<string, unknown> {
   if (content == null) return { role: "user", content: "" };
   if (typeof content === "string") return { role: "user", content };
-  const parts = content.map((part) => ({
-    type: "text",
-    text: String((part as { text?: unknown }).text ?? ""),
-  }));
-  if (parts.length === 1) return { role: "user", content: parts[0]!.text };
+  const parts = content.map((part) =>
+    (part as { type?: unknown }).type === "text"
+      ? { type: "text", text: String((part as { text?: unknown }).text ?? "") }
+      : part
+  );
+  if (parts.length === 1 && parts[0]!.type === "text") {
+    return { role: "user", content: parts[0]!.text };
+  }
   return { role: "user", content: parts };
 }
 

@@ -14,10 +14,16 @@ import type {
 import { getLogger } from "../_internal/log.ts";
 import { lazyImport } from "../_internal/lazy.ts";
 import { BubError, type ErrorKind } from "../kernel/errors.ts";
-import type { ChatUsage, ModelEvent, ModelFinishReason, ModelRequest } from "./model_client.ts";
+import type {
+  ChatContentPart,
+  ChatUsage,
+  ModelEvent,
+  ModelFinishReason,
+  ModelRequest,
+} from "./model_client.ts";
 import type { ModelId, ProviderProtocol } from "./provider_presets.ts";
 import { toV4Prompt, toV4Tools } from "./_prompt.ts";
-import { type BodyExtras, type FetchLike, withBodyExtras } from "./_request_body.ts";
+import { type BodyExtras, type FetchLike, withBodyExtras, withRawParts } from "./_request_body.ts";
 import { answerLimit } from "./_answer_limit.ts";
 
 const logger = getLogger(["bub", "agent", "model"]);
@@ -78,7 +84,11 @@ export function buildCall(
   signal: AbortSignal | undefined,
 ): { fetch: FetchLike; callOptions: LanguageModelV4CallOptions } {
   const { extras, reasoning } = bodyExtras(protocol, request);
-  const callOptions: LanguageModelV4CallOptions = { prompt: toV4Prompt(request.messages) };
+  // Media parts go as the protocol takes them; raw ones are swapped back into the body.
+  const raw: ChatContentPart[] = [];
+  const callOptions: LanguageModelV4CallOptions = {
+    prompt: toV4Prompt(request.messages, protocol, raw),
+  };
   const tools = toV4Tools(request.tools);
   if (tools) callOptions.tools = tools;
   if (request.maxTokens != null) callOptions.maxOutputTokens = request.maxTokens;
@@ -86,7 +96,7 @@ export function buildCall(
   if (reasoning != null && V4_REASONING.has(reasoning)) {
     callOptions.reasoning = reasoning as LanguageModelV4CallOptions["reasoning"];
   }
-  return { fetch: withBodyExtras(fetchFn, extras), callOptions };
+  return { fetch: withBodyExtras(withRawParts(fetchFn, raw), extras), callOptions };
 }
 
 function errorText(error: unknown): string {

@@ -12,25 +12,10 @@ import type {
   LanguageModelV4ToolCallPart,
 } from "@ai-sdk/provider";
 import type { ChatContentPart, ChatMessage, ChatTool } from "./model_client.ts";
-
-const AUDIO_MIME: Record<string, string> = {
-  wav: "audio/wav",
-  mp3: "audio/mpeg",
-  mpeg: "audio/mpeg",
-  ogg: "audio/ogg",
-  oga: "audio/ogg",
-  opus: "audio/ogg",
-  flac: "audio/flac",
-  m4a: "audio/mp4",
-  mp4: "audio/mp4",
-  webm: "audio/webm",
-  aac: "audio/aac",
-};
-
-/** The MIME type of an OpenAI `input_audio` format (`wav`, `mp3`, ...). */
-export function audioMimeType(format: string): string {
-  return AUDIO_MIME[format.toLowerCase()] ?? `audio/${format.toLowerCase()}`;
-}
+import type { ProviderProtocol } from "./provider_presets.ts";
+import { mediaNote, mediaPartInfo, protocolCarries } from "./media_support.ts";
+import { audioMimeOf } from "../_internal/audio_mime.ts";
+import { rawPartMarker } from "./_request_body.ts";
 
 /** The text of a message content: a string, or the `text` parts joined with newlines. */
 export function contentText(content: string | ChatContentPart[] | null | undefined): string {
@@ -66,9 +51,14 @@ function convertPart(part: ChatContentPart): LanguageModelV4TextPart | LanguageM
       const audio = part.input_audio as { data?: unknown; format?: unknown } | undefined;
       return {
         type: "file",
-        mediaType: audioMimeType(String(audio?.format ?? "wav")),
+        mediaType: audioMimeOf(String(audio?.format ?? "wav")),
         data: { type: "data", data: String(audio?.data ?? "") },
       };
+    }
+    case "video_url": {
+      const video = part.video_url as { url?: unknown } | string | undefined;
+      const url = typeof video === "string" ? video : String(video?.url ?? "");
+      return urlFilePart(url, "video");
     }
     case "file": {
       const file = part.file as { file_data?: unknown; filename?: unknown } | undefined;
@@ -83,12 +73,40 @@ function convertPart(part: ChatContentPart): LanguageModelV4TextPart | LanguageM
   }
 }
 
+/**
+ * How user media parts are converted for one protocol: `raw` collects the parts the
+ * chat-completions protocols forward unchanged (each stands in the prompt as a marker text part
+ * that `withRawParts` swaps back in the request body); for other protocols a part the table
+ * refuses becomes its note (see `media_support.ts`).
+ */
+interface MediaRoute {
+  protocol: ProviderProtocol;
+  raw: ChatContentPart[];
+}
+
+function routePart(
+  part: ChatContentPart,
+  route: MediaRoute | null,
+): LanguageModelV4TextPart | LanguageModelV4FilePart {
+  if (route === null || part.type === "text") return convertPart(part);
+  if (route.protocol === "openai-chat" || route.protocol === "openai-compatible") {
+    route.raw.push(part);
+    return { type: "text", text: rawPartMarker(route.raw.length - 1) };
+  }
+  const info = mediaPartInfo(part);
+  if (info !== null && !protocolCarries(route.protocol, info.kind)) {
+    return { type: "text", text: mediaNote(info) };
+  }
+  return convertPart(part);
+}
+
 function userContent(
   content: string | ChatContentPart[] | null | undefined,
+  route: MediaRoute | null,
 ): Array<LanguageModelV4TextPart | LanguageModelV4FilePart> {
   if (content == null) return [{ type: "text", text: "" }];
   if (typeof content === "string") return [{ type: "text", text: content }];
-  return content.map(convertPart);
+  return content.map((part) => routePart(part, route));
 }
 
 /** A tool call's arguments text parsed as JSON; `{}` when blank, the text itself when not JSON. */
@@ -104,8 +122,18 @@ export function parseArguments(text: string): unknown {
 /**
  * Converts OpenAI chat-format messages to a `LanguageModelV4Prompt`. Tool messages get the tool
  * name of the assistant call they answer (by `tool_call_id`).
+ *
+ * With a `protocol`, user media parts go as the protocol takes them (`media_support.ts`): for the
+ * chat-completions protocols each non-text part is pushed to `raw` and stands in the prompt as a
+ * marker text part (the request body gets the part back unchanged, see `withRawParts`); for the
+ * others a part the protocol cannot carry becomes its text note.
  */
-export function toV4Prompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
+export function toV4Prompt(
+  messages: readonly ChatMessage[],
+  protocol: ProviderProtocol | null = null,
+  raw: ChatContentPart[] = [],
+): LanguageModelV4Prompt {
+  const route = protocol === null ? null : { protocol, raw };
   const toolNames = new Map<string, string>();
   const prompt: LanguageModelV4Message[] = [];
   for (const message of messages) {
@@ -115,7 +143,7 @@ export function toV4Prompt(messages: readonly ChatMessage[]): LanguageModelV4Pro
         prompt.push({ role: "system", content: contentText(message.content) });
         break;
       case "user":
-        prompt.push({ role: "user", content: userContent(message.content) });
+        prompt.push({ role: "user", content: userContent(message.content, route) });
         break;
       case "assistant": {
         const content: Array<

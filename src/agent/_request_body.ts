@@ -124,3 +124,51 @@ export function withActivity(fetchFn: FetchLike, onActivity?: () => void): Fetch
     });
   };
 }
+
+/** A random key in every marker (made on first use), so text a user wrote never matches one. */
+let markerKey: string | null = null;
+
+function rawMarkerKey(): string {
+  return markerKey ??= crypto.randomUUID().replaceAll("-", "");
+}
+
+/**
+ * The text a prompt part stands as in place of the raw part at `index` (see {@link withRawParts}):
+ * control characters and a random key, so it never matches text a user wrote.
+ */
+export function rawPartMarker(index: number): string {
+  return `\u0000bub-part-${rawMarkerKey()}-${index}\u0000`;
+}
+
+/**
+ * A marker as JSON text: in a text part (`{"type":"text","text":"…"}`) or as a whole string
+ * content (a user message of one part is sent as a string).
+ */
+function rawPartPattern(key: string): RegExp {
+  const marker = `"\\\\u0000bub-part-${key}-(\\d+)\\\\u0000"`;
+  return new RegExp(`\\{"type":"text","text":${marker}\\}|${marker}`, "g");
+}
+
+/**
+ * Wraps `fetch` so each marker text part in a POST's JSON body is replaced by the JSON of the
+ * raw part it stands for (a string content of one marker becomes a one-part array): media parts
+ * reach a chat-completions endpoint exactly as given, whatever the SDK's converter would accept.
+ * No parts: `fetchFn` itself (text-only requests are sent byte for byte as before).
+ */
+export function withRawParts(fetchFn: FetchLike, parts: readonly unknown[]): FetchLike {
+  if (parts.length === 0) return fetchFn;
+  const json = parts.map((part) => JSON.stringify(part));
+  const key = rawMarkerKey();
+  const pattern = rawPartPattern(key);
+  return (input, init) => {
+    if (init && typeof init.body === "string" && init.body.includes(key)) {
+      const body = init.body.replace(pattern, (match, inPart?: string, inString?: string) => {
+        const part = json[Number(inPart ?? inString)];
+        if (part === undefined) return match;
+        return inPart !== undefined ? part : `[${part}]`;
+      });
+      return fetchFn(input, { ...init, body });
+    }
+    return fetchFn(input, init);
+  };
+}

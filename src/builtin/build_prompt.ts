@@ -25,6 +25,7 @@ export function localIsoTime(now: Date = new Date()): string {
 interface MediaLike {
   type?: unknown;
   mimeType?: unknown;
+  filename?: unknown;
   getUrl?: () => Promise<string | null>;
   url?: unknown;
 }
@@ -34,7 +35,25 @@ async function urlOf(item: MediaLike): Promise<string | null> {
   return typeof item.url === "string" && item.url ? item.url : null;
 }
 
-/** Media items → OpenAI content parts (images, videos, data-URL audio; documents ignored). */
+function mimeOf(item: MediaLike): string {
+  return String(item.mimeType ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** A base64 data URL's data, when `url` is one whose type starts with `prefix`. */
+function base64Data(url: string | null, prefix: string): string | null {
+  if (url === null || !url.startsWith(`data:${prefix}`)) return null;
+  const match = /^data:[^,]*;base64,(.+)$/s.exec(url);
+  return match && match[1] ? match[1] : null;
+}
+
+/**
+ * Media items → OpenAI content parts, as Python Bub builds them: images and videos as
+ * `image_url` / `video_url` (their URL, or a data URL of the fetched bytes), audio with data as
+ * `input_audio` (`format` from the MIME type: a Telegram voice note is `ogg`), and PDF documents
+ * with data as `file` parts (`filename`, `file_data` data URL). Items without data or URL (too
+ * large to download), remote audio and other documents are left out (the message text names
+ * them). Which provider takes which part is decided later (`agent/media_support.ts`).
+ */
 export async function mediaParts(media: readonly unknown[]): Promise<ContentPart[]> {
   const parts: ContentPart[] = [];
   for (const raw of media) {
@@ -43,14 +62,19 @@ export async function mediaParts(media: readonly unknown[]): Promise<ContentPart
       const url = await urlOf(item);
       if (url) parts.push({ type: `${item.type}_url`, [`${item.type}_url`]: { url } });
     } else if (item.type === "audio") {
-      const url = await urlOf(item);
-      const match = url ? /^data:audio\/[^;,]*(?:;[^,]*)?;base64,(.+)$/s.exec(url) : null;
-      if (match && match[1]) {
+      const data = base64Data(await urlOf(item), "audio/");
+      if (data) {
         parts.push({
           type: "input_audio",
-          input_audio: { data: match[1], format: audioFormatOf(String(item.mimeType ?? "")) },
+          input_audio: { data, format: audioFormatOf(String(item.mimeType ?? "")) },
         });
       }
+    } else if (item.type === "document" && mimeOf(item) === "application/pdf") {
+      const url = await urlOf(item);
+      if (base64Data(url, "application/pdf") === null) continue;
+      const file: Record<string, string> = { file_data: url! };
+      if (typeof item.filename === "string" && item.filename) file.filename = item.filename;
+      parts.push({ type: "file", file });
     }
   }
   return parts;

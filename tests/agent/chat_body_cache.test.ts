@@ -123,9 +123,10 @@ describe("chat request body of kept context messages", () => {
   }
 
   test("a message the direct body does not cover: both builders answer null, on every call", async () => {
+    // Media parts are covered (sent unchanged); a part without a type is not.
     const image = [
       { type: "text", text: "look" },
-      { type: "image_url", image_url: { url: "https://example.test/i.png" } },
+      { image_url: { url: "https://example.test/i.png" } },
     ];
     const uncovered = (protocol: ChatProtocol, messages: Messages) => {
       const request: ModelRequest = {

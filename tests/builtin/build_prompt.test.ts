@@ -59,7 +59,7 @@ describe("the prompt text", () => {
 });
 
 describe("media parts", () => {
-  test("images become image_url parts, data-URL audio becomes input_audio with the mapped format, remote audio and unfetchable (oversized) media are skipped, documents ignored", async () => {
+  test("images become image_url parts, data-URL audio becomes input_audio with the mapped format, remote audio, unfetchable (oversized) media and remote documents are skipped", async () => {
     let fetched = 0;
     const media = [
       new MediaItem({ type: "image", mimeType: "image/png", url: "https://x.test/cat.png" }),
@@ -96,6 +96,42 @@ describe("media parts", () => {
       { type: "input_audio", input_audio: { data: AUDIO_BASE64, format: "mp3" } },
       { type: "input_audio", input_audio: { data: AUDIO_BASE64, format: "wav" } },
       { type: "video_url", video_url: { url: "https://x.test/v.mp4" } },
+    ]);
+  });
+
+  test("a PDF document with data becomes a file part (file_data data URL, filename); other documents stay out", async () => {
+    const pdf = new TextEncoder().encode("%PDF-1.4 tiny");
+    const prompt = await buildBuiltinPrompt(
+      message("read", [
+        new MediaItem({
+          type: "document",
+          mimeType: "application/pdf",
+          filename: "a.pdf",
+          dataFetcher: () => Promise.resolve(pdf),
+        }),
+        new MediaItem({
+          type: "document",
+          mimeType: "application/zip",
+          filename: "b.zip",
+          dataFetcher: () => Promise.resolve(new Uint8Array([0x50, 0x4b])),
+        }),
+        new MediaItem({
+          type: "audio",
+          mimeType: "audio/ogg",
+          dataFetcher: () => Promise.resolve(new Uint8Array([0x4f, 0x67, 0x67, 0x53])),
+        }),
+      ]),
+    );
+    assert.ok(Array.isArray(prompt));
+    assert.deepEqual(prompt.slice(1), [
+      {
+        type: "file",
+        file: {
+          file_data: `data:application/pdf;base64,${btoa("%PDF-1.4 tiny")}`,
+          filename: "a.pdf",
+        },
+      },
+      { type: "input_audio", input_audio: { data: btoa("OggS"), format: "ogg" } },
     ]);
   });
 

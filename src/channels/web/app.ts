@@ -22,6 +22,7 @@ import {
   type Refusal,
 } from "./request_gate.ts";
 import { readSpillView } from "./spill_view.ts";
+import { parseUploads } from "./uploads.ts";
 import { tapeEntries, tapeHistory, tapeSummaries } from "./tape_view.ts";
 import { checkSessionId, type TurnHub } from "./turn_hub.ts";
 import { jsonSafe } from "./wire_events.ts";
@@ -203,15 +204,21 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
   app.get("/favicon.svg", (c) => c.body(FAVICON_SVG, 200, { "content-type": "image/svg+xml" }));
   app.post("/api/sessions/:id/messages", async (c) => {
     try {
-      const body = await readJsonBody(c.req.raw, maxBodyBytes) as { content?: unknown } | null;
+      const body = await readJsonBody(c.req.raw, maxBodyBytes) as
+        | { content?: unknown; media?: unknown }
+        | null;
+      const media = parseUploads(body?.media);
       if (
         !body || typeof body !== "object" || typeof body.content !== "string" ||
-        body.content.trim() === ""
+        (body.content.trim() === "" && media.length === 0)
       ) {
-        throw new BubError("invalid_input", 'Expected a JSON body {"content": "<non-empty text>"}');
+        throw new BubError(
+          "invalid_input",
+          'Expected a JSON body {"content": "<non-empty text>", "media"?: [{"name", "data_url"}]}',
+        );
       }
       const chatId = c.req.param("id");
-      const sent = await deps.hub.send(chatId, body.content);
+      const sent = await deps.hub.send(chatId, body.content, media);
       return c.json({ ...sent, session_id: `web:${chatId}` }, 202);
     } catch (error) {
       return fail(c, error);

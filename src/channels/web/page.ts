@@ -25,7 +25,8 @@ export const PAGE_HTML: string = `<!doctype html>
 <button id="show-chat" type="button">Chat</button>
 <span id="chat-label"></span></nav>
 <section id="chat"><div id="log"></div>
-<form id="composer"><textarea id="input" rows="3" placeholder="Message (Enter sends, Shift+Enter newline, Esc stops)"></textarea>
+<form id="composer"><div id="attachments" hidden></div><textarea id="input" rows="3" placeholder="Message (Enter sends, Shift+Enter newline, Esc stops; paste or drop files to attach)"></textarea>
+<input id="files" type="file" multiple hidden><button id="attach" type="button" title="Attach files">Attach</button>
 <button id="send" type="submit">Send</button><button id="stop" type="button">Stop</button></form></section>
 <section id="tape" hidden><form id="search"><input id="q" placeholder="Search the tape">
 <button type="submit">Search</button></form><h2 id="tape-name"></h2><span id="tape-count" class="meta"></span><ol id="entries"></ol></section>

@@ -9,8 +9,11 @@
 import { BubError } from "../../kernel/errors.ts";
 import type { SteeringInbox } from "../../kernel/channel.ts";
 import { contentOf, type Envelope } from "../../kernel/envelope.ts";
+import { inboundOf } from "../../kernel/inbound.ts";
 import type { StreamInboundOptions, TurnEvent } from "../../kernel/turn_stream.ts";
 import { endEvent, type WireEvent, wireEvent } from "./wire_events.ts";
+import type { MediaItem } from "../../kernel/channel_message.ts";
+import { describeUploads, type UploadInfo } from "./uploads.ts";
 
 /** What the hub needs of the framework. */
 export interface TurnSource {
@@ -18,6 +21,11 @@ export interface TurnSource {
   streamInbound(inbound: Envelope, options?: StreamInboundOptions): AsyncIterable<TurnEvent>;
   /** The steering inbox of the running scope (messages sent while a turn runs go there). */
   getSteeringInbox?(): SteeringInbox | null;
+}
+
+/** `turn_start` / `steer` data naming the files sent with the message (none: nothing). */
+function uploadsData(media: readonly MediaItem[]): { uploads?: UploadInfo[] } {
+  return media.length > 0 ? { uploads: describeUploads(media) } : {};
 }
 
 /** A listener of one session's wire events. */
@@ -75,18 +83,25 @@ export class TurnHub {
    * Sends `content` to web chat `chatId` (session `web:<chatId>`): steered into the running turn
    * when there is one and the framework has a steering inbox, else a new turn.
    */
-  async send(chatId: string, content: string): Promise<{ turn: number; steered: boolean }> {
+  async send(
+    chatId: string,
+    content: string,
+    media: readonly MediaItem[] = [],
+  ): Promise<{ turn: number; steered: boolean }> {
     checkSessionId(chatId);
     const turn = this.#turns.get(chatId);
     const inbox = this.#source.getSteeringInbox?.() ?? null;
     if (turn && inbox) {
       const sessionId = `web:${chatId}`;
-      const message = { channel: "web", chatId, content, sessionId };
+      const message = { channel: "web", chatId, content, sessionId, media: [...media] };
       await inbox.enqueueMessage(message, { session_id: sessionId });
-      this.#emit(chatId, turn.events, { kind: "steer", data: { turn: turn.id, content } });
+      this.#emit(chatId, turn.events, {
+        kind: "steer",
+        data: { turn: turn.id, content, ...uploadsData(media) },
+      });
       return { turn: turn.id, steered: true };
     }
-    return { turn: this.start(chatId, content), steered: false };
+    return { turn: this.start(chatId, content, media), steered: false };
   }
 
   #emit(chatId: string, events: WireEvent[], event: WireEvent): void {
@@ -99,18 +114,21 @@ export class TurnHub {
   }
 
   /** Messages steered into a turn that ended before taking them. */
-  async #leftovers(chatId: string): Promise<string[]> {
+  async #leftovers(chatId: string): Promise<{ texts: string[]; media: MediaItem[] }> {
     const inbox = this.#source.getSteeringInbox?.() ?? null;
-    if (!inbox) return [];
+    if (!inbox) return { texts: [], media: [] };
     const messages = await inbox.drainMessages({ session_id: `web:${chatId}` });
-    return messages.map((message) => contentOf(message)).filter((text) => text.trim() !== "");
+    return {
+      texts: messages.map((message) => contentOf(message)).filter((text) => text.trim() !== ""),
+      media: messages.flatMap((message) => inboundOf(message).media as MediaItem[]),
+    };
   }
 
   /**
    * Starts a turn of `content` in web chat `chatId` (session `web:<chatId>`) and returns its id;
    * throws a BubError when a turn of that chat is still running.
    */
-  start(chatId: string, content: string): number {
+  start(chatId: string, content: string, media: readonly MediaItem[] = []): number {
     checkSessionId(chatId);
     if (this.#turns.has(chatId)) {
       throw new BubError("invalid_input", `A turn is already running in web chat ${chatId}`);
@@ -119,9 +137,9 @@ export class TurnHub {
     const controller = new AbortController();
     const events: WireEvent[] = [];
     const emit = (event: WireEvent): void => this.#emit(chatId, events, event);
-    const inbound = { channel: "web", chatId, content };
+    const inbound = { channel: "web", chatId, content, media: [...media] };
     const finished = (async () => {
-      emit({ kind: "turn_start", data: { turn: id, content } });
+      emit({ kind: "turn_start", data: { turn: id, content, ...uploadsData(media) } });
       try {
         const stream = this.#source.streamInbound(inbound, { signal: controller.signal });
         for await (const event of stream) emit(wireEvent(event));
@@ -131,10 +149,11 @@ export class TurnHub {
         this.#turns.delete(chatId);
       }
       const leftovers = controller.signal.aborted || this.#closed
-        ? []
+        ? { texts: [], media: [] }
         : await this.#leftovers(chatId);
-      if (leftovers.length > 0 && !this.#turns.has(chatId)) {
-        this.start(chatId, leftovers.join("\n\n"));
+      const { texts, media: files } = leftovers;
+      if ((texts.length > 0 || files.length > 0) && !this.#turns.has(chatId)) {
+        this.start(chatId, texts.join("\n\n"), files);
       }
     })();
     this.#turns.set(chatId, { id, controller, events, finished });

@@ -9,6 +9,7 @@ import { s as z } from "../../_internal/schema.ts";
 import { environmentFromState } from "../../environment/from_state.ts";
 import type { ShellManager } from "../../environment/shell_manager.ts";
 import { defineTool, type Tool } from "../tool.ts";
+import { withArgumentAliases } from "../_argument_aliases.ts";
 
 /** Default foreground timeout of `bash`, in seconds. */
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
@@ -43,7 +44,15 @@ function killParams() {
 }
 
 /**
- * The `bash` tool. Foreground commands return their trimmed combined output (or `(no output)`),
+ * Newer argument names current Python Bub uses, accepted beside the seed's documented ones
+ * (the model sees only the documented name): `cmd` for `command`.
+ */
+export const BASH_ARGUMENT_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  cmd: "command",
+});
+
+/**
+ * The `bash` tool (`command` may also be given as `cmd`, see {@link BASH_ARGUMENT_ALIASES}). Foreground commands return their trimmed combined output (or `(no output)`),
  * fail with `command exited with code <rc>` on a non-zero exit, and move to the background when
  * `timeout_seconds` passes (the text then carries the shell id). Cancelling the turn terminates
  * the shell.
@@ -55,7 +64,7 @@ export function bashTool(shells: ShellManager): Tool {
       "With background=true the command keeps running (timeout_seconds is ignored); read its " +
       "output with bash_output and stop it with bash_kill. A foreground command that exceeds " +
       "timeout_seconds keeps running in the background and its shell id is returned.",
-    parameters: bashParams(),
+    parameters: withArgumentAliases(bashParams(), BASH_ARGUMENT_ALIASES),
     context: true,
     handler: (args, ctx) => {
       const environment = environmentFromState(ctx.state);

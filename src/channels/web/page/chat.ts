@@ -56,6 +56,14 @@ export function cardKey(turn: number, step: number, data: Data): string {
   return `${turn}:${step}:${String(data.call_id ?? data.name)}`;
 }
 
+/** A sent message's text and a line per file sent with it (`uploads` of the event). */
+export function withUploads(data: Data): string {
+  const uploads = Array.isArray(data.uploads) ? data.uploads as Data[] : [];
+  const lines = uploads.map((file) => `\u{1f4ce} ${file.name} (${file.type})`);
+  const text = String(data.content ?? "");
+  return [text, ...lines].filter((line) => line !== "").join("\n");
+}
+
 /** Lines of an error shown at once; longer output is folded under "more". */
 const SHOWN_ERROR_LINES = 12;
 
@@ -195,23 +203,23 @@ export class ChatView {
     this.#log.scrollTop = this.#log.scrollHeight;
   }
 
-  #startTurn(content: unknown): void {
+  #startTurn(data: Data): void {
     this.#turn++;
     this.#turnText = "";
     this.#held = [];
     this.#usage = { prompt: 0, completion: 0, total: 0, cached: 0, calls: 0 };
     this.#steps = 0;
     this.#elapsed = 0;
-    this.#message("user", content);
+    this.#message("user", withUploads(data));
   }
 
   #handle(kind: string, data: Data): void {
     if (kind !== "text") this.#render();
     switch (kind) {
       case "turn_start":
-        return this.#startTurn(data.content);
+        return this.#startTurn(data);
       case "steer":
-        return this.#message("user steer", data.content);
+        return this.#message("user steer", withUploads(data));
       case "text":
         return this.#text(String(data.delta ?? ""));
       case "tool_start":

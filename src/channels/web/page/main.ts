@@ -1,10 +1,12 @@
 /**
  * The console page's entry point: the access token (see `auth.ts`), the tape list, the chat
- * view, the tape view and the keyboard (Enter sends, Shift+Enter makes a newline, Esc stops the
+ * view, the tape view, the composer's attachments (Attach button, paste, drop; see
+ * `attachments.ts`) and the keyboard (Enter sends, Shift+Enter makes a newline, Esc stops the
  * running turn).
  *
  * @module
  */
+import { Attachments } from "./attachments.ts";
 import { ChatView } from "./chat.ts";
 import { api, loadToken, postJson } from "./auth.ts";
 import { byId, el } from "./dom.ts";
@@ -25,6 +27,8 @@ const chatPath = `/api/sessions/${encodeURIComponent(chat)}`;
 const view = new ChatView();
 view.post = (content) => postJson(`${chatPath}/messages`, { content }).then(() => {});
 const input = byId<HTMLTextAreaElement>("input");
+const attachments = new Attachments(byId("attachments"));
+const fileInput = byId<HTMLInputElement>("files");
 let tapeName: string | null = null;
 let tapeLabel = "";
 let before: string | null = null;
@@ -42,13 +46,19 @@ function showView(tape: boolean): void {
 
 async function send(): Promise<void> {
   const content = input.value;
-  if (!content.trim()) return;
+  if (!content.trim() && attachments.empty) return;
   try {
-    await postJson(`${chatPath}/messages`, { content });
+    const media = await attachments.uploads();
+    await postJson(`${chatPath}/messages`, media.length > 0 ? { content, media } : { content });
     input.value = "";
+    attachments.clear();
   } catch (error) {
     view.error((error as Error).message);
   }
+}
+
+function attach(files: Iterable<File>): void {
+  attachments.add(files).catch((error) => view.error((error as Error).message));
 }
 
 function stop(): void {
@@ -107,6 +117,24 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && event.target !== input) stop();
 });
 byId("stop").addEventListener("click", stop);
+byId("attach").addEventListener("click", () => fileInput.click());
+fileInput.addEventListener("change", () => {
+  attach([...(fileInput.files ?? [])]);
+  fileInput.value = "";
+});
+input.addEventListener("paste", (event) => {
+  const files = [...(event.clipboardData?.files ?? [])];
+  if (files.length === 0) return;
+  event.preventDefault();
+  attach(files);
+});
+byId("composer").addEventListener("dragover", (event) => event.preventDefault());
+byId("composer").addEventListener("drop", (event) => {
+  const files = [...(event.dataTransfer?.files ?? [])];
+  if (files.length === 0) return;
+  event.preventDefault();
+  attach(files);
+});
 byId("toggle-tapes").addEventListener("click", () => {
   showTapes(!document.body.classList.contains("tapes-open"));
 });
