@@ -213,6 +213,8 @@ export function registerBuiltinCommands(
     )
     .option("--demo", "use the built-in mock model (no API key needed)")
     .action(async (options: { demo?: boolean }) => {
+      // The editor runs Bub for its own user, as `bub chat` does: `sandbox: remote` leaves it be.
+      markLocalTerminal(framework);
       const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
         ?.runtime;
       // A missing model setup is not fatal here: the editor is told how to configure it.
