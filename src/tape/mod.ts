@@ -59,6 +59,7 @@ export {
 } from "./postgres_inbox.ts";
 export { PostgresLeader } from "./postgres_leader.ts";
 export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
+export { type ForkJournal, forkJournalOf, type PendingFork } from "./fork_journal.ts";
 export {
   buildQuery,
   type ChatMessage,
