@@ -373,7 +373,10 @@ export class FileTapeStore implements TapeStore, ForkJournal, AsyncDisposable {
       if (errorCode(error) === "ENOENT") return [];
       this.#fail("list forks of", tape, error);
     }
-    if (names.includes(`${tape}.jsonl.merging`)) await this.#finishMerge(tape, path);
+    if (names.includes(`${tape}.jsonl.merging`)) {
+      await this.#finishMerge(tape, path);
+      names = await readdir(this.directory); // an undone merge is a journal again
+    }
     const found: (PendingFork & { created: string })[] = [];
     for (const fork of journalForks(names, path)) {
       const content = readJournal(journalPath(path, fork), fork);

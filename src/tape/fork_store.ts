@@ -43,6 +43,34 @@ export interface ForkTapeStoreOptions {
   id?: string;
   /** Write a journal when the parent has one (default true). */
   journal?: boolean;
+  /**
+   * Entries whose append need not be durable by itself (default {@link isDeferrableEntry}): they
+   * are journaled with the next append that must be, or with the merge.
+   */
+  deferrable?: (entry: TapeEntry) => boolean;
+}
+
+const DEFERRABLE_EVENTS: ReadonlySet<string> = new Set([
+  "loop.start",
+  "loop.step.start",
+  "loop.step",
+]);
+
+/**
+ * True for the loop's own markers (`loop.start`, `loop.step.start`, `loop.step` events): they
+ * record no completed work, so a fork journals them with its next record (a model call's or a
+ * tool's) or its merge instead of paying a flush (a PostgreSQL transaction) each.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createEntry, isDeferrableEntry } from "@bub/core/tape";
+ * assert.ok(isDeferrableEntry(createEntry("event", { name: "loop.step", data: {} })));
+ * assert.ok(!isDeferrableEntry(createEntry("event", { name: "tool.start", data: {} })));
+ * ```
+ */
+export function isDeferrableEntry(entry: TapeEntry): boolean {
+  return entry.kind === "event" && DEFERRABLE_EVENTS.has(entry.payload?.name as string);
 }
 
 function _textOnly(parts: unknown[]): unknown[] {
@@ -100,6 +128,7 @@ export class ForkTapeStore implements TapeStore {
   /** The fork's id (its journal's name). */
   readonly id: string;
   #journal: ForkJournal | null;
+  #deferrable: (entry: TapeEntry) => boolean;
   /** Per managed tape: how many of its buffered entries are journaled. */
   #journaled = new Map<string, number>();
   /** Managed appends in order (the journal's order is the buffer's). */
@@ -120,6 +149,7 @@ export class ForkTapeStore implements TapeStore {
     this.id = options.id ?? randomUUID();
     this.#journal = options.journal === false ? null : forkJournalOf(this.parent);
     if (this.#journal) markForkLive(this.id);
+    this.#deferrable = options.deferrable ?? isDeferrableEntry;
     // A plain memory parent takes the buffer's frozen copies as they are; any other parent gets
     // the buffer's entries with their text, which the merge writes as is (see `store/_entry_text.ts`).
     this.#direct = Object.getPrototypeOf(this.parent) === InMemoryTapeStore.prototype;
@@ -198,7 +228,10 @@ export class ForkTapeStore implements TapeStore {
       // the append resolves once the journal holds it.
       const before = this.#local.read(tape)?.length ?? 0;
       await appendAll(this.#local, tape, redacted);
-      const copies = (this.#local.read(tape) ?? []).slice(before);
+      if (redacted.every(this.#deferrable)) return; // journaled with the next record
+      // Deferred entries before these go with them.
+      const done = this.#journaled.get(tape) ?? 0;
+      const copies = (this.#local.read(tape) ?? []).slice(done);
       try {
         await journal.journalAppend(tape, this.id, copies);
       } catch (error) {
@@ -208,7 +241,7 @@ export class ForkTapeStore implements TapeStore {
         await appendAll(this.#local, tape, kept);
         throw error;
       }
-      this.#journaled.set(tape, before + copies.length);
+      this.#journaled.set(tape, done + copies.length);
     });
   }
 

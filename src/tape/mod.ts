@@ -58,8 +58,22 @@ export {
   PostgresInbox,
 } from "./postgres_inbox.ts";
 export { PostgresLeader } from "./postgres_leader.ts";
-export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
+export {
+  ForkTapeStore,
+  type ForkTapeStoreOptions,
+  isDeferrableEntry,
+  redactPayload,
+} from "./fork_store.ts";
 export { type ForkJournal, forkJournalOf, type PendingFork } from "./fork_journal.ts";
+export {
+  adoptInterruptedTurns,
+  describeFork,
+  type InterruptedCall,
+  type InterruptedOptions,
+  type InterruptedTurn,
+  listInterruptedTurns,
+  TURN_INTERRUPTED,
+} from "./interrupted.ts";
 export {
   buildQuery,
   type ChatMessage,
