@@ -71,6 +71,29 @@ async function runFork(label: number, n: number): Promise<Tape> {
   return fork;
 }
 
+if (mode === "tools") {
+  // A step as the agent records it: the model's tool calls before any runs, then per call
+  // tool.start / tool.end; killed while the second call runs, the third not started.
+  const fork = tape.forkTape();
+  const call = (id: string, tool: string) => ({
+    id,
+    type: "function",
+    function: { name: tool, arguments: "{}" },
+  });
+  await fork.appendEvent("loop.start", { prompt: "go" });
+  await fork.appendEvent("loop.step.start", { step: 1, prompt: "go" });
+  await fork.appendMany([
+    createEntry("message", { role: "user", content: "go" }),
+    createEntry("tool_call", {
+      calls: [call("c1", "append_line"), call("c2", "bash"), call("c3", "fs.write")],
+    }),
+  ]);
+  await fork.appendEvent("tool.start", { call_id: "c1", tool: "append_line" });
+  await fork.appendEvent("tool.end", { call_id: "c1", status: "ok", result: "line 1 added" });
+  await fork.appendEvent("tool.start", { call_id: "c2", tool: "bash" });
+  say("held");
+  await hang();
+}
 if (mode === "journal") await runFork(0, 0);
 else if (mode === "hold") {
   await runFork(0, count);
