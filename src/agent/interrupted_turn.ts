@@ -7,10 +7,11 @@
  * - null: nothing to resume. Either the step had no pending tool calls (its model call was the
  *   last thing done: the turn's answer is its last assistant message, which the fork holds), or
  *   that turn was resumed already (a `turn.resumed` event names its fork). A turn that died
- *   before any model call completed left no journal at all (the loop's own markers are
- *   journaled with the first record, see `isDeferrableEntry`): there is nothing to adopt and its
- *   message is run again by whoever delivered it (the cluster's inbox keeps it pending until the
- *   turn completes, so it runs once more).
+ *   before its first tool call was recorded left no journal at all (a model call's record and
+ *   the loop's markers are journaled with the next tool record or the merge, see
+ *   `isDeferrableEntry`): there is nothing to adopt, and its message is run again by whoever
+ *   delivered it (the cluster's inbox keeps it pending until the turn completes, so it runs once
+ *   more), paying that model call a second time at most.
  * - `{step, calls, outcomes}`: per call, in the order of the `tool_call` entry, a completed call
  *   gives `{kind: "result"}` with its `tool.end` result (not run again), a call that started and
  *   never ended gives `{kind: "result", ok: false, result: "interrupted: unknown whether it took

@@ -50,16 +50,28 @@ export interface ForkTapeStoreOptions {
   deferrable?: (entry: TapeEntry) => boolean;
 }
 
+const DEFERRABLE_KINDS: ReadonlySet<string> = new Set([
+  "message",
+  "system",
+  "error",
+  "tool_result",
+]);
 const DEFERRABLE_EVENTS: ReadonlySet<string> = new Set([
   "loop.start",
   "loop.step.start",
   "loop.step",
+  "run",
 ]);
 
 /**
- * True for the loop's own markers (`loop.start`, `loop.step.start`, `loop.step` events): they
- * record no completed work, so a fork journals them with its next record (a model call's or a
- * tool's) or its merge instead of paying a flush (a PostgreSQL transaction) each.
+ * True for an entry a fork may journal with its next record or its merge instead of flushing it
+ * at once (a flush is a PostgreSQL transaction): the loop's markers (`loop.start`,
+ * `loop.step.start`, `loop.step` events) and a model call's own record (messages, `system`,
+ * `error`, `tool_result` entries and the `run` event). What a resume needs on disk the moment it
+ * happens is journaled at once: a `tool_call` entry (the model asked for tools, before any runs),
+ * `tool.start` / `tool.end` and every other event or anchor. So a turn that answers without tools
+ * is written once, by its merge, as before; a crash before that merge costs at most its last
+ * model call again.
  *
  * @example
  * ```ts
@@ -67,10 +79,12 @@ const DEFERRABLE_EVENTS: ReadonlySet<string> = new Set([
  * import { createEntry, isDeferrableEntry } from "@bub/core/tape";
  * assert.ok(isDeferrableEntry(createEntry("event", { name: "loop.step", data: {} })));
  * assert.ok(!isDeferrableEntry(createEntry("event", { name: "tool.start", data: {} })));
+ * assert.ok(!isDeferrableEntry(createEntry("tool_call", { calls: [] })));
  * ```
  */
 export function isDeferrableEntry(entry: TapeEntry): boolean {
-  return entry.kind === "event" && DEFERRABLE_EVENTS.has(entry.payload?.name as string);
+  if (entry.kind !== "event") return DEFERRABLE_KINDS.has(entry.kind);
+  return DEFERRABLE_EVENTS.has(entry.payload?.name as string);
 }
 
 function _textOnly(parts: unknown[]): unknown[] {

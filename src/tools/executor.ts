@@ -190,6 +190,7 @@ export class ToolExecutor {
     signal: AbortSignal | undefined,
     observer: ToolObserver | null,
   ): Promise<Outcome> {
+    if (context && invocation.id) context = { ...context, callId: invocation.id };
     const hooks = this.#hooks;
     const name = invocation.name ?? invocation.tool.name;
     const run = (args: Record<string, unknown>) => {
