@@ -88,7 +88,12 @@ export {
 } from "./context.ts";
 export { SIDECAR_TAPE_MARKER, sidecarTapeName, type TapeSidecar } from "../kernel/tape_context.ts";
 export { type HandoffOptions, Tape, type TapeOptions } from "./tape.ts";
-export { formatTapeInfo, type RecordChatOptions, type TapeInfo } from "./info.ts";
+export {
+  formatTapeInfo,
+  type RecordChatOptions,
+  type ResumableTurnInfo,
+  type TapeInfo,
+} from "./info.ts";
 export {
   DEFAULT_SPILL_THRESHOLD,
   SPILL_CHUNK_BYTES,

@@ -20,6 +20,8 @@ import { PostgresTapeStore } from "../../src/tape/postgres_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";
 import { SqliteTapeStore } from "../../src/tape/sqlite_store.ts";
 import type { TapeStore } from "../../src/tape/store.ts";
+import { Tape } from "../../src/tape/tape.ts";
+import { tapeInfoTool } from "../../src/tools/builtin/tape.ts";
 import { tempDir } from "./_helpers.ts";
 import { uniqueSchema } from "./_postgres.ts";
 
@@ -296,5 +298,26 @@ describe("fork journal crash safety inside the file store's merge", () => {
       assert.deepEqual(byFork(entries).get(0), range(4));
       assert.equal(entries.at(-1)!.payload.name, "after");
       assert.ok(!existsSync(`${store.pathOf(TAPE)}.merging`));
+    }));
+});
+
+describe(",tape.info and interrupted turns", () => {
+  test("tape.info, run in a turn's fork as ,tape.info runs, lists the turn a killed process left, until it is adopted", () =>
+    scenario(KINDS[0]!, async (start, reopen) => {
+      const child = start("hold", 2);
+      await child.saw(/^held$/);
+      await kill(child);
+      const store = reopen();
+      const [turn] = await listInterruptedTurns(store, TAPE);
+      const tape = new Tape({ store }).scoped(TAPE);
+      await using fork = tape.forkTape();
+      const text = String(await tapeInfoTool().run({}, { tape: fork, runId: null, state: {} }));
+      assert.match(
+        text,
+        /\nlast_token_cache_hit_rate: none\nresumable_turns: 1 \(([0-9a-f]{8}) step 0\)$/,
+      );
+      assert.equal(/resumable_turns: 1 \(([0-9a-f]{8})/.exec(text)![1], turn!.fork.slice(0, 8));
+      await adoptInterruptedTurns(store, TAPE);
+      assert.deepEqual((await tape.info()).resumableTurns, []);
     }));
 });
