@@ -50,28 +50,22 @@ export interface ForkTapeStoreOptions {
   deferrable?: (entry: TapeEntry) => boolean;
 }
 
-const DEFERRABLE_KINDS: ReadonlySet<string> = new Set([
-  "message",
-  "system",
-  "error",
-  "tool_result",
-]);
-const DEFERRABLE_EVENTS: ReadonlySet<string> = new Set([
-  "loop.start",
-  "loop.step.start",
-  "loop.step",
-  "run",
+/** Events a resume needs on disk the moment they happen (see {@link isDeferrableEntry}). */
+const AT_ONCE_EVENTS: ReadonlySet<string> = new Set([
+  "tool.start",
+  "tool.end",
+  "turn.interrupted",
+  "turn.resumed",
 ]);
 
 /**
- * True for an entry a fork may journal with its next record or its merge instead of flushing it
- * at once (a flush is a PostgreSQL transaction): the loop's markers (`loop.start`,
- * `loop.step.start`, `loop.step` events) and a model call's own record (messages, `system`,
- * `error`, `tool_result` entries and the `run` event). What a resume needs on disk the moment it
- * happens is journaled at once: a `tool_call` entry (the model asked for tools, before any runs),
- * `tool.start` / `tool.end` and every other event or anchor. So a turn that answers without tools
- * is written once, by its merge, as before; a crash before that merge costs at most its last
- * model call again.
+ * False for what a resume needs on disk the moment it happens, which a fork journals at once: a
+ * `tool_call` entry (the model asked for tools: on disk before any runs) and the `tool.start`,
+ * `tool.end`, `turn.interrupted` and `turn.resumed` events (a tool's effects begin and end).
+ * Everything else (a model call's record, the loop's markers, anchors, other events) is
+ * journaled with the next such record or by the merge instead of paying a flush (a PostgreSQL
+ * transaction) of its own: a turn that answers without tools is written once, by its merge, as
+ * before, and a crash before that merge costs at most its last model call again.
  *
  * @example
  * ```ts
@@ -83,8 +77,8 @@ const DEFERRABLE_EVENTS: ReadonlySet<string> = new Set([
  * ```
  */
 export function isDeferrableEntry(entry: TapeEntry): boolean {
-  if (entry.kind !== "event") return DEFERRABLE_KINDS.has(entry.kind);
-  return DEFERRABLE_EVENTS.has(entry.payload?.name as string);
+  if (entry.kind === "tool_call") return false;
+  return entry.kind !== "event" || !AT_ONCE_EVENTS.has(entry.payload?.name as string);
 }
 
 function _textOnly(parts: unknown[]): unknown[] {

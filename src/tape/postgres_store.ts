@@ -281,7 +281,7 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
         const options = { fence, batch };
         const n = await pgJournalAppend(sql, this.#tables, tape, fork, owner, columns, options);
         if (n > 0 || attempt === 1) return n;
-        return await pgJournalLanded(sql, this.#tables, fork, batch) ? entries.length : 0;
+        return await pgJournalLanded(sql, this.#tables, tape, fork, batch) ? entries.length : 0;
       },
     );
     if (fence && inserted === 0) throw _leaseLost(tape, fence);
@@ -316,7 +316,7 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
     validateForkId(fork);
     await this.#run(
       `discard fork ${fork} of tape ${JSON.stringify(tape)}`,
-      (sql) => pgJournalDiscard(sql, this.#tables, fork),
+      (sql) => pgJournalDiscard(sql, this.#tables, tape, fork),
     );
   }
 

@@ -219,7 +219,7 @@ export class SqliteTapeStore implements TapeStore, ForkJournal, AsyncDisposable 
     validateForkId(fork);
     await this.#run(
       `discard fork ${fork} of tape ${JSON.stringify(tape)}`,
-      (db) => sqliteJournalDiscard(db, fork),
+      (db) => sqliteJournalDiscard(db, tape, fork),
     );
   }
 

@@ -65,7 +65,9 @@ const fill = "é😀 ".repeat(40);
 async function runFork(label: number, n: number): Promise<Tape> {
   const fork = tape.forkTape();
   for (let i = 0; count === 0 || i < n || mode === "journal"; i++) {
-    await fork.append(createEntry("event", { name: "w", data: { fork: label, n: i, fill } }));
+    // tool.start events: journaled at once (see `isDeferrableEntry`).
+    const data = { call_id: `c${i}`, fork: label, n: i, fill };
+    await fork.append(createEntry("event", { name: "tool.start", data }));
     say(`ok ${i}`);
   }
   return fork;

@@ -124,11 +124,11 @@ async function kill(child: Child): Promise<void> {
   await child.exited;
 }
 
-/** The `w` events of the tape by fork label: the `n`s each fork has there. */
+/** The child's `tool.start` events by fork label: the `n`s each fork has there. */
 function byFork(entries: readonly TapeEntry[]): Map<number, number[]> {
   const out = new Map<number, number[]>();
   for (const entry of entries) {
-    if (entry.kind !== "event" || entry.payload.name !== "w") continue;
+    if (entry.kind !== "event" || entry.payload.name !== "tool.start") continue;
     const data = entry.payload.data as { fork: number; n: number };
     out.set(data.fork, [...(out.get(data.fork) ?? []), data.n]);
   }

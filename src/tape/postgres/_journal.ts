@@ -37,13 +37,13 @@ export async function pgJournalAppend(
   if (fence) params.push(fence.key, fence.owner, fence.epoch);
   const rows = await sql.unsafe(
     `WITH f AS (
-      INSERT INTO ${t.forks} AS f (fork, tape, owner, head, batch) ${source} ON CONFLICT (fork)
+      INSERT INTO ${t.forks} AS f (fork, tape, owner, head, batch) ${source} ON CONFLICT (tape, fork)
       DO UPDATE SET head = f.head + $4, batch = EXCLUDED.batch
       WHERE $5::uuid IS NULL OR f.batch IS DISTINCT FROM $5::uuid
       RETURNING head
     ), ins AS (
-      INSERT INTO ${t.forkEntries} (fork, seq, kind, anchor, event, payload, meta, date)
-      SELECT $1, f.head - $4 + r.n, r.kind, r.anchor, r.event, r.payload::json, r.meta::json, r.date
+      INSERT INTO ${t.forkEntries} (tape, fork, seq, kind, anchor, event, payload, meta, date)
+      SELECT $2, $1, f.head - $4 + r.n, r.kind, r.anchor, r.event, r.payload::json, r.meta::json, r.date
       FROM f, unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
         WITH ORDINALITY AS r(kind, anchor, event, payload, meta, date, n)
       RETURNING 1
@@ -57,13 +57,14 @@ export async function pgJournalAppend(
 export async function pgJournalLanded(
   sql: PgSql,
   t: PgTables,
+  tape: string,
   fork: string,
   batch: string,
 ): Promise<boolean> {
-  const rows = await sql.unsafe(`SELECT 1 FROM ${t.forks} WHERE fork = $1 AND batch = $2::uuid`, [
-    fork,
-    batch,
-  ]);
+  const rows = await sql.unsafe(
+    `SELECT 1 FROM ${t.forks} WHERE tape = $1 AND fork = $2 AND batch = $3::uuid`,
+    [tape, fork, batch],
+  );
   return rows.length > 0;
 }
 
@@ -101,7 +102,7 @@ export async function pgJournalCommit(
       DELETE FROM ${t.forks} WHERE fork = $1 AND tape = $2 AND EXISTS (SELECT 1 FROM l)
       RETURNING fork
     ), moved AS (
-      DELETE FROM ${t.forkEntries} e WHERE e.fork IN (SELECT fork FROM f)
+      DELETE FROM ${t.forkEntries} e WHERE e.tape = $2 AND e.fork IN (SELECT fork FROM f)
       RETURNING e.seq, e.kind, e.anchor, e.event, e.payload::text AS payload, e.meta::text AS meta, e.date
     ), rows AS (
       SELECT row_number() OVER (ORDER BY u.o, u.seq) AS n, u.kind, u.anchor, u.event, u.payload, u.meta, u.date
@@ -138,12 +139,17 @@ export async function pgJournalCommit(
   };
 }
 
-/** Deletes the journal of `fork` (one statement). */
-export async function pgJournalDiscard(sql: PgSql, t: PgTables, fork: string): Promise<void> {
+/** Deletes the journal of `fork` on `tape` (one statement). */
+export async function pgJournalDiscard(
+  sql: PgSql,
+  t: PgTables,
+  tape: string,
+  fork: string,
+): Promise<void> {
   await sql.unsafe(
-    `WITH f AS (DELETE FROM ${t.forks} WHERE fork = $1 RETURNING 1)
-    DELETE FROM ${t.forkEntries} WHERE fork = $1`,
-    [fork],
+    `WITH f AS (DELETE FROM ${t.forks} WHERE tape = $1 AND fork = $2 RETURNING 1)
+    DELETE FROM ${t.forkEntries} WHERE tape = $1 AND fork = $2`,
+    [tape, fork],
   );
 }
 
@@ -160,8 +166,8 @@ export async function pgJournalPending(
   if (forks.length === 0) return [];
   const rows = await sql.unsafe(
     `SELECT fork, seq AS id, kind, payload::text AS payload, meta::text AS meta, date
-    FROM ${t.forkEntries} WHERE fork = ANY($1::text[]) ORDER BY fork, seq`,
-    [forks.map((row) => String(row.fork))],
+    FROM ${t.forkEntries} WHERE tape = $1 AND fork = ANY($2::text[]) ORDER BY fork, seq`,
+    [tape, forks.map((row) => String(row.fork))],
   );
   const entries = new Map<string, PendingFork["entries"]>();
   for (const row of rows) {

@@ -25,9 +25,9 @@ export interface PgTables {
   readonly leases: string;
   /** `<schema>.bub_inbox`: inbound messages per session, deduplicated by key. */
   readonly inbox: string;
-  /** `<schema>.bub_forks`: one row per fork journal (tape, owner, `head` = its last seq). */
+  /** `<schema>.bub_forks`: one row per fork journal of a tape (owner, `head` = its last seq). */
   readonly forks: string;
-  /** `<schema>.bub_fork_entries`: the journaled entries, primary key `(fork, seq)`. */
+  /** `<schema>.bub_fork_entries`: the journaled entries, primary key `(tape, fork, seq)`. */
   readonly forkEntries: string;
 }
 
@@ -86,13 +86,13 @@ function _migrations(t: PgTables): string[][] {
     [
       // Fork journals: a turn's in-flight entries until its merge (see `_journal.ts`).
       `CREATE TABLE IF NOT EXISTS ${t.forks} (
-        fork text PRIMARY KEY, tape text NOT NULL, owner text NOT NULL, head bigint NOT NULL,
-        batch uuid, created timestamptz NOT NULL DEFAULT clock_timestamp())`,
-      `CREATE INDEX IF NOT EXISTS bub_forks_tape ON ${t.forks} (tape, created)`,
+        tape text NOT NULL, fork text NOT NULL, owner text NOT NULL, head bigint NOT NULL,
+        batch uuid, created timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (tape, fork))`,
       `CREATE TABLE IF NOT EXISTS ${t.forkEntries} (
-        fork text NOT NULL, seq bigint NOT NULL, kind text NOT NULL,
+        tape text NOT NULL, fork text NOT NULL, seq bigint NOT NULL, kind text NOT NULL,
         anchor text, event text, payload json NOT NULL, meta json NOT NULL, date text NOT NULL,
-        PRIMARY KEY (fork, seq))`,
+        PRIMARY KEY (tape, fork, seq))`,
     ],
   ];
 }

@@ -13,14 +13,14 @@ import type { SqliteDatabase } from "./_driver.ts";
 /** The journal tables (created with the store's schema). */
 export const SQLITE_JOURNAL_SCHEMA = `
 CREATE TABLE IF NOT EXISTS tape_forks (
-  fork TEXT PRIMARY KEY, tape TEXT NOT NULL, owner TEXT NOT NULL, created TEXT NOT NULL,
-  head INTEGER NOT NULL DEFAULT 0
+  tape TEXT NOT NULL, fork TEXT NOT NULL, owner TEXT NOT NULL, created TEXT NOT NULL,
+  head INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (tape, fork)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS tape_forks_tape ON tape_forks (tape, created);
 CREATE TABLE IF NOT EXISTS tape_fork_entries (
-  fork TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, anchor TEXT,
+  tape TEXT NOT NULL, fork TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, anchor TEXT,
   payload TEXT NOT NULL, meta TEXT NOT NULL, date TEXT NOT NULL,
-  PRIMARY KEY (fork, seq)
+  PRIMARY KEY (tape, fork, seq)
 ) WITHOUT ROWID;
 `;
 
@@ -51,15 +51,18 @@ export function sqliteJournalAppend(
 ): void {
   sqliteTransaction(db, () => {
     db.prepare(
-      "INSERT OR IGNORE INTO tape_forks (fork, tape, owner, created) VALUES (?, ?, ?, ?)",
-    ).run(fork, tape, owner, new Date().toISOString());
-    const found = db.prepare("SELECT head FROM tape_forks WHERE fork = ?").get(fork);
+      "INSERT OR IGNORE INTO tape_forks (tape, fork, owner, created) VALUES (?, ?, ?, ?)",
+    ).run(tape, fork, owner, new Date().toISOString());
+    const found = db.prepare("SELECT head FROM tape_forks WHERE tape = ? AND fork = ?").get(
+      tape,
+      fork,
+    );
     let seq = Number(found?.head ?? 0);
     const insert = db.prepare(
-      "INSERT INTO tape_fork_entries (fork, seq, kind, anchor, payload, meta, date) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO tape_fork_entries (tape, fork, seq, kind, anchor, payload, meta, date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    for (const row of rows) insert.run(fork, ++seq, ...row);
-    db.prepare("UPDATE tape_forks SET head = ? WHERE fork = ?").run(seq, fork);
+    for (const row of rows) insert.run(tape, fork, ++seq, ...row);
+    db.prepare("UPDATE tape_forks SET head = ? WHERE tape = ? AND fork = ?").run(seq, tape, fork);
   });
 }
 
@@ -74,9 +77,9 @@ export function sqliteJournalCommit(
   extra: readonly unknown[][],
 ): void {
   sqliteTransaction(db, () => {
-    const found = db.prepare("SELECT head FROM tape_forks WHERE fork = ? AND tape = ?").get(
-      fork,
+    const found = db.prepare("SELECT head FROM tape_forks WHERE tape = ? AND fork = ?").get(
       tape,
+      fork,
     );
     if (!found) return;
     const last = db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ?").get(tape);
@@ -84,28 +87,28 @@ export function sqliteJournalCommit(
     db.prepare(
       `INSERT INTO tape_entries (tape, id, kind, anchor, payload, meta, date)
       SELECT ?, ? + row_number() OVER (ORDER BY seq), kind, anchor, payload, meta, date
-      FROM tape_fork_entries WHERE fork = ? ORDER BY seq`,
-    ).run(tape, base, fork);
-    const moved = db.prepare("SELECT count(*) AS n FROM tape_fork_entries WHERE fork = ?").get(
-      fork,
-    );
+      FROM tape_fork_entries WHERE tape = ? AND fork = ? ORDER BY seq`,
+    ).run(tape, base, tape, fork);
+    const moved = db.prepare(
+      "SELECT count(*) AS n FROM tape_fork_entries WHERE tape = ? AND fork = ?",
+    ).get(tape, fork);
     let id = base + Number(moved?.n ?? 0);
     const insert = db.prepare(
       "INSERT INTO tape_entries (tape, id, kind, anchor, payload, meta, date) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
     for (const row of extra) insert.run(tape, ++id, ...row);
-    _drop(db, fork);
+    _drop(db, tape, fork);
   });
 }
 
-function _drop(db: SqliteDatabase, fork: string): void {
-  db.prepare("DELETE FROM tape_fork_entries WHERE fork = ?").run(fork);
-  db.prepare("DELETE FROM tape_forks WHERE fork = ?").run(fork);
+function _drop(db: SqliteDatabase, tape: string, fork: string): void {
+  db.prepare("DELETE FROM tape_fork_entries WHERE tape = ? AND fork = ?").run(tape, fork);
+  db.prepare("DELETE FROM tape_forks WHERE tape = ? AND fork = ?").run(tape, fork);
 }
 
-/** Deletes the journal of `fork`. */
-export function sqliteJournalDiscard(db: SqliteDatabase, fork: string): void {
-  sqliteTransaction(db, () => _drop(db, fork));
+/** Deletes the journal of `fork` on `tape`. */
+export function sqliteJournalDiscard(db: SqliteDatabase, tape: string, fork: string): void {
+  sqliteTransaction(db, () => _drop(db, tape, fork));
 }
 
 /** The journals of `tape`, oldest first, with their entries (`alive` left null). */
@@ -114,13 +117,13 @@ export function sqliteJournalPending(db: SqliteDatabase, tape: string): PendingF
     "SELECT fork, owner FROM tape_forks WHERE tape = ? ORDER BY created, fork",
   ).all(tape);
   const entries = db.prepare(
-    "SELECT seq AS id, kind, payload, meta, date FROM tape_fork_entries WHERE fork = ? ORDER BY seq",
+    "SELECT seq AS id, kind, payload, meta, date FROM tape_fork_entries WHERE tape = ? AND fork = ? ORDER BY seq",
   );
   return forks.map((row) => ({
     fork: String(row.fork),
     tape,
     owner: String(row.owner),
     alive: null,
-    entries: entries.all(row.fork).map(rowEntry),
+    entries: entries.all(tape, row.fork).map(rowEntry),
   }));
 }
