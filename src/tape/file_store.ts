@@ -34,12 +34,12 @@ import { provideLiveView } from "./store/_live_view.ts";
 import {
   FileJournals,
   finishMerge,
-  journalForks,
   journalPath,
   mergingPath,
   readJournal,
+  readJournals,
 } from "./file/_journal.ts";
-import { type ForkJournal, ownerAlive, type PendingFork, validateForkId } from "./fork_journal.ts";
+import { type ForkJournal, type PendingFork, validateForkId } from "./fork_journal.ts";
 import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 
 /**
@@ -377,15 +377,7 @@ export class FileTapeStore implements TapeStore, ForkJournal, AsyncDisposable {
       await this.#finishMerge(tape, path);
       names = await readdir(this.directory); // an undone merge is a journal again
     }
-    const found: (PendingFork & { created: string })[] = [];
-    for (const fork of journalForks(names, path)) {
-      const content = readJournal(journalPath(path, fork), fork);
-      if (content === null) continue;
-      const { owner, created, entries } = content;
-      found.push({ fork, tape, owner, alive: ownerAlive(owner, fork), entries, created });
-    }
-    found.sort((a, b) => a.created < b.created ? -1 : a.created > b.created ? 1 : 0);
-    return found.map(({ created: _, ...fork }) => fork);
+    return readJournals(names, tape, path);
   }
 
   async #finishMerge(tape: string, path: string): Promise<void> {

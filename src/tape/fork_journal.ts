@@ -149,3 +149,34 @@ export function validateForkId(fork: string): void {
     );
   }
 }
+
+/** Events a resume needs on disk the moment they happen (see {@link isDeferrableEntry}). */
+const AT_ONCE_EVENTS: ReadonlySet<string> = new Set([
+  "tool.start",
+  "tool.end",
+  "turn.interrupted",
+  "turn.resumed",
+]);
+
+/**
+ * False for what a resume needs on disk the moment it happens, which a fork journals at once: a
+ * `tool_call` entry (the model asked for tools: on disk before any runs) and the `tool.start`,
+ * `tool.end`, `turn.interrupted` and `turn.resumed` events (a tool's effects begin and end).
+ * Everything else (a model call's record, the loop's markers, anchors, other events) is
+ * journaled with the next such record or by the merge instead of paying a flush (a PostgreSQL
+ * transaction) of its own: a turn that answers without tools is written once, by its merge, as
+ * before, and a crash before that merge costs at most its last model call again.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createEntry, isDeferrableEntry } from "@bub/core/tape";
+ * assert.ok(isDeferrableEntry(createEntry("event", { name: "loop.step", data: {} })));
+ * assert.ok(!isDeferrableEntry(createEntry("event", { name: "tool.start", data: {} })));
+ * assert.ok(!isDeferrableEntry(createEntry("tool_call", { calls: [] })));
+ * ```
+ */
+export function isDeferrableEntry(entry: TapeEntry): boolean {
+  if (entry.kind === "tool_call") return false;
+  return entry.kind !== "event" || !AT_ONCE_EVENTS.has(entry.payload?.name as string);
+}

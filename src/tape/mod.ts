@@ -58,13 +58,13 @@ export {
   PostgresInbox,
 } from "./postgres_inbox.ts";
 export { PostgresLeader } from "./postgres_leader.ts";
+export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
 export {
-  ForkTapeStore,
-  type ForkTapeStoreOptions,
+  type ForkJournal,
+  forkJournalOf,
   isDeferrableEntry,
-  redactPayload,
-} from "./fork_store.ts";
-export { type ForkJournal, forkJournalOf, type PendingFork } from "./fork_journal.ts";
+  type PendingFork,
+} from "./fork_journal.ts";
 export {
   adoptInterruptedTurns,
   describeFork,

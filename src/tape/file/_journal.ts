@@ -26,7 +26,7 @@ import {
 } from "node:fs";
 import { basename, dirname } from "node:path";
 import { isRecord } from "../../_internal/object.ts";
-import { ownerTag } from "../fork_journal.ts";
+import { ownerAlive, ownerTag, type PendingFork } from "../fork_journal.ts";
 import type { TapeEntry } from "../entry.ts";
 import { storedEntry } from "../store/_entry_text.ts";
 import { datasyncFd, writeFdAll } from "./_fd.ts";
@@ -250,4 +250,21 @@ export function finishMerge(
 export function journalForks(names: readonly string[], tapePath: string): string[] {
   const prefix = `${basename(tapePath)}.fork.`;
   return names.filter((name) => name.startsWith(prefix)).map((name) => name.slice(prefix.length));
+}
+
+/** The journals of `tape` (whose file is `tapePath`) among the directory's `names`, oldest first. */
+export function readJournals(
+  names: readonly string[],
+  tape: string,
+  tapePath: string,
+): PendingFork[] {
+  const found: (PendingFork & { created: string })[] = [];
+  for (const fork of journalForks(names, tapePath)) {
+    const content = readJournal(journalPath(tapePath, fork), fork);
+    if (content === null) continue;
+    const { owner, created, entries } = content;
+    found.push({ fork, tape, owner, alive: ownerAlive(owner, fork), entries, created });
+  }
+  found.sort((a, b) => a.created < b.created ? -1 : a.created > b.created ? 1 : 0);
+  return found.map(({ created: _, ...fork }) => fork);
 }
