@@ -303,7 +303,7 @@ export class ForkTapeStore implements TapeStore {
         await this.#local.reset(tape);
         this.#reset.delete(tape);
         if (this.#journaled.delete(tape)) {
-          // Its journal stays for a later adoption (see `interrupted.ts`) unless it goes now.
+          // Its journal goes with its buffer: the error event says what was lost.
           await this.#journal?.journalDiscard(tape, this.id).catch(() => {});
         }
         await this.#local.append(
