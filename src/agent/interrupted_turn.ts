@@ -23,7 +23,16 @@
 import { isRecord } from "../_internal/object.ts";
 import type { TapeEntry } from "../tape/entry.ts";
 
-/** The result a started call that never ended gets (its tool is not idempotent). */
+/**
+ * The result a started call that never ended gets (its tool is not idempotent).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { INTERRUPTED_RESULT } from "@bub/core/agent";
+ * assert.match(INTERRUPTED_RESULT, /^interrupted: /);
+ * ```
+ */
 export const INTERRUPTED_RESULT = "interrupted: unknown whether it took effect";
 
 /**
@@ -38,7 +47,15 @@ export const INTERRUPTED_RESULT = "interrupted: unknown whether it took effect";
  */
 export type CallOutcome = { kind: "run" } | { kind: "result"; result: unknown; ok: boolean };
 
-/** One call of the interrupted step (as `turn.interrupted` names it). */
+/**
+ * One call of the interrupted step (as `turn.interrupted` names it).
+ *
+ * @example
+ * ```ts
+ * import type { ResumeCall } from "@bub/core/agent";
+ * const call: ResumeCall = { call_id: "call_1", tool: "bash", state: "completed" };
+ * ```
+ */
 export interface ResumeCall {
   /** The model's call id. */
   call_id: string;
@@ -68,7 +85,15 @@ export interface InterruptedTurnPlan {
   outcomes: CallOutcome[];
 }
 
-/** Options of {@link planInterruptedTurn}. */
+/**
+ * Options of {@link planInterruptedTurn}.
+ *
+ * @example
+ * ```ts
+ * import type { PlanOptions } from "@bub/core/agent";
+ * const options: PlanOptions = { idempotent: (tool) => tool === "web.fetch" };
+ * ```
+ */
 export interface PlanOptions {
   /** True for a tool declared `idempotent: true` (default: none is). */
   idempotent?: (tool: string) => boolean;

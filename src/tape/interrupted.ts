@@ -14,7 +14,16 @@ import { createEntry, type TapeEntry } from "./entry.ts";
 import { forkJournalOf, type PendingFork } from "./fork_journal.ts";
 import type { TapeStore } from "./store.ts";
 
-/** The name of the event an adoption appends. */
+/**
+ * The name of the event an adoption appends.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { TURN_INTERRUPTED } from "@bub/core/tape";
+ * assert.equal(TURN_INTERRUPTED, "turn.interrupted");
+ * ```
+ */
 export const TURN_INTERRUPTED = "turn.interrupted";
 
 /**
@@ -59,7 +68,15 @@ export interface InterruptedTurn {
   entries: TapeEntry[];
 }
 
-/** Options of {@link listInterruptedTurns} and {@link adoptInterruptedTurns}. */
+/**
+ * Options of {@link listInterruptedTurns} and {@link adoptInterruptedTurns}.
+ *
+ * @example
+ * ```ts
+ * import type { InterruptedOptions } from "@bub/core/tape";
+ * const options: InterruptedOptions = { includeUnknown: true, sidecarTapes: ["ws__abc__spill"] };
+ * ```
+ */
 export interface InterruptedOptions {
   /**
    * Also take journals whose writer's state is unknown (written on another machine, as cluster
