@@ -5,7 +5,7 @@
  *
  * Usage: _fork_child.ts <file|sqlite|postgres> <dir|db path|url> <schema|-> <tape> <mode> <count>
  * Modes: journal (append forever), hold (append count, then wait), merged (append count, merge,
- * wait), loop (forks of count entries merged one after another, forever), and for the file
+ * wait), sidecar (one entry on a sidecar tape and one on the tape, then wait), loop (forks of count entries merged one after another, forever), and for the file
  * store merging-none / merging-part / merging-whole (killed inside the commit: after the journal
  * became the merging file with nothing / a torn part / the whole batch written to the tape).
  */
@@ -25,7 +25,8 @@ const store = kind === "sqlite"
   : kind === "postgres"
   ? new PostgresTapeStore(where!, { schema: schema! })
   : new FileTapeStore(where!);
-const tape = new Tape({ store }).scoped(name!);
+const tape = new Tape({ store, sidecars: mode === "sidecar" ? [{ name: "spill" }] : [] })
+  .scoped(name!);
 const say = (line: string) => void writeSync(1, `${line}\n`);
 const hang = () => new Promise<never>(() => setInterval(() => {}, 60_000));
 
@@ -93,6 +94,17 @@ if (mode === "tools") {
   await fork.appendEvent("tool.start", { call_id: "c1", tool: "append_line" });
   await fork.appendEvent("tool.end", { call_id: "c1", status: "ok", result: "line 1 added" });
   await fork.appendEvent("tool.start", { call_id: "c2", tool: "bash" });
+  say("held");
+  await hang();
+}
+if (mode === "sidecar") {
+  // A tool's output spilled to the sidecar tape, then its tool.end on the main tape.
+  const fork = tape.forkTape();
+  const spill = tape.sidecarTapeName("spill");
+  await fork.store.appendMany!(spill, [
+    createEntry("event", { name: "tool.end", data: { call_id: "c1", chunk: 0 } }),
+  ]);
+  await fork.appendEvent("tool.end", { call_id: "c1", status: "ok", result: "spilled" });
   say("held");
   await hang();
 }

@@ -21,6 +21,7 @@ import { TapeQuery } from "../../src/tape/query.ts";
 import { SqliteTapeStore } from "../../src/tape/sqlite_store.ts";
 import type { TapeStore } from "../../src/tape/store.ts";
 import { Tape } from "../../src/tape/tape.ts";
+import { sidecarTapeName } from "../../src/kernel/tape_context.ts";
 import { tapeInfoTool } from "../../src/tools/builtin/tape.ts";
 import { tempDir } from "./_helpers.ts";
 import { uniqueSchema } from "./_postgres.ts";
@@ -299,6 +300,27 @@ describe("fork journal crash safety inside the file store's merge", () => {
       assert.equal(entries.at(-1)!.payload.name, "after");
       assert.ok(!existsSync(`${store.pathOf(TAPE)}.merging`));
     }));
+});
+
+describe("an interrupted turn with a sidecar tape", () => {
+  for (const kind of KINDS) {
+    test(`adoption commits the fork's sidecar journal too (${kind.name} store)`, () =>
+      scenario(kind, async (start, reopen) => {
+        const child = start("sidecar", 0);
+        await child.saw(/^held$/);
+        await kill(child);
+        const store = reopen();
+        const spill = sidecarTapeName(TAPE, "spill");
+        assert.equal((await store.journalPending(spill)).length, 1);
+        const [turn] = await adoptInterruptedTurns(store, TAPE, { sidecarTapes: [spill] });
+        assert.ok(turn);
+        const side = await new TapeQuery(spill, store).all();
+        assert.deepEqual(side.map((e) => e.payload.data), [{ call_id: "c1", chunk: 0 }]);
+        const names = (await tapeOf(store)).map((e) => e.payload.name);
+        assert.deepEqual(names, ["before", "tool.end", "turn.interrupted"]);
+        assert.deepEqual(await store.journalPending(spill), []);
+      }));
+  }
 });
 
 describe(",tape.info and interrupted turns", () => {
