@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { hostname } from "node:os";
+import process from "node:process";
 import { BubError } from "../kernel/errors.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeStore } from "./store.ts";
@@ -19,7 +21,7 @@ import { identityOf, ownIdentity, type ProcessIdentity } from "./file/_process_i
  * @example
  * ```ts
  * import type { PendingFork } from "@bub/core/tape";
- * const pending: PendingFork = { fork: "f1", tape: "a__b", owner: "1/2/boot", alive: false, entries: [] };
+ * const pending: PendingFork = { fork: "f1", tape: "a__b", owner: "host/1/2/boot", alive: false, entries: [] };
  * ```
  */
 export interface PendingFork {
@@ -27,7 +29,7 @@ export interface PendingFork {
   fork: string;
   /** The tape the fork merges into. */
   tape: string;
-  /** Who wrote it: `<pid>/<start ticks>/<boot id>` (see {@link ownerTag}). */
+  /** Who wrote it: `<host>/<pid>/<start ticks>/<boot id>` (see {@link ownerTag}). */
   owner: string;
   /** Whether its writer is alive: true, false, or null when the store cannot tell. */
   alive: boolean | null;
@@ -102,36 +104,51 @@ export function isForkLive(id: string): boolean {
   return LIVE_FORKS.has(id);
 }
 
-/** This process as a journal's owner: `<pid>/<start ticks>/<boot id>` (`-` for unknown parts). */
+/**
+ * This process as a journal's owner: `<host>/<pid>/<start ticks>/<boot id>` (`-` for unknown
+ * parts; `/` in the host name is replaced).
+ */
 export function ownerTag(): string {
   const own = ownIdentity();
-  return `${own.pid}/${own.startTicks ?? "-"}/${own.bootId ?? "-"}`;
+  const host = hostname().replaceAll("/", "_") || "-";
+  return `${host}/${own.pid}/${own.startTicks ?? "-"}/${own.bootId ?? "-"}`;
 }
 
-function _parseTag(tag: string): ProcessIdentity | null {
-  const [pid, ticks, boot] = tag.split("/");
+function _parseTag(tag: string): (ProcessIdentity & { host: string }) | null {
+  const [host, pid, ticks, boot] = tag.split("/");
   const n = Number(pid);
-  if (!Number.isInteger(n) || n <= 0) return null;
+  if (host === undefined || !Number.isInteger(n) || n <= 0) return null;
   return {
+    host,
     pid: n,
     startTicks: ticks && ticks !== "-" ? ticks : null,
     bootId: boot && boot !== "-" ? boot : null,
   };
 }
 
+function _pidRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string } | null)?.code === "EPERM";
+  }
+}
+
 /**
  * Whether the writer `owner` (an {@link ownerTag}) of journal `fork` is alive: this process only
  * while the fork is open here; another process of this machine when its PID runs with the same
- * start time and boot; null for a tag of another machine.
+ * start time and boot (a tag from before a reboot is dead; without procfs, when the PID runs);
+ * null for a tag of another machine.
  */
 export function ownerAlive(owner: string, fork: string): boolean | null {
   const tag = _parseTag(owner);
   if (tag === null) return null;
+  if (tag.host !== (hostname().replaceAll("/", "_") || "-")) return null;
   const own = ownIdentity();
-  if (tag.bootId !== null && own.bootId !== null && tag.bootId !== own.bootId) {
-    return null; // another machine (or this one before a reboot: the caller knows better)
-  }
+  if (tag.bootId !== null && own.bootId !== null && tag.bootId !== own.bootId) return false;
   if (tag.pid === own.pid && tag.startTicks === own.startTicks) return isForkLive(fork);
+  if (own.startTicks === null) return _pidRuns(tag.pid); // no procfs: the PID is all there is
   const now = identityOf(tag.pid);
   if (now.startTicks === null) return false;
   return tag.startTicks === null || now.startTicks === tag.startTicks;

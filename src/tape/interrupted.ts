@@ -50,7 +50,7 @@ export interface InterruptedCall {
  * @example
  * ```ts
  * import type { InterruptedTurn } from "@bub/core/tape";
- * const turn: InterruptedTurn = { fork: "f", tape: "a__b", owner: "1/-/-", step: 1, calls: [], entries: [] };
+ * const turn: InterruptedTurn = { fork: "f", tape: "a__b", owner: "host/1/-/-", step: 1, calls: [], entries: [] };
  * ```
  */
 export interface InterruptedTurn {
