@@ -75,3 +75,11 @@ export {
 } from "./agent_loop.ts";
 export { type ModelRunArgs, ModelRunner, type ModelRunnerSettings } from "./model_runner.ts";
 export { newRunId } from "./run_id.ts";
+export {
+  type CallOutcome,
+  INTERRUPTED_RESULT,
+  type InterruptedTurnPlan,
+  planInterruptedTurn,
+  type PlanOptions,
+  type ResumeCall,
+} from "./interrupted_turn.ts";

@@ -4,11 +4,18 @@
  * @module
  */
 import { accessSync, constants, type Stats, statSync } from "node:fs";
+import { renameSync, unlinkSync } from "node:fs";
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery, type QuerySpec } from "./store/_evaluate.ts";
-import { appendBatch, isFullDisk, prepareBatch, type PreparedEntry } from "./file/_append.ts";
+import {
+  appendBatch,
+  type BatchMerge,
+  isFullDisk,
+  prepareBatch,
+  type PreparedEntry,
+} from "./file/_append.ts";
 import { withFileLock } from "./file/_lock.ts";
 import { emptyCache, type FileCache, FileCaches, indexedEvents } from "./file/_cache.ts";
 import { errorCode, statTape, withOpenFile } from "./file/_read.ts";
@@ -24,6 +31,15 @@ import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
 import { provideLiveView } from "./store/_live_view.ts";
+import {
+  FileJournals,
+  finishMerge,
+  journalPath,
+  mergingPath,
+  readJournal,
+  readJournals,
+} from "./file/_journal.ts";
+import { type ForkJournal, type PendingFork, validateForkId } from "./fork_journal.ts";
 import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 
 /**
@@ -78,7 +94,7 @@ export interface FileTapeStoreOptions {
  * assert.ok(entry?.id === 1);
  * ```
  */
-export class FileTapeStore implements TapeStore, AsyncDisposable {
+export class FileTapeStore implements TapeStore, ForkJournal, AsyncDisposable {
   /** The directory holding the tape files. */
   readonly directory: string;
   #durable: boolean;
@@ -92,6 +108,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
   #spare: SpareFile;
   #stop = new AbortController();
   #retry: StoreRetry;
+  #journals: FileJournals;
 
   /**
    * Creates the object.
@@ -112,6 +129,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
     this.#template = new LockTemplate(directory);
     this.#spare = new SpareFile(directory);
+    this.#journals = new FileJournals(this.#durable);
     this.#retry = new StoreRetry({
       kind: "file",
       name: JSON.stringify(directory),
@@ -287,7 +305,104 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     );
   }
 
-  async #write(tape: string, path: string, checked: PreparedEntry[]): Promise<void> {
+  /** Appends to the journal of `fork` (see `fork_journal.ts`); flushed when it resolves. */
+  async journalAppend(tape: string, fork: string, entries: readonly TapeEntry[]): Promise<void> {
+    validateForkId(fork);
+    const journal = journalPath(this.pathOf(tape), fork);
+    await this.#mutex.run(journal, async () => {
+      try {
+        await this.#ensureDirectory();
+        await this.#journals.append(journal, tape, fork, entries);
+      } catch (error) {
+        this.#fail("journal fork of", tape, error);
+      }
+    });
+  }
+
+  /**
+   * Appends the journal of `fork` (then `extra`) to the tape as one batch and removes the
+   * journal, so that a crash leaves all or none of it (see `file/_journal.ts`).
+   */
+  async journalCommit(
+    tape: string,
+    fork: string,
+    extra: readonly TapeEntry[] = [],
+  ): Promise<void> {
+    validateForkId(fork);
+    const path = this.pathOf(tape);
+    const journal = journalPath(path, fork);
+    const what = `commit fork ${fork} to tape ${JSON.stringify(tape)} (${path})`;
+    await this.#mutex.run(
+      journal,
+      () =>
+        this.#mutex.run(tape, () =>
+          this.#retry.run(what, async () => {
+            const content = readJournal(journal, fork);
+            if (content === null) return this.#journals.close(journal); // committed already
+            const checked = prepareBatch(tape, [...content.entries, ...extra]);
+            const merging = mergingPath(path);
+            await this.#write(tape, path, checked, {
+              before: (offset, length) =>
+                this.#journals.markMerging(journal, merging, offset, length),
+              failed: () => renameSync(merging, journal),
+            });
+            this.#journals.close(journal);
+            try {
+              unlinkSync(merging);
+            } catch {
+              // Finished by another writer already.
+            }
+          })),
+    );
+  }
+
+  /** Removes the journal of `fork`. */
+  async journalDiscard(tape: string, fork: string): Promise<void> {
+    validateForkId(fork);
+    const journal = journalPath(this.pathOf(tape), fork);
+    await this.#mutex.run(journal, () => Promise.resolve(this.#journals.discard(journal)));
+  }
+
+  /** The journals of `tape` left on disk, oldest first (a merge a killed process left is finished first). */
+  async journalPending(tape: string): Promise<PendingFork[]> {
+    const path = this.pathOf(tape);
+    let names: string[];
+    try {
+      names = await readdir(this.directory);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return [];
+      this.#fail("list forks of", tape, error);
+    }
+    if (names.includes(`${tape}.jsonl.merging`)) {
+      await this.#finishMerge(tape, path);
+      names = await readdir(this.directory); // an undone merge is a journal again
+    }
+    return readJournals(names, tape, path);
+  }
+
+  async #finishMerge(tape: string, path: string): Promise<void> {
+    await this.#mutex.run(tape, () =>
+      withFileLock(`${path}.lock`, () => {
+        const { fd, size } = this.#files.acquire(tape, path, this.#spare);
+        try {
+          finishMerge(path, fd, size, () => this.#cache.delete(tape));
+        } finally {
+          this.#files.release(tape, fd);
+        }
+        return Promise.resolve();
+      }, {
+        what: `tape ${JSON.stringify(tape)}`,
+        timeoutMs: this.#lockTimeoutMs,
+        template: this.#template,
+      }));
+  }
+
+  async #write(
+    tape: string,
+    path: string,
+    checked: PreparedEntry[],
+    merge?: BatchMerge,
+  ): Promise<void> {
     try {
       await this.#ensureDirectory();
     } catch (error) {
@@ -301,6 +416,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
       cache: this.#cache,
       spare: this.#spare,
       durable: this.#durable,
+      ...(merge ? { merge } : {}),
     };
     const lock = { timeoutMs: this.#lockTimeoutMs, template: this.#template };
     await appendBatch(target, checked, lock, (action, error) => this.#fail(action, tape, error));
@@ -389,6 +505,7 @@ export class FileTapeStore implements TapeStore, AsyncDisposable {
     this.#stop.abort();
     await Promise.resolve();
     this.#files.closeAll();
+    this.#journals.closeAll();
     // A store that wrote here also removes what killed processes left (see `file/_stray_files.ts`).
     const wrote = this.#template.close();
     if (await this.#spare.close() || wrote) pruneStrayFiles(this.directory);

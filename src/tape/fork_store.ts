@@ -1,9 +1,13 @@
 /**
  * `ForkTapeStore`: a store layered over a parent for one tape and its sidecar tapes (the
- * "managed" tapes), buffered until `mergeBack()` (§5.9).
+ * "managed" tapes), buffered until `mergeBack()` (§5.9). Over a store with a fork journal (file,
+ * SQLite, PostgreSQL; see `fork_journal.ts`) every buffered append is also written to the fork's
+ * journal before it resolves, and the merge commits the journal (all or nothing); reads are
+ * answered from the buffer in memory as before.
  *
  * @module
  */
+import { randomUUID } from "node:crypto";
 import { isRecord } from "../_internal/object.ts";
 import { getLogger } from "../_internal/log.ts";
 import { redactKnownSecrets } from "../_internal/secrets.ts";
@@ -15,6 +19,13 @@ import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
 import { latestEvents, pickLatestEvents } from "./latest_events.ts";
 import { provideForkLayers } from "./store/_live_view.ts";
 import { keepEntryText } from "./store/_entry_text.ts";
+import {
+  type ForkJournal,
+  forkJournalOf,
+  isDeferrableEntry,
+  markForkDone,
+  markForkLive,
+} from "./fork_journal.ts";
 
 const logger = getLogger(["bub", "tape"]);
 
@@ -34,6 +45,15 @@ export interface ForkTapeStoreOptions {
   tape: string;
   /** Its sidecar tapes, merged before the main tape. */
   sidecarTapes?: readonly string[];
+  /** The fork's id, its journal's name (default a random UUID). */
+  id?: string;
+  /** Write a journal when the parent has one (default true). */
+  journal?: boolean;
+  /**
+   * Entries whose append need not be durable by itself (default {@link isDeferrableEntry}): they
+   * are journaled with the next append that must be, or with the merge.
+   */
+  deferrable?: (entry: TapeEntry) => boolean;
 }
 
 function _textOnly(parts: unknown[]): unknown[] {
@@ -88,6 +108,14 @@ export class ForkTapeStore implements TapeStore {
   readonly sidecarTapes: readonly string[];
   #local = new InMemoryTapeStore();
   #reset = new Set<string>();
+  /** The fork's id (its journal's name). */
+  readonly id: string;
+  #journal: ForkJournal | null;
+  #deferrable: (entry: TapeEntry) => boolean;
+  /** Per managed tape: how many of its buffered entries are journaled. */
+  #journaled = new Map<string, number>();
+  /** Managed appends in order (the journal's order is the buffer's). */
+  #queue: Promise<void> = Promise.resolve();
   /** The parent is a plain memory store: the merge hands it the buffer's copies as they are. */
   #direct: boolean;
 
@@ -101,6 +129,10 @@ export class ForkTapeStore implements TapeStore {
     this.parent = toAsyncTapeStore(parent);
     this.tape = options.tape;
     this.sidecarTapes = [...(options.sidecarTapes ?? [])];
+    this.id = options.id ?? randomUUID();
+    this.#journal = options.journal === false ? null : forkJournalOf(this.parent);
+    if (this.#journal) markForkLive(this.id);
+    this.#deferrable = options.deferrable ?? isDeferrableEntry;
     // A plain memory parent takes the buffer's frozen copies as they are; any other parent gets
     // the buffer's entries with their text, which the merge writes as is (see `store/_entry_text.ts`).
     this.#direct = Object.getPrototypeOf(this.parent) === InMemoryTapeStore.prototype;
@@ -128,11 +160,31 @@ export class ForkTapeStore implements TapeStore {
     return await this.parent.listTapes();
   }
 
-  /** Managed: clears the buffer and hides the parent's entries until merge; else resets the parent. */
+  /** The fork's journal, when its parent has one. */
+  get journal(): ForkJournal | null {
+    return this.#journal;
+  }
+
+  /**
+   * Managed: clears the buffer and hides the parent's entries until merge; else resets the
+   * parent. A reset tape's journal is dropped: the rest of its fork stays in memory.
+   */
   async reset(tape: string): Promise<void> {
     if (!this.#managed(tape)) return await this.parent.reset(tape);
-    await this.#local.reset(tape);
-    this.#reset.add(tape);
+    await this.#inOrder(async () => {
+      if (this.#journal && this.#journaled.has(tape)) {
+        await this.#journal.journalDiscard(tape, this.id);
+      }
+      this.#journaled.delete(tape);
+      await this.#local.reset(tape);
+      this.#reset.add(tape);
+    });
+  }
+
+  #inOrder<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn);
+    this.#queue = run.then(() => {}, () => {});
+    return run;
   }
 
   /** Appends with media redacted; managed tapes are buffered. */
@@ -150,7 +202,30 @@ export class ForkTapeStore implements TapeStore {
       const payload = redactPayload(entry.payload);
       return payload === entry.payload ? entry : { ...entry, payload };
     });
-    await appendAll(this.#managed(tape) ? this.#local : this.parent, tape, redacted);
+    if (!this.#managed(tape)) return await appendAll(this.parent, tape, redacted);
+    const journal = this.#journal;
+    if (!journal || redacted.length === 0) return await appendAll(this.#local, tape, redacted);
+    await this.#inOrder(async () => {
+      if (this.#reset.has(tape)) return await appendAll(this.#local, tape, redacted);
+      // Checked and copied by the buffer first (a bad entry journals nothing), then journaled:
+      // the append resolves once the journal holds it.
+      const before = this.#local.read(tape)?.length ?? 0;
+      await appendAll(this.#local, tape, redacted);
+      if (redacted.every(this.#deferrable)) return; // journaled with the next record
+      // Deferred entries before these go with them.
+      const done = this.#journaled.get(tape) ?? 0;
+      const copies = (this.#local.read(tape) ?? []).slice(done);
+      try {
+        await journal.journalAppend(tape, this.id, copies);
+      } catch (error) {
+        // Not journaled: the buffer forgets it too.
+        const kept = (this.#local.read(tape) ?? []).slice(0, before);
+        await this.#local.reset(tape);
+        await appendAll(this.#local, tape, kept);
+        throw error;
+      }
+      this.#journaled.set(tape, done + copies.length);
+    });
   }
 
   /** Parent results (unless reset here) followed by the buffered entries (§5.9). */
@@ -199,6 +274,14 @@ export class ForkTapeStore implements TapeStore {
   async #mergeTape(tape: string): Promise<void> {
     if (this.#reset.has(tape)) await this.parent.reset(tape);
     const local = this.#local.read(tape) ?? [];
+    const journaled = this.#journaled.get(tape);
+    if (this.#journal && journaled !== undefined) {
+      // The journal and what was not journaled (a merge's own events) commit as one batch.
+      await this.#journal.journalCommit(tape, this.id, local.slice(journaled));
+      this.#journaled.delete(tape);
+      await this.#local.reset(tape);
+      return;
+    }
     if (this.#direct) appendStoredCopies(this.parent as InMemoryTapeStore, tape, local);
     else await appendAll(this.parent, tape, local);
     this.#reset.delete(tape);
@@ -210,6 +293,7 @@ export class ForkTapeStore implements TapeStore {
    * recorded as a `sidecar.merge` error event on the main tape), then the main tape.
    */
   async mergeBack(): Promise<void> {
+    await this.#queue;
     for (const tape of this.sidecarTapes) {
       try {
         await this.#mergeTape(tape);
@@ -218,6 +302,10 @@ export class ForkTapeStore implements TapeStore {
         logger.error("tape.sidecar_merge_failed {tape}: {error}", { tape, error: message });
         await this.#local.reset(tape);
         this.#reset.delete(tape);
+        if (this.#journaled.delete(tape)) {
+          // Its journal goes with its buffer: the error event says what was lost.
+          await this.#journal?.journalDiscard(tape, this.id).catch(() => {});
+        }
         await this.#local.append(
           this.tape,
           createEntry("event", {
@@ -228,11 +316,19 @@ export class ForkTapeStore implements TapeStore {
       }
     }
     await this.#mergeTape(this.tape);
+    markForkDone(this.id);
   }
 
-  /** Drops every buffered entry and reset mark. */
+  /** Drops every buffered entry, journal and reset mark. */
   async discard(): Promise<void> {
-    for (const tape of [this.tape, ...this.sidecarTapes]) await this.#local.reset(tape);
+    await this.#queue;
+    for (const tape of [this.tape, ...this.sidecarTapes]) {
+      if (this.#journal && this.#journaled.delete(tape)) {
+        await this.#journal.journalDiscard(tape, this.id);
+      }
+      await this.#local.reset(tape);
+    }
     this.#reset.clear();
+    markForkDone(this.id);
   }
 }

@@ -37,14 +37,39 @@ export interface TapeInfo {
   lastTokenUsage: number | null;
   /** `cached_tokens / prompt_tokens` of that event, or null. */
   lastTokenCacheHitRate: number | null;
+  /**
+   * The tape's interrupted turns that can be resumed (fork journals a dead process left, see
+   * `interrupted.ts`), oldest first; absent where nobody looked.
+   */
+  resumableTurns?: ResumableTurnInfo[];
+}
+
+/**
+ * One resumable turn of {@link TapeInfo}.
+ *
+ * @example
+ * ```ts
+ * import type { ResumableTurnInfo } from "@bub/core/tape";
+ * const turn: ResumableTurnInfo = { fork: "3f2a9c1e-0000-4000-8000-000000000000", step: 2 };
+ * ```
+ */
+export interface ResumableTurnInfo {
+  /** The fork id. */
+  fork: string;
+  /** The step it stopped in. */
+  step: number;
 }
 
 function _int(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value);
 }
 
-/** Computes {@link TapeInfo} from every entry of a tape. */
-export function tapeInfo(name: string, entries: readonly TapeEntry[]): TapeInfo {
+/** Computes {@link TapeInfo} from every entry of a tape (and its resumable turns, when known). */
+export function tapeInfo(
+  name: string,
+  entries: readonly TapeEntry[],
+  resumableTurns?: ResumableTurnInfo[],
+): TapeInfo {
   let lastAnchorAt = -1;
   let anchors = 0;
   entries.forEach((entry, i) => {
@@ -77,13 +102,22 @@ export function tapeInfo(name: string, entries: readonly TapeEntry[]): TapeInfo 
     entriesSinceLastAnchor: entries.length - lastAnchorAt - 1,
     lastTokenUsage,
     lastTokenCacheHitRate,
+    ...(resumableTurns ? { resumableTurns } : {}),
   };
 }
 
+function _resumable(turns: readonly ResumableTurnInfo[]): string {
+  if (turns.length === 0) return "none";
+  const each = turns.map((turn) => `${turn.fork.slice(0, 8)} step ${turn.step}`);
+  return `${turns.length} (${each.join(", ")})`;
+}
+
 /**
- * The seven lines the `tape.info` tool prints (`name: ...`, `last_token_cache_hit_rate:
- * 37.50%` or `none`). A missing value is `none`, not Python's `None` (spec/builtin.md had it; a
- * person reads these lines through `,tape.info` too).
+ * The lines the `tape.info` tool prints (`name: ...`, `last_token_cache_hit_rate: 37.50%` or
+ * `none`), then, when the info has them, `resumable_turns: none` or `resumable_turns: 1
+ * (3f2a9c1e step 2)` (fork id prefix and step of each interrupted turn). A missing value is
+ * `none`, not Python's `None` (spec/builtin.md had it; a person reads these lines through
+ * `,tape.info` too).
  *
  * @example
  * ```ts
@@ -114,6 +148,7 @@ export function formatTapeInfo(info: TapeInfo): string {
     `entries_since_last_anchor: ${info.entriesSinceLastAnchor}`,
     `last_token_usage: ${info.lastTokenUsage ?? "none"}`,
     `last_token_cache_hit_rate: ${rate}`,
+    ...(info.resumableTurns ? [`resumable_turns: ${_resumable(info.resumableTurns)}`] : []),
   ].join("\n");
 }
 

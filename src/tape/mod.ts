@@ -60,6 +60,21 @@ export {
 export { PostgresLeader } from "./postgres_leader.ts";
 export { ForkTapeStore, type ForkTapeStoreOptions, redactPayload } from "./fork_store.ts";
 export {
+  type ForkJournal,
+  forkJournalOf,
+  isDeferrableEntry,
+  type PendingFork,
+} from "./fork_journal.ts";
+export {
+  adoptInterruptedTurns,
+  describeFork,
+  type InterruptedCall,
+  type InterruptedOptions,
+  type InterruptedTurn,
+  listInterruptedTurns,
+  TURN_INTERRUPTED,
+} from "./interrupted.ts";
+export {
   buildQuery,
   type ChatMessage,
   contextVisible,
@@ -73,7 +88,12 @@ export {
 } from "./context.ts";
 export { SIDECAR_TAPE_MARKER, sidecarTapeName, type TapeSidecar } from "../kernel/tape_context.ts";
 export { type HandoffOptions, Tape, type TapeOptions } from "./tape.ts";
-export { formatTapeInfo, type RecordChatOptions, type TapeInfo } from "./info.ts";
+export {
+  formatTapeInfo,
+  type RecordChatOptions,
+  type ResumableTurnInfo,
+  type TapeInfo,
+} from "./info.ts";
 export {
   DEFAULT_SPILL_THRESHOLD,
   SPILL_CHUNK_BYTES,

@@ -23,6 +23,20 @@ import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
+import {
+  pgJournalAppend,
+  pgJournalCommit,
+  pgJournalDiscard,
+  pgJournalLanded,
+  pgJournalPending,
+} from "./postgres/_journal.ts";
+import {
+  type ForkJournal,
+  ownerAlive,
+  ownerTag,
+  type PendingFork,
+  validateForkId,
+} from "./fork_journal.ts";
 
 export type { TapeLease } from "./postgres/_leases.ts";
 
@@ -99,7 +113,7 @@ export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
  * }
  * ```
  */
-export class PostgresTapeStore implements TapeStore, AsyncDisposable {
+export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposable {
   /** The connection URL with its password hidden. */
   readonly url: string;
   /** The schema of the tables. */
@@ -242,15 +256,78 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
           return await pgBatchLanded(sql, this.#tables, tape, batch) ? entries.length : 0;
         }),
     );
-    if (fence && inserted === 0) {
-      throw new BubError(
-        "temporary",
-        `Cannot append to tape ${
-          JSON.stringify(tape)
-        }: the lease ${fence.key} (epoch ${fence.epoch}) of ${fence.owner} was lost`,
-        { tape, reason: "lease_lost", key: fence.key, owner: fence.owner, epoch: fence.epoch },
-      );
-    }
+    if (fence && inserted === 0) throw _leaseLost(tape, fence);
+  }
+
+  /**
+   * Appends to the journal of `fork` (see `fork_journal.ts`) in one statement, fenced like
+   * {@link appendMany} with `fence`.
+   */
+  async journalAppend(
+    tape: string,
+    fork: string,
+    entries: readonly TapeEntry[],
+    options: { fence?: TapeLease } = {},
+  ): Promise<void> {
+    validateForkId(fork);
+    const columns = appendColumns(tape, entries);
+    if (entries.length === 0) return;
+    const fence = options.fence ?? null;
+    const batch = randomUUID();
+    const owner = ownerTag();
+    const inserted = await this.#run(
+      `journal fork ${fork} of tape ${JSON.stringify(tape)}`,
+      async (sql, attempt) => {
+        const options = { fence, batch };
+        const n = await pgJournalAppend(sql, this.#tables, tape, fork, owner, columns, options);
+        if (n > 0 || attempt === 1) return n;
+        return await pgJournalLanded(sql, this.#tables, tape, fork, batch) ? entries.length : 0;
+      },
+    );
+    if (fence && inserted === 0) throw _leaseLost(tape, fence);
+  }
+
+  /**
+   * Moves the journal of `fork` (then `extra`) into the tape and deletes it in one statement,
+   * fenced with `fence`; a journal already committed commits nothing.
+   */
+  async journalCommit(
+    tape: string,
+    fork: string,
+    extra: readonly TapeEntry[] = [],
+    options: { fence?: TapeLease } = {},
+  ): Promise<void> {
+    validateForkId(fork);
+    const columns = appendColumns(tape, extra);
+    const fence = options.fence ?? null;
+    const result = await this.#appends.run(
+      tape,
+      () =>
+        this.#run(
+          `commit fork ${fork} to tape ${JSON.stringify(tape)}`,
+          (sql) => pgJournalCommit(sql, this.#tables, tape, fork, columns, fence),
+        ),
+    );
+    if (fence && !result.held) throw _leaseLost(tape, fence);
+  }
+
+  /** Deletes the journal of `fork`. */
+  async journalDiscard(tape: string, fork: string): Promise<void> {
+    validateForkId(fork);
+    await this.#run(
+      `discard fork ${fork} of tape ${JSON.stringify(tape)}`,
+      (sql) => pgJournalDiscard(sql, this.#tables, tape, fork),
+    );
+  }
+
+  /** The journals of `tape` still there, oldest first. */
+  async journalPending(tape: string): Promise<PendingFork[]> {
+    validateTapeName(tape);
+    const forks = await this.#run(
+      `list forks of tape ${JSON.stringify(tape)}`,
+      (sql) => pgJournalPending(sql, this.#tables, tape),
+    );
+    return forks.map((fork) => ({ ...fork, alive: ownerAlive(fork.owner, fork.fork) }));
   }
 
   /** The newest event of each of `names` (one indexed lookup per name), in tape order. */
@@ -303,7 +380,13 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
       append: async (tape, entry) => await this.appendMany(tape, [entry], { fence: lease }),
       appendMany: async (tape, entries) => await this.appendMany(tape, entries, { fence: lease }),
       latestEvents: async (tape, names) => await this.latestEvents(tape, names),
-    };
+      journalAppend: async (tape: string, fork: string, entries: readonly TapeEntry[]) =>
+        await this.journalAppend(tape, fork, entries, { fence: lease }),
+      journalCommit: async (tape: string, fork: string, extra?: readonly TapeEntry[]) =>
+        await this.journalCommit(tape, fork, extra, { fence: lease }),
+      journalDiscard: async (tape: string, fork: string) => await this.journalDiscard(tape, fork),
+      journalPending: async (tape: string) => await this.journalPending(tape),
+    } as TapeStore & ForkJournal;
   }
 
   /** Closes the pool (running queries get 5 s); operations still retrying give up. */
@@ -319,6 +402,16 @@ export class PostgresTapeStore implements TapeStore, AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+function _leaseLost(tape: string, fence: TapeLease): BubError {
+  return new BubError(
+    "temporary",
+    `Cannot append to tape ${
+      JSON.stringify(tape)
+    }: the lease ${fence.key} (epoch ${fence.epoch}) of ${fence.owner} was lost`,
+    { tape, reason: "lease_lost", key: fence.key, owner: fence.owner, epoch: fence.epoch },
+  );
 }
 
 function _checkLease(key: unknown, owner: unknown, ttlMs: unknown): void {

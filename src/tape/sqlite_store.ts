@@ -13,6 +13,20 @@ import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
+import {
+  SQLITE_JOURNAL_SCHEMA,
+  sqliteJournalAppend,
+  sqliteJournalCommit,
+  sqliteJournalDiscard,
+  sqliteJournalPending,
+} from "./sqlite/_journal.ts";
+import {
+  type ForkJournal,
+  ownerAlive,
+  ownerTag,
+  type PendingFork,
+  validateForkId,
+} from "./fork_journal.ts";
 
 /**
  * Options of {@link SqliteTapeStore}.
@@ -66,7 +80,7 @@ CREATE INDEX IF NOT EXISTS tape_entries_anchor ON tape_entries (tape, anchor, id
  * assert.ok((await new TapeQuery("a__b", store).all())[0]?.id === 1);
  * ```
  */
-export class SqliteTapeStore implements TapeStore, AsyncDisposable {
+export class SqliteTapeStore implements TapeStore, ForkJournal, AsyncDisposable {
   /** The database file. */
   readonly path: string;
   #options: SqliteTapeStoreOptions;
@@ -124,7 +138,7 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
         try {
           db.exec("PRAGMA journal_mode = WAL");
           db.exec(`PRAGMA synchronous = ${this.#options.durable === false ? "NORMAL" : "FULL"}`);
-          db.exec(SCHEMA);
+          db.exec(SCHEMA + SQLITE_JOURNAL_SCHEMA);
           return db;
         } catch (error) {
           if (!/locked|busy/i.test(String((error as Error)?.message)) || Date.now() > deadline) {
@@ -170,13 +184,53 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
 
   /** Appends entries in one transaction. */
   async appendMany(tape: string, entries: readonly TapeEntry[]): Promise<void> {
-    const rows = entries.map((entry) => {
-      const { kind, anchor, payload, meta, date } = entryColumns(tape, entry);
-      return [kind, anchor, payload, meta, date];
-    });
+    const rows = _rows(tape, entries);
     // A locked database fails at BEGIN (nothing written) or COMMIT (rolled back): a retry
     // writes the batch once.
     await this.#run(`append to tape ${JSON.stringify(tape)}`, (db) => sqliteInsert(db, tape, rows));
+  }
+
+  /** Appends to the journal of `fork` (see `fork_journal.ts`) in one transaction. */
+  async journalAppend(tape: string, fork: string, entries: readonly TapeEntry[]): Promise<void> {
+    validateForkId(fork);
+    const rows = _rows(tape, entries);
+    await this.#run(
+      `journal fork ${fork} of tape ${JSON.stringify(tape)}`,
+      (db) => sqliteJournalAppend(db, tape, fork, ownerTag(), rows),
+    );
+  }
+
+  /** Moves the journal of `fork` (then `extra`) into the tape and drops it, in one transaction. */
+  async journalCommit(
+    tape: string,
+    fork: string,
+    extra: readonly TapeEntry[] = [],
+  ): Promise<void> {
+    validateForkId(fork);
+    const rows = _rows(tape, extra);
+    await this.#run(
+      `commit fork ${fork} to tape ${JSON.stringify(tape)}`,
+      (db) => sqliteJournalCommit(db, tape, fork, rows),
+    );
+  }
+
+  /** Drops the journal of `fork`. */
+  async journalDiscard(tape: string, fork: string): Promise<void> {
+    validateForkId(fork);
+    await this.#run(
+      `discard fork ${fork} of tape ${JSON.stringify(tape)}`,
+      (db) => sqliteJournalDiscard(db, tape, fork),
+    );
+  }
+
+  /** The journals of `tape` still there, oldest first. */
+  async journalPending(tape: string): Promise<PendingFork[]> {
+    validateTapeName(tape);
+    const forks = await this.#run(
+      `list forks of tape ${JSON.stringify(tape)}`,
+      (db) => sqliteJournalPending(db, tape),
+    );
+    return forks.map((fork) => ({ ...fork, alive: ownerAlive(fork.owner, fork.fork) }));
   }
 
   /**
@@ -223,4 +277,11 @@ export class SqliteTapeStore implements TapeStore, AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+function _rows(tape: string, entries: readonly TapeEntry[]): unknown[][] {
+  return entries.map((entry) => {
+    const { kind, anchor, payload, meta, date } = entryColumns(tape, entry);
+    return [kind, anchor, payload, meta, date];
+  });
 }

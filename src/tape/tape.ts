@@ -10,6 +10,7 @@ import { sidecarTapeName, type TapeContext, type TapeSidecar } from "../kernel/t
 import { buildQuery, type ChatMessage, contextVisible, defaultTapeContext } from "./context.ts";
 import { anchorEntry, createEntry, type TapeEntry, type TapeMeta } from "./entry.ts";
 import { ForkTapeStore } from "./fork_store.ts";
+import { listInterruptedTurns } from "./interrupted.ts";
 import { latestEvents } from "./latest_events.ts";
 import { incrementalMessages } from "./_context_cache.ts";
 import { archiveSidecar, resetSidecar, resetTape } from "./_lifecycle.ts";
@@ -200,9 +201,15 @@ export class Tape implements AsyncDisposable {
     await appendAll(this.store, this.name, entries);
   }
 
-  /** Counts and token usage (§5.7, §4.8). */
+  /**
+   * Counts and token usage (§5.7, §4.8), and the turns of this tape a crash interrupted that
+   * can be resumed (read from the store under a fork).
+   */
   async info(): Promise<TapeInfo> {
-    return tapeInfo(this.name, await this.query().all());
+    const entries = await this.query().all();
+    const store = this.store instanceof ForkTapeStore ? this.store.parent : this.store;
+    const turns = await listInterruptedTurns(store, this.name);
+    return tapeInfo(this.name, entries, turns.map(({ fork, step }) => ({ fork, step })));
   }
 
   /**

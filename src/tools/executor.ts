@@ -219,6 +219,7 @@ export class ToolExecutor {
     observer: ToolObserver | null,
     step: InvokeStep,
   ): Promise<Outcome> {
+    if (context && invocation.id) context = { ...context, callId: invocation.id };
     const hooks = this.#hooks;
     const name = invocation.name ?? invocation.tool.name;
     const run = (args: Record<string, unknown>) => {

@@ -50,6 +50,12 @@ export interface ToolContext {
    * shows them too; set by the executor when the turn streams.
    */
   readonly observer?: ToolObserver;
+  /**
+   * The model's id of this call (set by the executor when the model made the call): the same
+   * when a resumed turn runs the call again after a crash, so a tool can use it as its
+   * idempotency key (the shell tools put it in `BUB_TOOL_CALL_ID`).
+   */
+  readonly callId?: string | null;
 }
 
 /**
@@ -124,6 +130,12 @@ export interface ToolOptionsBase<A> {
   parameters?: ToolParameters<A>;
   /** Visible to the model. `false` makes an operator-only tool. Default `true`. */
   agentUse?: boolean;
+  /**
+   * Running it twice with the same call id ({@link ToolContext.callId}) has the effect of running
+   * it once: a call a crash interrupted runs again when its turn resumes (else the model is told
+   * it was interrupted). Default `false`.
+   */
+  idempotent?: boolean;
 }
 
 /**
@@ -199,6 +211,7 @@ interface ToolParts {
   handler: AnyHandler;
   context: boolean;
   agentUse: boolean;
+  idempotent: boolean;
 }
 
 let constructing: ToolParts | null = null;
@@ -230,6 +243,8 @@ export class Tool {
   readonly context: boolean;
   /** True when the tool is visible to the model. */
   readonly agentUse: boolean;
+  /** True when a call may run again with the same call id (see {@link ToolOptionsBase.idempotent}). */
+  readonly idempotent: boolean;
   #compiled: CompiledParameters;
   #handler: AnyHandler;
   #modelCopy: Tool | null = null;
@@ -245,6 +260,7 @@ export class Tool {
     this.parameters = parts.compiled.jsonSchema;
     this.context = parts.context;
     this.agentUse = parts.agentUse;
+    this.idempotent = parts.idempotent;
     this.#compiled = parts.compiled;
     this.#handler = parts.handler;
     Object.freeze(this);
@@ -291,6 +307,7 @@ export class Tool {
       handler: this.#handler,
       context: this.context,
       agentUse: this.agentUse,
+      idempotent: this.idempotent,
     });
   }
 
@@ -428,5 +445,6 @@ export function defineTool<A>(options: PlainToolOptions<A> | ContextToolOptions<
     handler: options.handler as AnyHandler,
     context: options.context === true,
     agentUse: options.agentUse ?? true,
+    idempotent: options.idempotent === true,
   });
 }

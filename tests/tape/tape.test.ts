@@ -78,8 +78,12 @@ test("tape.info after a call with usage shows the cache hit rate 37.50%; without
     entriesSinceLastAnchor: 4,
     lastTokenUsage: 10,
     lastTokenCacheHitRate: 0.375,
+    resumableTurns: [],
   });
-  assert.match(formatTapeInfo(info), /\nlast_token_cache_hit_rate: 37\.50%$/);
+  assert.match(
+    formatTapeInfo(info),
+    /\nlast_token_cache_hit_rate: 37\.50%\nresumable_turns: none$/,
+  );
   await tape.recordChat({
     runId: "run-2",
     responseText: "b",
@@ -88,7 +92,7 @@ test("tape.info after a call with usage shows the cache hit rate 37.50%; without
   const second = await tape.info();
   assert.equal(second.lastTokenUsage, 12);
   assert.equal(second.lastTokenCacheHitRate, null);
-  assert.match(formatTapeInfo(second), /last_token_cache_hit_rate: none$/);
+  assert.match(formatTapeInfo(second), /last_token_cache_hit_rate: none\nresumable_turns: none$/);
 });
 
 test("recordChat writes system, context error, messages, tool_call, tool_result, error, assistant, run in order", async () => {

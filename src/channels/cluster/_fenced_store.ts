@@ -12,6 +12,7 @@ import type { PostgresTapeStore, TapeLease } from "../../tape/postgres_store.ts"
 import type { TapeQuery } from "../../tape/query.ts";
 import type { TapeQuerySpec } from "../../tape/query_fields.ts";
 import type { TapeStore } from "../../tape/store.ts";
+import type { ForkJournal, PendingFork } from "../../tape/fork_journal.ts";
 
 /** The session part of a session tape name (`md5(session)[0:16]`, see `sessionTapeName`). */
 export function sessionHash(sessionId: string): string {
@@ -22,7 +23,7 @@ export function sessionHash(sessionId: string): string {
  * Routes appends by tape name: a tape `<workspace>__<session hash>[__sidecar]` of a session this
  * instance has leased is appended with `{fence: lease}`; other tapes are appended as is.
  */
-export class FencedTapeStore implements TapeStore {
+export class FencedTapeStore implements TapeStore, ForkJournal {
   /** The shared store. */
   readonly inner: PostgresTapeStore;
   #leases = new Map<string, TapeLease>();
@@ -95,6 +96,48 @@ export class FencedTapeStore implements TapeStore {
     const fence = this.leaseOf(tape);
     try {
       await this.inner.appendMany(tape, entries, fence ? { fence } : {});
+    } catch (error) {
+      const hash = tape.split("__")[1];
+      if (fence && hash !== undefined && BubError.isInstance(error)) {
+        if (error.details?.reason === "lease_lost") this.#markLost(hash, fence);
+      }
+      throw error;
+    }
+  }
+
+  /** Appends to a fork's journal, fenced when the tape belongs to a leased session. */
+  async journalAppend(tape: string, fork: string, entries: readonly TapeEntry[]): Promise<void> {
+    const fence = this.leaseOf(tape);
+    await this.#fenced(
+      tape,
+      fence,
+      () => this.inner.journalAppend(tape, fork, entries, fence ? { fence } : {}),
+    );
+  }
+
+  /** Commits a fork's journal, fenced when the tape belongs to a leased session. */
+  async journalCommit(tape: string, fork: string, extra?: readonly TapeEntry[]): Promise<void> {
+    const fence = this.leaseOf(tape);
+    await this.#fenced(
+      tape,
+      fence,
+      () => this.inner.journalCommit(tape, fork, extra, fence ? { fence } : {}),
+    );
+  }
+
+  /** Same as the inner store's. */
+  async journalDiscard(tape: string, fork: string): Promise<void> {
+    await this.inner.journalDiscard(tape, fork);
+  }
+
+  /** Same as the inner store's. */
+  async journalPending(tape: string): Promise<PendingFork[]> {
+    return await this.inner.journalPending(tape);
+  }
+
+  async #fenced(tape: string, fence: TapeLease | null, op: () => Promise<void>): Promise<void> {
+    try {
+      await op();
     } catch (error) {
       const hash = tape.split("__")[1];
       if (fence && hash !== undefined && BubError.isInstance(error)) {

@@ -6,6 +6,7 @@
  */
 import { ftruncateSync, readSync } from "node:fs";
 import { datasyncFd, writeFdAll } from "./_fd.ts";
+import { finishMerge } from "./_journal.ts";
 import { absorbWritten, emptyCache, type FileCaches } from "./_cache.ts";
 import { storedEntry } from "../store/_entry_text.ts";
 import { errorCode } from "./_read.ts";
@@ -25,6 +26,16 @@ export interface BatchTarget {
   cache: FileCaches;
   spare: SpareFile;
   durable: boolean;
+  /** A fork's commit (see `_journal.ts`): told where the batch goes before it is written. */
+  merge?: BatchMerge;
+}
+
+/** The journal side of a batch that commits a fork. */
+export interface BatchMerge {
+  /** Records the batch's `offset` and `length` and marks the journal merging (lock held). */
+  before(offset: number, length: number): Promise<void>;
+  /** The write failed (the file was cut back): the journal is a journal again. */
+  failed(): void;
 }
 
 /** An entry of a batch: its stored copy and line, numbered as the first entries of a tape. */
@@ -69,7 +80,9 @@ export async function writeBatch(
   const { tape, files, cache: caches } = target;
   const { fd, ino, size: found } = files.acquire(tape, target.path, target.spare);
   try {
-    let size = found;
+    // A fork's merge a killed process left half done is finished (or undone) first.
+    let size = finishMerge(target.path, fd, found, () => caches.delete(tape));
+    const before = size;
     const known = caches.get(tape);
     // A cache that ends at the end of this file ends on a newline: no need to look.
     if (size > 0 && !(known && known.ino === ino && known.offset === size)) {
@@ -91,13 +104,15 @@ export async function writeBatch(
       return copy;
     });
     const bytes = ENCODER.encode(text);
+    if (target.merge) await target.merge.before(size, bytes.length);
     try {
       writeFdAll(fd, bytes);
     } catch (error) {
       // A write cut short (a full disk): the file goes back to what it held, so it never keeps
       // part of a batch, and the cache (which may have counted a terminating newline) is dropped.
-      _truncateQuiet(fd, found);
+      _truncateQuiet(fd, before);
       caches.delete(tape);
+      target.merge?.failed();
       throw error;
     }
     // Written: the cache holds the batch (what the file holds, flushed or not).
@@ -216,7 +231,7 @@ export async function appendBatch(
 ): Promise<void> {
   let written: WrittenBatch;
   try {
-    written = await publishNewTape(target, checked) ??
+    written = (target.merge ? null : await publishNewTape(target, checked)) ??
       await withFileLock(`${target.path}.lock`, () => writeBatch(target, checked), {
         what: `tape ${JSON.stringify(target.tape)}`,
         timeoutMs: lock.timeoutMs,

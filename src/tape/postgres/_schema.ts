@@ -8,7 +8,7 @@ import { BubError } from "../../kernel/errors.ts";
 import type { PgSql } from "./_client.ts";
 
 /** The schema version this code writes and understands. */
-export const PG_SCHEMA_VERSION = 3;
+export const PG_SCHEMA_VERSION = 4;
 
 /** Fully qualified table names of one schema. */
 export interface PgTables {
@@ -25,6 +25,10 @@ export interface PgTables {
   readonly leases: string;
   /** `<schema>.bub_inbox`: inbound messages per session, deduplicated by key. */
   readonly inbox: string;
+  /** `<schema>.bub_forks`: one row per fork journal of a tape (owner, `head` = its last seq). */
+  readonly forks: string;
+  /** `<schema>.bub_fork_entries`: the journaled entries, primary key `(tape, fork, seq)`. */
+  readonly forkEntries: string;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -45,6 +49,8 @@ export function pgTables(schema: string): PgTables {
     entries: `${q}.bub_tape_entries`,
     leases: `${q}.bub_leases`,
     inbox: `${q}.bub_inbox`,
+    forks: `${q}.bub_forks`,
+    forkEntries: `${q}.bub_fork_entries`,
   };
 }
 
@@ -76,6 +82,17 @@ function _migrations(t: PgTables): string[][] {
     [
       // The token of the tape's last batch: a retried append finds whether it committed.
       `ALTER TABLE ${t.tapes} ADD COLUMN IF NOT EXISTS batch uuid`,
+    ],
+    [
+      // Fork journals: a turn's in-flight entries until its merge (see `_journal.ts`).
+      `CREATE TABLE IF NOT EXISTS ${t.forks} (
+        tape text NOT NULL, fork text NOT NULL, owner text NOT NULL, head bigint NOT NULL,
+        batch uuid, created timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (tape, fork))`,
+      `CREATE TABLE IF NOT EXISTS ${t.forkEntries} (
+        tape text NOT NULL, fork text NOT NULL, seq bigint NOT NULL, kind text NOT NULL,
+        anchor text, event text, payload json NOT NULL, meta json NOT NULL, date text NOT NULL,
+        PRIMARY KEY (tape, fork, seq))`,
     ],
   ];
 }

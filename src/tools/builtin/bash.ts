@@ -55,7 +55,7 @@ export const BASH_ARGUMENT_ALIASES: Readonly<Record<string, string>> = Object.fr
  * The `bash` tool (`command` may also be given as `cmd`, see {@link BASH_ARGUMENT_ALIASES}). Foreground commands return their trimmed combined output (or `(no output)`),
  * fail with `command exited with code <rc>` on a non-zero exit, and move to the background when
  * `timeout_seconds` passes (the text then carries the shell id). Cancelling the turn terminates
- * the shell.
+ * the shell. The command sees the model's call id as `BUB_TOOL_CALL_ID` (its idempotency key).
  */
 export function bashTool(shells: ShellManager): Tool {
   return defineTool({
@@ -78,6 +78,8 @@ export function bashTool(shells: ShellManager): Tool {
         timeoutSeconds: args.timeout_seconds,
         background: args.background,
         signal: ctx.signal,
+        // The call's idempotency key (see `ToolContext.callId`).
+        env: ctx.callId ? { BUB_TOOL_CALL_ID: ctx.callId } : null,
       });
     },
   });

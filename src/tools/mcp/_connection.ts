@@ -183,7 +183,13 @@ export class McpConnection {
   }
 
   #bubTool(
-    tool: { name: string; description?: string; title?: string; inputSchema: unknown },
+    tool: {
+      name: string;
+      description?: string;
+      title?: string;
+      inputSchema: unknown;
+      annotations?: unknown;
+    },
   ): Tool {
     const mcpName = tool.name;
     const name = `${this.config.name}.${safeToolName(mcpName)}`;
@@ -193,6 +199,8 @@ export class McpConnection {
       description: tool.description ?? tool.title ?? "",
       parameters: { ...schema, type: "object" },
       context: true,
+      // The server's hint that repeated calls have no further effect (MCP tool annotations).
+      idempotent: isRecord(tool.annotations) && tool.annotations.idempotentHint === true,
       handler: (args, context) => this.call(name, mcpName, args, context.signal),
     });
   }

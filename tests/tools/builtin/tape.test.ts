@@ -18,7 +18,7 @@ import {
 import { memoryTape, tempWorkspace, toolContext } from "./_helpers.ts";
 
 describe("tape tools", () => {
-  test("tape.info prints the seven summary lines", async () => {
+  test("tape.info prints the seven summary lines and the resumable turns", async () => {
     const tape = memoryTape();
     await tape.ensureBootstrapAnchor();
     await tape.append(messageEntry({ role: "user", content: "hi" }));
@@ -32,6 +32,7 @@ describe("tape tools", () => {
         "entries_since_last_anchor: 2",
         "last_token_usage: none",
         "last_token_cache_hit_rate: none",
+        "resumable_turns: none",
       ].join("\n"),
     );
   });
