@@ -20,6 +20,7 @@
  *
  * @module
  */
+import type { CallOutcome } from "./turn_resume.ts";
 import { isRecord } from "../_internal/object.ts";
 import type { TapeEntry } from "../tape/entry.ts";
 
@@ -34,18 +35,6 @@ import type { TapeEntry } from "../tape/entry.ts";
  * ```
  */
 export const INTERRUPTED_RESULT = "interrupted: unknown whether it took effect";
-
-/**
- * What to do with one call of the interrupted step.
- *
- * @example
- * ```ts
- * import type { CallOutcome } from "@bub/core/agent";
- * const again: CallOutcome = { kind: "run" };
- * const known: CallOutcome = { kind: "result", result: "ok", ok: true };
- * ```
- */
-export type CallOutcome = { kind: "run" } | { kind: "result"; result: unknown; ok: boolean };
 
 /**
  * One call of the interrupted step (as `turn.interrupted` names it).

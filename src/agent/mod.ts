@@ -76,7 +76,6 @@ export {
 export { type ModelRunArgs, ModelRunner, type ModelRunnerSettings } from "./model_runner.ts";
 export { newRunId } from "./run_id.ts";
 export {
-  type CallOutcome,
   INTERRUPTED_RESULT,
   type InterruptedTurnPlan,
   planInterruptedTurn,
