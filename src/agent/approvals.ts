@@ -14,6 +14,13 @@ import type { Tape } from "../tape/tape.ts";
 
 /**
  * The session whose tape indexes every approval id of a workspace (`approval.index` events).
+ *
+ * @example
+ * ```ts
+ * import { APPROVAL_INDEX_SESSION } from "@bub/core/agent";
+ * import { sessionTapeName } from "@bub/core/tape";
+ * const indexTape = sessionTapeName(APPROVAL_INDEX_SESSION, "/work");
+ * ```
  */
 export const APPROVAL_INDEX_SESSION = "bub:approvals";
 
@@ -256,6 +263,52 @@ export async function readApprovals(tape: Tape): Promise<SessionApprovals> {
     }
   }
   return { requests: [...byId.values()], grants };
+}
+
+/**
+ * The requests on a session tape that nobody has decided and that have not expired, oldest first.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { pendingApprovals } from "@bub/core/agent";
+ * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
+ * assert.deepEqual(await pendingApprovals(tape), []);
+ * ```
+ */
+export async function pendingApprovals(
+  tape: Tape,
+  now: Date = new Date(),
+): Promise<ApprovalRequest[]> {
+  const { requests } = await readApprovals(tape);
+  return requests
+    .filter((item) => item.decision === null && Date.parse(item.request.expires_at) > now.getTime())
+    .map((item) => item.request);
+}
+
+/**
+ * The session ids the approvals index tape names (each session that ever asked), once each.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { askingSessions } from "@bub/core/agent";
+ * const index = new Tape({ store: new InMemoryTapeStore() }).scoped("index");
+ * await index.appendEvent("approval.index", { id: "abcdefghij", session_id: "telegram:42" });
+ * assert.deepEqual(await askingSessions(index), ["telegram:42"]);
+ * ```
+ */
+export async function askingSessions(index: Tape): Promise<string[]> {
+  const sessions = new Set<string>();
+  for (const entry of await index.query().kinds("event").all()) {
+    const { name, data } = entry.payload as { name?: unknown; data?: unknown };
+    if (name === "approval.index" && isRecord(data) && typeof data.session_id === "string") {
+      sessions.add(data.session_id);
+    }
+  }
+  return [...sessions];
 }
 
 /** True when an "always" approval covers `held` (same tool, same pattern). */

@@ -60,9 +60,12 @@ export {
   workspaceFromState,
 } from "./agent.ts";
 export {
+  APPROVAL_INDEX_SESSION,
   type ApprovalDecision,
   type ApprovalGrant,
   type ApprovalRequest,
+  askingSessions,
+  pendingApprovals,
   readApprovals,
   type SessionApprovals,
 } from "./approvals.ts";

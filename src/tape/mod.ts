@@ -30,7 +30,7 @@ export {
   toolCallEntry,
   toolResultEntry,
 } from "./entry.ts";
-export { sessionTapeName } from "./naming.ts";
+export { sessionTapeName, tapeSessionId } from "./naming.ts";
 export { TapeQuery, type TapeQueryFields } from "./query.ts";
 export type { TapeQuerySpec } from "./query_fields.ts";
 export { latestEvents } from "./latest_events.ts";

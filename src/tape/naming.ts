@@ -1,10 +1,13 @@
 /**
- * Tape names: a session tape is named from the md5 of its workspace and session id.
+ * Tape names: a session tape is named from the md5 of its workspace and session id; the way back
+ * is the session id its bootstrap anchor's meta records.
  *
  * @module
  */
 import { resolve } from "node:path";
 import { md5Hex } from "../_internal/md5.ts";
+import { TapeQuery } from "./query.ts";
+import type { TapeStore } from "./store.ts";
 
 /** Recent digests: a session's tape is named on every turn, from the same two texts. */
 const digests = new Map<string, string>();
@@ -46,4 +49,25 @@ export function sessionTapeName(sessionId: string, workspace: string): string {
     );
   }
   return `${_md5(resolve(workspace)).slice(0, 16)}__${_md5(sessionId).slice(0, 16)}`;
+}
+
+/**
+ * The session id recorded in the meta of tape `tape`'s bootstrap anchor (`session_id`), or null
+ * (a tape written before Bub recorded it, or one that is not a session's).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { sessionTapeName, tapeSessionId } from "@bub/core/tape";
+ * const store = new InMemoryTapeStore();
+ * const name = sessionTapeName("telegram:42", "/work");
+ * await new Tape({ store }).scoped(name).ensureBootstrapAnchor("telegram:42");
+ * assert.equal(await tapeSessionId(store, name), "telegram:42");
+ * ```
+ */
+export async function tapeSessionId(store: TapeStore, tape: string): Promise<string | null> {
+  const [anchor] = await new TapeQuery(tape, store).kinds("anchor").limit(1).all();
+  const id = anchor?.meta?.session_id;
+  return typeof id === "string" ? id : null;
 }

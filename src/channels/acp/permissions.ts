@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type ApprovalRequest, readApprovals } from "../../agent/approvals.ts";
+import { type ApprovalRequest, pendingApprovals } from "../../agent/approvals.ts";
 import { Tape } from "../../tape/tape.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { toolView } from "./tool_view.ts";
@@ -21,16 +21,9 @@ const OPTIONS = [
 ] as const;
 
 /** The undecided, unexpired approval requests of tape `name`, oldest first. */
-export async function pendingApprovals(
-  store: TapeStore,
-  name: string,
-  now: Date = new Date(),
-): Promise<ApprovalRequest[]> {
+export async function pendingRequests(store: TapeStore, name: string): Promise<ApprovalRequest[]> {
   if (!(await store.listTapes()).includes(name)) return [];
-  const { requests } = await readApprovals(new Tape({ store }).scoped(name));
-  return requests
-    .filter((item) => item.decision === null && Date.parse(item.request.expires_at) > now.getTime())
-    .map((item) => item.request);
+  return await pendingApprovals(new Tape({ store }).scoped(name));
 }
 
 /** The `session/request_permission` params of `request` (plain JSON of the protocol's type). */

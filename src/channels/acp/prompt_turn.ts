@@ -9,7 +9,7 @@
  */
 import type { TurnEvent } from "../../kernel/turn_stream.ts";
 import type { TapeStore } from "../../tape/store.ts";
-import { decisionCommand, pendingApprovals, permissionParams } from "./permissions.ts";
+import { decisionCommand, pendingRequests, permissionParams } from "./permissions.ts";
 import type { PromptMedia } from "./prompt_text.ts";
 import { sessionTape } from "./session_list.ts";
 import { type AcpUpdate, TurnUpdates } from "./turn_updates.ts";
@@ -65,7 +65,7 @@ export async function promptTurn(args: PromptTurnArgs): Promise<PromptStop> {
     const asked = new Set<string>();
     while (!signal.aborted) {
       const tape = sessionTape(sessionId, workspace);
-      const pending = (await pendingApprovals(args.store, tape)).filter((r) => !asked.has(r.id));
+      const pending = (await pendingRequests(args.store, tape)).filter((r) => !asked.has(r.id));
       if (pending.length === 0) break;
       for (const request of pending) {
         asked.add(request.id);

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { sessionTapeName } from "../../tape/naming.ts";
-import { TapeQuery } from "../../tape/query.ts";
+import { sessionTapeName, tapeSessionId } from "../../tape/naming.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { tapeSummaries } from "../web/tape_view.ts";
 
@@ -53,13 +52,6 @@ export interface AcpSessionPage {
   sessions: AcpSessionInfo[];
   /** The cursor of the next page, or null. */
   nextCursor: string | null;
-}
-
-/** The session id the meta of a tape's bootstrap anchor names, or null. */
-export async function tapeSessionId(store: TapeStore, tape: string): Promise<string | null> {
-  const [anchor] = await new TapeQuery(tape, store).kinds("anchor").limit(1).all();
-  const id = anchor?.meta?.session_id;
-  return typeof id === "string" ? id : null;
 }
 
 /** The tape of session `sessionId` in `workspace` (`tape:<name>` names a tape directly). */

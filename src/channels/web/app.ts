@@ -48,6 +48,8 @@ export interface ConsoleAppDeps {
   tapeStore(): TapeStore | null;
   /** Session ids by tape name, for the tapes whose session the console knows. */
   sessions?(): ReadonlyMap<string, string>;
+  /** Pending approval requests by tape name, for the names given (the list's badges). */
+  waiting?(names: readonly string[]): Promise<ReadonlyMap<string, number>>;
   /** The tape name of web chat `chatId` (session `web:<chatId>`), or null when unknown. */
   chatTape?(chatId: string): string | null;
   /** Secret values replaced by `[REDACTED]` in every JSON body and event sent to the page. */
@@ -273,6 +275,7 @@ export function createConsoleApp(deps: ConsoleAppDeps): ConsoleApp {
           limit: limit === undefined ? undefined : Number(limit),
           before: c.req.query("before") ?? null,
           sessions: deps.sessions?.(),
+          waiting: deps.waiting,
         }),
       );
     } catch (error) {

@@ -19,6 +19,7 @@ import { createConsoleApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
 import { consoleHosts, isLoopback } from "./request_gate.ts";
 import { serveFetch } from "./serve.ts";
 import { TurnHub } from "./turn_hub.ts";
+import { waitingApprovals } from "./waiting.ts";
 
 /**
  * The part of the framework the console uses (a `BubFramework` inside `running()`).
@@ -171,6 +172,12 @@ export async function startWebConsole(
     hub,
     tapeStore: () => framework.getTapeStore<TapeStore>(),
     sessions: () => chatSessions(hub.chats(), framework.workspace),
+    waiting: async (names) => {
+      const store = framework.getTapeStore<TapeStore>();
+      return store && framework.workspace
+        ? await waitingApprovals(store, framework.workspace, names)
+        : new Map();
+    },
     chatTape: (chat) =>
       framework.workspace ? sessionTapeName(`web:${chat}`, framework.workspace) : null,
     secrets: options.secrets ?? secretEnvValues(process.env),

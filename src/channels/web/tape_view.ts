@@ -8,6 +8,7 @@
 import { BubError } from "../../kernel/errors.ts";
 import { SIDECAR_TAPE_MARKER } from "../../kernel/tape_context.ts";
 import type { TapeEntry } from "../../tape/entry.ts";
+import { tapeSessionId } from "../../tape/naming.ts";
 import { TapeQuery } from "../../tape/query.ts";
 import type { TapeStore } from "../../tape/store.ts";
 
@@ -23,6 +24,8 @@ export interface TapeSummary {
   entries: number;
   /** The date of its newest entry, or null when empty. */
   last_activity: string | null;
+  /** How many approval requests wait for a decision in it (0 when none). */
+  waiting: number;
 }
 
 /** One page of the tape list. */
@@ -41,6 +44,8 @@ export interface TapeListOptions {
   before?: string | null;
   /** Session ids by tape name, for the tapes whose session the caller knows. */
   sessions?: ReadonlyMap<string, string>;
+  /** Pending approval requests by tape name, for the names of the page shown. */
+  waiting?: (names: readonly string[]) => Promise<ReadonlyMap<string, number>>;
 }
 
 function notFound(error: unknown): boolean {
@@ -99,6 +104,7 @@ export async function tapeSummaries(
         title: null,
         entries: lasts[j]?.id ?? 0,
         last_activity: lasts[j]?.date ?? null,
+        waiting: 0,
       })
     );
   }
@@ -113,14 +119,21 @@ export async function tapeSummaries(
       title: null,
       entries: 0,
       last_activity: options.before.slice(0, split) || null,
+      waiting: 0,
     };
     start = rows.findIndex((row) => order(at, row) < 0);
     if (start < 0) start = rows.length;
   }
   const tapes = rows.slice(start, start + limit);
-  // Titles only for the page shown: each is read from the start of its tape.
+  // Titles and session ids only for the page shown: each is read from the start of its tape.
   const titles = await Promise.all(tapes.map((row) => titleOf(store, row.name)));
-  tapes.forEach((row, i) => (row.title = titles[i] ?? null));
+  const ids = await Promise.all(tapes.map((row) => row.session_id ?? sessionIdOf(store, row.name)));
+  const waiting = await options.waiting?.(tapes.map((row) => row.name));
+  tapes.forEach((row, i) => {
+    row.title = titles[i] ?? null;
+    row.session_id = ids[i] ?? null;
+    row.waiting = waiting?.get(row.name) ?? 0;
+  });
   const more = start + limit < rows.length;
   return { tapes, next: more && tapes.length ? cursorOf(tapes.at(-1)!) : null };
 }
@@ -158,6 +171,15 @@ export function titleFromEntries(entries: readonly TapeEntry[]): string | null {
     if (text) return text.length > 80 ? `${text.slice(0, 79)}\u2026` : text;
   }
   return null;
+}
+
+async function sessionIdOf(store: TapeStore, name: string): Promise<string | null> {
+  try {
+    return await tapeSessionId(store, name);
+  } catch (error) {
+    if (notFound(error)) return null;
+    throw error;
+  }
 }
 
 async function titleOf(store: TapeStore, name: string): Promise<string | null> {

@@ -26,6 +26,7 @@ interface Row {
   title: string | null;
   entries: number;
   last_activity: string | null;
+  waiting: number;
 }
 
 // deno-lint-ignore no-explicit-any
@@ -37,6 +38,32 @@ async function getJson(url: string, token: string): Promise<{ status: number; bo
 }
 
 describe("web console tape API", () => {
+  test("a session whose turn waits for approval is named from its tape and badged until decided", async () => {
+    const touch = defineTool({
+      name: "touch",
+      parameters: { type: "object" },
+      handler: () => "ok",
+    });
+    await using fx = await turnFixture({
+      script: [mockReply.toolCall("touch", {}), mockReply.text("done")],
+      tools: [touch],
+      env: { BUB_APPROVALS: '[{"tool":"touch"}]' },
+    });
+    await using web = await startWebConsole(fx.bub);
+    const asked = await fx.bub.processInbound({ channel: "telegram", chatId: "9", content: "go" });
+    const id = /,approve ([a-z2-7]{10})/.exec(asked.modelOutput)?.[1];
+    assert.ok(id, asked.modelOutput);
+    const name = sessionTapeName("telegram:9", fx.home);
+    const row = async () =>
+      ((await getJson(`${web.url}/api/tapes`, web.token)).body.tapes as Row[])
+        .find((tape) => tape.name === name)!;
+    const before = await row();
+    assert.equal(before.session_id, "telegram:9", "named from the tape, not known to the console");
+    assert.equal(before.waiting, 1);
+    await fx.bub.processInbound({ channel: "telegram", chatId: "9", content: `,approve ${id}` });
+    assert.equal((await row()).waiting, 0);
+  });
+
   test("the tape list comes in pages, newest first, and names the console's sessions", async () => {
     await using fx = await turnFixture({ script: [mockReply.text("hi")] });
     await using web = await startWebConsole(fx.bub);
@@ -77,6 +104,7 @@ describe("web console tape API", () => {
       title: null,
       entries: 2,
       last_activity: at(3),
+      waiting: 0,
     });
 
     const pages: string[][] = [];
@@ -107,7 +135,8 @@ describe("web console tape API", () => {
     const own = byName.get(sessionTapeName("web:console", fx.home))!;
     assert.deepEqual([own.session_id, own.title], ["web:console", "plan the week ahead"]);
     const cli = byName.get(sessionTapeName("cli:local", fx.home))!;
-    assert.deepEqual([cli.session_id, cli.title], [null, ",echo from a comma"]);
+    // Named from its tape's bootstrap anchor, though the console never served it.
+    assert.deepEqual([cli.session_id, cli.title], ["cli:local", ",echo from a comma"]);
   });
 
   test("a chat's history: its tape's newest entries, pages that start at a turn, bad cursors refused", async () => {

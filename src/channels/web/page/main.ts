@@ -19,6 +19,7 @@ interface TapeRow {
   title: string | null;
   entries: number;
   last_activity: string | null;
+  waiting?: number;
 }
 
 const hasToken = loadToken();
@@ -76,6 +77,11 @@ function tapeItem(tape: TapeRow): HTMLElement {
   const label = tape.session_id ?? tape.title ?? tape.name;
   const item = el("li", "", label);
   item.title = tape.name;
+  if (tape.waiting) {
+    const badge = el("span", "badge waiting", `${tape.waiting} waiting`);
+    badge.title = "tool calls waiting for approval (,approvals in that session lists them)";
+    item.append(badge);
+  }
   if (tape.session_id && tape.title) item.append(el("span", "meta title", tape.title));
   const activity = tape.last_activity ? localTime(tape.last_activity) : "empty";
   const meta = el("span", "meta", `${tape.entries} entries \u00b7 ${activity}`);
