@@ -560,6 +560,43 @@ describe("bub acp, driven by the ACP SDK's client", () => {
     assert.equal(end.status, "completed");
   });
 
+  test("session/resume continues a session without replay (the model sees its history); session/close forgets it", async () => {
+    let sessionId = "";
+    {
+      await using first = startEditor(dirs, env);
+      await first.run(async (ctx) => {
+        await initialize(ctx);
+        ({ sessionId } = await ctx.request(acp.methods.agent.session.new, {
+          cwd: dirs.workspace,
+          mcpServers: [],
+        }));
+        await ctx.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: "remember the word kumquat" }],
+        });
+      });
+    }
+    await using again = startEditor(dirs, env);
+    const before = model.requests.length;
+    const refused = await again.run(async (ctx) => {
+      await initialize(ctx);
+      await ctx.request(acp.methods.agent.session.resume, { sessionId, cwd: dirs.workspace });
+      await ctx.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "which word?" }],
+      });
+      await ctx.request(acp.methods.agent.session.close, { sessionId });
+      return await ctx.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "still there?" }],
+      }).then(() => null, (error: acp.RequestError) => error);
+    });
+    assert.deepEqual(kinds(again.updates), ["agent_message_chunk"], "resume replays nothing");
+    const sent = JSON.stringify((model.requests[before]!.body as { messages: unknown }).messages);
+    assert.match(sent, /kumquat/);
+    assert.equal(refused?.code, -32602);
+  });
+
   test("unknown sessions, unknown methods and malformed lines get JSON-RPC errors; the server stays up", async () => {
     await using editor = startEditor(dirs, env);
     await editor.run(async (ctx) => {
