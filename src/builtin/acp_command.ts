@@ -7,6 +7,7 @@
  */
 import process from "node:process";
 import { Readable, Writable } from "node:stream";
+import { stopSignal } from "./stop_signal.ts";
 import { AcpBridge } from "../channels/acp/acp_bridge.ts";
 import { serveAcp } from "../channels/acp/acp_server.ts";
 import type { AcpModels } from "../channels/acp/session_config.ts";
@@ -28,13 +29,7 @@ export async function acpCommand(
   framework: KernelFramework,
   options: AcpCommandOptions = {},
 ): Promise<void> {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  const signal = options.signal
-    ? AbortSignal.any([controller.signal, options.signal])
-    : controller.signal;
+  using stop = stopSignal(options.signal);
   // The fs tools of the editor's sessions go through the editor when it offers its file system;
   // commands run in the environment the builtin plugin gives the session (local or sandboxed).
   const bridge = new AcpBridge();
@@ -42,18 +37,13 @@ export async function acpCommand(
     provideEnvironment?(args: { sessionId: string; workspace: string }): Environment | null;
   } | undefined;
   framework.register(bridge.plugin((args) => builtin?.provideEnvironment?.(args) ?? null));
-  try {
-    await using _scope = await framework.running();
-    await serveAcp(framework, {
-      input: Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>,
-      output: Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-      signal,
-      setupProblem: options.setupProblem ?? null,
-      bridge,
-      models: options.models,
-    });
-  } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-  }
+  await using _scope = await framework.running();
+  await serveAcp(framework, {
+    input: Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>,
+    output: Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    signal: stop.signal,
+    setupProblem: options.setupProblem ?? null,
+    bridge,
+    models: options.models,
+  });
 }

@@ -10,6 +10,7 @@ import type { KernelFramework } from "../kernel/framework.ts";
 import { CliExit, type CliOutput } from "./cli_io.ts";
 import { consoleSecrets } from "./console_secrets.ts";
 import { loadConsoleSettings } from "./settings.ts";
+import { stopSignal } from "./stop_signal.ts";
 
 /** Options of {@link webCommand}. */
 export interface WebCommandOptions {
@@ -48,33 +49,22 @@ export async function webCommand(
 ): Promise<void> {
   const host = options.host ?? "127.0.0.1";
   const port = parsePort(options.port);
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  const signal = options.signal
-    ? AbortSignal.any([controller.signal, options.signal])
-    : controller.signal;
-  try {
-    const sources = { env: process.env, config: framework.config };
-    const { console_max_body_bytes } = loadConsoleSettings(sources);
-    await using _scope = await framework.running();
-    await using web = await startWebConsole(framework, {
-      host,
-      port,
-      secrets: consoleSecrets(sources),
-      maxBodyBytes: console_max_body_bytes,
-    });
-    if (!isLoopback(host)) {
-      output.err(
-        `bub web: warning: listening on ${host}, not loopback; anyone who can reach it and ` +
-          `learns the token can run the agent\n`,
-      );
-    }
-    output.out(`${web.openUrl}\n`);
-    await aborted(signal);
-  } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
+  using stop = stopSignal(options.signal);
+  const sources = { env: process.env, config: framework.config };
+  const { console_max_body_bytes } = loadConsoleSettings(sources);
+  await using _scope = await framework.running();
+  await using web = await startWebConsole(framework, {
+    host,
+    port,
+    secrets: consoleSecrets(sources),
+    maxBodyBytes: console_max_body_bytes,
+  });
+  if (!isLoopback(host)) {
+    output.err(
+      `bub web: warning: listening on ${host}, not loopback; anyone who can reach it and ` +
+        `learns the token can run the agent\n`,
+    );
   }
+  output.out(`${web.openUrl}\n`);
+  await aborted(stop.signal);
 }
