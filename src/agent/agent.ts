@@ -35,6 +35,7 @@ import {
 } from "./approvals.ts";
 import { findSuspendedTurn, resumeStep } from "./turn_resume.ts";
 import { ModelRunner } from "./model_runner.ts";
+import { recoverTurn, TURN_RESUMED } from "./turn_recovery.ts";
 
 /** What every step of a turn shares. */
 interface TurnSetup {
@@ -181,6 +182,39 @@ export class Agent {
     if (!("session_id" in state) || state.session_id === null || state.session_id === undefined) {
       state.session_id = sessionId;
     }
+    const recovered = sessionId.startsWith("temp/")
+      ? null
+      : await recoverTurn(this, { sessionId, state, signal: options.signal });
+    if (recovered !== null) return this.#after(recovered, () => this.#newTurn(options));
+    return await this.#newTurn(options);
+  }
+
+  /**
+   * Resumes the session's turn a crash interrupted (see `turn_recovery.ts`); null when there is
+   * none. A process that starts serving a session calls it to deliver that turn's answer
+   * without waiting for a message; {@link runStream} calls it before every turn.
+   */
+  recoverTurn(options: {
+    sessionId: string;
+    state: TurnState;
+    signal?: AbortSignal;
+  }): Promise<AsyncStreamEvents | null> {
+    options.state.session_id ??= options.sessionId;
+    return recoverTurn(this, options);
+  }
+
+  /** `first`'s events, a blank line, then the events of the turn `next` starts once it ended. */
+  #after(first: AsyncStreamEvents, next: () => Promise<AsyncStreamEvents>): AsyncStreamEvents {
+    async function* events(): AsyncGenerator<StreamEvent> {
+      yield* first;
+      yield { kind: "text", data: { delta: "\n\n" } };
+      yield* await next();
+    }
+    return new AsyncStreamEvents(events(), { state: first.state });
+  }
+
+  async #newTurn(options: RunStreamOptions): Promise<AsyncStreamEvents> {
+    const { sessionId, state } = options;
     const tape = this.sessionTape(sessionId, state);
     const fork = tape.forkTape(!sessionId.startsWith("temp/"));
     try {
@@ -242,6 +276,7 @@ export class Agent {
           `Cannot resume a turn of session "${sessionId}": no step waits for tool results`,
         );
       }
+      if (options.resumed) await fork.appendEvent(TURN_RESUMED, { ...options.resumed });
       const turn = {
         prompt: suspended.prompt,
         model: options.model ?? suspended.model ?? this.settings.model,
