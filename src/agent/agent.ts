@@ -32,6 +32,8 @@ import {
   grantCovers,
   readApprovals,
   recordApprovalRequests,
+  TURN_ORIGIN_STATE_KEY,
+  turnOrigin,
 } from "./approvals.ts";
 import { findSuspendedTurn, resumeStep } from "./turn_resume.ts";
 import { ModelRunner } from "./model_runner.ts";
@@ -61,6 +63,20 @@ function promptText(prompt: Prompt | null): string {
   return prompt.filter((part) => part.type === "text").map((part) => String(part.text ?? "")).join(
     "\n",
   );
+}
+
+/** `{origin}` for `loop.start` when the turn came from a channel (empty for direct calls). */
+function recordedOrigin(sessionId: string, state: TurnState): Record<string, unknown> {
+  const raw = state[TURN_ORIGIN_STATE_KEY];
+  if (raw === undefined) return {};
+  const output = (raw as { output_channel?: unknown } | null)?.output_channel;
+  return {
+    origin: {
+      session_id: sessionId,
+      ...turnOrigin(state),
+      ...(typeof output === "string" && output !== "" ? { output_channel: output } : {}),
+    },
+  };
 }
 
 function twoEvents(text: string, ok: boolean): AsyncStreamEvents {
@@ -251,6 +267,7 @@ export class Agent {
       prompt,
       allowed_skills: allowedSkills && allowedSkills.length > 0 ? allowedSkills : null,
       allowed_tools: allowedTools && allowedTools.length > 0 ? allowedTools : null,
+      ...recordedOrigin(options.sessionId, state),
     });
     const turn = { prompt, model, allowedTools, allowedSkills };
     return this.#loop(fork, turn, state, options.signal, null);

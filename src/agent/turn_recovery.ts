@@ -62,6 +62,8 @@ export interface RecordedOrigin {
   chat_id: string | null;
   /** The sender, or null. */
   sender: string | null;
+  /** Where the turn's answer went (`"null"`: nowhere, the model sends it), or null. */
+  output_channel?: string | null;
 }
 
 /** What recovery needs of the agent (the builtin `Agent` is one). */
@@ -239,6 +241,7 @@ export function interruptedOrigin(turn: InterruptedTurn): RecordedOrigin | null 
       channel: text(origin.channel),
       chat_id: text(origin.chat_id),
       sender: text(origin.sender),
+      output_channel: text(origin.output_channel),
     };
   }
   return null;

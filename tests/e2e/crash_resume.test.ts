@@ -36,7 +36,7 @@ const STORES: StoreCase[] = [
   { name: "SQLite", setting: (dir) => Promise.resolve({ value: `sqlite:${join(dir, "t.db")}` }) },
 ];
 
-const PLUGIN = resolve(import.meta.dirname ?? ".", "_idempotent_tool_plugin.ts");
+const PLUGIN = resolve(import.meta.dirname ?? ".", "_resume_tools_plugin.ts");
 
 /** Resolves once `path` holds a line (the tool runs). */
 async function lineWritten(path: string, timeoutMs = 60_000): Promise<void> {

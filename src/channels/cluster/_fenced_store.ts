@@ -131,6 +131,11 @@ export class FencedTapeStore implements TapeStore, ForkJournal {
   }
 
   /** Same as the inner store's. */
+  /** The tapes with a journal. */
+  async journalTapes(): Promise<string[]> {
+    return (await this.inner.journalTapes?.()) ?? [];
+  }
+
   async journalPending(tape: string): Promise<PendingFork[]> {
     return await this.inner.journalPending(tape);
   }
