@@ -18,6 +18,7 @@ import {
 } from "./approval_commands.ts";
 import { approvalAsk } from "./approval_rules.ts";
 import { isRecoveryMessage, RECOVER_STATE_KEY } from "./turn_recovery_start.ts";
+import { isRedelivered } from "../channels/cluster/redelivery.ts";
 import { type Envelope, fieldOf } from "../kernel/envelope.ts";
 import { inboundOf } from "../kernel/inbound.ts";
 import { contextStrOf } from "../kernel/channel_message.ts";
@@ -110,6 +111,8 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       const resume = resumeOutcomesOf(message);
       if (resume !== null) state[RESUME_STATE_KEY] = resume;
       if (isRecoveryMessage(message)) state[RECOVER_STATE_KEY] = true;
+      // A cluster's redelivery of an interrupted turn's message: resume that turn, else run it.
+      else if (isRedelivered(message)) state[RECOVER_STATE_KEY] = "or_run";
       const tape = agent.sessionTape(sessionId, {
         _runtime_workspace: runtime.framework.workspace,
       });
@@ -146,11 +149,13 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
         delete state[RESUME_STATE_KEY];
         return await runtime.agent.resumeTurn({ sessionId, state, outcomes, model, signal });
       }
-      if (state[RECOVER_STATE_KEY] === true) {
-        // Resume at start: the session's interrupted turn, if it is still there.
+      const recover = state[RECOVER_STATE_KEY];
+      if (recover !== undefined) {
+        // Resume at start (or a redelivered message): the session's interrupted turn.
         delete state[RECOVER_STATE_KEY];
-        return await runtime.agent.recoverTurn({ sessionId, state, signal }) ??
-          new AsyncStreamEvents((async function* () {})());
+        const resumed = await runtime.agent.recoverTurn({ sessionId, state, signal });
+        if (resumed !== null) return resumed;
+        if (recover === true) return new AsyncStreamEvents((async function* () {})());
       }
       if (typeof prompt === "string" && isApprovalCommand(prompt)) {
         return await runApprovalCommand(runtime, { line: prompt, sessionId, state, signal });
