@@ -129,6 +129,7 @@ export class Agent {
   #options: AgentOptions;
   #tape: Tape | null = null;
   #blocks = new SystemBlocks();
+  #recoveryChecked = new Set<string>();
 
   /**
    * Creates the object.
@@ -198,9 +199,16 @@ export class Agent {
     if (!("session_id" in state) || state.session_id === null || state.session_id === undefined) {
       state.session_id = sessionId;
     }
-    const recovered = sessionId.startsWith("temp/")
-      ? null
-      : await recoverTurn(this, { sessionId, state, signal: options.signal });
+    // Once per session and process: a journal is left only by a dead process, so after the
+    // first turn here only a process that served the session alongside could leave one (a
+    // restart or a cluster takeover resumes through `recoverTurn` explicitly).
+    const tapeName = sessionId.startsWith("temp/") ? null : this.sessionTape(sessionId, state).name;
+    let recovered = null;
+    if (tapeName !== null && !this.#recoveryChecked.has(tapeName)) {
+      if (this.#recoveryChecked.size >= 10_000) this.#recoveryChecked.clear();
+      recovered = await recoverTurn(this, { sessionId, state, signal: options.signal });
+      this.#recoveryChecked.add(tapeName);
+    }
     if (recovered !== null) return this.#after(recovered, () => this.#newTurn(options));
     return await this.#newTurn(options);
   }
