@@ -7,6 +7,7 @@
  * @module
  */
 import { resolve } from "node:path";
+import { getLogger } from "../_internal/log.ts";
 import type { AgentHost } from "../kernel/agent_host.ts";
 import type { Envelope } from "../kernel/envelope.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
@@ -38,6 +39,8 @@ import {
 import { findSuspendedTurn, resumeStep } from "./turn_resume.ts";
 import { ModelRunner } from "./model_runner.ts";
 import { recoverTurn, TURN_RESUMED } from "./turn_recovery.ts";
+
+const logger = getLogger(["bub", "agent"]);
 
 /** What every step of a turn shares. */
 interface TurnSetup {
@@ -206,7 +209,15 @@ export class Agent {
     let recovered = null;
     if (tapeName !== null && !this.#recoveryChecked.has(tapeName)) {
       if (this.#recoveryChecked.size >= 10_000) this.#recoveryChecked.clear();
-      recovered = await recoverTurn(this, { sessionId, state, signal: options.signal });
+      try {
+        recovered = await recoverTurn(this, { sessionId, state, signal: options.signal });
+      } catch (error) {
+        // A turn that cannot be resumed must not wedge the session: the new message runs.
+        logger.error("turn.resume_failed session={session} error={error}", {
+          session: sessionId,
+          error,
+        });
+      }
       this.#recoveryChecked.add(tapeName);
     }
     if (recovered !== null) return this.#after(recovered, () => this.#newTurn(options));
