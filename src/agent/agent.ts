@@ -7,6 +7,7 @@
  * @module
  */
 import { resolve } from "node:path";
+import { getLogger } from "../_internal/log.ts";
 import type { AgentHost } from "../kernel/agent_host.ts";
 import type { Envelope } from "../kernel/envelope.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
@@ -32,9 +33,14 @@ import {
   grantCovers,
   readApprovals,
   recordApprovalRequests,
+  TURN_ORIGIN_STATE_KEY,
+  turnOrigin,
 } from "./approvals.ts";
 import { findSuspendedTurn, resumeStep } from "./turn_resume.ts";
 import { ModelRunner } from "./model_runner.ts";
+import { recoverTurn, TURN_RESUMED } from "./turn_recovery.ts";
+
+const logger = getLogger(["bub", "agent"]);
 
 /** What every step of a turn shares. */
 interface TurnSetup {
@@ -60,6 +66,20 @@ function promptText(prompt: Prompt | null): string {
   return prompt.filter((part) => part.type === "text").map((part) => String(part.text ?? "")).join(
     "\n",
   );
+}
+
+/** `{origin}` for `loop.start` when the turn came from a channel (empty for direct calls). */
+function recordedOrigin(sessionId: string, state: TurnState): Record<string, unknown> {
+  const raw = state[TURN_ORIGIN_STATE_KEY];
+  if (raw === undefined) return {};
+  const output = (raw as { output_channel?: unknown } | null)?.output_channel;
+  return {
+    origin: {
+      session_id: sessionId,
+      ...turnOrigin(state),
+      ...(typeof output === "string" && output !== "" ? { output_channel: output } : {}),
+    },
+  };
 }
 
 function twoEvents(text: string, ok: boolean): AsyncStreamEvents {
@@ -112,6 +132,7 @@ export class Agent {
   #options: AgentOptions;
   #tape: Tape | null = null;
   #blocks = new SystemBlocks();
+  #recoveryChecked = new Set<string>();
 
   /**
    * Creates the object.
@@ -181,6 +202,54 @@ export class Agent {
     if (!("session_id" in state) || state.session_id === null || state.session_id === undefined) {
       state.session_id = sessionId;
     }
+    // Once per session and process: a journal is left only by a dead process, so after the
+    // first turn here only a process that served the session alongside could leave one (a
+    // restart or a cluster takeover resumes through `recoverTurn` explicitly).
+    const tapeName = sessionId.startsWith("temp/") ? null : this.sessionTape(sessionId, state).name;
+    let recovered = null;
+    if (tapeName !== null && !this.#recoveryChecked.has(tapeName)) {
+      if (this.#recoveryChecked.size >= 10_000) this.#recoveryChecked.clear();
+      try {
+        recovered = await recoverTurn(this, { sessionId, state, signal: options.signal });
+      } catch (error) {
+        // A turn that cannot be resumed must not wedge the session: the new message runs.
+        logger.error("turn.resume_failed session={session} error={error}", {
+          session: sessionId,
+          error,
+        });
+      }
+      this.#recoveryChecked.add(tapeName);
+    }
+    if (recovered !== null) return this.#after(recovered, () => this.#newTurn(options));
+    return await this.#newTurn(options);
+  }
+
+  /**
+   * Resumes the session's turn a crash interrupted (see `turn_recovery.ts`); null when there is
+   * none. A process that starts serving a session calls it to deliver that turn's answer
+   * without waiting for a message; {@link runStream} calls it before every turn.
+   */
+  recoverTurn(options: {
+    sessionId: string;
+    state: TurnState;
+    signal?: AbortSignal;
+  }): Promise<AsyncStreamEvents | null> {
+    options.state.session_id ??= options.sessionId;
+    return recoverTurn(this, options);
+  }
+
+  /** `first`'s events, a blank line, then the events of the turn `next` starts once it ended. */
+  #after(first: AsyncStreamEvents, next: () => Promise<AsyncStreamEvents>): AsyncStreamEvents {
+    async function* events(): AsyncGenerator<StreamEvent> {
+      yield* first;
+      yield { kind: "text", data: { delta: "\n\n" } };
+      yield* await next();
+    }
+    return new AsyncStreamEvents(events(), { state: first.state });
+  }
+
+  async #newTurn(options: RunStreamOptions): Promise<AsyncStreamEvents> {
+    const { sessionId, state } = options;
     const tape = this.sessionTape(sessionId, state);
     const fork = tape.forkTape(!sessionId.startsWith("temp/"));
     try {
@@ -217,6 +286,7 @@ export class Agent {
       prompt,
       allowed_skills: allowedSkills && allowedSkills.length > 0 ? allowedSkills : null,
       allowed_tools: allowedTools && allowedTools.length > 0 ? allowedTools : null,
+      ...recordedOrigin(options.sessionId, state),
     });
     const turn = { prompt, model, allowedTools, allowedSkills };
     return this.#loop(fork, turn, state, options.signal, null);
@@ -242,6 +312,7 @@ export class Agent {
           `Cannot resume a turn of session "${sessionId}": no step waits for tool results`,
         );
       }
+      if (options.resumed) await fork.appendEvent(TURN_RESUMED, { ...options.resumed });
       const turn = {
         prompt: suspended.prompt,
         model: options.model ?? suspended.model ?? this.settings.model,

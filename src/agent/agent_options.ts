@@ -142,4 +142,9 @@ export interface ResumeTurnOptions {
   model?: string | null;
   /** Cancels the run (model calls and tools). */
   signal?: AbortSignal;
+  /**
+   * A crash recovery: the interrupted turn's fork and step, recorded first as `turn.resumed`
+   * (journaled at once, committed with the resumed turn).
+   */
+  resumed?: { fork: string; step: number };
 }

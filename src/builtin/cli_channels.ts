@@ -12,6 +12,7 @@ import { clusterGatewayFor } from "./cluster_setup.ts";
 import type { BubHost } from "./host.ts";
 import { loadChannelSettings } from "./settings.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
+import { resumeInterruptedSessions } from "./turn_recovery_start.ts";
 
 /** Aborted on SIGINT or SIGTERM (the listeners are removed when `done` settles). */
 function interruptSignal(): { signal: AbortSignal; dispose(): void } {
@@ -68,7 +69,17 @@ export async function chatCommand(
     const signal = options.signal
       ? AbortSignal.any([options.signal, terminate.signal])
       : terminate.signal;
-    await manager.listenAndRun({ signal });
+    const chatId = options.chatId ?? "local";
+    // A turn of this chat's session a crash interrupted is resumed and shown first.
+    const onStarted = () =>
+      resumeInterruptedSessions(runtime, {
+        accept: (origin) =>
+          origin.channel === "cli" &&
+          (options.sessionId ? origin.session_id === options.sessionId : origin.chat_id === chatId),
+        stream: true,
+        signal,
+      });
+    await manager.listenAndRun({ signal, onStarted });
   } finally {
     process.off("SIGTERM", onTerm);
   }
@@ -143,7 +154,15 @@ export async function gatewayCommand(
   try {
     const signal = options.signal ?? interrupt!.signal;
     const stop = options.hangup ? AbortSignal.any([signal, options.hangup]) : signal;
-    await (cluster ? cluster.run(stop) : manager.listenAndRun({ signal: stop }));
+    // The turns a crash interrupted in sessions of the served channels are resumed at start.
+    const served = new Set(manager.enabledChannels().map((channel) => channel.name));
+    const onStarted = () =>
+      resumeInterruptedSessions(runtime, {
+        accept: (origin) => origin.channel !== null && served.has(origin.channel),
+        stream: manager.streamOutput,
+        signal: stop,
+      });
+    await (cluster ? cluster.run(stop) : manager.listenAndRun({ signal: stop, onStarted }));
   } finally {
     interrupt?.dispose();
   }

@@ -17,11 +17,13 @@ import {
   SUSPENDED_STATE_KEY,
 } from "./approval_commands.ts";
 import { approvalAsk } from "./approval_rules.ts";
+import { isRecoveryMessage, RECOVER_STATE_KEY } from "./turn_recovery_start.ts";
+import { isRedelivered } from "../channels/cluster/redelivery.ts";
 import { type Envelope, fieldOf } from "../kernel/envelope.ts";
 import { inboundOf } from "../kernel/inbound.ts";
 import { contextStrOf } from "../kernel/channel_message.ts";
 import type { ModelOptions } from "../kernel/model_options.ts";
-import type { AsyncStreamEvents } from "../kernel/stream.ts";
+import { AsyncStreamEvents } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
 import type { TapeEntry } from "../tape/entry.ts";
 import { buildBuiltinPrompt } from "./build_prompt.ts";
@@ -103,9 +105,14 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
         channel: inbound.channel,
         chat_id: inbound.chatId,
         sender: typeof sender === "string" || typeof sender === "number" ? String(sender) : null,
+        // Where its answer went (a resume at start sends it the same way).
+        output_channel: inbound.outputChannel,
       };
       const resume = resumeOutcomesOf(message);
       if (resume !== null) state[RESUME_STATE_KEY] = resume;
+      if (isRecoveryMessage(message)) state[RECOVER_STATE_KEY] = true;
+      // A cluster's redelivery of an interrupted turn's message: resume that turn, else run it.
+      else if (isRedelivered(message)) state[RECOVER_STATE_KEY] = "or_run";
       const tape = agent.sessionTape(sessionId, {
         _runtime_workspace: runtime.framework.workspace,
       });
@@ -141,6 +148,14 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       if (outcomes !== undefined) {
         delete state[RESUME_STATE_KEY];
         return await runtime.agent.resumeTurn({ sessionId, state, outcomes, model, signal });
+      }
+      const recover = state[RECOVER_STATE_KEY];
+      if (recover !== undefined) {
+        // Resume at start (or a redelivered message): the session's interrupted turn.
+        delete state[RECOVER_STATE_KEY];
+        const resumed = await runtime.agent.recoverTurn({ sessionId, state, signal });
+        if (resumed !== null) return resumed;
+        if (recover === true) return new AsyncStreamEvents((async function* () {})());
       }
       if (typeof prompt === "string" && isApprovalCommand(prompt)) {
         return await runApprovalCommand(runtime, { line: prompt, sessionId, state, signal });

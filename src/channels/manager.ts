@@ -92,6 +92,11 @@ export interface ChannelManagerOptions {
 export interface ListenOptions {
   /** Stops the loop (like a channel aborting its stop controller). */
   signal?: AbortSignal;
+  /**
+   * Runs once every enabled channel has started, inside the running scope, while messages are
+   * served (not awaited; a failure is logged). `bub gateway` resumes interrupted turns there.
+   */
+  onStarted?: () => unknown;
 }
 
 function seconds(
@@ -218,7 +223,7 @@ export class ChannelManager implements ChannelRouter {
     try {
       const scope = await this.framework.running();
       try {
-        await this.#loop(stop, wait);
+        await this.#loop(stop, wait, options.onStarted);
       } catch (error) {
         await scope.close(error);
         throw error;
@@ -229,11 +234,20 @@ export class ChannelManager implements ChannelRouter {
     }
   }
 
-  async #loop(stop: AbortController, wait: AbortSignal): Promise<void> {
+  async #loop(
+    stop: AbortController,
+    wait: AbortSignal,
+    onStarted?: () => unknown,
+  ): Promise<void> {
     try {
       for (const channel of this.enabledChannels()) {
         logger.info("Starting channel {name}", { name: channel.name });
         await channel.start(stop);
+      }
+      if (onStarted) {
+        void Promise.resolve().then(onStarted).catch((error) =>
+          logger.error("Channel manager onStarted failed: {error}", { error })
+        );
       }
       while (true) {
         let message: Envelope;

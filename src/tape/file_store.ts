@@ -364,6 +364,20 @@ export class FileTapeStore implements TapeStore, ForkJournal, AsyncDisposable {
   }
 
   /** The journals of `tape` left on disk, oldest first (a merge a killed process left is finished first). */
+  /** The tapes with a journal (or an unfinished merge) in the directory, sorted. */
+  async journalTapes(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.directory);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return [];
+      throw error;
+    }
+    const tapes = names.map((name) => /^(.+)\.jsonl\.(?:fork\.|merging$)/.exec(name)?.[1])
+      .filter((tape): tape is string => tape !== undefined);
+    return [...new Set(tapes)].sort();
+  }
+
   async journalPending(tape: string): Promise<PendingFork[]> {
     const path = this.pathOf(tape);
     let names: string[];

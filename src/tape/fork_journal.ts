@@ -60,6 +60,11 @@ export interface ForkJournal {
   journalDiscard(tape: string, fork: string): Promise<void>;
   /** The journals of `tape` still there, oldest first, with their entries. */
   journalPending(tape: string): Promise<PendingFork[]>;
+  /**
+   * Optional: the tapes that have a journal (a session's first turn journals before its tape
+   * exists, so `listTapes` may not name it). Sorted.
+   */
+  journalTapes?(): Promise<string[]>;
 }
 
 /**

@@ -321,6 +321,15 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
   }
 
   /** The journals of `tape` still there, oldest first. */
+  /** The tapes with a journal, sorted. */
+  async journalTapes(): Promise<string[]> {
+    const rows = await this.#run(
+      "list forks",
+      (sql) => sql.unsafe(`SELECT DISTINCT tape FROM ${this.#tables.forks} ORDER BY tape`),
+    );
+    return rows.map((row: Record<string, unknown>) => String(row.tape));
+  }
+
   async journalPending(tape: string): Promise<PendingFork[]> {
     validateTapeName(tape);
     const forks = await this.#run(

@@ -224,6 +224,17 @@ export class SqliteTapeStore implements TapeStore, ForkJournal, AsyncDisposable 
   }
 
   /** The journals of `tape` still there, oldest first. */
+  /** The tapes with a journal, sorted. */
+  async journalTapes(): Promise<string[]> {
+    return await this.#run(
+      "list forks",
+      (db) =>
+        db.prepare("SELECT DISTINCT tape FROM tape_forks ORDER BY tape").all().map((row) =>
+          String(row.tape)
+        ),
+    );
+  }
+
   async journalPending(tape: string): Promise<PendingFork[]> {
     validateTapeName(tape);
     const forks = await this.#run(

@@ -70,6 +70,21 @@ for (const kind of KINDS) {
         assert.equal((await new TapeQuery(SIDE, store).all()).length, 1);
       }));
 
+    test("journalTapes names a tape whose only records are a journal (a session's first turn), until it merges", () =>
+      withDir(async (dir) => {
+        await using store = open(dir);
+        assert.deepEqual(await store.journalTapes(), []);
+        const fork = new ForkTapeStore(store, { tape: TAPE, sidecarTapes: [SIDE] });
+        const batches = turn();
+        await fork.appendMany(TAPE, batches[0]!);
+        await fork.appendMany(TAPE, batches[1]!);
+        assert.deepEqual(await store.listTapes(), [], "the tape itself does not exist yet");
+        assert.deepEqual(await store.journalTapes(), [TAPE]);
+        await fork.mergeBack();
+        assert.deepEqual(await store.journalTapes(), []);
+        assert.deepEqual(await store.listTapes(), [TAPE]);
+      }));
+
     test("reads through the fork see the same as a fork over a memory store", () =>
       withDir(async (dir) => {
         await using store = open(dir);

@@ -130,9 +130,23 @@ export class FencedTapeStore implements TapeStore, ForkJournal {
     await this.inner.journalDiscard(tape, fork);
   }
 
-  /** Same as the inner store's. */
+  /** The tapes with a journal. */
+  async journalTapes(): Promise<string[]> {
+    return (await this.inner.journalTapes?.()) ?? [];
+  }
+
+  /**
+   * The inner store's; on a tape whose session this instance leases, a journal whose writer
+   * cannot be told (another machine's) is a dead one: the lease fences its writer out, so it is
+   * an interrupted turn to resume.
+   */
   async journalPending(tape: string): Promise<PendingFork[]> {
-    return await this.inner.journalPending(tape);
+    const pending = await this.inner.journalPending(tape);
+    const hash = tape.split("__")[1];
+    const leased = this.leaseOf(tape) !== null && hash !== undefined && !this.#lost.has(hash);
+    return leased
+      ? pending.map((fork) => (fork.alive === null ? { ...fork, alive: false } : fork))
+      : pending;
   }
 
   async #fenced(tape: string, fence: TapeLease | null, op: () => Promise<void>): Promise<void> {

@@ -14,6 +14,7 @@ import { sessionTapeName } from "../../tape/naming.ts";
 import type { InboxMessage, PostgresInbox } from "../../tape/postgres_inbox.ts";
 import type { TapeLease } from "../../tape/postgres_store.ts";
 import type { FencedTapeStore } from "./_fenced_store.ts";
+import { markRedelivered } from "./redelivery.ts";
 
 const logger = getLogger(["bub", "channels", "cluster"]);
 
@@ -71,6 +72,7 @@ export class SessionRun {
   readonly session: string;
   #ctx: SessionContext;
   #lease: TapeLease;
+  #interrupted: number | null = null;
   #queue: Item[];
   #seen: Set<number>;
   #newest = 0;
@@ -158,13 +160,14 @@ export class SessionRun {
     }
   }
 
-  /** A started turn of a pending message that never completed: a dead owner's. */
+  /** A started turn of a pending message that never completed: a dead owner's (its id). */
   async #recordInterruption(tape: string): Promise<void> {
     const pending = new Set(this.#queue.map((item) => item.message.id));
     const [started] = await this.#ctx.store.latestEvents(tape, [TURN_STARTED]);
     const data = started?.payload.data as Record<string, unknown> | undefined;
     const id = Number(data?.message_id);
     if (!pending.has(id)) return;
+    this.#interrupted = id;
     logger.warn("cluster.turn_interrupted session={session} message_id={id} owner={owner}", {
       session: this.session,
       id,
@@ -228,6 +231,8 @@ export class SessionRun {
     let envelope: Envelope;
     try {
       envelope = item.envelope ?? host.decode(item.message.body);
+      // The message a dead owner's turn was running: that turn resumes instead of a new one.
+      if (id === this.#interrupted) markRedelivered(envelope);
     } catch (error) {
       // A row no instance can run would be claimed again forever: it completes as rejected.
       logger.error("cluster.message_rejected session={session} id={id}: {error}", {
