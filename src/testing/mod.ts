@@ -38,6 +38,7 @@ export {
   type RecordedStream,
 } from "../channels/memory_channel.ts";
 export { FakeTelegramServer } from "./fake_telegram.ts";
+export { FakeSlackServer, type SlackDeliveryOptions } from "./fake_slack.ts";
 export type {
   FakeChat,
   FakeFile,

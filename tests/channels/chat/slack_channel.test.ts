@@ -1,0 +1,75 @@
+/**
+ * The Slack channel (Chat SDK + Slack adapter) against the fake Slack: signed Events API
+ * webhooks in through the shared webhook server, answers out through the fake Web API.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { ChatChannel } from "../../../src/channels/chat/chat_channel.ts";
+import { WebhookServer } from "../../../src/channels/chat/webhook_server.ts";
+import { ChannelMessage } from "../../../src/kernel/channel_message.ts";
+import { FakeSlackServer } from "../../../src/testing/fake_slack.ts";
+
+async function until<T>(probe: () => T | undefined, what: string, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("the slack channel against the fake Slack", () => {
+  let slack: FakeSlackServer;
+  let webhooks: WebhookServer;
+  let channel: ChatChannel;
+  const inbox: ChannelMessage[] = [];
+  let url: string;
+
+  before(async () => {
+    slack = await FakeSlackServer.start();
+    webhooks = new WebhookServer({ port: 0 });
+    channel = new ChatChannel({
+      platform: "slack",
+      handler: (message) => {
+        inbox.push(message as ChannelMessage);
+        return Promise.resolve();
+      },
+      credentials: {
+        botToken: slack.botToken,
+        signingSecret: slack.signingSecret,
+        apiBase: slack.apiBase,
+      },
+      allowUsers: ["UADA"],
+      webhooks,
+    });
+    await channel.start(new AbortController());
+    url = `${webhooks.url}/webhooks/slack`;
+  });
+
+  after(async () => {
+    await channel?.stop();
+    await slack?.close();
+  });
+
+  test("a mention from an allowed user reaches the handler with a per-thread session", async () => {
+    const event = slack.messageEvent("UADA", `<@${slack.botUserId}> hello bub`);
+    const response = await slack.deliver(url, event);
+    assert.equal(response.status, 200);
+    const message = await until(() => inbox.at(0), "the inbound message");
+    const ts = (event.event as { ts: string }).ts;
+    assert.equal(message.sessionId, `slack:C0001:${ts}`);
+    assert.equal(JSON.parse(String(message.content)).message, "hello bub");
+    await channel.send(
+      new ChannelMessage({
+        sessionId: message.sessionId,
+        channel: "slack",
+        chatId: message.chatId,
+        content: "hi Ada",
+      }),
+    );
+    const posted = slack.messagesIn("C0001");
+    assert.equal(posted.at(-1)?.text, "hi Ada");
+    assert.equal(posted.at(-1)?.threadTs, ts);
+  });
+});
