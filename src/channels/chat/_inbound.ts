@@ -41,9 +41,12 @@ export function localId(platform: string, id: string): string {
   return id.startsWith(`${platform}:`) ? id.slice(platform.length + 1) : id;
 }
 
-/** The text without a leading mention of the bot (`<@U1>`, `@bub`, `@bub:`). */
+/**
+ * The text without a leading mention of the bot (`<@U1>`, `@bub`, `@bub:`, `@bub,`); a comma
+ * right before the text (`@bub ,help`) stays: it starts a comma command.
+ */
 export function withoutLeadingMention(text: string): string {
-  return text.replace(/^\s*(?:<@[^>\s]+>|@[\w.\-\[\]]+)[\s:,]*/, "").trim();
+  return text.replace(/^\s*(?:<@[^>\s]+>|@[\w.\-\[\]]+)(?:[:,](?=\s))?\s*/, "").trim();
 }
 
 function refuse(thread: Thread, context: InboundContext, text: string): Promise<void> {

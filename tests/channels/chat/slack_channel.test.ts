@@ -73,3 +73,56 @@ describe("the slack channel against the fake Slack", () => {
     assert.equal(posted.at(-1)?.threadTs, ts);
   });
 });
+
+describe("slack channel admission", () => {
+  test("an open bot (no allowlist) refuses to start, naming the settings and `*`", async () => {
+    const channel = new ChatChannel({
+      platform: "slack",
+      handler: () => Promise.resolve(),
+      credentials: { botToken: "xoxb-1", signingSecret: "s" },
+      webhooks: new WebhookServer({ port: 0 }),
+    });
+    await assert.rejects(channel.start(new AbortController()), (error: Error) => {
+      assert.equal((error as { kind?: string }).kind, "config");
+      assert.match(error.message, /Refusing to start the slack channel/);
+      assert.match(error.message, /BUB_SLACK_ALLOW_USERS="\*"/);
+      return true;
+    });
+  });
+
+  test('with allow_users "*" anyone talks but a comma command from an unlisted user is refused', async () => {
+    await using slack = await FakeSlackServer.start();
+    const webhooks = new WebhookServer({ port: 0 });
+    const inbox: ChannelMessage[] = [];
+    const channel = new ChatChannel({
+      platform: "slack",
+      handler: (message) => {
+        inbox.push(message as ChannelMessage);
+        return Promise.resolve();
+      },
+      credentials: {
+        botToken: slack.botToken,
+        signingSecret: slack.signingSecret,
+        apiBase: slack.apiBase,
+      },
+      allowUsers: ["*"],
+      webhooks,
+    });
+    await channel.start(new AbortController());
+    try {
+      const url = `${webhooks.url}/webhooks/slack`;
+      await slack.deliver(url, slack.messageEvent("UANY", `<@${slack.botUserId}> ,help`));
+      await slack.log.waitFor("chat.postMessage");
+      assert.equal(
+        slack.messagesIn("C0001").at(-1)?.text,
+        "Comma commands are only accepted from users listed in BUB_SLACK_ALLOW_USERS.",
+      );
+      await slack.deliver(url, slack.messageEvent("UANY", `<@${slack.botUserId}> hi`));
+      const message = await until(() => inbox.at(0), "the plain message");
+      assert.equal(message.kind, "normal");
+      assert.equal(inbox.length, 1);
+    } finally {
+      await channel.stop();
+    }
+  });
+});
