@@ -39,6 +39,11 @@ export {
 } from "../channels/memory_channel.ts";
 export { FakeTelegramServer } from "./fake_telegram.ts";
 export { FakeSlackServer, type SlackDeliveryOptions } from "./fake_slack.ts";
+export {
+  FakeGitHubServer,
+  type FakeGitHubUser,
+  type GitHubDeliveryOptions,
+} from "./fake_github.ts";
 export type {
   FakeChat,
   FakeFile,
