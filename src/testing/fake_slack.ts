@@ -36,7 +36,10 @@ export interface SlackDeliveryOptions {
  * import assert from "node:assert/strict";
  * import { FakeSlackServer } from "@bub/core/testing";
  * await using slack = await FakeSlackServer.start();
- * const response = await fetch(`${slack.apiBase}auth.test`, { method: "POST" });
+ * const response = await fetch(`${slack.apiBase}auth.test`, {
+ *   method: "POST",
+ *   headers: { authorization: `Bearer ${slack.botToken}` },
+ * });
  * assert.equal((await response.json()).user_id, slack.botUserId);
  * ```
  */

@@ -91,7 +91,7 @@ const GITHUB: ChatPlatform = {
  * ```ts
  * import assert from "node:assert/strict";
  * import { CHAT_PLATFORMS } from "./platforms.ts";
- * assert.ok(CHAT_PLATFORMS.slack.configured({ botToken: "xoxb-1" }));
+ * assert.ok(CHAT_PLATFORMS.slack?.configured({ botToken: "xoxb-1" }));
  * ```
  */
 export const CHAT_PLATFORMS: Readonly<Record<string, ChatPlatform>> = {
