@@ -144,6 +144,78 @@ export class FakeSlackServer implements AsyncDisposable {
     return await fetch(url, { method: "POST", headers, body });
   }
 
+  /**
+   * Delivers a signed `block_actions` interaction (form-encoded `payload=`): `user` clicks the
+   * button `actionId` carrying `value` on the message `messageTs` of the thread `threadTs`.
+   */
+  async click(
+    url: string,
+    user: string,
+    button: { actionId: string; value: string; messageTs: string; threadTs: string },
+    options: { channel?: string; secret?: string } = {},
+  ): Promise<Response> {
+    const channel = options.channel ?? "C0001";
+    const payload = {
+      type: "block_actions",
+      team: { id: this.teamId },
+      user: { id: user, username: user.toLowerCase(), name: user.toLowerCase() },
+      api_app_id: "A0001",
+      trigger_id: `trigger-${this.nextTs()}`,
+      container: {
+        type: "message",
+        message_ts: button.messageTs,
+        channel_id: channel,
+        thread_ts: button.threadTs,
+      },
+      channel: { id: channel, name: "general" },
+      message: { ts: button.messageTs, thread_ts: button.threadTs, type: "message" },
+      actions: [{
+        type: "button",
+        action_id: button.actionId,
+        block_id: "actions",
+        value: button.value,
+        action_ts: this.nextTs(),
+      }],
+    };
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    return await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": timestamp,
+        "x-slack-signature": `v0=${
+          hmacHex(options.secret ?? this.signingSecret, `v0:${timestamp}:${body}`)
+        }`,
+      },
+      body,
+    });
+  }
+
+  /** The buttons the bot posted in `channel` (Block Kit `actions` elements), in order. */
+  buttonsIn(
+    channel: string,
+  ): { actionId: string; value: string; messageTs: string; threadTs: string }[] {
+    const out = [];
+    for (const call of this.log.of("chat.postMessage")) {
+      const p = call.params;
+      if (String(p.channel) !== channel || typeof p.blocks !== "string") continue;
+      const blocks = JSON.parse(p.blocks) as { type: string; elements?: unknown[] }[];
+      for (const block of blocks.filter((b) => b.type === "actions")) {
+        for (const element of (block.elements ?? []) as Record<string, unknown>[]) {
+          if (element.type !== "button") continue;
+          out.push({
+            actionId: String(element.action_id),
+            value: String(element.value ?? ""),
+            messageTs: String(p.__ts),
+            threadTs: String(p.thread_ts ?? p.__ts),
+          });
+        }
+      }
+    }
+    return out;
+  }
+
   /** The texts posted or last updated in `channel`, in order of posting. */
   messagesIn(channel: string): { ts: string; text: string; threadTs: string | null }[] {
     const out = new Map<string, { ts: string; text: string; threadTs: string | null }>();

@@ -106,7 +106,13 @@ export async function routeInbound(
     return refuse(thread, context, ACCESS_DENIED_MESSAGE);
   }
   const text = withoutLeadingMention(message.text ?? "");
-  const base = { sessionId: thread.id, channel, chatId: thread.id };
+  // The sender decides the approvals its turns ask for (the turn origin's sender).
+  const base = {
+    sessionId: thread.id,
+    channel,
+    chatId: thread.id,
+    context: { sender_id: user.id },
+  };
   if (text.startsWith(",")) {
     if (!access.userListed(user)) {
       logger.warning("{channel}.command_denied user_id={userId} user_name={userName}", {

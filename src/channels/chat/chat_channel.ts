@@ -16,6 +16,7 @@ import { inboundOf } from "../../kernel/inbound.ts";
 import type { StreamEvent } from "../../kernel/stream_events.ts";
 import { Channel } from "../channel.ts";
 import { ChatAccess } from "./_access.ts";
+import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
 import { type InboundRoute, routeInbound } from "./_inbound.ts";
 import { postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
@@ -78,6 +79,7 @@ export class ChatChannel extends Channel {
   readonly #streamed = new StreamedAnswers();
   readonly #tasks = new Set<Promise<unknown>>();
   #chat: Chat | null = null;
+  #sdk: typeof import("chat") | null = null;
   #starting: Promise<void> | null = null;
   #route: AsyncDisposable | null = null;
 
@@ -132,12 +134,12 @@ export class ChatChannel extends Channel {
     if (open !== null) logger.warning(open);
     const secrets = this.#platform.secrets(this.#options.credentials);
     const sdkLog = sdkLogger(this.name, secrets);
-    const [{ Chat }, { createMemoryState }, adapter] = await Promise.all([
+    const [sdk, { createMemoryState }, adapter] = await Promise.all([
       import("chat"),
       import("@chat-adapter/state-memory"),
       this.#platform.createAdapter(this.#options.credentials, sdkLog),
     ]);
-    const chat = new Chat({
+    const chat = new sdk.Chat({
       userName: this.#options.credentials.userName || "bub",
       adapters: { [this.name]: adapter },
       // The memory state's own copy of `chat` types differs only nominally (same shape).
@@ -149,8 +151,22 @@ export class ChatChannel extends Channel {
     chat.onDirectMessage(on("direct"));
     chat.onNewMention(on("mention"));
     chat.onSubscribedMessage(on("subscribed"));
+    if (this.#platform.buttons) {
+      chat.onAction([...APPROVAL_ACTIONS], (event) =>
+        handleApprovalAction(event, {
+          channel: this.name,
+          access: this.#access,
+          handler: this.#options.handler,
+        }).catch((error: unknown) =>
+          getLogger(["bub", "channels", this.name]).error("{channel}.action failed: {error}", {
+            channel: this.name,
+            error: this.#redact(error),
+          })
+        ));
+    }
     await chat.initialize();
     this.#chat = chat;
+    this.#sdk = sdk;
     const webhook = chat.webhooks[this.name]!;
     this.#route = await this.#options.webhooks.register(
       this.name,
@@ -183,15 +199,20 @@ export class ChatChannel extends Channel {
 
   /**
    * Posts an outbound message's text (its JSON `message` field, else the content) to its thread
-   * as Markdown; blank text, or the text just streamed there, posts nothing.
+   * as Markdown; blank text, or the text just streamed there, posts nothing. On a platform with
+   * buttons each `,approve <id>` the text asks for is followed by an Approve / Always / Deny card.
    *
    * @throws {BubError} kind `config` when the channel has not started
    */
   override async send(message: ChannelMessage): Promise<void> {
     const text = outboundText(String(message.content ?? ""));
     if (text.trim() === "") return;
-    if (message.kind !== "error" && this.#streamed.take(message.chatId, text)) return;
-    await this.#thread(message.chatId).post({ markdown: text });
+    const streamed = message.kind !== "error" && this.#streamed.take(message.chatId, text);
+    const thread = this.#thread(message.chatId);
+    if (!streamed) await thread.post({ markdown: text });
+    const sdk = this.#sdk;
+    if (!this.#platform.buttons || sdk === null) return;
+    for (const id of approvalIds(text)) await thread.post(approvalCard(sdk, id));
   }
 
   /**

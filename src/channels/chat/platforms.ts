@@ -32,6 +32,8 @@ export interface ChatPlatform {
   readonly name: string;
   /** Whether strangers get a refusal reply (a public GitHub issue gets none: no spam). */
   readonly answersStrangers: boolean;
+  /** Whether approvals get native buttons (Slack Block Kit). */
+  readonly buttons: boolean;
   /** True when the credentials needed to serve are set. */
   configured(credentials: ChatCredentials): boolean;
   /** The secrets to redact from log lines. */
@@ -51,6 +53,7 @@ function required(platform: string, value: string | undefined, env: string): str
 const SLACK: ChatPlatform = {
   name: "slack",
   answersStrangers: true,
+  buttons: true,
   configured: (c) => (c.botToken ?? "").trim() !== "",
   secrets: (c) => [c.botToken ?? "", c.signingSecret ?? ""],
   async createAdapter(c, logger) {
@@ -69,6 +72,7 @@ const SLACK: ChatPlatform = {
 const GITHUB: ChatPlatform = {
   name: "github",
   answersStrangers: false,
+  buttons: false,
   configured: (c) => (c.token ?? "").trim() !== "",
   secrets: (c) => [c.token ?? "", c.webhookSecret ?? ""],
   async createAdapter(c, logger) {
