@@ -8,13 +8,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
+import { blockActionsPayload, chunkText, textOf } from "./_slack_payloads.ts";
 
 export type { FakeApiCall } from "./_fake_calls.ts";
-
-/** The text of a posted or updated message: `markdown_text`, else `text`. */
-function textOf(params: Record<string, unknown>): string {
-  return String(params.markdown_text ?? params.text ?? "");
-}
 
 /** Options of one delivered event. */
 export interface SlackDeliveryOptions {
@@ -96,7 +92,13 @@ export class FakeSlackServer implements AsyncDisposable {
   messageEvent(
     user: string,
     text: string,
-    options: { channel?: string; ts?: string; threadTs?: string; eventId?: string } = {},
+    options: {
+      channel?: string;
+      ts?: string;
+      threadTs?: string;
+      eventId?: string;
+      direct?: boolean;
+    } = {},
   ): Record<string, unknown> {
     const ts = options.ts ?? this.nextTs();
     return {
@@ -112,8 +114,8 @@ export class FakeSlackServer implements AsyncDisposable {
         text,
         ts,
         event_ts: ts,
-        channel: options.channel ?? "C0001",
-        channel_type: "channel",
+        channel: options.channel ?? (options.direct ? "D0001" : "C0001"),
+        channel_type: options.direct ? "im" : "channel",
         team: this.teamId,
         ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
       },
@@ -155,28 +157,7 @@ export class FakeSlackServer implements AsyncDisposable {
     options: { channel?: string; secret?: string } = {},
   ): Promise<Response> {
     const channel = options.channel ?? "C0001";
-    const payload = {
-      type: "block_actions",
-      team: { id: this.teamId },
-      user: { id: user, username: user.toLowerCase(), name: user.toLowerCase() },
-      api_app_id: "A0001",
-      trigger_id: `trigger-${this.nextTs()}`,
-      container: {
-        type: "message",
-        message_ts: button.messageTs,
-        channel_id: channel,
-        thread_ts: button.threadTs,
-      },
-      channel: { id: channel, name: "general" },
-      message: { ts: button.messageTs, thread_ts: button.threadTs, type: "message" },
-      actions: [{
-        type: "button",
-        action_id: button.actionId,
-        block_id: "actions",
-        value: button.value,
-        action_ts: this.nextTs(),
-      }],
-    };
+    const payload = blockActionsPayload(this.teamId, user, channel, button, this.nextTs());
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
     const timestamp = String(Math.floor(Date.now() / 1000));
     return await fetch(url, {
@@ -222,7 +203,13 @@ export class FakeSlackServer implements AsyncDisposable {
     for (const call of this.log.calls) {
       const p = call.params;
       if (String(p.channel) !== channel) continue;
-      if (call.method === "chat.postMessage") {
+      if (call.method === "chat.startStream") {
+        const ts = String(p.__ts);
+        out.set(ts, { ts, text: chunkText(p), threadTs: (p.thread_ts as string) ?? null });
+      } else if (call.method === "chat.appendStream" || call.method === "chat.stopStream") {
+        const entry = out.get(String(p.ts));
+        if (entry) entry.text += chunkText(p);
+      } else if (call.method === "chat.postMessage") {
         const ts = String(p.__ts);
         out.set(ts, { ts, text: textOf(p), threadTs: (p.thread_ts as string) ?? null });
       } else if (call.method === "chat.update") {
@@ -244,7 +231,9 @@ export class FakeSlackServer implements AsyncDisposable {
       this.log.record({ method, params, authorization });
       return reply(res, 200, { ok: false, error: "invalid_auth" });
     }
-    if (method === "chat.postMessage") params.__ts = this.nextTs();
+    if (method === "chat.postMessage" || method === "chat.startStream") {
+      params.__ts = this.nextTs();
+    }
     this.log.record({ method, params, authorization });
     reply(res, 200, this.#answer(method, params));
   }
@@ -268,6 +257,11 @@ export class FakeSlackServer implements AsyncDisposable {
           ts: params.__ts,
           message: { type: "message", text: textOf(params), ts: params.__ts, user: this.botUserId },
         };
+      case "chat.startStream":
+        return { ok: true, channel: params.channel, ts: params.__ts };
+      case "chat.appendStream":
+      case "chat.stopStream":
+        return { ok: true, channel: params.channel, ts: params.ts };
       case "chat.update":
         return { ok: true, channel: params.channel, ts: params.ts, text: params.text };
       case "users.info": {

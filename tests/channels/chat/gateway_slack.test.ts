@@ -104,6 +104,23 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
     assert.match(gateway.stdout, /serving slack/);
   });
 
+  test("a direct message (no mention) is answered in the DM, posted then edited as it streams", async () => {
+    const event = slack.messageEvent(ALLOWED, "hello in private", { direct: true });
+    assert.equal((await slack.deliver(webhook, event)).status, 200);
+    const end = Date.now() + 30_000;
+    const answer = () => slack.messagesIn("D0001").at(-1)?.text ?? "";
+    while (!answer().includes("You said: hello in private")) {
+      if (Date.now() > end) throw new Error(JSON.stringify(slack.log.calls.slice(-8)));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // A top-level DM is one conversation: the answer goes to it, not into a thread.
+    assert.deepEqual(slack.messagesIn("D0001"), [
+      { ts: slack.messagesIn("D0001")[0]!.ts, text: "You said: hello in private", threadTs: null },
+    ]);
+    const edits = slack.callsOf("chat.update").filter((call) => call.params.channel === "D0001");
+    assert.ok(edits.length >= 1);
+  });
+
   test("a forged or missing signature gets 401 and runs nothing", async () => {
     const before = model.requests.length;
     const posts = slack.callsOf("chat.postMessage").length;
