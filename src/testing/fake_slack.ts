@@ -52,6 +52,7 @@ export class FakeSlackServer implements AsyncDisposable {
   readonly log: FakeCallLog = new FakeCallLog();
   #http: LoopbackServer;
   #ts = 1_700_000_000;
+  #rateLimited = new Map<string, number>();
   #eventId = 1;
 
   private constructor(http: LoopbackServer) {
@@ -75,6 +76,14 @@ export class FakeSlackServer implements AsyncDisposable {
   /** The Web API base (`http://127.0.0.1:<port>/api/`), Bub's `api_base`. */
   get apiBase(): string {
     return `http://127.0.0.1:${this.#http.port}/api/`;
+  }
+
+  /**
+   * Answers the next `times` calls of `method` with HTTP 429 and `Retry-After: 1`, as Slack's
+   * rate limiter does (the calls are logged with `rateLimited: true` in their params).
+   */
+  rateLimit(method: string, times = 1): void {
+    this.#rateLimited.set(method, times);
   }
 
   /** The API calls of `method`. */
@@ -202,7 +211,8 @@ export class FakeSlackServer implements AsyncDisposable {
     const out = new Map<string, { ts: string; text: string; threadTs: string | null }>();
     for (const call of this.log.calls) {
       const p = call.params;
-      if (String(p.channel) !== channel) continue;
+      // A call answered 429 posted nothing.
+      if (String(p.channel) !== channel || p.rateLimited) continue;
       if (call.method === "chat.startStream") {
         const ts = String(p.__ts);
         out.set(ts, { ts, text: chunkText(p), threadTs: (p.thread_ts as string) ?? null });
@@ -227,6 +237,14 @@ export class FakeSlackServer implements AsyncDisposable {
     const method = url.pathname.replace(/^\/api\//, "");
     const authorization = String(req.headers.authorization ?? "");
     const token = authorization.replace(/^Bearer\s+/i, "") || String(params.token ?? "");
+    const limited = this.#rateLimited.get(method) ?? 0;
+    if (limited > 0) {
+      this.#rateLimited.set(method, limited - 1);
+      this.log.record({ method, params: { ...params, rateLimited: true }, authorization });
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+      res.end(JSON.stringify({ ok: false, error: "ratelimited" }));
+      return;
+    }
     if (token !== this.botToken) {
       this.log.record({ method, params, authorization });
       return reply(res, 200, { ok: false, error: "invalid_auth" });

@@ -101,6 +101,9 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
     assert.deepEqual(texts, ["You said: hello bub"]);
     const edits = slack.callsOf("chat.update").map((call) => call.params.markdown_text);
     assert.ok(edits.includes("You said: hello bub"), JSON.stringify(edits));
+    // Typing: the thread's status is set while the turn runs.
+    const typing = slack.callsOf("assistant.threads.setStatus");
+    assert.ok(typing.some((call) => call.params.thread_ts === tsOf(event)));
     assert.match(gateway.stdout, /serving slack/);
   });
 
@@ -119,6 +122,17 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
     ]);
     const edits = slack.callsOf("chat.update").filter((call) => call.params.channel === "D0001");
     assert.ok(edits.length >= 1);
+  });
+
+  test("a rate-limited post (429, Retry-After) is retried and the answer still arrives once", async () => {
+    slack.rateLimit("chat.postMessage");
+    const event = mention(ALLOWED, "despite the limit");
+    await slack.deliver(webhook, event);
+    assert.deepEqual(await thread(tsOf(event), "You said: despite the limit"), [
+      "You said: despite the limit",
+    ]);
+    const limited = slack.callsOf("chat.postMessage").filter((call) => call.params.rateLimited);
+    assert.equal(limited.length, 1);
   });
 
   test("a forged or missing signature gets 401 and runs nothing", async () => {
