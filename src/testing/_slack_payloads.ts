@@ -48,3 +48,52 @@ export function blockActionsPayload(
     }],
   };
 }
+
+/** The fake Web API's answer to a call of `method`. */
+export function webApiAnswer(
+  method: string,
+  params: Record<string, unknown>,
+  ids: { teamId: string; botUserId: string },
+): Record<string, unknown> {
+  switch (method) {
+    case "auth.test":
+      return {
+        ok: true,
+        url: "https://fake.slack.test/",
+        team: "Fake",
+        user: "bub",
+        team_id: ids.teamId,
+        user_id: ids.botUserId,
+        bot_id: "BBUB",
+      };
+    case "chat.postMessage":
+      return {
+        ok: true,
+        channel: params.channel,
+        ts: params.__ts,
+        message: { type: "message", text: textOf(params), ts: params.__ts, user: ids.botUserId },
+      };
+    case "chat.startStream":
+      return { ok: true, channel: params.channel, ts: params.__ts };
+    case "chat.appendStream":
+    case "chat.stopStream":
+      return { ok: true, channel: params.channel, ts: params.ts };
+    case "chat.update":
+      return { ok: true, channel: params.channel, ts: params.ts, text: params.text };
+    case "users.info": {
+      const id = String(params.user ?? "");
+      const name = id.toLowerCase();
+      return {
+        ok: true,
+        user: { id, name, real_name: name, profile: { display_name: name, real_name: name } },
+      };
+    }
+    case "conversations.info":
+      return {
+        ok: true,
+        channel: { id: params.channel, name: "general", is_channel: true, is_im: false },
+      };
+    default:
+      return { ok: true };
+  }
+}

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
-import { blockActionsPayload, chunkText, textOf } from "./_slack_payloads.ts";
+import { blockActionsPayload, chunkText, textOf, webApiAnswer } from "./_slack_payloads.ts";
 
 export type { FakeApiCall } from "./_fake_calls.ts";
 
@@ -253,51 +253,11 @@ export class FakeSlackServer implements AsyncDisposable {
       params.__ts = this.nextTs();
     }
     this.log.record({ method, params, authorization });
-    reply(res, 200, this.#answer(method, params));
-  }
-
-  #answer(method: string, params: Record<string, unknown>): Record<string, unknown> {
-    switch (method) {
-      case "auth.test":
-        return {
-          ok: true,
-          url: "https://fake.slack.test/",
-          team: "Fake",
-          user: "bub",
-          team_id: this.teamId,
-          user_id: this.botUserId,
-          bot_id: "BBUB",
-        };
-      case "chat.postMessage":
-        return {
-          ok: true,
-          channel: params.channel,
-          ts: params.__ts,
-          message: { type: "message", text: textOf(params), ts: params.__ts, user: this.botUserId },
-        };
-      case "chat.startStream":
-        return { ok: true, channel: params.channel, ts: params.__ts };
-      case "chat.appendStream":
-      case "chat.stopStream":
-        return { ok: true, channel: params.channel, ts: params.ts };
-      case "chat.update":
-        return { ok: true, channel: params.channel, ts: params.ts, text: params.text };
-      case "users.info": {
-        const id = String(params.user ?? "");
-        const name = id.toLowerCase();
-        return {
-          ok: true,
-          user: { id, name, real_name: name, profile: { display_name: name, real_name: name } },
-        };
-      }
-      case "conversations.info":
-        return {
-          ok: true,
-          channel: { id: params.channel, name: "general", is_channel: true, is_im: false },
-        };
-      default:
-        return { ok: true };
-    }
+    reply(
+      res,
+      200,
+      webApiAnswer(method, params, { teamId: this.teamId, botUserId: this.botUserId }),
+    );
   }
 
   /** Stops the server. */
