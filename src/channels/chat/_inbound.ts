@@ -125,8 +125,6 @@ export async function routeInbound(
     await context.handler(new ChannelMessage({ ...base, content: text, kind: "command" }));
     return;
   }
-  // A mention opens the thread to Bub: its follow-ups come as subscribed messages.
-  if (route === "mention") await thread.subscribe();
   const content = {
     message: text,
     message_id: message.id,
@@ -136,7 +134,8 @@ export async function routeInbound(
     channel_id: channelId,
     date: message.metadata?.dateSent?.toISOString?.() ?? null,
   };
-  await context.handler(
+  // Handed over before any await, so concurrent deliveries keep their order.
+  const handed = context.handler(
     new ChannelMessage({
       ...base,
       content: JSON.stringify(content),
@@ -144,4 +143,7 @@ export async function routeInbound(
       lifespan: typingLifespan(thread, channel),
     }),
   );
+  // A mention opens the thread to Bub: its follow-ups come as subscribed messages.
+  if (route === "mention") await thread.subscribe();
+  await handed;
 }

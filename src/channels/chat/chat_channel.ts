@@ -145,6 +145,9 @@ export class ChatChannel extends Channel {
       // The memory state's own copy of `chat` types differs only nominally (same shape).
       state: createMemoryState() as unknown as StateAdapter,
       logger: sdkLog,
+      // Bub's channel manager debounces and queues per session; the SDK's default ("drop" a
+      // message while the thread's handler runs) would lose messages during a hand-off.
+      concurrency: "concurrent",
     });
     const on = (route: InboundRoute) => (thread: Thread, message: Message) =>
       this.#inbound(thread, message, route);

@@ -126,3 +126,44 @@ describe("slack channel admission", () => {
     }
   });
 });
+
+describe("slack channel while the handler is busy", () => {
+  test("a message arriving while the previous one is still being handed over is not dropped", async () => {
+    await using slack = await FakeSlackServer.start();
+    const webhooks = new WebhookServer({ port: 0 });
+    const inbox: string[] = [];
+    let release!: () => void;
+    const secondArrived = new Promise<void>((resolve) => (release = resolve));
+    const channel = new ChatChannel({
+      platform: "slack",
+      // The first hand-off waits until the second message reached the handler: the SDK must
+      // not hold the thread for it (Bub's channel manager queues per session itself).
+      handler: async (message) => {
+        inbox.push(JSON.parse(String((message as ChannelMessage).content)).message);
+        if (inbox.length === 1) await secondArrived;
+        else release();
+      },
+      credentials: {
+        botToken: slack.botToken,
+        signingSecret: slack.signingSecret,
+        apiBase: slack.apiBase,
+      },
+      allowUsers: ["UADA"],
+      webhooks,
+    });
+    await channel.start(new AbortController());
+    try {
+      const url = `${webhooks.url}/webhooks/slack`;
+      const ts = slack.nextTs();
+      await slack.deliver(url, slack.messageEvent("UADA", `<@${slack.botUserId}> one`, { ts }));
+      await until(() => inbox.at(0), "the first message");
+      const next = slack.messageEvent("UADA", `<@${slack.botUserId}> two`, { threadTs: ts });
+      await slack.deliver(url, next);
+      await until(() => inbox.at(1), "the second message");
+      assert.deepEqual(inbox, ["one", "two"]);
+    } finally {
+      release();
+      await channel.stop();
+    }
+  });
+});
