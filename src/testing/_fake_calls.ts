@@ -6,7 +6,19 @@
  */
 import { createHmac } from "node:crypto";
 
-/** One API request received by a fake. */
+/**
+ * One API request received by a fake.
+ *
+ * @example
+ * ```ts
+ * import type { FakeApiCall } from "@bub/core/testing";
+ * const call: FakeApiCall = {
+ *   method: "chat.postMessage",
+ *   params: { channel: "C1", text: "hi" },
+ *   authorization: "Bearer xoxb-1",
+ * };
+ * ```
+ */
 export interface FakeApiCall {
   /** The API method (Slack `chat.postMessage`) or `VERB /path` (GitHub). */
   readonly method: string;
@@ -16,7 +28,19 @@ export interface FakeApiCall {
   readonly authorization: string;
 }
 
-/** The requests received, with a wait for matching ones. */
+/**
+ * The requests received, with a wait for matching ones.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeCallLog } from "@bub/core/testing";
+ * const log = new FakeCallLog();
+ * const waiting = log.waitFor("auth.test");
+ * log.record({ method: "auth.test", params: {}, authorization: "" });
+ * assert.equal((await waiting).length, 1);
+ * ```
+ */
 export class FakeCallLog {
   /** Every request, in order. */
   readonly calls: FakeApiCall[] = [];

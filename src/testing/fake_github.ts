@@ -10,7 +10,15 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
 
-/** A GitHub user of the fake. */
+/**
+ * A GitHub user of the fake.
+ *
+ * @example
+ * ```ts
+ * import type { FakeGitHubUser } from "@bub/core/testing";
+ * const ada: FakeGitHubUser = { id: 501, login: "ada" };
+ * ```
+ */
 export interface FakeGitHubUser {
   /** The numeric id. */
   readonly id: number;
@@ -18,7 +26,15 @@ export interface FakeGitHubUser {
   readonly login: string;
 }
 
-/** Options of one delivered webhook. */
+/**
+ * Options of one delivered webhook.
+ *
+ * @example
+ * ```ts
+ * import type { GitHubDeliveryOptions } from "@bub/core/testing";
+ * const forged: GitHubDeliveryOptions = { secret: "not the webhook secret" };
+ * ```
+ */
 export interface GitHubDeliveryOptions {
   /** The `X-GitHub-Delivery` id (default: a fresh one); a redelivery reuses it. */
   deliveryId?: string;

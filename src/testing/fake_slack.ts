@@ -12,7 +12,15 @@ import { blockActionsPayload, chunkText, textOf, webApiAnswer } from "./_slack_p
 
 export type { FakeApiCall } from "./_fake_calls.ts";
 
-/** Options of one delivered event. */
+/**
+ * Options of one delivered event.
+ *
+ * @example
+ * ```ts
+ * import type { SlackDeliveryOptions } from "@bub/core/testing";
+ * const retry: SlackDeliveryOptions = { eventId: "Ev000001", retryNum: 1 };
+ * ```
+ */
 export interface SlackDeliveryOptions {
   /** The `event_id` (default: a fresh one); a redelivery reuses it. */
   eventId?: string;

@@ -22,7 +22,22 @@ import { postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
 import type { WebhookServer } from "./webhook_server.ts";
 
-/** Options of {@link ChatChannel}. */
+/**
+ * Options of {@link ChatChannel}.
+ *
+ * @example
+ * ```ts
+ * import { type ChatChannelOptions, WebhookServer } from "@bub/core/channels";
+ * const options: ChatChannelOptions = {
+ *   platform: "github",
+ *   handler: async () => {},
+ *   credentials: { token: "ghp_x", webhookSecret: "s", userName: "bub" },
+ *   allowUsers: ["ada"],
+ *   allowChannels: ["acme/app"],
+ *   webhooks: new WebhookServer({ port: 0 }),
+ * };
+ * ```
+ */
 export interface ChatChannelOptions {
   /** The platform, also the channel name: `slack` or `github`. */
   platform: string;
@@ -83,7 +98,13 @@ export class ChatChannel extends Channel {
   #starting: Promise<void> | null = null;
   #route: AsyncDisposable | null = null;
 
-  /** @throws {BubError} (`config`) for an unknown platform */
+  /**
+   * Creates the channel (nothing is imported until it starts).
+   *
+   * @param options the platform, handler, credentials, allowlists and webhook server
+   * @throws {BubError} (`config`) for an unknown platform
+   * @throws {TypeError} when the handler is not a function
+   */
   constructor(options: ChatChannelOptions) {
     super();
     const platform = CHAT_PLATFORMS[options.platform];

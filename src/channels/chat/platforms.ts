@@ -10,7 +10,19 @@ import { redactSecrets } from "../../_internal/redact.ts";
 import { getLogger } from "../../_internal/log.ts";
 import { BubError } from "../../kernel/errors.ts";
 
-/** The credentials and endpoints of one platform (Bub's setting names). */
+/**
+ * The credentials and endpoints of one platform (Bub's setting names).
+ *
+ * @example
+ * ```ts
+ * import type { ChatCredentials } from "@bub/core/channels";
+ * const slack: ChatCredentials = {
+ *   botToken: "xoxb-1",
+ *   signingSecret: "secret",
+ *   apiBase: "http://127.0.0.1:9000/api/", // a proxy or a fake
+ * };
+ * ```
+ */
 export interface ChatCredentials {
   /** Slack: the bot token (`xoxb-…`). */
   botToken?: string;

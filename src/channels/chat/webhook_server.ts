@@ -14,13 +14,40 @@ import { type ListeningServer, serveFetch } from "../web/serve.ts";
 
 const logger = getLogger(["bub", "channels", "webhooks"]);
 
-/** The default body limit of one webhook request: 1 MiB (Slack and GitHub send far less). */
+/**
+ * The default body limit of one webhook request: 1 MiB (Slack and GitHub send far less).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_WEBHOOK_MAX_BODY_BYTES } from "@bub/core/channels";
+ * assert.equal(DEFAULT_WEBHOOK_MAX_BODY_BYTES, 1024 * 1024);
+ * ```
+ */
 export const DEFAULT_WEBHOOK_MAX_BODY_BYTES: number = 1024 * 1024;
 
-/** Handles one verified-or-not webhook request of a platform. */
+/**
+ * Handles one webhook request of a platform (it verifies the signature itself).
+ *
+ * @example
+ * ```ts
+ * import type { WebhookHandler } from "@bub/core/channels";
+ * const handler: WebhookHandler = async (request) =>
+ *   request.headers.get("x-signature") ? new Response("ok") : new Response("no", { status: 401 });
+ * ```
+ */
 export type WebhookHandler = (request: Request) => Promise<Response>;
 
-/** Options of {@link WebhookServer}. */
+/**
+ * Options of {@link WebhookServer}.
+ *
+ * @example
+ * ```ts
+ * import { WebhookServer, type WebhookServerOptions } from "@bub/core/channels";
+ * const options: WebhookServerOptions = { host: "127.0.0.1", port: 8788, maxBodyBytes: 65536 };
+ * new WebhookServer(options); // listens once a platform registers
+ * ```
+ */
 export interface WebhookServerOptions {
   /** Host to bind. @default "127.0.0.1" */
   host?: string;
@@ -56,7 +83,12 @@ export class WebhookServer {
   #server: Promise<ListeningServer> | null = null;
   #listening: ListeningServer | null = null;
 
-  /** @throws {BubError} (`config`) for a bad port or body limit */
+  /**
+   * Creates the server (it listens once a platform registers).
+   *
+   * @param options host, port, body limit and the line printer
+   * @throws {BubError} (`config`) for a bad port or body limit
+   */
   constructor(options: WebhookServerOptions = {}) {
     this.#host = options.host || "127.0.0.1";
     this.#port = options.port ?? 8788;
