@@ -195,6 +195,52 @@ export const TELEGRAM: SectionSpec = {
   ],
 };
 
+/** Spec of the webhook server shared by the webhook chat platforms (YAML root, `BUB_WEBHOOK_*`). */
+export const WEBHOOKS: SectionSpec = {
+  section: "",
+  prefix: "BUB_",
+  fields: [
+    field("webhook_host", "string", str, "a string", "127.0.0.1"),
+    field(
+      "webhook_port",
+      "int",
+      () =>
+        int().min(0, { error: "must be at least 0" }).max(65535, {
+          error: "must be at most 65535",
+        }),
+      "an integer",
+      8788,
+    ),
+  ],
+};
+
+/** Spec of the Slack channel settings (YAML `channels: { slack: … }`, `BUB_SLACK_*`). */
+export const SLACK: SectionSpec = {
+  section: "channels.slack",
+  prefix: "BUB_SLACK_",
+  fields: [
+    field("bot_token", "string", str, "a string", ""),
+    field("signing_secret", "string", str, "a string", ""),
+    field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
+    field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
+    field("api_base", "string", textList, "a URL string, or null", null),
+  ],
+};
+
+/** Spec of the GitHub channel settings (YAML `channels: { github: … }`, `BUB_GITHUB_*`). */
+export const GITHUB: SectionSpec = {
+  section: "channels.github",
+  prefix: "BUB_GITHUB_",
+  fields: [
+    field("token", "string", str, "a string", ""),
+    field("webhook_secret", "string", str, "a string", ""),
+    field("user_name", "string", str, "a string", "bub"),
+    field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
+    field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
+    field("api_base", "string", textList, "a URL string, or null", null),
+  ],
+};
+
 /** Spec of the spill settings. */
 export const SPILL: SectionSpec = {
   section: "spill",
@@ -394,4 +440,7 @@ export const SETTINGS_SPECS: readonly SectionSpec[] = [
   SPILL,
   TAPE,
   TELEGRAM,
+  WEBHOOKS,
+  SLACK,
+  GITHUB,
 ];

@@ -22,6 +22,7 @@ import { LazyTelegramChannel } from "./lazy_telegram_channel.ts";
 import { WebChannel } from "../channels/web/web_channel.ts";
 import type { Channel } from "../channels/channel.ts";
 import { LazyCliChannel } from "./lazy_cli_channel.ts";
+import { chatChannels } from "./chat_channels.ts";
 import type { MessageHandler } from "../kernel/channel.ts";
 import type { Command } from "commander";
 import type { Plugin } from "../kernel/plugin.ts";
@@ -202,6 +203,8 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
           print: (line, warning) =>
             warning ? framework.cliOutput.err(line) : framework.cliOutput.out(line),
         }),
+        // Slack, GitHub: the Chat SDK and its adapter are imported when the channel starts.
+        ...chatChannels(messageHandler, runtime.sources, (line) => framework.cliOutput.out(line)),
       ];
     },
     provideSteeringInbox(): InMemorySteeringInbox {

@@ -26,6 +26,7 @@ import {
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 import { loadApprovalSettings } from "./approval_rules.ts";
+import { CHANNELS_KEY, loadWebhookSettings, validateChannelsSection } from "./chat_settings.ts";
 import type {
   AgentSettings,
   ChannelSettings,
@@ -306,8 +307,10 @@ export function registerBuiltinConfigSections(): void {
     loadConsoleSettings({ config: data });
     loadSandboxSettings({ config: data });
     loadApprovalSettings({ config: data });
+    loadWebhookSettings({ config: data });
     parseMcpServers(data);
   });
+  registerConfigSection(CHANNELS_KEY, validateChannelsSection);
   registerConfigSection(
     TELEGRAM.section,
     (data) => void loadSection(TELEGRAM, { env: {}, dotenv: {}, data }),

@@ -52,6 +52,14 @@ export {
   type WebConsoleOptions,
 } from "./web/console.ts";
 export { WebChannel, type WebChannelOptions } from "./web/web_channel.ts";
+export { ChatChannel, type ChatChannelOptions } from "./chat/chat_channel.ts";
+export type { ChatCredentials } from "./chat/platforms.ts";
+export {
+  DEFAULT_WEBHOOK_MAX_BODY_BYTES,
+  type WebhookHandler,
+  WebhookServer,
+  type WebhookServerOptions,
+} from "./chat/webhook_server.ts";
 export { Channel, type ChannelAdmitArgs, Interface, Lifecycle } from "./channel.ts";
 export {
   type ChannelClock,

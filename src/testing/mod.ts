@@ -38,6 +38,13 @@ export {
   type RecordedStream,
 } from "../channels/memory_channel.ts";
 export { FakeTelegramServer } from "./fake_telegram.ts";
+export { FakeSlackServer, type SlackDeliveryOptions } from "./fake_slack.ts";
+export { type FakeApiCall, FakeCallLog } from "./_fake_calls.ts";
+export {
+  FakeGitHubServer,
+  type FakeGitHubUser,
+  type GitHubDeliveryOptions,
+} from "./fake_github.ts";
 export type {
   FakeChat,
   FakeFile,

@@ -1,0 +1,149 @@
+/**
+ * The inbound stage of a Chat SDK channel: one message the SDK routed to Bub (a direct message,
+ * a new mention, a message of a subscribed thread) → channel and user admission → a comma command
+ * (allowed users only) or a JSON message handed to the channel manager, with session
+ * `<platform>:<channel>:<thread>` (the SDK's thread id).
+ *
+ * @module
+ */
+import type { Message, Thread } from "chat";
+import { getLogger } from "../../_internal/log.ts";
+import type { MessageHandler } from "../../kernel/channel.ts";
+import { ChannelMessage } from "../../kernel/channel_message.ts";
+import type { ChatAccess, ChatUser } from "./_access.ts";
+
+/** The reply to a user who may not talk to the bot. */
+export const ACCESS_DENIED_MESSAGE = "Access denied.";
+
+/** The reply to a comma command from a user not literally on `allow_users`. */
+export function commandDeniedMessage(platform: string): string {
+  return "Comma commands are only accepted from users listed in " +
+    `BUB_${platform.toUpperCase()}_ALLOW_USERS.`;
+}
+
+/** What {@link routeInbound} needs of its channel. */
+export interface InboundContext {
+  /** The channel and platform name (`slack`). */
+  readonly channel: string;
+  /** The allowlists. */
+  readonly access: ChatAccess;
+  /** Receives the built messages (the channel manager's handler). */
+  readonly handler: MessageHandler;
+  /** Whether refused users get a reply. */
+  readonly answersStrangers: boolean;
+}
+
+/** How a message reached Bub. */
+export type InboundRoute = "direct" | "mention" | "subscribed";
+
+/** The platform-local part of an SDK id (`slack:C1` → `C1`). */
+export function localId(platform: string, id: string): string {
+  return id.startsWith(`${platform}:`) ? id.slice(platform.length + 1) : id;
+}
+
+/**
+ * The text without a leading mention of the bot (`<@U1>`, `@bub`, `@bub:`, `@bub,`); a comma
+ * right before the text (`@bub ,help`) stays: it starts a comma command.
+ */
+export function withoutLeadingMention(text: string): string {
+  return text.replace(/^\s*(?:<@[^>\s]+>|@[\w.\-\[\]]+)(?:[:,](?=\s))?\s*/, "").trim();
+}
+
+function refuse(thread: Thread, context: InboundContext, text: string): Promise<void> {
+  if (!context.answersStrangers) return Promise.resolve();
+  return thread.post(text).then(() => {}, (error: unknown) => {
+    getLogger(["bub", "channels", context.channel]).warning(
+      "{channel}.reply failed: {error}",
+      { channel: context.channel, error: (error as Error).message },
+    );
+  });
+}
+
+/** A typing lifespan of `thread`: entering starts the platform's typing indicator, if any. */
+function typingLifespan(thread: Thread, channel: string): AsyncDisposable & { enter(): void } {
+  return {
+    enter() {
+      thread.startTyping().catch((error: unknown) =>
+        getLogger(["bub", "channels", channel]).debug("{channel}.typing failed: {error}", {
+          channel,
+          error: (error as Error).message,
+        })
+      );
+    },
+    [Symbol.asyncDispose]: () => Promise.resolve(),
+  };
+}
+
+/**
+ * Admits one message and hands it to the handler; resolves once the handler took it over (or it
+ * was refused).
+ */
+export async function routeInbound(
+  thread: Thread,
+  message: Message,
+  route: InboundRoute,
+  context: InboundContext,
+): Promise<void> {
+  const { channel, access } = context;
+  const logger = getLogger(["bub", "channels", channel]);
+  if (message.author.isMe) return;
+  const channelId = localId(channel, thread.channelId);
+  if (!access.channelAllowed(channelId)) {
+    logger.debug("{channel}.ignored channel_id={channelId}: channel not allowed", {
+      channel,
+      channelId,
+    });
+    return;
+  }
+  const user: ChatUser = { id: message.author.userId ?? "", name: message.author.userName ?? "" };
+  if (!access.userAllowed(user)) {
+    logger.warning("{channel}.denied user_id={userId} user_name={userName} thread={thread}", {
+      channel,
+      userId: user.id,
+      userName: user.name,
+      thread: thread.id,
+    });
+    return refuse(thread, context, ACCESS_DENIED_MESSAGE);
+  }
+  const text = withoutLeadingMention(message.text ?? "");
+  // The sender decides the approvals its turns ask for (the turn origin's sender).
+  const base = {
+    sessionId: thread.id,
+    channel,
+    chatId: thread.id,
+    context: { sender_id: user.id },
+  };
+  if (text.startsWith(",")) {
+    if (!access.userListed(user)) {
+      logger.warning("{channel}.command_denied user_id={userId} user_name={userName}", {
+        channel,
+        userId: user.id,
+        userName: user.name,
+      });
+      return refuse(thread, context, commandDeniedMessage(channel));
+    }
+    await context.handler(new ChannelMessage({ ...base, content: text, kind: "command" }));
+    return;
+  }
+  const content = {
+    message: text,
+    message_id: message.id,
+    sender_id: user.id,
+    username: user.name,
+    full_name: message.author.fullName ?? user.name,
+    channel_id: channelId,
+    date: message.metadata?.dateSent?.toISOString?.() ?? null,
+  };
+  // Handed over before any await, so concurrent deliveries keep their order.
+  const handed = context.handler(
+    new ChannelMessage({
+      ...base,
+      content: JSON.stringify(content),
+      isActive: route !== "subscribed" || Boolean(message.isMention),
+      lifespan: typingLifespan(thread, channel),
+    }),
+  );
+  // A mention opens the thread to Bub: its follow-ups come as subscribed messages.
+  if (route === "mention") await thread.subscribe();
+  await handed;
+}

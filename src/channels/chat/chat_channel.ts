@@ -1,0 +1,292 @@
+/**
+ * The `chat` channel family: one Bub channel per enabled platform (`slack`, `github`), each
+ * hosting Vercel's Chat SDK with that platform's adapter. The SDK and the adapter are imported
+ * when the channel starts; inbound webhooks arrive through the shared {@link WebhookServer}.
+ *
+ * @module
+ */
+import type { Chat, Message, StateAdapter, Thread } from "chat";
+import { getLogger } from "../../_internal/log.ts";
+import { redactedErrorText } from "../../_internal/redact.ts";
+import type { MessageHandler } from "../../kernel/channel.ts";
+import type { ChannelMessage } from "../../kernel/channel_message.ts";
+import type { Envelope } from "../../kernel/envelope.ts";
+import { BubError } from "../../kernel/errors.ts";
+import { inboundOf } from "../../kernel/inbound.ts";
+import type { StreamEvent } from "../../kernel/stream_events.ts";
+import { Channel } from "../channel.ts";
+import { ChatAccess } from "./_access.ts";
+import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
+import { type InboundRoute, routeInbound } from "./_inbound.ts";
+import { postStreamed, StreamedAnswers } from "./_stream.ts";
+import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
+import type { WebhookServer } from "./webhook_server.ts";
+
+/**
+ * Options of {@link ChatChannel}.
+ *
+ * @example
+ * ```ts
+ * import { type ChatChannelOptions, WebhookServer } from "@bub/core/channels";
+ * const options: ChatChannelOptions = {
+ *   platform: "github",
+ *   handler: async () => {},
+ *   credentials: { token: "ghp_x", webhookSecret: "s", userName: "bub" },
+ *   allowUsers: ["ada"],
+ *   allowChannels: ["acme/app"],
+ *   webhooks: new WebhookServer({ port: 0 }),
+ * };
+ * ```
+ */
+export interface ChatChannelOptions {
+  /** The platform, also the channel name: `slack` or `github`. */
+  platform: string;
+  /** Receives inbound messages (the channel manager's handler). */
+  handler: MessageHandler;
+  /** The platform's credentials and API base. */
+  credentials: ChatCredentials;
+  /** User ids or names allowed to talk; `["*"]` = everyone; comma commands only from listed ones. */
+  allowUsers?: readonly string[] | null;
+  /** Channel ids (GitHub: `owner/repo`) served; empty = every channel. */
+  allowChannels?: readonly string[] | null;
+  /** The webhook server shared by the webhook platforms. */
+  webhooks: WebhookServer;
+}
+
+/** The text of an outbound content: its JSON `message` field, else the content itself. */
+function outboundText(content: string): string {
+  try {
+    const data: unknown = JSON.parse(content);
+    if (typeof data === "object" && data !== null && !Array.isArray(data) && "message" in data) {
+      const field = (data as { message: unknown }).message;
+      return typeof field === "string" ? field : field === null ? "" : JSON.stringify(field);
+    }
+  } catch { /* not JSON: the raw content */ }
+  return content;
+}
+
+/**
+ * A Bub channel serving one chat platform through the Chat SDK: sessions per thread
+ * (`slack:<channel>:<thread>`), Telegram's admission rules, comma commands for listed users, the
+ * answer posted back to the thread (streamed as edits with `stream_output` where the platform
+ * allows it), typing where the platform has it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ChatChannel, WebhookServer } from "@bub/core/channels";
+ * const channel = new ChatChannel({
+ *   platform: "slack",
+ *   handler: async () => {},
+ *   credentials: { botToken: "xoxb-1", signingSecret: "s" },
+ *   allowUsers: ["U1"],
+ *   webhooks: new WebhookServer({ port: 0 }),
+ * });
+ * assert.ok(channel.enabled && channel.name === "slack"); // nothing imported until start
+ * ```
+ */
+export class ChatChannel extends Channel {
+  /** The platform's name (`slack`, `github`). */
+  readonly name: string;
+  readonly #options: ChatChannelOptions;
+  readonly #platform: ChatPlatform;
+  readonly #access: ChatAccess;
+  readonly #streamed = new StreamedAnswers();
+  readonly #tasks = new Set<Promise<unknown>>();
+  #chat: Chat | null = null;
+  #sdk: typeof import("chat") | null = null;
+  #starting: Promise<void> | null = null;
+  #route: AsyncDisposable | null = null;
+
+  /**
+   * Creates the channel (nothing is imported until it starts).
+   *
+   * @param options the platform, handler, credentials, allowlists and webhook server
+   * @throws {BubError} (`config`) for an unknown platform
+   * @throws {TypeError} when the handler is not a function
+   */
+  constructor(options: ChatChannelOptions) {
+    super();
+    const platform = CHAT_PLATFORMS[options.platform];
+    if (!platform) {
+      throw new BubError(
+        "config",
+        `Unknown chat platform ${JSON.stringify(options.platform)} (known: ${
+          Object.keys(CHAT_PLATFORMS).join(", ")
+        })`,
+      );
+    }
+    if (typeof options.handler !== "function") {
+      throw new TypeError(`Chat channel handler must be a function, got ${typeof options.handler}`);
+    }
+    this.name = platform.name;
+    this.#platform = platform;
+    this.#options = options;
+    this.#access = new ChatAccess(platform.name, options.allowUsers, options.allowChannels);
+  }
+
+  /** True: bursts of messages are merged. */
+  override get needsDebounce(): boolean {
+    return true;
+  }
+
+  /** True when the platform's credentials are set. */
+  override get enabled(): boolean {
+    return this.#platform.configured(this.#options.credentials);
+  }
+
+  /**
+   * Imports the SDK and the adapter, initializes them and routes the platform's webhooks here.
+   *
+   * @throws {BubError} kind `config` when neither allowlist is set, a credential is missing or
+   *   the webhook port is taken
+   */
+  start(_stop: AbortController): Promise<void> {
+    return this.#starting ??= this.#start().catch((error) => {
+      this.#starting = null;
+      throw error;
+    });
+  }
+
+  async #start(): Promise<void> {
+    if (!this.#access.configured) throw this.#access.openError();
+    const open = this.#access.openWarning();
+    const logger = getLogger(["bub", "channels", this.name]);
+    if (open !== null) logger.warning(open);
+    const secrets = this.#platform.secrets(this.#options.credentials);
+    const sdkLog = sdkLogger(this.name, secrets);
+    const [sdk, { createMemoryState }, adapter] = await Promise.all([
+      import("chat"),
+      import("@chat-adapter/state-memory"),
+      this.#platform.createAdapter(this.#options.credentials, sdkLog),
+    ]);
+    const chat = new sdk.Chat({
+      userName: this.#options.credentials.userName || "bub",
+      adapters: { [this.name]: adapter },
+      // The memory state's own copy of `chat` types differs only nominally (same shape).
+      state: createMemoryState() as unknown as StateAdapter,
+      logger: sdkLog,
+      // Bub's channel manager debounces and queues per session; the SDK's default ("drop" a
+      // message while the thread's handler runs) would lose messages during a hand-off.
+      concurrency: "concurrent",
+    });
+    const on = (route: InboundRoute) => (thread: Thread, message: Message) =>
+      this.#inbound(thread, message, route);
+    chat.onDirectMessage(on("direct"));
+    chat.onNewMention(on("mention"));
+    chat.onSubscribedMessage(on("subscribed"));
+    if (this.#platform.buttons) {
+      chat.onAction([...APPROVAL_ACTIONS], (event) =>
+        handleApprovalAction(event, {
+          channel: this.name,
+          access: this.#access,
+          handler: this.#options.handler,
+        }).catch((error: unknown) =>
+          getLogger(["bub", "channels", this.name]).error("{channel}.action failed: {error}", {
+            channel: this.name,
+            error: this.#redact(error),
+          })
+        ));
+    }
+    await chat.initialize();
+    this.#chat = chat;
+    this.#sdk = sdk;
+    const webhook = chat.webhooks[this.name]!;
+    this.#route = await this.#options.webhooks.register(
+      this.name,
+      (request) => webhook(request, { waitUntil: (task) => this.#track(task) }),
+    );
+    logger.info(
+      "{channel}.start allow_users_count={users} allow_channels_count={channels}",
+      { channel: this.name, users: this.#access.users.size, channels: this.#access.channels.size },
+    );
+  }
+
+  /** Stops taking webhooks, waits for the messages being handled and shuts the SDK down. */
+  async stop(): Promise<void> {
+    const starting = this.#starting;
+    this.#starting = null;
+    await starting?.catch(() => {});
+    const route = this.#route;
+    this.#route = null;
+    await route?.[Symbol.asyncDispose]();
+    await Promise.allSettled([...this.#tasks]);
+    const chat = this.#chat;
+    this.#chat = null;
+    await chat?.shutdown().catch((error: unknown) =>
+      getLogger(["bub", "channels", this.name]).debug("{channel}.stop error={error}", {
+        channel: this.name,
+        error: this.#redact(error),
+      })
+    );
+  }
+
+  /**
+   * Posts an outbound message's text (its JSON `message` field, else the content) to its thread
+   * as Markdown; blank text, or the text just streamed there, posts nothing. On a platform with
+   * buttons each `,approve <id>` the text asks for is followed by an Approve / Always / Deny card.
+   *
+   * @throws {BubError} kind `config` when the channel has not started
+   */
+  override async send(message: ChannelMessage): Promise<void> {
+    const text = outboundText(String(message.content ?? ""));
+    if (text.trim() === "") return;
+    const streamed = message.kind !== "error" && this.#streamed.take(message.chatId, text);
+    const thread = this.#thread(message.chatId);
+    if (!streamed) await thread.post({ markdown: text });
+    const sdk = this.#sdk;
+    if (!this.#platform.buttons || sdk === null) return;
+    for (const id of approvalIds(text)) await thread.post(approvalCard(sdk, id));
+  }
+
+  /**
+   * Posts the turn's text to the thread as it streams (Slack: native streaming in DMs, else a
+   * message edited as text arrives; GitHub: one comment at the end) and re-yields every event.
+   */
+  override streamEvents(
+    message: Envelope,
+    stream: AsyncIterable<StreamEvent>,
+  ): AsyncIterable<StreamEvent> {
+    const chatId = String(inboundOf(message).chatId ?? "");
+    if (this.#chat === null || chatId === "") return stream;
+    return postStreamed(this.#thread(chatId), stream, {
+      posted: (text) => this.#streamed.add(chatId, text),
+      failed: (error) =>
+        getLogger(["bub", "channels", this.name]).error("{channel}.stream failed: {error}", {
+          channel: this.name,
+          error: this.#redact(error),
+        }),
+    });
+  }
+
+  #thread(chatId: string): Thread {
+    const chat = this.#chat;
+    if (!chat) {
+      throw new BubError("config", `Cannot post to ${this.name}: the channel has not started`);
+    }
+    return chat.thread(chatId);
+  }
+
+  #inbound(thread: Thread, message: Message, route: InboundRoute): Promise<void> {
+    return routeInbound(thread, message, route, {
+      channel: this.name,
+      access: this.#access,
+      handler: this.#options.handler,
+      answersStrangers: this.#platform.answersStrangers,
+    }).catch((error: unknown) => {
+      getLogger(["bub", "channels", this.name]).error(
+        "{channel}.inbound failed thread={thread}: {error}",
+        { channel: this.name, thread: thread.id, error: this.#redact(error) },
+      );
+    });
+  }
+
+  #track(task: Promise<unknown>): void {
+    const tracked = task.catch(() => {}).finally(() => this.#tasks.delete(tracked));
+    this.#tasks.add(tracked);
+  }
+
+  #redact(error: unknown): string {
+    return redactedErrorText(error, this.#platform.secrets(this.#options.credentials));
+  }
+}

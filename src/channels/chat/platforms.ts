@@ -1,0 +1,146 @@
+/**
+ * The chat platforms the {@link ChatChannel} hosts through Vercel's Chat SDK: how each one's
+ * adapter is created from Bub's settings (imported only when the platform starts), its
+ * credentials, and how Bub names its conversations.
+ *
+ * @module
+ */
+import type { Adapter, Logger } from "chat";
+import { redactSecrets } from "../../_internal/redact.ts";
+import { getLogger } from "../../_internal/log.ts";
+import { BubError } from "../../kernel/errors.ts";
+
+/**
+ * The credentials and endpoints of one platform (Bub's setting names).
+ *
+ * @example
+ * ```ts
+ * import type { ChatCredentials } from "@bub/core/channels";
+ * const slack: ChatCredentials = {
+ *   botToken: "xoxb-1",
+ *   signingSecret: "secret",
+ *   apiBase: "http://127.0.0.1:9000/api/", // a proxy or a fake
+ * };
+ * ```
+ */
+export interface ChatCredentials {
+  /** Slack: the bot token (`xoxb-…`). */
+  botToken?: string;
+  /** Slack: the signing secret. */
+  signingSecret?: string;
+  /** GitHub: a personal access token. */
+  token?: string;
+  /** GitHub: the webhook secret. */
+  webhookSecret?: string;
+  /** The bot's user name (GitHub: its login, which mentions name). */
+  userName?: string;
+  /** The platform's Web API base URL (proxies, tests); null = the platform's own. */
+  apiBase?: string | null;
+}
+
+/** What Bub needs to know of a platform. */
+export interface ChatPlatform {
+  /** The channel name and the Chat SDK adapter key (`slack`). */
+  readonly name: string;
+  /** Whether strangers get a refusal reply (a public GitHub issue gets none: no spam). */
+  readonly answersStrangers: boolean;
+  /** Whether approvals get native buttons (Slack Block Kit). */
+  readonly buttons: boolean;
+  /** True when the credentials needed to serve are set. */
+  configured(credentials: ChatCredentials): boolean;
+  /** The secrets to redact from log lines. */
+  secrets(credentials: ChatCredentials): string[];
+  /** Creates the Chat SDK adapter (imports the adapter package). */
+  createAdapter(credentials: ChatCredentials, logger: Logger): Promise<Adapter>;
+}
+
+function required(platform: string, value: string | undefined, env: string): string {
+  if (value && value.trim() !== "") return value.trim();
+  throw new BubError("config", `Cannot start the ${platform} channel: set ${env}`, {
+    platform,
+  });
+}
+
+/** Slack through the Events API (webhooks signed with the signing secret). */
+const SLACK: ChatPlatform = {
+  name: "slack",
+  answersStrangers: true,
+  buttons: true,
+  configured: (c) => (c.botToken ?? "").trim() !== "",
+  secrets: (c) => [c.botToken ?? "", c.signingSecret ?? ""],
+  async createAdapter(c, logger) {
+    const { createSlackAdapter } = await import("@chat-adapter/slack");
+    const apiBase = c.apiBase ? c.apiBase.replace(/\/*$/, "/") : undefined;
+    return createSlackAdapter({
+      botToken: required("slack", c.botToken, "BUB_SLACK_BOT_TOKEN"),
+      signingSecret: required("slack", c.signingSecret, "BUB_SLACK_SIGNING_SECRET"),
+      ...(apiBase ? { apiUrl: apiBase } : {}),
+      logger,
+    }) as unknown as Adapter;
+  },
+};
+
+/** GitHub issue and pull-request comments (webhooks signed with the webhook secret). */
+const GITHUB: ChatPlatform = {
+  name: "github",
+  answersStrangers: false,
+  buttons: false,
+  configured: (c) => (c.token ?? "").trim() !== "",
+  secrets: (c) => [c.token ?? "", c.webhookSecret ?? ""],
+  async createAdapter(c, logger) {
+    const { createGitHubAdapter } = await import("@chat-adapter/github");
+    const apiBase = c.apiBase ? c.apiBase.replace(/\/+$/, "") : undefined;
+    return createGitHubAdapter({
+      token: required("github", c.token, "BUB_GITHUB_TOKEN"),
+      webhookSecret: required("github", c.webhookSecret, "BUB_GITHUB_WEBHOOK_SECRET"),
+      userName: c.userName || "bub",
+      ...(apiBase ? { apiUrl: apiBase } : {}),
+      logger,
+    }) as unknown as Adapter;
+  },
+};
+
+/**
+ * The platforms by name.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CHAT_PLATFORMS } from "./platforms.ts";
+ * assert.ok(CHAT_PLATFORMS.slack?.configured({ botToken: "xoxb-1" }));
+ * ```
+ */
+export const CHAT_PLATFORMS: Readonly<Record<string, ChatPlatform>> = {
+  slack: SLACK,
+  github: GITHUB,
+};
+
+/** A Chat SDK logger writing to Bub's log (category `bub.channels.<platform>`), secrets redacted. */
+export function sdkLogger(platform: string, secrets: readonly string[]): Logger {
+  const make = (path: readonly [string, ...string[]]): Logger => {
+    const log = getLogger(path);
+    const line = (message: string, args: unknown[]): [string, Record<string, unknown>] => {
+      let detail = "";
+      if (args.length > 0) {
+        try {
+          detail = " " +
+            JSON.stringify(
+              args,
+              (_key, value) => value instanceof Error ? `${value.name}: ${value.message}` : value,
+            );
+        } catch {
+          detail = " " + String(args);
+        }
+      }
+      return ["{line}", { line: redactSecrets(`${message}${detail}`, secrets) }];
+    };
+    return {
+      child: (prefix) => make([...path, prefix]),
+      debug: (message, ...args) => log.debug(...line(message, args)),
+      info: (message, ...args) => log.debug(...line(message, args)),
+      warn: (message, ...args) => log.warning(...line(message, args)),
+      error: (message, ...args) => log.error(...line(message, args)),
+    };
+  };
+  return make(["bub", "channels", platform, "sdk"]);
+}

@@ -1,0 +1,99 @@
+/**
+ * Private: the payloads and message texts of the fake Slack (Block Kit interactions, the text of
+ * posted, updated and streamed messages).
+ *
+ * @module
+ */
+
+/** The text of a posted or updated message: `markdown_text`, else `text`. */
+export function textOf(params: Record<string, unknown>): string {
+  return String(params.markdown_text ?? params.text ?? "");
+}
+
+/** The text of a streaming call's `chunks` (a JSON array of `markdown_text` chunks). */
+export function chunkText(params: Record<string, unknown>): string {
+  const chunks = typeof params.chunks === "string" ? JSON.parse(params.chunks) : params.chunks;
+  if (!Array.isArray(chunks)) return String(params.markdown_text ?? "");
+  return chunks.map((chunk) => (chunk as { text?: unknown }).text ?? "").join("");
+}
+
+/** A `block_actions` interaction: `user` clicks `button` in `channel`. */
+export function blockActionsPayload(
+  teamId: string,
+  user: string,
+  channel: string,
+  button: { actionId: string; value: string; messageTs: string; threadTs: string },
+  actionTs: string,
+): Record<string, unknown> {
+  return {
+    type: "block_actions",
+    team: { id: teamId },
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase() },
+    api_app_id: "A0001",
+    trigger_id: `trigger-${actionTs}`,
+    container: {
+      type: "message",
+      message_ts: button.messageTs,
+      channel_id: channel,
+      thread_ts: button.threadTs,
+    },
+    channel: { id: channel, name: "general" },
+    message: { ts: button.messageTs, thread_ts: button.threadTs, type: "message" },
+    actions: [{
+      type: "button",
+      action_id: button.actionId,
+      block_id: "actions",
+      value: button.value,
+      action_ts: actionTs,
+    }],
+  };
+}
+
+/** The fake Web API's answer to a call of `method`. */
+export function webApiAnswer(
+  method: string,
+  params: Record<string, unknown>,
+  ids: { teamId: string; botUserId: string },
+): Record<string, unknown> {
+  switch (method) {
+    case "auth.test":
+      return {
+        ok: true,
+        url: "https://fake.slack.test/",
+        team: "Fake",
+        user: "bub",
+        team_id: ids.teamId,
+        user_id: ids.botUserId,
+        bot_id: "BBUB",
+      };
+    case "chat.postMessage":
+      return {
+        ok: true,
+        channel: params.channel,
+        ts: params.__ts,
+        message: { type: "message", text: textOf(params), ts: params.__ts, user: ids.botUserId },
+      };
+    case "chat.startStream":
+      return { ok: true, channel: params.channel, ts: params.__ts };
+    case "chat.appendStream":
+    case "chat.stopStream":
+      return { ok: true, channel: params.channel, ts: params.ts };
+    case "chat.update":
+      return { ok: true, channel: params.channel, ts: params.ts, text: params.text };
+    case "users.info": {
+      const id = String(params.user ?? "");
+      const name = id.toLowerCase();
+      return {
+        ok: true,
+        user: { id, name, real_name: name, profile: { display_name: name, real_name: name } },
+      };
+    }
+    case "conversations.info":
+      return {
+        ok: true,
+        channel: { id: params.channel, name: "general", is_channel: true, is_im: false },
+      };
+    default:
+      return { ok: true };
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * A fake Slack on 127.0.0.1 for tests: the Web API methods the Chat SDK's Slack adapter calls
+ * (`auth.test`, `chat.postMessage`, `chat.update`, `users.info`, …; anything else answers `ok`)
+ * and a sender of signed Events API webhooks (Slack's `v0` HMAC signature, retry headers).
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
+import { blockActionsPayload, chunkText, textOf, webApiAnswer } from "./_slack_payloads.ts";
+
+export type { FakeApiCall } from "./_fake_calls.ts";
+
+/**
+ * Options of one delivered event.
+ *
+ * @example
+ * ```ts
+ * import type { SlackDeliveryOptions } from "@bub/core/testing";
+ * const retry: SlackDeliveryOptions = { eventId: "Ev000001", retryNum: 1 };
+ * ```
+ */
+export interface SlackDeliveryOptions {
+  /** The `event_id` (default: a fresh one); a redelivery reuses it. */
+  eventId?: string;
+  /** Sends `X-Slack-Retry-Num` (and `X-Slack-Retry-Reason: http_timeout`). */
+  retryNum?: number;
+  /** Signs with this secret instead of the real one (a forgery). */
+  secret?: string;
+  /** Leaves the signature headers out. */
+  unsigned?: boolean;
+}
+
+/**
+ * The fake Slack.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeSlackServer } from "@bub/core/testing";
+ * await using slack = await FakeSlackServer.start();
+ * const response = await fetch(`${slack.apiBase}auth.test`, {
+ *   method: "POST",
+ *   headers: { authorization: `Bearer ${slack.botToken}` },
+ * });
+ * assert.equal((await response.json()).user_id, slack.botUserId);
+ * ```
+ */
+export class FakeSlackServer implements AsyncDisposable {
+  /** The bot token the app is configured with. */
+  readonly botToken = "xoxb-fake-slack-token";
+  /** The signing secret of the app's webhooks. */
+  readonly signingSecret = "fake-slack-signing-secret";
+  /** The bot's user id. */
+  readonly botUserId = "UBUB";
+  /** The workspace. */
+  readonly teamId = "T0001";
+  /** The API calls received. */
+  readonly log: FakeCallLog = new FakeCallLog();
+  #http: LoopbackServer;
+  #ts = 1_700_000_000;
+  #rateLimited = new Map<string, number>();
+  #eventId = 1;
+
+  private constructor(http: LoopbackServer) {
+    this.#http = http;
+  }
+
+  /** Starts the fake on a free port. */
+  static async start(): Promise<FakeSlackServer> {
+    const ref: { server?: FakeSlackServer } = {};
+    const http = await startLoopbackServer(
+      (req, res) => ref.server!.#handle(req, res),
+      (res, error) => {
+        if (!res.headersSent) reply(res, 500, { ok: false, error: String(error) });
+        else if (!res.destroyed) res.destroy();
+      },
+    );
+    ref.server = new FakeSlackServer(http);
+    return ref.server;
+  }
+
+  /** The Web API base (`http://127.0.0.1:<port>/api/`), Bub's `api_base`. */
+  get apiBase(): string {
+    return `http://127.0.0.1:${this.#http.port}/api/`;
+  }
+
+  /**
+   * Answers the next `times` calls of `method` with HTTP 429 and `Retry-After: 1`, as Slack's
+   * rate limiter does (the calls are logged with `rateLimited: true` in their params).
+   */
+  rateLimit(method: string, times = 1): void {
+    this.#rateLimited.set(method, times);
+  }
+
+  /** The API calls of `method`. */
+  callsOf(method: string): FakeApiCall[] {
+    return this.log.of(method);
+  }
+
+  /** A fresh message timestamp. */
+  nextTs(): string {
+    this.#ts += 1;
+    return `${this.#ts}.000100`;
+  }
+
+  /** An `event_callback` payload of a channel message from `user` (a mention of the bot by default). */
+  messageEvent(
+    user: string,
+    text: string,
+    options: {
+      channel?: string;
+      ts?: string;
+      threadTs?: string;
+      eventId?: string;
+      direct?: boolean;
+    } = {},
+  ): Record<string, unknown> {
+    const ts = options.ts ?? this.nextTs();
+    return {
+      token: "verification",
+      team_id: this.teamId,
+      api_app_id: "A0001",
+      type: "event_callback",
+      event_id: options.eventId ?? `Ev${String(this.#eventId++).padStart(6, "0")}`,
+      event_time: Math.floor(Date.now() / 1000),
+      event: {
+        type: text.includes(`<@${this.botUserId}>`) ? "app_mention" : "message",
+        user,
+        text,
+        ts,
+        event_ts: ts,
+        channel: options.channel ?? (options.direct ? "D0001" : "C0001"),
+        channel_type: options.direct ? "im" : "channel",
+        team: this.teamId,
+        ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+      },
+    };
+  }
+
+  /** POSTs `payload` to `url` as Slack does (signed unless told otherwise); returns the response. */
+  async deliver(
+    url: string,
+    payload: Record<string, unknown>,
+    options: SlackDeliveryOptions = {},
+  ): Promise<Response> {
+    const body = JSON.stringify(
+      options.eventId ? { ...payload, event_id: options.eventId } : payload,
+    );
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (!options.unsigned) {
+      headers["x-slack-request-timestamp"] = timestamp;
+      headers["x-slack-signature"] = `v0=${
+        hmacHex(options.secret ?? this.signingSecret, `v0:${timestamp}:${body}`)
+      }`;
+    }
+    if (options.retryNum !== undefined) {
+      headers["x-slack-retry-num"] = String(options.retryNum);
+      headers["x-slack-retry-reason"] = "http_timeout";
+    }
+    return await fetch(url, { method: "POST", headers, body });
+  }
+
+  /**
+   * Delivers a signed `block_actions` interaction (form-encoded `payload=`): `user` clicks the
+   * button `actionId` carrying `value` on the message `messageTs` of the thread `threadTs`.
+   */
+  async click(
+    url: string,
+    user: string,
+    button: { actionId: string; value: string; messageTs: string; threadTs: string },
+    options: { channel?: string; secret?: string } = {},
+  ): Promise<Response> {
+    const channel = options.channel ?? "C0001";
+    const payload = blockActionsPayload(this.teamId, user, channel, button, this.nextTs());
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    return await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": timestamp,
+        "x-slack-signature": `v0=${
+          hmacHex(options.secret ?? this.signingSecret, `v0:${timestamp}:${body}`)
+        }`,
+      },
+      body,
+    });
+  }
+
+  /** The buttons the bot posted in `channel` (Block Kit `actions` elements), in order. */
+  buttonsIn(
+    channel: string,
+  ): { actionId: string; value: string; messageTs: string; threadTs: string }[] {
+    const out = [];
+    for (const call of this.log.of("chat.postMessage")) {
+      const p = call.params;
+      if (String(p.channel) !== channel || typeof p.blocks !== "string") continue;
+      const blocks = JSON.parse(p.blocks) as { type: string; elements?: unknown[] }[];
+      for (const block of blocks.filter((b) => b.type === "actions")) {
+        for (const element of (block.elements ?? []) as Record<string, unknown>[]) {
+          if (element.type !== "button") continue;
+          out.push({
+            actionId: String(element.action_id),
+            value: String(element.value ?? ""),
+            messageTs: String(p.__ts),
+            threadTs: String(p.thread_ts ?? p.__ts),
+          });
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The texts posted or last updated in `channel`, in order of posting. */
+  messagesIn(channel: string): { ts: string; text: string; threadTs: string | null }[] {
+    const out = new Map<string, { ts: string; text: string; threadTs: string | null }>();
+    for (const call of this.log.calls) {
+      const p = call.params;
+      // A call answered 429 posted nothing.
+      if (String(p.channel) !== channel || p.rateLimited) continue;
+      if (call.method === "chat.startStream") {
+        const ts = String(p.__ts);
+        out.set(ts, { ts, text: chunkText(p), threadTs: (p.thread_ts as string) ?? null });
+      } else if (call.method === "chat.appendStream" || call.method === "chat.stopStream") {
+        const entry = out.get(String(p.ts));
+        if (entry) entry.text += chunkText(p);
+      } else if (call.method === "chat.postMessage") {
+        const ts = String(p.__ts);
+        out.set(ts, { ts, text: textOf(p), threadTs: (p.thread_ts as string) ?? null });
+      } else if (call.method === "chat.update") {
+        const entry = out.get(String(p.ts));
+        if (entry) entry.text = textOf(p);
+      }
+    }
+    return [...out.values()];
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const body = await readBody(req);
+    const params = parseParams(req, body, url);
+    const method = url.pathname.replace(/^\/api\//, "");
+    const authorization = String(req.headers.authorization ?? "");
+    const token = authorization.replace(/^Bearer\s+/i, "") || String(params.token ?? "");
+    const limited = this.#rateLimited.get(method) ?? 0;
+    if (limited > 0) {
+      this.#rateLimited.set(method, limited - 1);
+      this.log.record({ method, params: { ...params, rateLimited: true }, authorization });
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+      res.end(JSON.stringify({ ok: false, error: "ratelimited" }));
+      return;
+    }
+    if (token !== this.botToken) {
+      this.log.record({ method, params, authorization });
+      return reply(res, 200, { ok: false, error: "invalid_auth" });
+    }
+    if (method === "chat.postMessage" || method === "chat.startStream") {
+      params.__ts = this.nextTs();
+    }
+    this.log.record({ method, params, authorization });
+    reply(
+      res,
+      200,
+      webApiAnswer(method, params, { teamId: this.teamId, botUserId: this.botUserId }),
+    );
+  }
+
+  /** Stops the server. */
+  close(): Promise<void> {
+    return this.#http.close();
+  }
+
+  /** Same as {@link close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
