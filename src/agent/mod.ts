@@ -85,13 +85,4 @@ export {
   type PlanOptions,
   type ResumeCall,
 } from "./interrupted_turn.ts";
-export {
-  interruptedOrigin,
-  isIdempotentTool,
-  planSessionRecovery,
-  type RecordedOrigin,
-  type RecoveringAgent,
-  recoverTurn,
-  type RecoverTurnOptions,
-  TURN_RESUMED,
-} from "./turn_recovery.ts";
+export { TURN_RESUMED } from "./turn_recovery.ts";

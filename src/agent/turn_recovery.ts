@@ -46,12 +46,6 @@ export const TURN_RESUMED = "turn.resumed";
 /**
  * Where a turn came from, as `loop.start` records it (`data.origin`), so that a process that
  * resumes the turn without a message knows where its answer goes.
- *
- * @example
- * ```ts
- * import type { RecordedOrigin } from "@bub/core/agent";
- * const origin: RecordedOrigin = { session_id: "telegram:42", channel: "telegram", chat_id: "42", sender: "42" };
- * ```
  */
 export interface RecordedOrigin {
   /** The session. */
@@ -99,14 +93,6 @@ export interface RecoverTurnOptions {
 
 /**
  * True when the tool named `name` (registry or model name) is declared `idempotent: true`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isIdempotentTool } from "@bub/core/agent";
- * import { ToolRegistry } from "@bub/core/tools";
- * assert.equal(isIdempotentTool(new ToolRegistry(), "bash"), false);
- * ```
  */
 export function isIdempotentTool(registry: ToolRegistry, name: string): boolean {
   const tool = registry.get(name) ??
@@ -187,16 +173,6 @@ async function _planFromTape(
 /**
  * Resumes the session's interrupted turn when a crash left one (see the module doc): its
  * stream, or null when there is nothing to resume.
- *
- * @example
- * ```ts
- * import type { RecoveringAgent } from "@bub/core/agent";
- * import { recoverTurn } from "@bub/core/agent";
- * async function serve(agent: RecoveringAgent) {
- *   const resumed = await recoverTurn(agent, { sessionId: "cli:local", state: {} });
- *   if (resumed !== null) for await (const _ of resumed);
- * }
- * ```
  */
 export async function recoverTurn(
   agent: RecoveringAgent,
@@ -222,13 +198,6 @@ function _isEvent(entry: { kind: string; payload: Record<string, unknown> }, nam
 /**
  * The origin an interrupted turn's `loop.start` recorded, or null (a turn from before origins
  * were recorded, or a direct `Agent` call).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { interruptedOrigin } from "@bub/core/agent";
- * assert.equal(interruptedOrigin({ fork: "f", tape: "t", owner: "o", step: 0, calls: [], entries: [] }), null);
- * ```
  */
 export function interruptedOrigin(turn: InterruptedTurn): RecordedOrigin | null {
   for (const entry of turn.entries) {
