@@ -5,7 +5,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
-import type { spawn } from "node:child_process";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
