@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { FakeTelegramServer } from "../src/testing/fake_telegram.ts";
 import { runtimeCommand } from "./_bench_process.ts";
 import { ReplyWatch } from "./_reply_watch.ts";
-import { cpuSecondsOf, percentile, sleep } from "./_soak_common.ts";
+import { cpuSecondsOf, percentile, sleep } from "./_process_measure.ts";
 
 const GATEWAY = fileURLToPath(new URL("./_cluster_gateway.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

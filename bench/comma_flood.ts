@@ -15,7 +15,7 @@
  */
 import process from "node:process";
 import { markerOf, rawEcho, startCommaBub } from "./_comma_turns.ts";
-import { startBurners } from "./_soak_common.ts";
+import { startBurners } from "./_process_measure.ts";
 
 function parseArgs(argv: readonly string[]): { count: number; burners: number } {
   const options = { count: 1500, burners: 0 };
