@@ -8,7 +8,8 @@
  */
 import { buildChatEntries } from "../tape/info.ts";
 import type { Tape } from "../tape/tape.ts";
-import type { CallAnswer, CallSetup, ModelRunArgs, PreparedRequest } from "./model_call.ts";
+import type { CallAnswer } from "./model_call.ts";
+import type { CallSetup, ModelRunArgs, PreparedRequest } from "./model_request.ts";
 import type { ChatUsage } from "./model_client.ts";
 
 /**

@@ -10,13 +10,8 @@ import { AsyncStreamEvents, type StreamEvent, StreamState } from "../kernel/stre
 import type { Tape } from "../tape/tape.ts";
 import { ToolExecutor } from "../tools/executor.ts";
 import { isOwnClient, type ModelClient } from "./model_client.ts";
-import {
-  type CallSetup,
-  type ModelRunArgs,
-  prepareRequest,
-  recordCall,
-  streamEvents,
-} from "./model_call.ts";
+import { type CallSetup, type ModelRunArgs, prepareRequest } from "./model_request.ts";
+import { recordCall, streamEvents } from "./model_call.ts";
 import { recordToolCalls, recordToolResults } from "./_step_records.ts";
 import { executeWithEvents, toolInvocations } from "./_tool_calls.ts";
 import { tracedModelClient } from "./_traced_model_client.ts";
