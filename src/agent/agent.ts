@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { getLogger } from "../_internal/log.ts";
 import type { AgentHost } from "../kernel/agent_host.ts";
 import type { Envelope } from "../kernel/envelope.ts";
-import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
+import type { AsyncStreamEvents } from "../kernel/stream.ts";
 import type { Prompt, TurnState } from "../kernel/turn.ts";
 import { workspaceFromState } from "../environment/from_state.ts";
 import { InMemoryTapeStore } from "../tape/memory_store.ts";
@@ -33,12 +33,11 @@ import {
   grantCovers,
   readApprovals,
   recordApprovalRequests,
-  TURN_ORIGIN_STATE_KEY,
-  turnOrigin,
 } from "./approvals.ts";
 import { findSuspendedTurn, resumeStep } from "./turn_resume.ts";
 import { ModelRunner } from "./model_runner.ts";
-import { recoverTurn, TURN_RESUMED } from "./turn_recovery.ts";
+import { recordedOrigin, recoverTurn, TURN_RESUMED } from "./turn_recovery.ts";
+import { followedBy, textEvents } from "./text_events.ts";
 
 const logger = getLogger(["bub", "agent"]);
 
@@ -66,28 +65,6 @@ function promptText(prompt: Prompt | null): string {
   return prompt.filter((part) => part.type === "text").map((part) => String(part.text ?? "")).join(
     "\n",
   );
-}
-
-/** `{origin}` for `loop.start` when the turn came from a channel (empty for direct calls). */
-function recordedOrigin(sessionId: string, state: TurnState): Record<string, unknown> {
-  const raw = state[TURN_ORIGIN_STATE_KEY];
-  if (raw === undefined) return {};
-  const output = (raw as { output_channel?: unknown } | null)?.output_channel;
-  return {
-    origin: {
-      session_id: sessionId,
-      ...turnOrigin(state),
-      ...(typeof output === "string" && output !== "" ? { output_channel: output } : {}),
-    },
-  };
-}
-
-function twoEvents(text: string, ok: boolean): AsyncStreamEvents {
-  async function* events(): AsyncGenerator<StreamEvent> {
-    yield { kind: "text", data: { delta: text } };
-    yield { kind: "final", data: { text, ok } };
-  }
-  return new AsyncStreamEvents(events());
 }
 
 /**
@@ -197,7 +174,7 @@ export class Agent {
   async runStream(options: RunStreamOptions): Promise<AsyncStreamEvents> {
     const { sessionId, prompt, state } = options;
     if (!prompt || (Array.isArray(prompt) && prompt.length === 0)) {
-      return twoEvents("error: empty prompt", false);
+      return textEvents("error: empty prompt", false);
     }
     if (!("session_id" in state) || state.session_id === null || state.session_id === undefined) {
       state.session_id = sessionId;
@@ -220,14 +197,15 @@ export class Agent {
       }
       this.#recoveryChecked.add(tapeName);
     }
-    if (recovered !== null) return this.#after(recovered, () => this.#newTurn(options));
+    if (recovered !== null) return followedBy(recovered, () => this.#newTurn(options));
     return await this.#newTurn(options);
   }
 
   /**
    * Resumes the session's turn a crash interrupted (see `turn_recovery.ts`); null when there is
    * none. A process that starts serving a session calls it to deliver that turn's answer
-   * without waiting for a message; {@link runStream} calls it before every turn.
+   * without waiting for a message; {@link runStream} calls it before a session's first turn in
+   * this process.
    */
   recoverTurn(options: {
     sessionId: string;
@@ -236,16 +214,6 @@ export class Agent {
   }): Promise<AsyncStreamEvents | null> {
     options.state.session_id ??= options.sessionId;
     return recoverTurn(this, options);
-  }
-
-  /** `first`'s events, a blank line, then the events of the turn `next` starts once it ended. */
-  #after(first: AsyncStreamEvents, next: () => Promise<AsyncStreamEvents>): AsyncStreamEvents {
-    async function* events(): AsyncGenerator<StreamEvent> {
-      yield* first;
-      yield { kind: "text", data: { delta: "\n\n" } };
-      yield* await next();
-    }
-    return new AsyncStreamEvents(events(), { state: first.state });
   }
 
   async #newTurn(options: RunStreamOptions): Promise<AsyncStreamEvents> {
@@ -276,7 +244,7 @@ export class Agent {
         signal: options.signal,
       });
       await fork[Symbol.asyncDispose]();
-      return twoEvents(output, true);
+      return textEvents(output, true);
     }
     const allowedTools = options.allowedTools ? [...options.allowedTools] : null;
     const allowedSkills = options.allowedSkills ? [...options.allowedSkills] : null;

@@ -22,7 +22,7 @@ import type { Tape } from "../tape/tape.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { modelToolName } from "../tools/tool.ts";
 import type { TapeEntry } from "../tape/entry.ts";
-import { readApprovals } from "./approvals.ts";
+import { readApprovals, TURN_ORIGIN_STATE_KEY, turnOrigin } from "./approvals.ts";
 import { type CallOutcome, findSuspendedTurn } from "./turn_resume.ts";
 import {
   INTERRUPTED_RESULT,
@@ -214,4 +214,18 @@ export function interruptedOrigin(turn: InterruptedTurn): RecordedOrigin | null 
     };
   }
   return null;
+}
+
+/** `{origin}` for `loop.start` when the turn came from a channel (empty for direct calls). */
+export function recordedOrigin(sessionId: string, state: TurnState): Record<string, unknown> {
+  const raw = state[TURN_ORIGIN_STATE_KEY];
+  if (raw === undefined) return {};
+  const output = (raw as { output_channel?: unknown } | null)?.output_channel;
+  return {
+    origin: {
+      session_id: sessionId,
+      ...turnOrigin(state),
+      ...(typeof output === "string" && output !== "" ? { output_channel: output } : {}),
+    },
+  };
 }
