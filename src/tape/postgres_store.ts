@@ -6,39 +6,38 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { BubError } from "../kernel/errors.ts";
 import { KeyedMutex } from "./store/_mutex.ts";
 import { appendColumns, pgAppend, pgBatchLanded } from "./postgres/_append.ts";
-import { connectPg, type PgSql, redactPgUrl } from "./postgres/_client.ts";
+import { redactPgUrl } from "./postgres/_client.ts";
 import {
+  checkLease,
+  leaseLost,
   pgAcquireLease,
   pgReleaseLease,
   pgRenewLease,
   type TapeLease,
 } from "./postgres/_leases.ts";
+import {
+  getPgStoreInternals,
+  type PgStoreInternals,
+  setPgStoreInternals,
+} from "./postgres/_internals.ts";
+import { PgPool } from "./postgres/_pool.ts";
 import { pgFetchAll, pgLatestEvents } from "./postgres/_query.ts";
-import { migratePg, type PgTables, pgTables } from "./postgres/_schema.ts";
-import { isPgTransient } from "./postgres/_transient.ts";
-import { retrySecondsOption, StoreRetry } from "./store/_retry.ts";
+import {
+  journalAppend,
+  journalCommit,
+  journalDiscard,
+  journalPending,
+  journalTapes,
+} from "./postgres/_store_forks.ts";
 import { type TapeEntry, validateTapeName } from "./entry.ts";
 import type { TapeQuery } from "./query.ts";
 import type { TapeStore } from "./store.ts";
-import {
-  pgJournalAppend,
-  pgJournalCommit,
-  pgJournalDiscard,
-  pgJournalLanded,
-  pgJournalPending,
-} from "./postgres/_journal.ts";
-import {
-  type ForkJournal,
-  ownerAlive,
-  ownerTag,
-  type PendingFork,
-  validateForkId,
-} from "./fork_journal.ts";
+import type { ForkJournal, PendingFork } from "./fork_journal.ts";
 
 export type { TapeLease } from "./postgres/_leases.ts";
+export type { PgStoreInternals } from "./postgres/_internals.ts";
 
 /**
  * Options of {@link PostgresTapeStore}.
@@ -68,30 +67,9 @@ export interface PostgresTapeStoreOptions {
   retrySeconds?: number;
 }
 
-const INTERNALS = new WeakMap<PostgresTapeStore, PgStoreInternals>();
-
-/** What the PostgreSQL inbox shares with its store: the pool (schema ready) and table names. */
-export interface PgStoreInternals {
-  /** The pool, connected and migrated. */
-  open(): Promise<PgSql>;
-  /** The qualified table names. */
-  readonly tables: PgTables;
-  /** A new client of one connection to the store's database (closed by its user). */
-  connectOne(): Promise<PgSql>;
-  /**
-   * Runs `op` on the pool with the store's retry policy (see
-   * {@link PostgresTapeStoreOptions.retrySeconds}); `what` completes "Cannot ..." in its error.
-   */
-  retry<T>(what: string, op: (sql: PgSql, attempt: number) => Promise<T>): Promise<T>;
-  /** Ends every retry now (each failure is final from then on); the pool stays open. */
-  stopRetrying(): void;
-}
-
 /** The pool and tables of `store` (for the modules built on it, not for users). */
 export function pgStoreInternals(store: PostgresTapeStore): PgStoreInternals {
-  const found = INTERNALS.get(store);
-  if (!found) throw new TypeError("Expected a PostgresTapeStore");
-  return found;
+  return getPgStoreInternals(store);
 }
 
 /**
@@ -118,14 +96,8 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
   readonly url: string;
   /** The schema of the tables. */
   readonly schema: string;
-  #url: string;
-  #options: PostgresTapeStoreOptions;
-  #tables: PgTables;
-  #sql: Promise<PgSql> | null = null;
-  #closed = false;
+  #pool: PgPool;
   #appends = new KeyedMutex();
-  #stop = new AbortController();
-  #retry: StoreRetry;
 
   /**
    * Creates the object; nothing connects before the first operation.
@@ -141,70 +113,17 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
         }`,
       );
     }
-    this.#tables = pgTables(options.schema ?? "public");
-    this.#url = url;
-    this.url = redactPgUrl(url);
-    this.schema = options.schema ?? "public";
-    this.#options = options;
-    this.#retry = new StoreRetry({
-      kind: "postgres",
-      name: this.url,
-      retrySeconds: retrySecondsOption("PostgresTapeStore", options.retrySeconds),
-      isTransient: isPgTransient,
-      signal: this.#stop.signal,
-    });
-    INTERNALS.set(this, {
-      open: () => this.#open(),
-      tables: this.#tables,
-      connectOne: () => connectPg(this.#url, { max: 1 }),
-      retry: (what, op) => this.#run(what, op),
-      stopRetrying: () => this.#stop.abort(),
-    });
-  }
-
-  /** `op` on the pool, retried while the server is unreachable. */
-  #run<T>(what: string, op: (sql: PgSql, attempt: number) => Promise<T>): Promise<T> {
-    return this.#retry.run(what, async (attempt) => await op(await this.#open(), attempt));
-  }
-
-  #open(): Promise<PgSql> {
-    if (this.#closed) {
-      return Promise.reject(
-        new BubError("invalid_input", `Cannot use PostgresTapeStore ${this.url}: it is closed`),
-      );
-    }
-    this.#sql ??= (async () => {
-      const sql = await connectPg(this.#url, {
-        ...(this.#options.max === undefined ? {} : { max: this.#options.max }),
-        ...(this.#options.connectTimeoutSeconds === undefined
-          ? {}
-          : { connectTimeoutSeconds: this.#options.connectTimeoutSeconds }),
-      });
-      try {
-        await migratePg(sql, this.schema);
-      } catch (error) {
-        await sql.end({ timeout: 0 }).catch(() => {});
-        throw error;
-      }
-      return sql;
-    })().catch((error) => {
-      this.#sql = null;
-      if (BubError.isInstance(error)) throw error;
-      throw new BubError(
-        "config",
-        `Cannot open PostgreSQL tape store ${this.url}: ${(error as Error)?.message ?? error}`,
-        { url: this.url, schema: this.schema },
-        { cause: error },
-      );
-    });
-    return this.#sql;
+    this.#pool = new PgPool(url, options);
+    this.url = this.#pool.url;
+    this.schema = this.#pool.schema;
+    setPgStoreInternals(this, this.#pool.internals());
   }
 
   /** Sorted tape names with exactly one `__` (no sidecars). */
   async listTapes(): Promise<string[]> {
-    const rows = await this.#run(
+    const rows = await this.#pool.retry(
       "list tapes",
-      (sql) => sql.unsafe(`SELECT name FROM ${this.#tables.tapes}`),
+      (sql) => sql.unsafe(`SELECT name FROM ${this.#pool.tables.tapes}`),
     );
     return rows.map((row) => String(row.name))
       .filter((tape) => tape.split("__").length === 2)
@@ -214,13 +133,14 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
   /** Deletes a tape (its entries and its id counter) in one transaction. */
   async reset(tape: string): Promise<void> {
     validateTapeName(tape);
+    const tables = this.#pool.tables;
     await this.#appends.run(
       tape,
       () =>
-        this.#run(`reset tape ${JSON.stringify(tape)}`, (sql) =>
+        this.#pool.retry(`reset tape ${JSON.stringify(tape)}`, (sql) =>
           sql.begin(async (tx) => {
-            await tx.unsafe(`DELETE FROM ${this.#tables.tapes} WHERE name = $1`, [tape]);
-            await tx.unsafe(`DELETE FROM ${this.#tables.entries} WHERE tape = $1`, [tape]);
+            await tx.unsafe(`DELETE FROM ${tables.tapes} WHERE name = $1`, [tape]);
+            await tx.unsafe(`DELETE FROM ${tables.entries} WHERE tape = $1`, [tape]);
           })),
     );
   }
@@ -245,18 +165,19 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
     if (entries.length === 0) return;
     const fence = options.fence ?? null;
     const batch = randomUUID();
+    const tables = this.#pool.tables;
     const inserted = await this.#appends.run(
       tape,
       () =>
-        this.#run(`append to tape ${JSON.stringify(tape)}`, async (sql, attempt) => {
-          const n = await pgAppend(sql, this.#tables, tape, columns, { fence, batch });
+        this.#pool.retry(`append to tape ${JSON.stringify(tape)}`, async (sql, attempt) => {
+          const n = await pgAppend(sql, tables, tape, columns, { fence, batch });
           // A retry that inserted nothing: the first attempt may have committed before its
           // connection dropped.
           if (n > 0 || attempt === 1) return n;
-          return await pgBatchLanded(sql, this.#tables, tape, batch) ? entries.length : 0;
+          return await pgBatchLanded(sql, tables, tape, batch) ? entries.length : 0;
         }),
     );
-    if (fence && inserted === 0) throw _leaseLost(tape, fence);
+    if (fence && inserted === 0) throw leaseLost(tape, fence);
   }
 
   /**
@@ -269,22 +190,7 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
     entries: readonly TapeEntry[],
     options: { fence?: TapeLease } = {},
   ): Promise<void> {
-    validateForkId(fork);
-    const columns = appendColumns(tape, entries);
-    if (entries.length === 0) return;
-    const fence = options.fence ?? null;
-    const batch = randomUUID();
-    const owner = ownerTag();
-    const inserted = await this.#run(
-      `journal fork ${fork} of tape ${JSON.stringify(tape)}`,
-      async (sql, attempt) => {
-        const options = { fence, batch };
-        const n = await pgJournalAppend(sql, this.#tables, tape, fork, owner, columns, options);
-        if (n > 0 || attempt === 1) return n;
-        return await pgJournalLanded(sql, this.#tables, tape, fork, batch) ? entries.length : 0;
-      },
-    );
-    if (fence && inserted === 0) throw _leaseLost(tape, fence);
+    await journalAppend(this.#pool, tape, fork, entries, options.fence ?? null);
   }
 
   /**
@@ -297,62 +203,38 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
     extra: readonly TapeEntry[] = [],
     options: { fence?: TapeLease } = {},
   ): Promise<void> {
-    validateForkId(fork);
-    const columns = appendColumns(tape, extra);
-    const fence = options.fence ?? null;
-    const result = await this.#appends.run(
-      tape,
-      () =>
-        this.#run(
-          `commit fork ${fork} to tape ${JSON.stringify(tape)}`,
-          (sql) => pgJournalCommit(sql, this.#tables, tape, fork, columns, fence),
-        ),
-    );
-    if (fence && !result.held) throw _leaseLost(tape, fence);
+    await journalCommit(this.#pool, this.#appends, tape, fork, extra, options.fence ?? null);
   }
 
   /** Deletes the journal of `fork`. */
   async journalDiscard(tape: string, fork: string): Promise<void> {
-    validateForkId(fork);
-    await this.#run(
-      `discard fork ${fork} of tape ${JSON.stringify(tape)}`,
-      (sql) => pgJournalDiscard(sql, this.#tables, tape, fork),
-    );
+    await journalDiscard(this.#pool, tape, fork);
+  }
+
+  /** The tapes with a journal, sorted. */
+  async journalTapes(): Promise<string[]> {
+    return await journalTapes(this.#pool);
   }
 
   /** The journals of `tape` still there, oldest first. */
-  /** The tapes with a journal, sorted. */
-  async journalTapes(): Promise<string[]> {
-    const rows = await this.#run(
-      "list forks",
-      (sql) => sql.unsafe(`SELECT DISTINCT tape FROM ${this.#tables.forks} ORDER BY tape`),
-    );
-    return rows.map((row: Record<string, unknown>) => String(row.tape));
-  }
-
   async journalPending(tape: string): Promise<PendingFork[]> {
-    validateTapeName(tape);
-    const forks = await this.#run(
-      `list forks of tape ${JSON.stringify(tape)}`,
-      (sql) => pgJournalPending(sql, this.#tables, tape),
-    );
-    return forks.map((fork) => ({ ...fork, alive: ownerAlive(fork.owner, fork.fork) }));
+    return await journalPending(this.#pool, tape);
   }
 
   /** The newest event of each of `names` (one indexed lookup per name), in tape order. */
   async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
     validateTapeName(tape);
-    return await this.#run(
+    return await this.#pool.retry(
       `read tape ${JSON.stringify(tape)}`,
-      (sql) => pgLatestEvents(sql, this.#tables, tape, names),
+      (sql) => pgLatestEvents(sql, this.#pool.tables, tape, names),
     );
   }
 
   /** Evaluates a query: the anchor slice, kinds and a plain limit in SQL, the rest in memory. */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
-    return await this.#run(
+    return await this.#pool.retry(
       `read tape ${JSON.stringify(query.tape)}`,
-      (sql) => pgFetchAll(sql, this.#tables, query),
+      (sql) => pgFetchAll(sql, this.#pool.tables, query),
     );
   }
 
@@ -362,19 +244,19 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
    * database clock.
    */
   async acquireLease(key: string, owner: string, ttlMs: number): Promise<TapeLease | null> {
-    _checkLease(key, owner, ttlMs);
-    return await pgAcquireLease(await this.#open(), this.#tables, key, owner, ttlMs);
+    checkLease(key, owner, ttlMs);
+    return await pgAcquireLease(await this.#pool.open(), this.#pool.tables, key, owner, ttlMs);
   }
 
   /** Extends a lease for `ttlMs`; null when it was lost (another owner took over). */
   async renewLease(lease: TapeLease, ttlMs: number): Promise<TapeLease | null> {
-    _checkLease(lease?.key, lease?.owner, ttlMs);
-    return await pgRenewLease(await this.#open(), this.#tables, lease, ttlMs);
+    checkLease(lease?.key, lease?.owner, ttlMs);
+    return await pgRenewLease(await this.#pool.open(), this.#pool.tables, lease, ttlMs);
   }
 
   /** Releases a lease at once; false when it had already been lost. */
   async releaseLease(lease: TapeLease): Promise<boolean> {
-    return await pgReleaseLease(await this.#open(), this.#tables, lease);
+    return await pgReleaseLease(await this.#pool.open(), this.#pool.tables, lease);
   }
 
   /**
@@ -400,34 +282,11 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
 
   /** Closes the pool (running queries get 5 s); operations still retrying give up. */
   async close(): Promise<void> {
-    this.#closed = true;
-    this.#stop.abort();
-    const sql = this.#sql;
-    this.#sql = null;
-    if (sql) await (await sql.catch(() => null))?.end({ timeout: 5 });
+    await this.#pool.close();
   }
 
   /** Same as {@link close}. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
-  }
-}
-
-function _leaseLost(tape: string, fence: TapeLease): BubError {
-  return new BubError(
-    "temporary",
-    `Cannot append to tape ${
-      JSON.stringify(tape)
-    }: the lease ${fence.key} (epoch ${fence.epoch}) of ${fence.owner} was lost`,
-    { tape, reason: "lease_lost", key: fence.key, owner: fence.owner, epoch: fence.epoch },
-  );
-}
-
-function _checkLease(key: unknown, owner: unknown, ttlMs: unknown): void {
-  if (typeof key !== "string" || key === "" || typeof owner !== "string" || owner === "") {
-    throw new TypeError("Cannot use a lease: key and owner must be non-empty strings");
-  }
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new TypeError(`Cannot use a lease: ttlMs must be a number > 0, got ${String(ttlMs)}`);
   }
 }

@@ -1,10 +1,12 @@
 /**
  * Leases in the PostgreSQL tape store: one row per key (a session) with its owner, epoch and
  * expiry, on the database clock. Taking a free or expired lease bumps the epoch; appends fenced
- * by an older epoch insert nothing (see `_append.ts`).
+ * by an older epoch insert nothing (see `_append.ts`); such an append fails with `leaseLost`, and
+ * the store checks lease arguments with `checkLease`.
  *
  * @module
  */
+import { BubError } from "../../kernel/errors.ts";
 import type { PgRow, PgSql } from "./_client.ts";
 import type { PgTables } from "./_schema.ts";
 
@@ -82,4 +84,25 @@ export async function pgReleaseLease(sql: PgSql, t: PgTables, lease: TapeLease):
     [lease.key, lease.owner, lease.epoch],
   );
   return rows.length > 0;
+}
+
+/** The `temporary` BubError (`details.reason === "lease_lost"`) of an append `fence` refused. */
+export function leaseLost(tape: string, fence: TapeLease): BubError {
+  return new BubError(
+    "temporary",
+    `Cannot append to tape ${
+      JSON.stringify(tape)
+    }: the lease ${fence.key} (epoch ${fence.epoch}) of ${fence.owner} was lost`,
+    { tape, reason: "lease_lost", key: fence.key, owner: fence.owner, epoch: fence.epoch },
+  );
+}
+
+/** Checks lease arguments: a TypeError unless key and owner are non-empty and `ttlMs` > 0. */
+export function checkLease(key: unknown, owner: unknown, ttlMs: unknown): void {
+  if (typeof key !== "string" || key === "" || typeof owner !== "string" || owner === "") {
+    throw new TypeError("Cannot use a lease: key and owner must be non-empty strings");
+  }
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new TypeError(`Cannot use a lease: ttlMs must be a number > 0, got ${String(ttlMs)}`);
+  }
 }
