@@ -80,6 +80,11 @@ export interface AcpServeOptions {
   bridge?: AcpBridge;
   /** The models an editor may pick per session (config option `model`); none: no options. */
   models?: AcpModels;
+  /**
+   * The model's context window in tokens: after each model call the editor gets a
+   * `usage_update` (tokens in context / this size). Null or absent: unknown, no usage updates.
+   */
+  contextWindow?: number | null;
 }
 
 interface AcpSession {
@@ -307,6 +312,7 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
           media,
           signal: AbortSignal.any([controller.signal, signal]),
           send: (update) => notify(client, session.id, update),
+          contextWindow: options.contextWindow ?? null,
           askPermission: async (params) =>
             (await client.request(methods.client.session.requestPermission, params as never, {
               cancellationSignal: controller.signal,

@@ -99,17 +99,62 @@ export function toolCallEnd(
 }
 
 /**
+ * The `usage_update` of one model call's usage (the OpenAI chat shape Bub reports): `used` is
+ * the tokens the call's context and answer hold, `size` the model's context window; the
+ * input / output / total tokens go in `_meta.usage` (the shape of the protocol's `Usage`).
+ * None when the window is unknown (the protocol requires `size`) or the usage has no tokens.
+ */
+export function usageUpdate(usage: Record<string, unknown>, window: number | null): AcpUpdate[] {
+  const count = (value: unknown) => typeof value === "number" && Number.isFinite(value) ? value : 0;
+  const inputTokens = count(usage.prompt_tokens);
+  const outputTokens = count(usage.completion_tokens);
+  const totalTokens = count(usage.total_tokens) || inputTokens + outputTokens;
+  if (window === null || totalTokens === 0) return [];
+  const details = (key: string, field: string) => {
+    const value = (usage[key] as Record<string, unknown> | undefined)?.[field];
+    return typeof value === "number" ? value : undefined;
+  };
+  const cached = details("prompt_tokens_details", "cached_tokens");
+  const thought = details("completion_tokens_details", "reasoning_tokens");
+  return [{
+    sessionUpdate: "usage_update",
+    used: totalTokens,
+    size: window,
+    _meta: {
+      usage: {
+        inputTokens,
+        outputTokens,
+        totalTokens,
+        ...(cached === undefined ? {} : { cachedReadTokens: cached }),
+        ...(thought === undefined ? {} : { thoughtTokens: thought }),
+      },
+    },
+  }];
+}
+
+/**
  * Turns a running turn's events into `session/update`s. Call ids the model did not give are
  * numbered per turn, so every `tool_call_update` names the `tool_call` it ends.
  */
 export class TurnUpdates {
   readonly #workspace: string;
+  readonly #window: number | null;
   #anonymous = 0;
   readonly #ids = new Map<string, string>();
+  #finish: string | null = null;
 
-  /** Updates for a turn whose relative paths resolve against `workspace`. */
-  constructor(workspace: string) {
+  /**
+   * Updates for a turn whose relative paths resolve against `workspace`, of a model whose
+   * context window is `window` tokens (null: unknown, no `usage_update`).
+   */
+  constructor(workspace: string, window: number | null = null) {
     this.#workspace = workspace;
+    this.#window = window;
+  }
+
+  /** Why the model stopped its last answer when it did not finish it (see `FinalPayload`). */
+  get finishReason(): string | null {
+    return this.#finish;
   }
 
   #callId(callId: string | null, name: string, starting: boolean): string {
@@ -134,6 +179,11 @@ export class TurnUpdates {
         const id = this.#callId(event.data.call_id, name, true);
         return [...planUpdate(name, args), toolCallStart(id, name, args, this.#workspace)];
       }
+      case "usage":
+        return usageUpdate(event.data, this.#window);
+      case "final":
+        this.#finish = event.data.finish_reason ?? null;
+        return [];
       case "tool_end": {
         const { name, arguments: args, ok } = event.data;
         const id = this.#callId(event.data.call_id, name, false);
