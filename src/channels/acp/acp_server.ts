@@ -14,7 +14,7 @@ import type { TurnEvent } from "../../kernel/turn_stream.ts";
 import { TapeQuery } from "../../tape/query.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { VERSION } from "../../version.ts";
-import type { AcpBridge } from "./acp_bridge.ts";
+import type { AcpBridge, AcpClientTerminal } from "./acp_bridge.ts";
 import { historyUpdates } from "./history_updates.ts";
 import { type PromptMedia, promptOf } from "./prompt_text.ts";
 import {
@@ -182,6 +182,9 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
   const app = acp.agent({ name: "bub" })
     .onRequest(methods.agent.initialize, ({ params, client }) => {
       const fs = params.clientCapabilities?.fs;
+      const terminal = params.clientCapabilities?.terminal === true
+        ? editorTerminals(client, methods)
+        : null;
       options.bridge?.connect({
         readText: fs?.readTextFile
           ? async (sessionId, path) =>
@@ -192,7 +195,7 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
             await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
           }
           : null,
-      });
+      }, terminal);
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
@@ -313,6 +316,9 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
           signal: AbortSignal.any([controller.signal, signal]),
           send: (update) => notify(client, session.id, update),
           contextWindow: options.contextWindow ?? null,
+          watchTerminals: options.bridge
+            ? (embed) => options.bridge!.watchTerminals(session.id, embed)
+            : undefined,
           askPermission: async (params) =>
             (await client.request(methods.client.session.requestPermission, params as never, {
               cancellationSignal: controller.signal,
@@ -339,4 +345,26 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       session.running?.abort(new DOMException("The editor disconnected", "AbortError"));
     }
   }
+}
+
+/** The editor's `terminal/*` methods over the connection's client side. */
+function editorTerminals(
+  client: { request(method: string, params: unknown): Promise<unknown> },
+  methods: {
+    client: { terminal: Record<"create" | "output" | "waitForExit" | "kill" | "release", string> };
+  },
+): AcpClientTerminal {
+  const { terminal } = methods.client;
+  const call = <T>(method: string, params: Record<string, unknown>) =>
+    client.request(method, params) as Promise<T>;
+  return {
+    create: async (sessionId, spec) =>
+      (await call<{ terminalId: string }>(terminal.create, { sessionId, ...spec })).terminalId,
+    output: (sessionId, terminalId) => call(terminal.output, { sessionId, terminalId }),
+    waitForExit: (sessionId, terminalId) => call(terminal.waitForExit, { sessionId, terminalId }),
+    kill: async (sessionId, terminalId) =>
+      void await call(terminal.kill, { sessionId, terminalId }),
+    release: async (sessionId, terminalId) =>
+      void await call(terminal.release, { sessionId, terminalId }),
+  };
 }

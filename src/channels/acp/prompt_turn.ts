@@ -48,6 +48,11 @@ export interface PromptTurnArgs {
   askPermission(params: Record<string, unknown>): Promise<unknown>;
   /** The model's context window in tokens (for `usage_update`), or null when unknown. */
   contextWindow?: number | null;
+  /**
+   * Called with the prompt's way of showing an editor's terminal in its tool call while the
+   * prompt runs; returns the function that ends that (see `AcpBridge.watchTerminals`).
+   */
+  watchTerminals?(embed: (callId: string, terminalId: string) => Promise<void>): () => void;
 }
 
 /** The stop reason of a turn that failed with `error`, or null (a real failure). */
@@ -62,6 +67,13 @@ export async function promptTurn(args: PromptTurnArgs): Promise<PromptStop> {
   const updates = new TurnUpdates(workspace, args.contextWindow ?? null);
   const chatId = sessionId.startsWith("acp:") ? sessionId.slice(4) : sessionId;
   const stop = (): PromptStop => signal.aborted ? "cancelled" : finishStop(updates.finishReason);
+  // A terminal made before its call's tool_call went out waits for it (and is shown in it).
+  const waiting = new Map<string, () => void>();
+  const unwatch = args.watchTerminals?.(async (callId, terminalId) => {
+    const now = updates.terminal(callId, terminalId);
+    if (now.length === 0) return await new Promise<void>((done) => waiting.set(callId, done));
+    for (const update of now) await args.send(update);
+  });
   /** Runs one turn of the session (the prompt, or a decision), streaming its updates. */
   const stream = async (content: string, media: PromptMedia[]) => {
     // The editor's user is the machine's local user, as in `bub chat` (sender "human").
@@ -69,6 +81,10 @@ export async function promptTurn(args: PromptTurnArgs): Promise<PromptStop> {
     for await (const event of args.streamInbound(inbound, { signal })) {
       if (signal.aborted) break;
       for (const update of updates.of(event)) await args.send(update);
+      if (event.kind === "tool_start" && event.data.call_id) {
+        waiting.get(event.data.call_id)?.();
+        waiting.delete(event.data.call_id);
+      }
     }
   };
   try {
@@ -93,5 +109,8 @@ export async function promptTurn(args: PromptTurnArgs): Promise<PromptStop> {
     const reason = stopReasonOf(error);
     if (reason) return reason;
     throw error;
+  } finally {
+    unwatch?.();
+    for (const done of waiting.values()) done();
   }
 }

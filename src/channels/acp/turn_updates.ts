@@ -1,8 +1,9 @@
 /**
  * A Bub turn as ACP `session/update`s: text deltas become `agent_message_chunk`, reasoning
  * `agent_thought_chunk`, a tool's start a `tool_call` (kind, title, locations, raw input) and
- * its end a `tool_call_update` (status, content — a diff for file writes and edits — and raw
- * output). The same shapes serve the replay of a tape (`history_updates.ts`).
+ * its end a `tool_call_update` (status, content — a diff for file writes and edits, the
+ * editor's terminal for a command run there — and raw output), a model call's usage a
+ * `usage_update`. The same shapes serve the replay of a tape (`history_updates.ts`).
  *
  * @module
  */
@@ -142,6 +143,9 @@ export class TurnUpdates {
   #anonymous = 0;
   readonly #ids = new Map<string, string>();
   #finish: string | null = null;
+  /** The editor's terminal of each call that runs a command there. */
+  readonly #terminals = new Map<string, string>();
+  readonly #started = new Set<string>();
 
   /**
    * Updates for a turn whose relative paths resolve against `workspace`, of a model whose
@@ -163,6 +167,21 @@ export class TurnUpdates {
     return this.#ids.get(name) ?? `call-${++this.#anonymous}`;
   }
 
+  /**
+   * Shows terminal `terminalId` in call `callId`: the update to send now when the call's
+   * `tool_call` went out, else none (its `tool_call` will carry the terminal).
+   */
+  terminal(callId: string, terminalId: string): AcpUpdate[] {
+    this.#terminals.set(callId, terminalId);
+    return this.#started.has(callId)
+      ? [{
+        sessionUpdate: "tool_call_update",
+        toolCallId: callId,
+        content: [{ type: "terminal", terminalId }],
+      }]
+      : [];
+  }
+
   /** The updates one event makes (none for most bookkeeping events). */
   of(event: TurnEvent): AcpUpdate[] {
     switch (event.kind) {
@@ -177,7 +196,11 @@ export class TurnUpdates {
       case "tool_start": {
         const { name, arguments: args } = event.data;
         const id = this.#callId(event.data.call_id, name, true);
-        return [...planUpdate(name, args), toolCallStart(id, name, args, this.#workspace)];
+        this.#started.add(id);
+        const start = toolCallStart(id, name, args, this.#workspace);
+        const terminalId = this.#terminals.get(id);
+        if (terminalId) start.content = [{ type: "terminal", terminalId }];
+        return [...planUpdate(name, args), start];
       }
       case "usage":
         return usageUpdate(event.data, this.#window);
@@ -188,7 +211,14 @@ export class TurnUpdates {
         const { name, arguments: args, ok } = event.data;
         const id = this.#callId(event.data.call_id, name, false);
         const result = ok ? event.data.result : (event.data.error ?? event.data.result);
-        return [toolCallEnd(id, name, args, ok, result, this.#workspace)];
+        const end = toolCallEnd(id, name, args, ok, result, this.#workspace);
+        const terminalId = this.#terminals.get(id);
+        if (terminalId) {
+          // The terminal shows the output; a failure's message is added below it.
+          const failure = ok ? [] : end.content as unknown[];
+          end.content = [{ type: "terminal", terminalId }, ...failure];
+        }
+        return [end];
       }
       default:
         return [];
