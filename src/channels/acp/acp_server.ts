@@ -4,17 +4,20 @@
  * imported only here). Sessions are Bub sessions and their tapes: `session/new` starts
  * `acp:<uuid>`, `session/list` shows every session of the workspace whatever its channel,
  * `session/load` replays a tape with its tool calls, `session/prompt` runs a turn through the
- * framework (hooks, tools, comma commands) and streams it as `session/update`s.
+ * framework (hooks, tools, comma commands) and streams it as `session/update`s, and
+ * `session/delete` archives a session's tape and removes it (`session_list.ts`).
  *
  * @module
  */
+import { join } from "node:path";
 import { redactKnownSecrets } from "../../_internal/secrets.ts";
 import { BubError } from "../../kernel/errors.ts";
 import type { TurnEvent } from "../../kernel/turn_stream.ts";
 import { TapeQuery } from "../../tape/query.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { VERSION } from "../../version.ts";
-import type { AcpBridge, AcpClientTerminal } from "./acp_bridge.ts";
+import type { AcpBridge } from "./acp_bridge.ts";
+import { editorFs, editorTerminals } from "./editor_client.ts";
 import { historyUpdates } from "./history_updates.ts";
 import { type PromptMedia, promptOf } from "./prompt_text.ts";
 import {
@@ -26,7 +29,12 @@ import {
   sessionOverrides,
   slashToComma,
 } from "./session_config.ts";
-import { listAcpSessions, sessionTape, TAPE_SESSION_PREFIX } from "./session_list.ts";
+import {
+  deleteSessionTape,
+  listAcpSessions,
+  sessionTape,
+  TAPE_SESSION_PREFIX,
+} from "./session_list.ts";
 import { promptTurn } from "./prompt_turn.ts";
 
 /**
@@ -42,6 +50,8 @@ import { promptTurn } from "./prompt_turn.ts";
 export interface AcpHost {
   /** The workspace (tapes are named from it). */
   readonly workspace?: string;
+  /** Bub's home: a deleted session's tape is archived under `<home>/tapes` (none: not kept). */
+  readonly home?: string;
   /** Runs one turn and yields its events (see `KernelFramework.streamInbound`). */
   streamInbound(
     inbound: unknown,
@@ -181,27 +191,17 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
 
   const app = acp.agent({ name: "bub" })
     .onRequest(methods.agent.initialize, ({ params, client }) => {
-      const fs = params.clientCapabilities?.fs;
-      const terminal = params.clientCapabilities?.terminal === true
-        ? editorTerminals(client, methods)
-        : null;
-      options.bridge?.connect({
-        readText: fs?.readTextFile
-          ? async (sessionId, path) =>
-            (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content
-          : null,
-        writeText: fs?.writeTextFile
-          ? async (sessionId, path, content) => {
-            await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
-          }
-          : null,
-      }, terminal);
+      const capabilities = params.clientCapabilities;
+      options.bridge?.connect(
+        editorFs(client, methods, capabilities?.fs),
+        capabilities?.terminal === true ? editorTerminals(client, methods) : null,
+      );
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: true, audio: true, embeddedContext: true },
-          sessionCapabilities: { list: {}, resume: {}, close: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
         },
         agentInfo: { name: "bub", title: "Bub", version: VERSION },
         authMethods: options.setupProblem
@@ -269,6 +269,24 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       session?.running?.abort(new DOMException("The editor closed the session", "AbortError"));
       sessions.delete(params.sessionId);
       options.bridge?.close(params.sessionId);
+      return {};
+    })
+    .onRequest(methods.agent.session.delete, async ({ params }) => {
+      const id = params.sessionId;
+      if (sessions.get(id)?.running) {
+        throw RequestError.invalidRequest(
+          { sessionId: id },
+          "A prompt is running in this session: cancel it before deleting the session",
+        );
+      }
+      const exists = await tapeExists(id);
+      if (!exists && !sessions.has(id)) throw RequestError.resourceNotFound(id);
+      if (exists) {
+        const home = host.home ? join(host.home, "tapes") : null;
+        await deleteSessionTape(store(), sessionTape(id, workspace()), home);
+      }
+      sessions.delete(id);
+      options.bridge?.close(id);
       return {};
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
@@ -345,26 +363,4 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       session.running?.abort(new DOMException("The editor disconnected", "AbortError"));
     }
   }
-}
-
-/** The editor's `terminal/*` methods over the connection's client side. */
-function editorTerminals(
-  client: { request(method: string, params: unknown): Promise<unknown> },
-  methods: {
-    client: { terminal: Record<"create" | "output" | "waitForExit" | "kill" | "release", string> };
-  },
-): AcpClientTerminal {
-  const { terminal } = methods.client;
-  const call = <T>(method: string, params: Record<string, unknown>) =>
-    client.request(method, params) as Promise<T>;
-  return {
-    create: async (sessionId, spec) =>
-      (await call<{ terminalId: string }>(terminal.create, { sessionId, ...spec })).terminalId,
-    output: (sessionId, terminalId) => call(terminal.output, { sessionId, terminalId }),
-    waitForExit: (sessionId, terminalId) => call(terminal.waitForExit, { sessionId, terminalId }),
-    kill: async (sessionId, terminalId) =>
-      void await call(terminal.kill, { sessionId, terminalId }),
-    release: async (sessionId, terminalId) =>
-      void await call(terminal.release, { sessionId, terminalId }),
-  };
 }
