@@ -180,8 +180,8 @@ export function jsonBody(
       object: "response",
       created_at: CREATED,
       model,
-      ...responsesEnd(reply),
-      output: responsesOutput(reply),
+      // Key order as before: status, output, incomplete_details.
+      ...responsesEnd(reply, responsesOutput(reply)),
       usage: responsesUsage(usage),
     };
   }

@@ -18,11 +18,17 @@ export function responsesUsage(usage: MockUsage | null): Record<string, unknown>
   };
 }
 
-/** How a reply's response ends: `completed`, or `incomplete` for its finish reason. */
-export function responsesEnd(reply: MockReply): Record<string, unknown> {
+/**
+ * How a reply's response ends, with its `output`: `completed`, or `incomplete` for its finish
+ * reason.
+ */
+export function responsesEnd(
+  reply: MockReply,
+  output: Record<string, unknown>[],
+): Record<string, unknown> {
   return reply.finishReason === undefined
-    ? { status: "completed", incomplete_details: null }
-    : { status: "incomplete", incomplete_details: { reason: reply.finishReason } };
+    ? { status: "completed", output, incomplete_details: null }
+    : { status: "incomplete", output, incomplete_details: { reason: reply.finishReason } };
 }
 
 /** The output items of a reply. */
@@ -107,8 +113,7 @@ export function responsesEvents(reply: MockReply, model: string): string[] {
     type: incomplete ? "response.incomplete" : "response.completed",
     response: {
       ...response,
-      ...responsesEnd(reply),
-      output,
+      ...responsesEnd(reply, output),
       usage: responsesUsage(usageOf(reply)),
     },
   });
