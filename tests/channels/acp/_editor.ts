@@ -21,7 +21,14 @@ export function editorModel(request: MockRequest): MockReply {
   const last = messages.at(-1)!;
   const user = [...messages].reverse().find((message) => message.role === "user");
   const prompt = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
+  const started = /Shell started, shell_id: (bash-\w+)/.exec(String(last.content));
+  if (last.role === "tool" && started && prompt.includes("background job")) {
+    return mockReply.toolCall("bash_kill", { shell_id: started[1] });
+  }
   if (last.role === "tool") return mockReply.text(`done: ${String(last.content).slice(0, 40)}`);
+  if (prompt.includes("background job")) {
+    return mockReply.toolCall("bash", { command: "echo $$ > bg.pid; sleep 30", background: true });
+  }
   if (prompt.includes("write into the editor")) {
     return mockReply.toolCall("fs_write", {
       path: "editor.txt",

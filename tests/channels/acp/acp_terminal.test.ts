@@ -113,6 +113,22 @@ describe("bub acp: bash through the editor's terminals", () => {
     assert.equal(existsSync(join(dirs.workspace, "guarded.txt")), false);
   });
 
+  test("a background shell runs in an editor's terminal too: bash.kill kills and releases it", async () => {
+    const terminals: Terminals = { log: [] };
+    const { stops, results } = await run(["start a background job"], terminals);
+    assert.deepEqual(stops, ["end_turn"]);
+    const [created] = terminals.log.filter((entry) => entry.method === "terminal/create");
+    assert.ok(created, "the editor was asked to run the background shell");
+    const methods = terminals.log.filter((e) => e.terminalId === created.terminalId)
+      .map((e) => e.method);
+    const kill = methods.indexOf("terminal/kill");
+    assert.ok(kill >= 0 && methods.indexOf("terminal/release") > kill, methods.join());
+    assert.match(String(results[0]), /^Shell started, shell_id: bash-/);
+    assert.match(String(results[1]), /status: exited\nexit_code: 137/);
+    const pid = Number(readFileSync(join(dirs.workspace, "bg.pid"), "utf8").trim());
+    assert.throws(() => process.kill(pid, 0), "the background shell still runs");
+  });
+
   test("session/cancel mid-command: terminal/kill then terminal/release, the editor's process is gone, cancelled", async () => {
     const terminals: Terminals = { log: [] };
     await using editor = startEditor(dirs, env, undefined, undefined, terminals);
