@@ -14,7 +14,13 @@ import { getLogger } from "../_internal/log.ts";
 import { isCancellation, LlmCallResult } from "../kernel/agent_hooks.ts";
 import { BubError } from "../kernel/errors.ts";
 import type { StreamEvent, StreamState } from "../kernel/stream.ts";
-import type { ChatMessage, ChatUsage, ModelEvent, ModelRequest } from "./model_client.ts";
+import type {
+  ChatMessage,
+  ChatUsage,
+  ModelEvent,
+  ModelFinishReason,
+  ModelRequest,
+} from "./model_client.ts";
 import { AnswerLimit } from "./_answer_limit.ts";
 import { CallDeadline } from "./_call_deadline.ts";
 import { type KeptHistory, sendsKeptHistory } from "./_chat_messages.ts";
@@ -31,6 +37,8 @@ export interface CallAnswer {
   usage: ChatUsage | null;
   /** The provider that answered. */
   provider: string | null;
+  /** Why the model stopped (its `finish` event), or null when it did not say. */
+  finish: ModelFinishReason | null;
 }
 
 /** A started provider stream: its events from the first one after `start`. */
@@ -133,7 +141,13 @@ export async function* streamEvents(
   });
   const race = new AbortRace(deadline.signal);
   const limit = new AnswerLimit(setup.maxAnswerBytes);
-  const answer: CallAnswer = { text: "", toolCalls: [], usage: null, provider: null };
+  const answer: CallAnswer = {
+    text: "",
+    toolCalls: [],
+    usage: null,
+    provider: null,
+    finish: null,
+  };
   const afterCall = (error: unknown) =>
     setup.hooks!.afterLlmCall(
       prepared.request,
@@ -180,6 +194,8 @@ export async function* streamEvents(
       } else if (event.type === "usage") {
         answer.usage = event.usage;
         streamState.usage = event.usage;
+      } else if (event.type === "finish") {
+        answer.finish = event.reason;
       }
     }
     finished = true;

@@ -180,7 +180,13 @@ export class ModelRunner {
     const calls = answer.toolCalls;
     if (calls.length === 0) {
       await recordCall(args, prepared, answer, setup);
-      yield { kind: "final", data: { ok: true, text: answer.text } };
+      // An answer cut short (`length`, `content-filter`, …) says why; a finished one does not.
+      const cut = answer.finish !== null && answer.finish !== "stop" &&
+        answer.finish !== "tool-calls";
+      yield {
+        kind: "final",
+        data: { ok: true, text: answer.text, ...(cut ? { finish_reason: answer.finish! } : {}) },
+      };
       return;
     }
     yield { kind: "tool_call", data: { tool_calls: calls } };

@@ -18,6 +18,7 @@ import {
   MAP_OR_STRING,
   nonNegative,
   object,
+  positiveIntOrNull,
   positiveSeconds,
   providerValue,
   seconds,
@@ -74,6 +75,7 @@ export const AGENT: SectionSpec = {
       "an integer",
       16384,
     ),
+    field("context_window", "int", positiveIntOrNull, "an integer greater than 0, or null", null),
     field(
       "model_timeout_seconds",
       "float",

@@ -22,6 +22,8 @@ export interface AcpCommandOptions {
   setupProblem?: string | null;
   /** The models an editor may pick per session. */
   models?: AcpModels;
+  /** The model's context window in tokens (`context_window`), or null when unknown. */
+  contextWindow?: number | null;
 }
 
 /** Runs `bub acp` (see the module doc). */
@@ -45,5 +47,6 @@ export async function acpCommand(
     setupProblem: options.setupProblem ?? null,
     bridge,
     models: options.models,
+    contextWindow: options.contextWindow ?? null,
   });
 }

@@ -229,7 +229,12 @@ export function registerBuiltinCommands(
         const models = settings
           ? { default: settings.model, others: settings.fallback_models ?? [] }
           : undefined;
-        await acpCommand(framework, { signal: cliSignal(framework), setupProblem, models });
+        await acpCommand(framework, {
+          signal: cliSignal(framework),
+          setupProblem,
+          models,
+          contextWindow: settings?.context_window ?? null,
+        });
       } finally {
         await demo?.[Symbol.asyncDispose]();
       }

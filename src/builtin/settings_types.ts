@@ -62,6 +62,11 @@ export interface AgentSettings {
   max_steps: number;
   /** `max_tokens` of every call. @default 16384 */
   max_tokens: number;
+  /**
+   * The model's context window in tokens, for the editor's context meter (`bub acp` sends
+   * `usage_update` only when it is known). Env `BUB_CONTEXT_WINDOW`. @default null
+   */
+  context_window: number | null;
   /** Per model call, including stream consumption; null for none. @default 600 */
   model_timeout_seconds: number | null;
   /** Fails a model call when the provider sends no bytes this long; null for none. @default 120 */

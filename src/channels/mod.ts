@@ -39,8 +39,15 @@
  */
 export { InMemorySteeringInbox } from "./steering_inbox.ts";
 export { type AcpHost, type AcpServeOptions, serveAcp } from "./acp/acp_server.ts";
-export { AcpBridge, type AcpClientFs, type BaseEnvironment } from "./acp/acp_bridge.ts";
+export {
+  AcpBridge,
+  type AcpClientFs,
+  type AcpClientTerminal,
+  type BaseEnvironment,
+  type TerminalEmbedder,
+} from "./acp/acp_bridge.ts";
 export { type ClientFs, ClientFsEnvironment } from "./acp/client_environment.ts";
+export type { ClientTerminals, TerminalExit, TerminalSpec } from "./acp/terminal_process.ts";
 export { historyUpdates } from "./acp/history_updates.ts";
 export { type AcpSessionInfo, type AcpSessionPage, listAcpSessions } from "./acp/session_list.ts";
 export type { AcpUpdate } from "./acp/turn_updates.ts";

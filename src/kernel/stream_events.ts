@@ -128,6 +128,12 @@ export interface FinalPayload {
   tool_results?: unknown[];
   /** The calls held for a person's approval: the turn suspends after this step. */
   held?: HeldCall[];
+  /**
+   * Why the model stopped, on an answer it did not finish: `length` (its output limit),
+   * `content-filter` (a refusal or the provider's filter), `interrupted`, `error` or `other`
+   * (the agent's `ModelFinishReason`). Absent when the model ended its answer.
+   */
+  finish_reason?: string;
 }
 
 /**

@@ -106,7 +106,11 @@ export interface MockReply {
   stallKeepAliveMs?: number;
   /** Answer with an HTTP error instead. */
   error?: MockErrorReply;
-  /** The raw finish reason (default: tool calls → `tool_calls`/`tool_use`, else `stop`/`end_turn`). */
+  /**
+   * The raw finish reason (default: tool calls → `tool_calls`/`tool_use`, else `stop`/`end_turn`).
+   * For the Responses API it is the `incomplete_details.reason` (e.g. `max_output_tokens`) of a
+   * response that ends `incomplete`.
+   */
   finishReason?: string;
 }
 

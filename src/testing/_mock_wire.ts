@@ -14,7 +14,12 @@ import {
 } from "./_mock_reply.ts";
 
 import { callId, CREATED, sse, usageOf } from "./_mock_wire_common.ts";
-import { responsesEvents, responsesOutput, responsesUsage } from "./_mock_wire_responses.ts";
+import {
+  responsesEnd,
+  responsesEvents,
+  responsesOutput,
+  responsesUsage,
+} from "./_mock_wire_responses.ts";
 
 function chatUsage(usage: MockUsage): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -175,9 +180,8 @@ export function jsonBody(
       object: "response",
       created_at: CREATED,
       model,
-      status: "completed",
-      output: responsesOutput(reply),
-      incomplete_details: null,
+      // Key order as before: status, output, incomplete_details.
+      ...responsesEnd(reply, responsesOutput(reply)),
       usage: responsesUsage(usage),
     };
   }

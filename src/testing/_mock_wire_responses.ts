@@ -18,6 +18,19 @@ export function responsesUsage(usage: MockUsage | null): Record<string, unknown>
   };
 }
 
+/**
+ * How a reply's response ends, with its `output`: `completed`, or `incomplete` for its finish
+ * reason.
+ */
+export function responsesEnd(
+  reply: MockReply,
+  output: Record<string, unknown>[],
+): Record<string, unknown> {
+  return reply.finishReason === undefined
+    ? { status: "completed", output, incomplete_details: null }
+    : { status: "incomplete", output, incomplete_details: { reason: reply.finishReason } };
+}
+
 /** The output items of a reply. */
 export function responsesOutput(reply: MockReply): Record<string, unknown>[] {
   const output: Record<string, unknown>[] = [];
@@ -94,13 +107,13 @@ export function responsesEvents(reply: MockReply, model: string): string[] {
     }
     emit({ type: "response.output_item.done", output_index: outputIndex, item });
   });
+  // A finish reason is why the response is incomplete (`max_output_tokens`, `content_filter`).
+  const incomplete = reply.finishReason !== undefined;
   emit({
-    type: "response.completed",
+    type: incomplete ? "response.incomplete" : "response.completed",
     response: {
       ...response,
-      status: "completed",
-      output,
-      incomplete_details: null,
+      ...responsesEnd(reply, output),
       usage: responsesUsage(usageOf(reply)),
     },
   });

@@ -38,6 +38,7 @@ describe("agent settings (§12.3)", () => {
       api_base: null,
       max_steps: Number.MAX_SAFE_INTEGER,
       max_tokens: 16384,
+      context_window: null,
       model_timeout_seconds: 600,
       model_stall_timeout_seconds: 120,
       max_answer_bytes: 8 * 1024 * 1024,

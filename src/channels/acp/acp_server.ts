@@ -4,21 +4,22 @@
  * imported only here). Sessions are Bub sessions and their tapes: `session/new` starts
  * `acp:<uuid>`, `session/list` shows every session of the workspace whatever its channel,
  * `session/load` replays a tape with its tool calls, `session/prompt` runs a turn through the
- * framework (hooks, tools, comma commands) and streams it as `session/update`s.
+ * framework (hooks, tools, comma commands) and streams it as `session/update`s, and
+ * `session/delete` archives a session's tape and removes it (`session_list.ts`).
  *
  * @module
  */
+import { join } from "node:path";
 import { redactKnownSecrets } from "../../_internal/secrets.ts";
 import { BubError } from "../../kernel/errors.ts";
-import type { TurnEvent } from "../../kernel/turn_stream.ts";
 import { TapeQuery } from "../../tape/query.ts";
 import type { TapeStore } from "../../tape/store.ts";
 import { VERSION } from "../../version.ts";
-import type { AcpBridge } from "./acp_bridge.ts";
+import type { AcpHost, AcpServeOptions } from "./acp_options.ts";
+import { editorFs, editorTerminals } from "./editor_client.ts";
 import { historyUpdates } from "./history_updates.ts";
 import { type PromptMedia, promptOf } from "./prompt_text.ts";
 import {
-  type AcpModels,
   availableCommands,
   configCommand,
   configOptions,
@@ -26,61 +27,15 @@ import {
   sessionOverrides,
   slashToComma,
 } from "./session_config.ts";
-import { listAcpSessions, sessionTape, TAPE_SESSION_PREFIX } from "./session_list.ts";
+import {
+  deleteSessionTape,
+  listAcpSessions,
+  sessionTape,
+  TAPE_SESSION_PREFIX,
+} from "./session_list.ts";
 import { promptTurn } from "./prompt_turn.ts";
 
-/**
- * What the ACP server needs of the framework (a `BubFramework` is one).
- *
- * @example
- * ```ts
- * import { BubFramework } from "@bub/core";
- * import type { AcpHost } from "@bub/core/channels";
- * const host: AcpHost = new BubFramework();
- * ```
- */
-export interface AcpHost {
-  /** The workspace (tapes are named from it). */
-  readonly workspace?: string;
-  /** Runs one turn and yields its events (see `KernelFramework.streamInbound`). */
-  streamInbound(
-    inbound: unknown,
-    options?: { signal?: AbortSignal },
-  ): AsyncIterable<TurnEvent>;
-  /** The tape store, when the framework has one. */
-  getTapeStore<T extends object = object>(): T | null;
-}
-
-/**
- * Options of {@link serveAcp}.
- *
- * @example
- * ```ts
- * import type { AcpServeOptions } from "@bub/core/channels";
- * const pipe = new TransformStream<Uint8Array, Uint8Array>();
- * const options: AcpServeOptions = { input: pipe.readable, output: pipe.writable };
- * ```
- */
-export interface AcpServeOptions {
-  /** The client's messages (stdin). */
-  input: ReadableStream<Uint8Array>;
-  /** Where the agent's messages go (stdout). */
-  output: WritableStream<Uint8Array>;
-  /** Closes the connection. */
-  signal?: AbortSignal;
-  /**
-   * Why no model can be called (e.g. no API key), or null: `initialize` then offers one auth
-   * method whose description says how to configure Bub, and prompts fail with "auth required".
-   */
-  setupProblem?: string | null;
-  /**
-   * Told about the editor's file system and open sessions (register its plugin on the
-   * framework so the fs tools go through the editor).
-   */
-  bridge?: AcpBridge;
-  /** The models an editor may pick per session (config option `model`); none: no options. */
-  models?: AcpModels;
-}
+export type { AcpHost, AcpServeOptions } from "./acp_options.ts";
 
 interface AcpSession {
   readonly id: string;
@@ -176,24 +131,17 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
 
   const app = acp.agent({ name: "bub" })
     .onRequest(methods.agent.initialize, ({ params, client }) => {
-      const fs = params.clientCapabilities?.fs;
-      options.bridge?.connect({
-        readText: fs?.readTextFile
-          ? async (sessionId, path) =>
-            (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content
-          : null,
-        writeText: fs?.writeTextFile
-          ? async (sessionId, path, content) => {
-            await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
-          }
-          : null,
-      });
+      const capabilities = params.clientCapabilities;
+      options.bridge?.connect(
+        editorFs(client, methods, capabilities?.fs),
+        capabilities?.terminal === true ? editorTerminals(client, methods) : null,
+      );
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: true, audio: true, embeddedContext: true },
-          sessionCapabilities: { list: {}, resume: {}, close: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
         },
         agentInfo: { name: "bub", title: "Bub", version: VERSION },
         authMethods: options.setupProblem
@@ -263,6 +211,24 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
       options.bridge?.close(params.sessionId);
       return {};
     })
+    .onRequest(methods.agent.session.delete, async ({ params }) => {
+      const id = params.sessionId;
+      if (sessions.get(id)?.running) {
+        throw RequestError.invalidRequest(
+          { sessionId: id },
+          "A prompt is running in this session: cancel it before deleting the session",
+        );
+      }
+      const exists = await tapeExists(id);
+      if (!exists && !sessions.has(id)) throw RequestError.resourceNotFound(id);
+      if (exists) {
+        const home = host.home ? join(host.home, "tapes") : null;
+        await deleteSessionTape(store(), sessionTape(id, workspace()), home);
+      }
+      sessions.delete(id);
+      options.bridge?.close(id);
+      return {};
+    })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.running?.abort(
         new DOMException("Cancelled by the editor", "AbortError"),
@@ -307,6 +273,10 @@ export async function serveAcp(host: AcpHost, options: AcpServeOptions): Promise
           media,
           signal: AbortSignal.any([controller.signal, signal]),
           send: (update) => notify(client, session.id, update),
+          contextWindow: options.contextWindow ?? null,
+          watchTerminals: options.bridge
+            ? (embed) => options.bridge!.watchTerminals(session.id, embed)
+            : undefined,
           askPermission: async (params) =>
             (await client.request(methods.client.session.requestPermission, params as never, {
               cancellationSignal: controller.signal,

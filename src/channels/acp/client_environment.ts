@@ -1,13 +1,16 @@
 /**
  * The environment of an editor's session when the editor offers its file system
- * (`clientCapabilities.fs`): the fs tools read through `fs/read_text_file` (so unsaved buffers
- * are seen) and write through `fs/write_text_file` (so edits land in the editor, with its undo),
- * while commands still run in the environment Bub would use anyway (sandboxed per the sandbox
- * setting).
+ * (`clientCapabilities.fs`) or its terminals (`clientCapabilities.terminal`): the fs tools read
+ * through `fs/read_text_file` (so unsaved buffers are seen) and write through
+ * `fs/write_text_file` (so edits land in the editor, with its undo), and commands — the `bash`
+ * tool's, background shells included — run in the editor's terminals (`terminal/*`, see
+ * `terminal_process.ts`), where the user watches them. What the editor does not offer stays in
+ * the environment Bub would use anyway.
  *
  * @module
  */
 import { Environment, type Process, type SpawnOptions } from "../../kernel/environment.ts";
+import { type ClientTerminals, TerminalProcess } from "./terminal_process.ts";
 
 /**
  * The editor's file system, as the ACP client offers it.
@@ -26,7 +29,8 @@ export interface ClientFs {
 }
 
 /**
- * An environment that reads and writes files through the editor and runs commands in `base`.
+ * An environment that reads and writes files through the editor and runs commands in its
+ * terminals when given them, else in `base`.
  *
  * @example
  * ```ts
@@ -46,18 +50,22 @@ export interface ClientFs {
 export class ClientFsEnvironment extends Environment {
   readonly #base: Environment;
   readonly #fs: ClientFs;
+  readonly #terminals: ClientTerminals | null;
 
-  /** Files through `fs`, everything else through `base`. */
-  constructor(base: Environment, fs: ClientFs) {
+  /** Files through `fs`, commands through `terminals` (when given), the rest through `base`. */
+  constructor(base: Environment, fs: ClientFs, terminals: ClientTerminals | null = null) {
     super(base.workspace);
     this.#base = base;
     this.#fs = fs;
+    this.#terminals = terminals;
     this.python = base.python;
   }
 
-  /** Runs a command in the base environment. */
-  spawn(command: string | string[], opts?: SpawnOptions): Promise<Process> {
-    return this.#base.spawn(command, opts);
+  /** Runs a command in the editor's terminal, or in the base environment. */
+  spawn(command: string | string[], opts: SpawnOptions = {}): Promise<Process> {
+    return this.#terminals
+      ? TerminalProcess.start(this.#terminals, command, opts, this.#base.workspace)
+      : this.#base.spawn(command, opts);
   }
 
   /** Reads through the editor when it offers reading. */

@@ -3,7 +3,9 @@
  * tools, comma commands) and streams as `session/update`s; then every tool call the turn held for
  * approval is put to the editor as a permission request, and each answer runs as the decision
  * (`,approve` / `,deny`), whose resumed turn streams on in the same prompt. The prompt ends with
- * its stop reason: `end_turn`, `cancelled`, or `max_turn_requests` when the step budget ran out.
+ * its stop reason: `cancelled`, `max_turn_requests` when the step budget ran out, `max_tokens`
+ * when the model's last answer hit its output limit, `refusal` when the model (or the
+ * provider's filter) refused, else `end_turn`.
  *
  * @module
  */
@@ -14,8 +16,15 @@ import type { PromptMedia } from "./prompt_text.ts";
 import { sessionTape } from "./session_list.ts";
 import { type AcpUpdate, TurnUpdates } from "./turn_updates.ts";
 
-/** The stop reasons a prompt ends with (the protocol's, less the ones Bub never gives). */
-export type PromptStop = "end_turn" | "cancelled" | "max_turn_requests";
+/** The stop reasons a prompt ends with (the protocol's `StopReason`). */
+export type PromptStop = "end_turn" | "cancelled" | "max_turn_requests" | "max_tokens" | "refusal";
+
+/** The stop reason of a turn whose last answer the model ended with `finish` (see `FinalPayload`). */
+export function finishStop(finish: string | null): PromptStop {
+  if (finish === "length") return "max_tokens";
+  if (finish === "content-filter") return "refusal";
+  return "end_turn";
+}
 
 /** What a prompt needs: the framework, the session, and the editor's side of the connection. */
 export interface PromptTurnArgs {
@@ -37,6 +46,13 @@ export interface PromptTurnArgs {
   send(update: AcpUpdate): Promise<void>;
   /** Asks the editor (`session/request_permission`); its `outcome`, or null when it could not. */
   askPermission(params: Record<string, unknown>): Promise<unknown>;
+  /** The model's context window in tokens (for `usage_update`), or null when unknown. */
+  contextWindow?: number | null;
+  /**
+   * Called with the prompt's way of showing an editor's terminal in its tool call while the
+   * prompt runs; returns the function that ends that (see `AcpBridge.watchTerminals`).
+   */
+  watchTerminals?(embed: (callId: string, terminalId: string) => Promise<void>): () => void;
 }
 
 /** The stop reason of a turn that failed with `error`, or null (a real failure). */
@@ -48,9 +64,16 @@ export function stopReasonOf(error: unknown): "max_turn_requests" | null {
 /** Runs the prompt (see the module doc); a failure that is not a stop reason is thrown. */
 export async function promptTurn(args: PromptTurnArgs): Promise<PromptStop> {
   const { sessionId, workspace, signal } = args;
-  const updates = new TurnUpdates(workspace);
+  const updates = new TurnUpdates(workspace, args.contextWindow ?? null);
   const chatId = sessionId.startsWith("acp:") ? sessionId.slice(4) : sessionId;
-  const stop = (): PromptStop => signal.aborted ? "cancelled" : "end_turn";
+  const stop = (): PromptStop => signal.aborted ? "cancelled" : finishStop(updates.finishReason);
+  // A terminal made before its call's tool_call went out waits for it (and is shown in it).
+  const waiting = new Map<string, () => void>();
+  const unwatch = args.watchTerminals?.(async (callId, terminalId) => {
+    const now = updates.terminal(callId, terminalId);
+    if (now.length === 0) return await new Promise<void>((done) => waiting.set(callId, done));
+    for (const update of now) await args.send(update);
+  });
   /** Runs one turn of the session (the prompt, or a decision), streaming its updates. */
   const stream = async (content: string, media: PromptMedia[]) => {
     // The editor's user is the machine's local user, as in `bub chat` (sender "human").
@@ -58,6 +81,10 @@ export async function promptTurn(args: PromptTurnArgs): Promise<PromptStop> {
     for await (const event of args.streamInbound(inbound, { signal })) {
       if (signal.aborted) break;
       for (const update of updates.of(event)) await args.send(update);
+      if (event.kind === "tool_start" && event.data.call_id) {
+        waiting.get(event.data.call_id)?.();
+        waiting.delete(event.data.call_id);
+      }
     }
   };
   try {
@@ -82,5 +109,8 @@ export async function promptTurn(args: PromptTurnArgs): Promise<PromptStop> {
     const reason = stopReasonOf(error);
     if (reason) return reason;
     throw error;
+  } finally {
+    unwatch?.();
+    for (const done of waiting.values()) done();
   }
 }

@@ -3,11 +3,13 @@
  * the web console or an editor — newest activity first, with its title and last activity. A
  * tape's session id is read from its bootstrap anchor's meta (`session_id`); a
  * tape written before Bub kept that event is listed as `tape:<name>` (it loads, read-only).
+ * `session/delete` removes a session's tape from the store, after writing its archive.
  *
  * @module
  */
 import { sessionTapeName, tapeSessionId } from "../../tape/naming.ts";
 import type { TapeStore } from "../../tape/store.ts";
+import { Tape } from "../../tape/tape.ts";
 import { tapeSummaries } from "../web/tape_view.ts";
 
 /** The prefix of a listed tape whose session id is unknown. */
@@ -103,4 +105,40 @@ export async function listAcpSessions(
     if (before === null) break;
   }
   return { sessions, nextCursor: before };
+}
+
+/**
+ * Deletes tape `tape` for `session/delete`: a tape is append-only history, so it is first
+ * written to `<archiveDir>/<tape>.jsonl.<stamp>.bak` (the archive `,tape.reset archive=true`
+ * writes; none without `archiveDir`), then removed from the store, so the session leaves
+ * `session/list` and can no longer be loaded. Returns the archive's path, or null.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore, Tape } from "@bub/core";
+ * import { sessionTapeName } from "@bub/core/tape";
+ * import { deleteSessionTape } from "./session_list.ts";
+ * const store = new InMemoryTapeStore();
+ * const name = sessionTapeName("acp:1", "/work");
+ * await new Tape({ store }).scoped(name).ensureBootstrapAnchor("acp:1");
+ * assert.equal(await deleteSessionTape(store, name, null), null);
+ * assert.deepEqual(await store.listTapes(), []);
+ * ```
+ */
+export async function deleteSessionTape(
+  store: TapeStore,
+  tape: string,
+  archiveDir: string | null,
+): Promise<string | null> {
+  let archived: string | null = null;
+  if (archiveDir !== null) {
+    // Tape.reset archives, then starts the tape afresh; the store's reset then removes it.
+    const result = await new Tape({ store, archivePath: archiveDir }).scoped(tape).reset({
+      archive: true,
+    });
+    archived = result.startsWith("Archived: ") ? result.slice("Archived: ".length) : null;
+  }
+  await store.reset(tape);
+  return archived;
 }

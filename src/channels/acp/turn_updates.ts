@@ -1,8 +1,9 @@
 /**
  * A Bub turn as ACP `session/update`s: text deltas become `agent_message_chunk`, reasoning
  * `agent_thought_chunk`, a tool's start a `tool_call` (kind, title, locations, raw input) and
- * its end a `tool_call_update` (status, content — a diff for file writes and edits — and raw
- * output). The same shapes serve the replay of a tape (`history_updates.ts`).
+ * its end a `tool_call_update` (status, content — a diff for file writes and edits, the
+ * editor's terminal for a command run there — and raw output), a model call's usage a
+ * `usage_update`. The same shapes serve the replay of a tape (`history_updates.ts`).
  *
  * @module
  */
@@ -99,23 +100,86 @@ export function toolCallEnd(
 }
 
 /**
+ * The `usage_update` of one model call's usage (the OpenAI chat shape Bub reports): `used` is
+ * the tokens the call's context and answer hold, `size` the model's context window; the
+ * input / output / total tokens go in `_meta.usage` (the shape of the protocol's `Usage`).
+ * None when the window is unknown (the protocol requires `size`) or the usage has no tokens.
+ */
+export function usageUpdate(usage: Record<string, unknown>, window: number | null): AcpUpdate[] {
+  const count = (value: unknown) => typeof value === "number" && Number.isFinite(value) ? value : 0;
+  const inputTokens = count(usage.prompt_tokens);
+  const outputTokens = count(usage.completion_tokens);
+  const totalTokens = count(usage.total_tokens) || inputTokens + outputTokens;
+  if (window === null || totalTokens === 0) return [];
+  const details = (key: string, field: string) => {
+    const value = (usage[key] as Record<string, unknown> | undefined)?.[field];
+    return typeof value === "number" ? value : undefined;
+  };
+  const cached = details("prompt_tokens_details", "cached_tokens");
+  const thought = details("completion_tokens_details", "reasoning_tokens");
+  return [{
+    sessionUpdate: "usage_update",
+    used: totalTokens,
+    size: window,
+    _meta: {
+      usage: {
+        inputTokens,
+        outputTokens,
+        totalTokens,
+        ...(cached === undefined ? {} : { cachedReadTokens: cached }),
+        ...(thought === undefined ? {} : { thoughtTokens: thought }),
+      },
+    },
+  }];
+}
+
+/**
  * Turns a running turn's events into `session/update`s. Call ids the model did not give are
  * numbered per turn, so every `tool_call_update` names the `tool_call` it ends.
  */
 export class TurnUpdates {
   readonly #workspace: string;
+  readonly #window: number | null;
   #anonymous = 0;
   readonly #ids = new Map<string, string>();
+  #finish: string | null = null;
+  /** The editor's terminal of each call that runs a command there. */
+  readonly #terminals = new Map<string, string>();
+  readonly #started = new Set<string>();
 
-  /** Updates for a turn whose relative paths resolve against `workspace`. */
-  constructor(workspace: string) {
+  /**
+   * Updates for a turn whose relative paths resolve against `workspace`, of a model whose
+   * context window is `window` tokens (null: unknown, no `usage_update`).
+   */
+  constructor(workspace: string, window: number | null = null) {
     this.#workspace = workspace;
+    this.#window = window;
+  }
+
+  /** Why the model stopped its last answer when it did not finish it (see `FinalPayload`). */
+  get finishReason(): string | null {
+    return this.#finish;
   }
 
   #callId(callId: string | null, name: string, starting: boolean): string {
     if (callId) return callId;
     if (starting) this.#ids.set(name, `call-${++this.#anonymous}`);
     return this.#ids.get(name) ?? `call-${++this.#anonymous}`;
+  }
+
+  /**
+   * Shows terminal `terminalId` in call `callId`: the update to send now when the call's
+   * `tool_call` went out, else none (its `tool_call` will carry the terminal).
+   */
+  terminal(callId: string, terminalId: string): AcpUpdate[] {
+    this.#terminals.set(callId, terminalId);
+    return this.#started.has(callId)
+      ? [{
+        sessionUpdate: "tool_call_update",
+        toolCallId: callId,
+        content: [{ type: "terminal", terminalId }],
+      }]
+      : [];
   }
 
   /** The updates one event makes (none for most bookkeeping events). */
@@ -132,13 +196,29 @@ export class TurnUpdates {
       case "tool_start": {
         const { name, arguments: args } = event.data;
         const id = this.#callId(event.data.call_id, name, true);
-        return [...planUpdate(name, args), toolCallStart(id, name, args, this.#workspace)];
+        this.#started.add(id);
+        const start = toolCallStart(id, name, args, this.#workspace);
+        const terminalId = this.#terminals.get(id);
+        if (terminalId) start.content = [{ type: "terminal", terminalId }];
+        return [...planUpdate(name, args), start];
       }
+      case "usage":
+        return usageUpdate(event.data, this.#window);
+      case "final":
+        this.#finish = event.data.finish_reason ?? null;
+        return [];
       case "tool_end": {
         const { name, arguments: args, ok } = event.data;
         const id = this.#callId(event.data.call_id, name, false);
         const result = ok ? event.data.result : (event.data.error ?? event.data.result);
-        return [toolCallEnd(id, name, args, ok, result, this.#workspace)];
+        const end = toolCallEnd(id, name, args, ok, result, this.#workspace);
+        const terminalId = this.#terminals.get(id);
+        if (terminalId) {
+          // The terminal shows the output; a failure's message is added below it.
+          const failure = ok ? [] : end.content as unknown[];
+          end.content = [{ type: "terminal", terminalId }, ...failure];
+        }
+        return [end];
       }
       default:
         return [];

@@ -4,6 +4,7 @@
  * buffers (`fs/*`) and scripted answers to permission requests.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import process from "node:process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { type MockReply, mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
@@ -20,7 +21,14 @@ export function editorModel(request: MockRequest): MockReply {
   const last = messages.at(-1)!;
   const user = [...messages].reverse().find((message) => message.role === "user");
   const prompt = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
+  const started = /Shell started, shell_id: (bash-\w+)/.exec(String(last.content));
+  if (last.role === "tool" && started && prompt.includes("background job")) {
+    return mockReply.toolCall("bash_kill", { shell_id: started[1] });
+  }
   if (last.role === "tool") return mockReply.text(`done: ${String(last.content).slice(0, 40)}`);
+  if (prompt.includes("background job")) {
+    return mockReply.toolCall("bash", { command: "echo $$ > bg.pid; sleep 30", background: true });
+  }
   if (prompt.includes("write into the editor")) {
     return mockReply.toolCall("fs_write", {
       path: "editor.txt",
@@ -44,6 +52,14 @@ export function editorModel(request: MockRequest): MockReply {
   if (prompt.includes("guarded")) {
     return mockReply.toolCall("bash", { command: "echo ran >> guarded.txt" });
   }
+  if (prompt.includes("who runs commands")) {
+    return mockReply.toolCall("bash", {
+      command: 'echo "run by ${ACP_TEST_EDITOR:-bub}"; echo "call $BUB_TOOL_CALL_ID"; pwd',
+    });
+  }
+  if (prompt.includes("failing command")) {
+    return mockReply.toolCall("bash", { command: 'echo "by ${ACP_TEST_EDITOR:-bub}" >&2; exit 3' });
+  }
   if (prompt.includes("slow")) {
     return mockReply.toolCall("bash", { command: "echo $$ > slow.pid; sleep 30; touch late" });
   }
@@ -64,6 +80,102 @@ export interface Buffers {
   files: Map<string, string>;
 }
 
+/**
+ * A test editor's terminals: `terminal/*` really spawn the command (in its own process group,
+ * with `ACP_TEST_EDITOR=editor` added, so its output shows who ran it); `log` records each
+ * request.
+ */
+export interface Terminals {
+  log: { method: string; terminalId: string; params: Record<string, unknown> }[];
+}
+
+interface RunningTerminal {
+  child: ChildProcess;
+  output: string;
+  truncated: boolean;
+  limit: number;
+  exit: Promise<{ exitCode: number | null; signal: string | null }>;
+  status: { exitCode: number | null; signal: string | null } | null;
+}
+
+/** Adds `terminal/*` handlers that run commands for real to `client`. */
+function serveTerminals(client: acp.ClientApp, terminals: Terminals): void {
+  const running = new Map<string, RunningTerminal>();
+  let next = 0;
+  const known = (id: string) => {
+    const terminal = running.get(id);
+    if (!terminal) throw acp.RequestError.resourceNotFound(id);
+    return terminal;
+  };
+  const log = (method: string, terminalId: string, params: object) =>
+    terminals.log.push({ method, terminalId, params: params as Record<string, unknown> });
+  client
+    .onRequest(acp.methods.client.terminal.create, ({ params }) => {
+      const terminalId = `term-${++next}`;
+      log("terminal/create", terminalId, params);
+      const env: Record<string, string | undefined> = { ...process.env, ACP_TEST_EDITOR: "editor" };
+      for (const { name, value } of params.env ?? []) env[name] = value;
+      const child = spawn(params.command, params.args ?? [], {
+        cwd: params.cwd ?? undefined,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const terminal: RunningTerminal = {
+        child,
+        output: "",
+        truncated: false,
+        limit: params.outputByteLimit ?? Infinity,
+        status: null,
+        exit: new Promise((resolve) =>
+          child.once("close", (exitCode, signal) => resolve({ exitCode, signal }))
+        ),
+      };
+      void terminal.exit.then((status) => (terminal.status = status));
+      const take = (chunk: Buffer) => {
+        terminal.output += String(chunk);
+        if (terminal.output.length > terminal.limit) {
+          terminal.output = terminal.output.slice(-terminal.limit);
+          terminal.truncated = true;
+        }
+      };
+      child.stdout!.on("data", take);
+      child.stderr!.on("data", take);
+      running.set(terminalId, terminal);
+      return { terminalId };
+    })
+    .onRequest(acp.methods.client.terminal.output, ({ params }) => {
+      const terminal = known(params.terminalId);
+      log("terminal/output", params.terminalId, params);
+      const { output, truncated, status } = terminal;
+      return { output, truncated, exitStatus: status };
+    })
+    .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => {
+      log("terminal/wait_for_exit", params.terminalId, params);
+      return await known(params.terminalId).exit;
+    })
+    .onRequest(acp.methods.client.terminal.kill, ({ params }) => {
+      log("terminal/kill", params.terminalId, params);
+      killGroup(known(params.terminalId));
+      return {};
+    })
+    .onRequest(acp.methods.client.terminal.release, ({ params }) => {
+      log("terminal/release", params.terminalId, params);
+      killGroup(known(params.terminalId));
+      running.delete(params.terminalId);
+      return {};
+    });
+}
+
+function killGroup(terminal: RunningTerminal): void {
+  if (terminal.status !== null) return;
+  try {
+    process.kill(-terminal.child.pid!, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
 /** How a test editor answers permission requests (in order; `null`: cancelled). */
 export interface Answers {
   optionIds: (string | null)[];
@@ -75,6 +187,7 @@ export function startEditor(
   env: Record<string, string | undefined>,
   buffers?: Buffers,
   answers?: Answers,
+  terminals?: Terminals,
 ): Editor {
   const [file, ...args] = runtimeCommand(BIN, ["acp"]);
   const child = spawn(file!, args, {
@@ -98,6 +211,7 @@ export function startEditor(
         : { outcome: { outcome: "selected", optionId } };
     });
   }
+  if (terminals) serveTerminals(client, terminals);
   if (buffers) {
     client
       .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
@@ -133,10 +247,14 @@ export function startEditor(
 export async function initialize(
   ctx: acp.ClientContext,
   fs = false,
+  terminal = false,
 ): Promise<acp.InitializeResponse> {
   return await ctx.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: fs ? { fs: { readTextFile: true, writeTextFile: true } } : {},
+    clientCapabilities: {
+      ...(fs ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
+      ...(terminal ? { terminal: true } : {}),
+    },
   });
 }
 
