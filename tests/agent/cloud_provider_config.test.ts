@@ -1,0 +1,259 @@
+/**
+ * How the cloud providers are configured (issue 33 item 2): the URL each one calls without an
+ * API base (built from the key, project and location, resource name or region; the request is
+ * redirected to the local mock server, so no real endpoint is contacted), what a missing setting
+ * says, completion args on the signed Bedrock body, and `bub onboard`'s questions.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { type FetchLike, ProviderModelClient } from "../../src/agent/providers.ts";
+import type { CloudSettings } from "../../src/agent/cloud_models.ts";
+import { PROVIDER_PRESETS } from "../../src/agent/provider_presets.ts";
+import { BubError } from "../../src/kernel/errors.ts";
+import { builtinOnboardConfig, type Prompter } from "../../src/builtin/onboard.ts";
+import { loadAgentSettings } from "../../src/builtin/settings.ts";
+import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
+import { expectedSigV4, parseSigV4 } from "./_sigv4.ts";
+
+/** A `fetch` that records each URL and sends the request to `server` instead. */
+function redirectTo(server: MockLlmServer, urls: string[]): FetchLike {
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    urls.push(url.href);
+    return fetch(`http://127.0.0.1:${server.port}${url.pathname}${url.search}`, init);
+  };
+}
+
+async function drain(client: ProviderModelClient, model: string): Promise<string> {
+  let text = "";
+  for await (
+    const event of client.stream({ model, messages: [{ role: "user", content: "hi" }] })
+  ) {
+    if (event.type === "text") text += event.delta;
+  }
+  return text;
+}
+
+async function calledUrl(model: string, apiKey: string | null, cloud: CloudSettings) {
+  await using server = await MockLlmServer.start({ script: [mockReply.text("ok")] });
+  const urls: string[] = [];
+  const client = new ProviderModelClient({
+    ...(apiKey ? { apiKey } : {}),
+    cloud,
+    fetch: redirectTo(server, urls),
+  });
+  assert.equal(await drain(client, model), "ok");
+  return { url: urls[0], headers: server.requests[0]!.headers };
+}
+
+describe("cloud provider URLs without an API base", () => {
+  test("Gemini calls generativelanguage.googleapis.com/v1beta", async () => {
+    const { url, headers } = await calledUrl("gemini:gemini-2.5-flash", "g-key-123456", {});
+    assert.equal(
+      url,
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+    );
+    assert.equal(headers["x-goog-api-key"], "g-key-123456");
+  });
+
+  test("google is the same preset as gemini", () => {
+    assert.deepEqual(PROVIDER_PRESETS.google, PROVIDER_PRESETS.gemini);
+  });
+
+  test("Vertex AI builds the regional host and path from project and location", async () => {
+    const { url, headers } = await calledUrl("vertex:gemini-2.5-flash", null, {
+      vertexProject: "my-project",
+      vertexLocation: "europe-west4",
+      vertexAccessToken: "ya29.token",
+    });
+    assert.equal(
+      url,
+      "https://europe-west4-aiplatform.googleapis.com/v1beta1/projects/my-project/locations/europe-west4/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+    );
+    assert.equal(headers.authorization, "Bearer ya29.token");
+  });
+
+  test("Azure OpenAI calls the resource's v1 API by default", async () => {
+    const { url, headers } = await calledUrl("azure:my-deployment", "az-key-123456", {
+      azureResourceName: "my-resource",
+    });
+    assert.equal(
+      url,
+      "https://my-resource.openai.azure.com/openai/v1/chat/completions?api-version=v1",
+    );
+    assert.equal(headers["api-key"], "az-key-123456");
+  });
+
+  test("Bedrock calls the region's bedrock-runtime host, signed for that region", async () => {
+    const { url, headers } = await calledUrl("bedrock:amazon.nova-lite-v1:0", null, {
+      bedrockRegion: "eu-west-3",
+      bedrockAccessKeyId: "AKIAEXAMPLE000",
+      bedrockSecretAccessKey: "secret-example",
+    });
+    assert.equal(
+      url,
+      "https://bedrock-runtime.eu-west-3.amazonaws.com/model/amazon.nova-lite-v1%3A0/converse-stream",
+    );
+    assert.match(
+      headers.authorization ?? "",
+      /Credential=AKIAEXAMPLE000\/\d{8}\/eu-west-3\/bedrock\//,
+    );
+  });
+});
+
+describe("missing cloud settings", () => {
+  test("Vertex AI without project and location (and no key) is a config error naming Bub's settings", async () => {
+    const client = new ProviderModelClient({});
+    const error = await drain(client, "vertex:gemini-2.5-flash").then(() => null, (e) => e);
+    assert.ok(BubError.isInstance(error), String(error));
+    assert.equal(error.kind, "config");
+    assert.match(error.message, /^Provider "vertex" is not configured: /);
+    assert.match(error.message, /vertex_project and vertex_location/);
+  });
+
+  test("a location that is not a DNS label is refused when the settings load", () => {
+    assert.throws(
+      () => loadAgentSettings({ env: { BUB_VERTEX_LOCATION: "evil.example.com/x" } }),
+      (error: unknown) => {
+        assert.ok(BubError.isInstance(error));
+        assert.match(error.message, /vertex_location/);
+        assert.match(error.message, /DNS label/);
+        return true;
+      },
+    );
+  });
+
+  test("the settings load from BUB_* variables and config.yml", () => {
+    const settings = loadAgentSettings({
+      env: { BUB_BEDROCK_REGION: "us-west-2", BUB_AZURE_API_VERSION: "2024-10-21" },
+      config: { vertex_project: "from-yaml", bedrock_region: "eu-west-1" },
+    });
+    assert.equal(settings.bedrock_region, "us-west-2");
+    assert.equal(settings.azure_api_version, "2024-10-21");
+    assert.equal(settings.vertex_project, "from-yaml");
+    assert.equal(settings.vertex_location, null);
+  });
+});
+
+describe("completion args", () => {
+  test("Bedrock: they go into additionalModelRequestFields, inside the signed body", async () => {
+    await using server = await MockLlmServer.start({ script: [mockReply.text("ok")] });
+    const secret = "secret-example-2";
+    const client = new ProviderModelClient({
+      apiBase: `http://127.0.0.1:${server.port}`,
+      cloud: {
+        bedrockRegion: "us-east-1",
+        bedrockAccessKeyId: "AKIAEX",
+        bedrockSecretAccessKey: secret,
+      },
+    });
+    for await (
+      const _ of client.stream({
+        model: "bedrock:anthropic.claude-test",
+        messages: [{ role: "user", content: "hi" }],
+        completionArgs: { top_k: 40 },
+      })
+    ) { /* drain */ }
+    const request = server.requests[0]!;
+    const body = request.body as Record<string, unknown>;
+    assert.deepEqual(body.additionalModelRequestFields, { top_k: 40 });
+    assert.equal(body.top_k, undefined);
+    const auth = parseSigV4(request.headers.authorization)!;
+    assert.equal(auth.signature, expectedSigV4(request, auth, secret));
+  });
+
+  test("Gemini: they are merged into the request body", async () => {
+    await using server = await MockLlmServer.start({ script: [mockReply.text("ok")] });
+    const client = new ProviderModelClient({
+      apiKey: "g-key-123456",
+      apiBase: `http://127.0.0.1:${server.port}/v1beta`,
+    });
+    for await (
+      const _ of client.stream({
+        model: "gemini:gemini-test",
+        messages: [{ role: "user", content: "hi" }],
+        completionArgs: {
+          safetySettings: [{ category: "HARM_CATEGORY_HATE_SPEECH", threshold: "BLOCK_NONE" }],
+        },
+      })
+    ) { /* drain */ }
+    const body = server.requests[0]!.body as Record<string, unknown>;
+    assert.deepEqual(body.safetySettings, [{
+      category: "HARM_CATEGORY_HATE_SPEECH",
+      threshold: "BLOCK_NONE",
+    }]);
+  });
+});
+
+/** A prompter answering from a script, recording the questions. */
+function scripted(answers: Record<string, string>, asked: string[]): Prompter {
+  const answer = (question: string, fallback = "") => {
+    asked.push(question);
+    const key = Object.keys(answers).find((k) => question.startsWith(k));
+    return key === undefined ? fallback : answers[key]!;
+  };
+  return {
+    select: (question, choices, fallback) => {
+      assert.ok(choices.includes("gemini") && choices.includes("vertex"));
+      assert.ok(choices.includes("azure") && choices.includes("bedrock"));
+      return answer(question, fallback);
+    },
+    text: answer,
+    secret: (question) => answer(question),
+    checkbox: () => [],
+    confirm: (_question, fallback) => fallback,
+  };
+}
+
+describe("bub onboard", () => {
+  test("lists the cloud providers and asks Vertex AI for project, location and credentials", () => {
+    const asked: string[] = [];
+    const fragment = builtinOnboardConfig(
+      {},
+      scripted({
+        "LLM provider": "vertex",
+        "Google Cloud project": "my-project",
+        "Vertex AI location": "us-central1",
+      }, asked),
+      [],
+    );
+    assert.deepEqual(fragment, {
+      model: "vertex:gemini-2.5-flash",
+      enabled_channels: "",
+      stream_output: false,
+      vertex_project: "my-project",
+      vertex_location: "us-central1",
+    });
+    assert.ok(asked.some((q) => q.startsWith("Service-account JSON key file")));
+  });
+
+  test("asks Bedrock for region and AWS keys, Azure for resource and API version", () => {
+    const bedrock = builtinOnboardConfig(
+      {},
+      scripted({
+        "LLM provider": "bedrock",
+        "LLM model": "anthropic.claude-sonnet-4-v1:0",
+        "AWS region": "eu-central-1",
+        "AWS access key id": "AKIAONBOARD",
+        "AWS secret access key": "onboard-secret",
+      }, []),
+      [],
+    );
+    assert.equal(bedrock.model, "bedrock:anthropic.claude-sonnet-4-v1:0");
+    assert.equal(bedrock.bedrock_region, "eu-central-1");
+    assert.equal(bedrock.bedrock_access_key_id, "AKIAONBOARD");
+    assert.equal(bedrock.bedrock_secret_access_key, "onboard-secret");
+    const azure = builtinOnboardConfig(
+      {},
+      scripted({
+        "LLM provider": "azure",
+        "LLM model": "my-deployment",
+        "Azure OpenAI resource name": "my-resource",
+      }, []),
+      [],
+    );
+    assert.equal(azure.azure_resource_name, "my-resource");
+    assert.equal(azure.azure_api_version, undefined);
+    assert.doesNotThrow(() => loadAgentSettings({ config: { ...bedrock, ...azure } }));
+  });
+});
