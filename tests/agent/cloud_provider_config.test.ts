@@ -6,6 +6,7 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import { type FetchLike, ProviderModelClient } from "../../src/agent/providers.ts";
 import type { CloudSettings } from "../../src/agent/cloud_models.ts";
 import { PROVIDER_PRESETS } from "../../src/agent/provider_presets.ts";
@@ -14,6 +15,7 @@ import { builtinOnboardConfig, type Prompter } from "../../src/builtin/onboard.t
 import { loadAgentSettings } from "../../src/builtin/settings.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 import { expectedSigV4, parseSigV4 } from "./_sigv4.ts";
+import { turnFixture } from "./_turn_fixture.ts";
 
 /** A `fetch` that records each URL and sends the request to `server` instead. */
 function redirectTo(server: MockLlmServer, urls: string[]): FetchLike {
@@ -98,6 +100,38 @@ describe("cloud provider URLs without an API base", () => {
       headers.authorization ?? "",
       /Credential=AKIAEXAMPLE000\/\d{8}\/eu-west-3\/bedrock\//,
     );
+  });
+});
+
+describe("cloud provider keys", () => {
+  test("a turn takes the Gemini key from BUB_GEMINI_API_KEY (the api_key map by provider)", async () => {
+    await using fx = await turnFixture({
+      script: [mockReply.text("ok")],
+      env: (server) => ({
+        BUB_MODEL: "gemini:gemini-test",
+        BUB_API_KEY: undefined,
+        BUB_GEMINI_API_KEY: "gemini-scoped-key-1",
+        BUB_GEMINI_API_BASE: `http://127.0.0.1:${server.port}/v1beta`,
+      }),
+    });
+    assert.equal((await fx.turn("go")).modelOutput, "ok");
+    assert.equal(fx.server.requests[0]!.headers["x-goog-api-key"], "gemini-scoped-key-1");
+  });
+
+  test("without Bub's key, @ai-sdk/google reads GOOGLE_GENERATIVE_AI_API_KEY", async () => {
+    const before = process.env.GOOGLE_GENERATIVE_AI_API_KEY;
+    process.env.GOOGLE_GENERATIVE_AI_API_KEY = "google-env-key-1";
+    try {
+      await using server = await MockLlmServer.start({ script: [mockReply.text("ok")] });
+      const client = new ProviderModelClient({
+        apiBase: `http://127.0.0.1:${server.port}/v1beta`,
+      });
+      assert.equal(await drain(client, "gemini:gemini-test"), "ok");
+      assert.equal(server.requests[0]!.headers["x-goog-api-key"], "google-env-key-1");
+    } finally {
+      if (before === undefined) delete process.env.GOOGLE_GENERATIVE_AI_API_KEY;
+      else process.env.GOOGLE_GENERATIVE_AI_API_KEY = before;
+    }
   });
 });
 
