@@ -9,6 +9,8 @@
  * @module
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { readFile } from "node:fs/promises";
+import { expandHome } from "../_internal/home.ts";
 import { lazyImport } from "../_internal/lazy.ts";
 import { BubError } from "../kernel/errors.ts";
 import type { FetchLike } from "./_request_body.ts";
@@ -32,7 +34,7 @@ export interface CloudSettings {
   /** Vertex AI: the location, e.g. `us-central1` or `global` (else `GOOGLE_VERTEX_LOCATION`). */
   vertexLocation?: string | null;
   /**
-   * Vertex AI: the path of a service-account JSON key file. Without it (and without an access
+   * Vertex AI: the path of a service-account JSON key file (`~` is the home directory). Without it (and without an access
    * token or an express-mode API key) Google's application default credentials are used.
    */
   vertexCredentials?: string | null;
@@ -99,6 +101,33 @@ function fixedTokenClient(token: string): unknown {
   return { getAccessToken: () => Promise.resolve({ token, res: null }) };
 }
 
+/** The service-account key of a JSON key file; `BubError(config)` naming the file if unusable. */
+async function readKeyFile(path: string): Promise<Record<string, string>> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(expandHome(path), "utf8"));
+  } catch (error) {
+    throw new BubError(
+      "config",
+      `vertex_credentials: cannot read the service-account key file ${JSON.stringify(path)}: ${
+        (error as Error).message
+      }`,
+      { provider: "vertex", path },
+      { cause: error },
+    );
+  }
+  const key = data as Record<string, unknown> | null;
+  if (typeof key?.client_email !== "string" || typeof key.private_key !== "string") {
+    throw new BubError(
+      "config",
+      `vertex_credentials: ${JSON.stringify(path)} is not a service-account key ` +
+        "(no client_email and private_key)",
+      { provider: "vertex", path },
+    );
+  }
+  return key as Record<string, string>;
+}
+
 /** Loads the package of `init`'s preset; the function returned builds the model. */
 async function load(init: CloudModelInit): Promise<() => LanguageModelV4> {
   const { id, apiKey, baseURL, headers, rest, fetch, cloud } = init;
@@ -116,10 +145,11 @@ async function load(init: CloudModelInit): Promise<() => LanguageModelV4> {
       const location = given(cloud.vertexLocation);
       const token = given(cloud.vertexAccessToken);
       const keyFile = given(cloud.vertexCredentials);
+      const credentials = keyFile === undefined ? undefined : await readKeyFile(keyFile);
       const auth = token
         ? { googleAuthOptions: { authClient: fixedTokenClient(token) as never } }
-        : keyFile
-        ? { googleAuthOptions: { keyFile } }
+        : credentials
+        ? { googleAuthOptions: { credentials } }
         : {};
       return () =>
         createVertex({

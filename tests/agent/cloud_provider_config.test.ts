@@ -7,6 +7,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type FetchLike, ProviderModelClient } from "../../src/agent/providers.ts";
 import type { CloudSettings } from "../../src/agent/cloud_models.ts";
 import { PROVIDER_PRESETS } from "../../src/agent/provider_presets.ts";
@@ -143,6 +146,31 @@ describe("missing cloud settings", () => {
     assert.equal(error.kind, "config");
     assert.match(error.message, /^Provider "vertex" is not configured: /);
     assert.match(error.message, /vertex_project and vertex_location/);
+  });
+
+  test("a Vertex key file that cannot be read, or is no service-account key, is a config error naming it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bub-vertex-key-"));
+    try {
+      const notKey = join(dir, "not-a-key.json");
+      writeFileSync(notKey, JSON.stringify({ type: "authorized_user" }));
+      for (
+        const [path, pattern] of [
+          [join(dir, "missing.json"), /cannot read the service-account key file .*missing\.json/],
+          [notKey, /not-a-key\.json" is not a service-account key/],
+        ] as const
+      ) {
+        const client = new ProviderModelClient({
+          cloud: { vertexProject: "p", vertexLocation: "us-central1", vertexCredentials: path },
+        });
+        const error = await drain(client, "vertex:gemini-2.5-flash").then(() => null, (e) => e);
+        assert.ok(BubError.isInstance(error), String(error));
+        assert.equal(error.kind, "config");
+        assert.match(error.message, /^vertex_credentials: /);
+        assert.match(error.message, pattern);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("a location that is not a DNS label is refused when the settings load", () => {
