@@ -10,6 +10,7 @@
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { readFile } from "node:fs/promises";
+import process from "node:process";
 import { expandHome } from "../_internal/home.ts";
 import { lazyImport } from "../_internal/lazy.ts";
 import { BubError } from "../kernel/errors.ts";
@@ -99,6 +100,43 @@ function given(value: string | null | undefined): string | undefined {
 /** A google-auth-library client that hands out one fixed access token. */
 function fixedTokenClient(token: string): unknown {
   return { getAccessToken: () => Promise.resolve({ token, res: null }) };
+}
+
+/**
+ * What a provider lacks before any request could go out (each also read by its package from the
+ * environment variable named), or null.
+ */
+function missingSetting(
+  init: CloudModelInit,
+  env: Readonly<Record<string, string | undefined>>,
+): string | null {
+  const { apiKey, baseURL, cloud } = init;
+  switch (init.preset.sdk) {
+    case "google":
+      return apiKey || env.GOOGLE_GENERATIVE_AI_API_KEY
+        ? null
+        : "no API key: set api_key (BUB_GEMINI_API_KEY) or GOOGLE_GENERATIVE_AI_API_KEY";
+    case "azure":
+      if (!baseURL && !given(cloud.azureResourceName) && !env.AZURE_RESOURCE_NAME) {
+        return "no resource: set azure_resource_name (BUB_AZURE_RESOURCE_NAME) or api_base";
+      }
+      return apiKey || env.AZURE_API_KEY
+        ? null
+        : "no API key: set api_key (BUB_AZURE_API_KEY) or AZURE_API_KEY";
+    case "bedrock": {
+      const bearer = apiKey || env.AWS_BEARER_TOKEN_BEDROCK;
+      if (!given(cloud.bedrockRegion) && !env.AWS_REGION && !(baseURL && bearer)) {
+        return "no region: set bedrock_region (BUB_BEDROCK_REGION) or AWS_REGION";
+      }
+      const keyId = given(cloud.bedrockAccessKeyId) ?? env.AWS_ACCESS_KEY_ID;
+      const secret = given(cloud.bedrockSecretAccessKey) ?? env.AWS_SECRET_ACCESS_KEY;
+      return bearer || (keyId && secret) ? null : "no credentials: set bedrock_access_key_id " +
+        "and bedrock_secret_access_key (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), or an " +
+        "API key (api_key, BUB_BEDROCK_API_KEY or AWS_BEARER_TOKEN_BEDROCK)";
+    }
+    default:
+      return null;
+  }
 }
 
 /** The service-account key of a JSON key file; `BubError(config)` naming the file if unusable. */
@@ -206,6 +244,14 @@ async function load(init: CloudModelInit): Promise<() => LanguageModelV4> {
  * settings for it.
  */
 export async function createCloudModel(init: CloudModelInit): Promise<LanguageModelV4> {
+  const missing = missingSetting(init, process.env);
+  if (missing !== null) {
+    throw new BubError(
+      "config",
+      `Provider ${JSON.stringify(init.id.provider)} is not configured: ${missing}`,
+      { provider: init.id.provider },
+    );
+  }
   const make = await load(init);
   try {
     return make();

@@ -10,7 +10,11 @@ import process from "node:process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FetchLike, ProviderModelClient } from "../../src/agent/providers.ts";
+import {
+  type FetchLike,
+  ProviderModelClient,
+  type ProviderSettings,
+} from "../../src/agent/providers.ts";
 import type { CloudSettings } from "../../src/agent/cloud_models.ts";
 import { PROVIDER_PRESETS } from "../../src/agent/provider_presets.ts";
 import { BubError } from "../../src/kernel/errors.ts";
@@ -146,6 +150,58 @@ describe("missing cloud settings", () => {
     assert.equal(error.kind, "config");
     assert.match(error.message, /^Provider "vertex" is not configured: /);
     assert.match(error.message, /vertex_project and vertex_location/);
+  });
+
+  test("Gemini, Azure and Bedrock without what they need are config errors naming Bub's settings, before any request", async () => {
+    const names = [
+      "GOOGLE_GENERATIVE_AI_API_KEY",
+      "AZURE_RESOURCE_NAME",
+      "AZURE_API_KEY",
+      "AWS_REGION",
+      "AWS_ACCESS_KEY_ID",
+      "AWS_SECRET_ACCESS_KEY",
+      "AWS_BEARER_TOKEN_BEDROCK",
+    ];
+    const saved = names.map((name) => [name, process.env[name]] as const);
+    for (const name of names) delete process.env[name];
+    try {
+      const cases: Array<[string, ProviderSettings, RegExp]> = [
+        ["gemini:g", {}, /no API key: set api_key \(BUB_GEMINI_API_KEY\)/],
+        ["azure:d", { apiKey: "k" }, /no resource: set azure_resource_name/],
+        [
+          "azure:d",
+          { cloud: { azureResourceName: "r" } },
+          /no API key: set api_key \(BUB_AZURE_API_KEY\)/,
+        ],
+        ["bedrock:m", {}, /no region: set bedrock_region \(BUB_BEDROCK_REGION\)/],
+        [
+          "bedrock:m",
+          { cloud: { bedrockRegion: "us-east-1" } },
+          /no credentials: set bedrock_access_key_id/,
+        ],
+      ];
+      for (const [model, settings, pattern] of cases) {
+        const requests: string[] = [];
+        const client = new ProviderModelClient({
+          ...settings,
+          fetch: (input) => {
+            requests.push(String(input));
+            return Promise.reject(new Error("no request expected"));
+          },
+        });
+        const error = await drain(client, model).then(() => null, (e) => e);
+        assert.ok(BubError.isInstance(error), String(error));
+        assert.equal(error.kind, "config", error.message);
+        assert.match(
+          error.message,
+          new RegExp(`^Provider "${model.split(":")[0]}" is not configured: `),
+        );
+        assert.match(error.message, pattern);
+        assert.deepEqual(requests, []);
+      }
+    } finally {
+      for (const [name, value] of saved) if (value !== undefined) process.env[name] = value;
+    }
   });
 
   test("a Vertex key file that cannot be read, or is no service-account key, is a config error naming it", async () => {
