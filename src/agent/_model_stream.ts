@@ -44,6 +44,7 @@ const V4_REASONING = new Set(["none", "minimal", "low", "medium", "high", "xhigh
 export function bodyExtras(protocol: ProviderProtocol, request: ModelRequest): {
   extras: BodyExtras;
   reasoning: string | null;
+  providerOptions?: LanguageModelV4CallOptions["providerOptions"];
 } {
   const before: Record<string, unknown> = { ...request.completionArgs };
   for (const key of MANAGED) delete before[key];
@@ -72,6 +73,23 @@ export function bodyExtras(protocol: ProviderProtocol, request: ModelRequest): {
       reasoning = typeof effort === "string" ? effort : null;
       break;
     }
+    case "google":
+    case "bedrock": {
+      delete before.stream_options;
+      const effort = reasoning ?? before.reasoning_effort;
+      delete before.reasoning_effort;
+      reasoning = typeof effort === "string" ? effort : null;
+      if (protocol === "bedrock") {
+        // The body is signed (SigV4) before Bub's fetch sees it: the extra fields go through the
+        // SDK, as the Converse request's `additionalModelRequestFields`.
+        const fields = before as Record<string, never>;
+        const providerOptions = Object.keys(fields).length > 0
+          ? { bedrock: { additionalModelRequestFields: fields } }
+          : undefined;
+        return { extras: { before: {}, after }, reasoning, providerOptions };
+      }
+      break;
+    }
   }
   return { extras: { before, after }, reasoning };
 }
@@ -83,7 +101,7 @@ export function buildCall(
   fetchFn: FetchLike,
   signal: AbortSignal | undefined,
 ): { fetch: FetchLike; callOptions: LanguageModelV4CallOptions } {
-  const { extras, reasoning } = bodyExtras(protocol, request);
+  const { extras, reasoning, providerOptions } = bodyExtras(protocol, request);
   // Media parts go as the protocol takes them; raw ones are swapped back into the body.
   const raw: ChatContentPart[] = [];
   const callOptions: LanguageModelV4CallOptions = {
@@ -93,6 +111,7 @@ export function buildCall(
   if (tools) callOptions.tools = tools;
   if (request.maxTokens != null) callOptions.maxOutputTokens = request.maxTokens;
   if (signal) callOptions.abortSignal = signal;
+  if (providerOptions) callOptions.providerOptions = providerOptions;
   if (reasoning != null && V4_REASONING.has(reasoning)) {
     callOptions.reasoning = reasoning as LanguageModelV4CallOptions["reasoning"];
   }

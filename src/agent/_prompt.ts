@@ -13,7 +13,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { ChatContentPart, ChatMessage, ChatTool } from "./model_client.ts";
 import type { ProviderProtocol } from "./provider_presets.ts";
-import { mediaNote, mediaPartInfo, protocolCarries } from "./media_support.ts";
+import { mediaPartInfo, mediaRefusal } from "./media_support.ts";
 import { audioMimeOf } from "../_internal/audio_mime.ts";
 import { rawPartMarker } from "./_request_body.ts";
 
@@ -94,9 +94,8 @@ function routePart(
     return { type: "text", text: rawPartMarker(route.raw.length - 1) };
   }
   const info = mediaPartInfo(part);
-  if (info !== null && !protocolCarries(route.protocol, info.kind)) {
-    return { type: "text", text: mediaNote(info) };
-  }
+  const note = info === null ? null : mediaRefusal(route.protocol, info);
+  if (note !== null) return { type: "text", text: note };
   return convertPart(part);
 }
 

@@ -5,10 +5,13 @@
  * User content parts arrive in the chat-completions shapes Python Bub uses: `image_url`,
  * `input_audio` (`{data, format}`, any format string), `video_url` and `file` (`{file_data,
  * filename}`, a data URL). The chat-completions protocols (OpenAI chat and every
- * OpenAI-compatible preset, OpenRouter-style) carry every part unchanged: the provider decides
- * what it accepts, as with Python Bub. OpenAI Responses and Anthropic carry images and PDFs
- * (Anthropic also plain text files); any other part becomes a note such as
- * `[audio, 12 s, audio/ogg — this model cannot hear audio]` instead of failing the turn.
+ * OpenAI-compatible preset, OpenRouter-style, and Azure OpenAI's chat) carry every part unchanged:
+ * the provider decides what it accepts, as with Python Bub. OpenAI Responses and Anthropic carry
+ * images and PDFs (Anthropic also plain text files); Gemini and Vertex AI (`google`) carry
+ * images, audio, video, PDFs and text files inline; Amazon Bedrock's Converse API carries the
+ * image, document and video formats it lists ({@link MEDIA_MIME_TYPES}), as bytes only. Any
+ * other part becomes a note such as `[audio, 12 s, audio/ogg — this model cannot hear audio]`
+ * instead of failing the turn.
  *
  * @module
  */
@@ -25,9 +28,13 @@ export type MediaKind = "image" | "audio" | "video" | "pdf" | "text" | "file";
  *
  * | protocol | image | audio | video | pdf | text file | other file |
  * |---|---|---|---|---|---|---|
- * | openai-chat, openai-compatible | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ |
- * | openai-responses | ✓ | note | note | ✓ | note | note |
+ * | openai-chat, openai-compatible (incl. `azure`) | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ |
+ * | openai-responses (incl. `azure-responses`) | ✓ | note | note | ✓ | note | note |
  * | anthropic | ✓ | note | note | ✓ | ✓ | note |
+ * | google (`gemini`, `vertex`) | ✓ | ✓ | ✓ | ✓ | ✓ | note |
+ * | bedrock | ✓¹ | note | ✓¹ | ✓ | ✓¹ | ✓¹ |
+ *
+ * ¹ only the MIME types of {@link MEDIA_MIME_TYPES}, and only inline data (no URL).
  */
 export const MEDIA_SUPPORT: Readonly<
   Partial<Record<ProviderProtocol, Readonly<Record<MediaKind, boolean>>>>
@@ -50,7 +57,59 @@ export const MEDIA_SUPPORT: Readonly<
     file: false,
   },
   anthropic: { image: true, audio: false, video: false, pdf: true, text: true, file: false },
+  google: { image: true, audio: true, video: true, pdf: true, text: true, file: false },
+  bedrock: { image: true, audio: false, video: true, pdf: true, text: true, file: true },
 });
+
+/**
+ * Per protocol and kind, the only MIME types its wire format takes (a kind not listed: any);
+ * Amazon Bedrock's Converse API names its image, document and video formats.
+ */
+export const MEDIA_MIME_TYPES: Readonly<
+  Partial<Record<ProviderProtocol, Readonly<Partial<Record<MediaKind, readonly string[]>>>>>
+> = Object.freeze({
+  bedrock: {
+    image: ["image/jpeg", "image/png", "image/gif", "image/webp"],
+    video: [
+      "video/x-matroska",
+      "video/quicktime",
+      "video/mp4",
+      "video/webm",
+      "video/x-flv",
+      "video/mpeg",
+      "video/mpg",
+      "video/wmv",
+    ],
+    text: ["text/csv", "text/html", "text/plain", "text/markdown"],
+    file: [
+      "application/msword",
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      "application/vnd.ms-excel",
+      "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ],
+  },
+});
+
+/** Protocols that take media as inline bytes only (a part given by URL gets a note). */
+const BYTES_ONLY: ReadonlySet<ProviderProtocol> = new Set(["bedrock"]);
+
+/**
+ * The note a part gets in place of itself on `protocol`, or null when the protocol carries it:
+ * its kind ({@link MEDIA_SUPPORT}), its MIME type ({@link MEDIA_MIME_TYPES}) and, for a protocol
+ * that takes bytes only, whether it is given by URL.
+ */
+export function mediaRefusal(protocol: ProviderProtocol, info: MediaPartInfo): string | null {
+  if (!protocolCarries(protocol, info.kind)) return mediaNote(info);
+  const mimes = MEDIA_MIME_TYPES[protocol]?.[info.kind];
+  const mime = info.mimeType.toLowerCase().split(";")[0]!.trim();
+  if (mimes !== undefined && mime !== "" && !mimes.includes(mime)) {
+    return mediaNote(info, `this model cannot take ${mime}`);
+  }
+  if (BYTES_ONLY.has(protocol) && info.url !== null) {
+    return mediaNote(info, "this model takes attachments as data, not links");
+  }
+  return null;
+}
 
 /** Whether `protocol`'s wire format carries media of `kind` (see {@link MEDIA_SUPPORT}). */
 export function protocolCarries(protocol: ProviderProtocol, kind: MediaKind): boolean {
@@ -181,7 +240,7 @@ function secondsText(seconds: number): string {
 /**
  * The note a model gets in place of a part it cannot take: kind (and file name), length (else
  * size, else the URL), MIME type and why, e.g.
- * `[audio, 12 s, audio/ogg — this model cannot hear audio]`.
+ * `[audio, 12 s, audio/ogg — this model cannot hear audio]`. `why` replaces the reason.
  *
  * @example
  * ```ts
@@ -193,11 +252,11 @@ function secondsText(seconds: number): string {
  * );
  * ```
  */
-export function mediaNote(info: MediaPartInfo): string {
+export function mediaNote(info: MediaPartInfo, why: string = CANNOT[info.kind]): string {
   const items = [info.filename ? `${LABEL[info.kind]} ${info.filename}` : LABEL[info.kind]];
   if (info.seconds !== null) items.push(secondsText(info.seconds));
   else if (info.bytes !== null) items.push(sizeOf(info.bytes));
   else if (info.url !== null) items.push(info.url);
   if (info.mimeType) items.push(info.mimeType);
-  return `[${items.join(", ")} — ${CANNOT[info.kind]}]`;
+  return `[${items.join(", ")} — ${why}]`;
 }

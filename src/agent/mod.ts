@@ -36,6 +36,7 @@ export {
   type ModelStreamOptions,
 } from "./model_client.ts";
 export {
+  type CloudSettings,
   type FetchLike,
   lookupProviderSetting,
   type ModelId,
@@ -45,6 +46,7 @@ export {
   type ProviderPreset,
   providerPreset,
   type ProviderProtocol,
+  type ProviderSdk,
   type ProviderSetting,
   type ProviderSettings,
 } from "./providers.ts";

@@ -21,7 +21,24 @@ export type ProviderProtocol =
   | "openai-compatible"
   | "openai-chat"
   | "openai-responses"
-  | "anthropic";
+  | "anthropic"
+  | "google"
+  | "bedrock";
+
+/**
+ * The AI SDK package that builds a preset's model when it is not the protocol's own: Gemini
+ * (`@ai-sdk/google`), Vertex AI (`@ai-sdk/google-vertex`), Azure OpenAI (`@ai-sdk/azure`) and
+ * Amazon Bedrock (`@ai-sdk/amazon-bedrock`), each loaded on its first call.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { providerPreset, type ProviderSdk } from "@bub/core/agent";
+ * const sdk: ProviderSdk | undefined = providerPreset("azure").sdk;
+ * assert.equal(sdk, "azure");
+ * ```
+ */
+export type ProviderSdk = "google" | "vertex" | "azure" | "bedrock";
 
 /**
  * A known provider: its wire protocol and default base URL (null: the SDK's default).
@@ -39,6 +56,8 @@ export interface ProviderPreset {
   protocol: ProviderProtocol;
   /** The default API base, or null for the SDK default (or none, for `custom`). */
   baseURL: string | null;
+  /** The SDK package that builds the model, when not the protocol's own (see {@link ProviderSdk}). */
+  sdk?: ProviderSdk;
 }
 
 /**
@@ -65,6 +84,13 @@ export const PROVIDER_PRESETS: Readonly<Record<string, Readonly<ProviderPreset>>
   vllm: { protocol: "openai-compatible", baseURL: "http://localhost:8000/v1" },
   lmstudio: { protocol: "openai-compatible", baseURL: "http://localhost:1234/v1" },
   custom: { protocol: "openai-compatible", baseURL: null },
+  // Cloud providers, each through its own AI SDK package (cloud_models.ts; issue 33 item 2).
+  gemini: { protocol: "google", baseURL: null, sdk: "google" },
+  google: { protocol: "google", baseURL: null, sdk: "google" },
+  vertex: { protocol: "google", baseURL: null, sdk: "vertex" },
+  azure: { protocol: "openai-chat", baseURL: null, sdk: "azure" },
+  "azure-responses": { protocol: "openai-responses", baseURL: null, sdk: "azure" },
+  bedrock: { protocol: "bedrock", baseURL: null, sdk: "bedrock" },
 });
 
 /**

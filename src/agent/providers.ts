@@ -1,6 +1,7 @@
 /**
  * API key / base lookup and the {@link ProviderModelClient} that calls OpenAI-compatible, OpenAI
- * (chat and Responses) and Anthropic endpoints. Chat-completions requests go through the direct
+ * (chat and Responses) and Anthropic endpoints, and the cloud providers of `cloud_models.ts`
+ * (Gemini, Vertex AI, Azure OpenAI, Amazon Bedrock). Chat-completions requests go through the direct
  * client (`chat_completions_client.ts`) when it reproduces the SDK's request exactly; the rest
  * go through the AI SDK providers at the `LanguageModelV4` level, one provider model per model
  * id (model ids and provider presets: `provider_presets.ts`).
@@ -30,6 +31,9 @@ import {
 } from "./chat_completions_client.ts";
 import { chatBodyCovers, chatRequestBody, chatRequestBytes } from "./_chat_body.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
+import { type CloudSettings, createCloudModel } from "./cloud_models.ts";
+
+export type { CloudSettings } from "./cloud_models.ts";
 
 export type { FetchLike } from "./_request_body.ts";
 
@@ -40,6 +44,7 @@ export {
   type ProviderPreset,
   providerPreset,
   type ProviderProtocol,
+  type ProviderSdk,
 } from "./provider_presets.ts";
 
 /**
@@ -104,6 +109,8 @@ export interface ProviderSettings {
   clientArgs?: Readonly<Record<string, unknown>> | null;
   /** The `fetch` used for every request (default: the global one, looked up per call). */
   fetch?: FetchLike;
+  /** What Vertex AI, Azure OpenAI and Amazon Bedrock need beyond a key and a base. */
+  cloud?: CloudSettings;
 }
 
 const HEADER_KEYS = ["headers", "default_headers", "extra_headers"];
@@ -151,6 +158,10 @@ async function createLanguageModel(init: LanguageModelInit): Promise<LanguageMod
   const baseURL = lookupProviderSetting(settings.apiBase, id.provider) ?? preset.baseURL ??
     undefined;
   const { headers, rest } = clientOptions(settings);
+  if (preset.sdk !== undefined) {
+    const cloud = settings.cloud ?? {};
+    return createCloudModel({ id, preset, apiKey, baseURL, headers, rest, fetch, cloud });
+  }
   const common = { ...rest, headers, fetch, ...(apiKey ? { apiKey } : {}) };
   switch (preset.protocol) {
     case "openai-chat": {
@@ -165,6 +176,11 @@ async function createLanguageModel(init: LanguageModelInit): Promise<LanguageMod
       const { createAnthropic } = await anthropicModule();
       return createAnthropic({ ...common, ...(baseURL ? { baseURL } : {}) }).messages(id.model);
     }
+    case "google":
+    case "bedrock":
+      throw new BubError("config", `Provider ${JSON.stringify(id.provider)} has no SDK package`, {
+        provider: id.provider,
+      });
     case "openai-compatible": {
       if (!baseURL) {
         throw new BubError(
@@ -190,10 +206,13 @@ function chatTarget(
   settings: ProviderSettings,
   fetch: FetchLike,
 ): ChatCompletionsTarget | null {
+  const preset = providerPreset(id.provider);
+  // A cloud provider's own package builds its requests (its URLs, auth and signing).
+  if (preset.sdk !== undefined) return null;
   const { headers, rest } = clientOptions(settings);
   return resolveChatTarget({
     id,
-    preset: providerPreset(id.provider),
+    preset,
     apiKey: lookupProviderSetting(settings.apiKey, id.provider),
     apiBase: lookupProviderSetting(settings.apiBase, id.provider),
     headers,

@@ -33,6 +33,7 @@ export { SANDBOX, SANDBOX_MODES, sandboxNetworkOf } from "./_sandbox_settings_sp
 import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/mcp_manager.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
 import { APPROVALS } from "./approval_rules.ts";
+import { CLOUD_PROVIDER_FIELDS } from "./_provider_settings_specs.ts";
 
 /**
  * The model used when none is configured.
@@ -125,6 +126,7 @@ export const AGENT: SectionSpec = {
       "a comma-separated string of variable names, or null",
       null,
     ),
+    ...CLOUD_PROVIDER_FIELDS,
   ],
 };
 

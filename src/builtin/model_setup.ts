@@ -6,6 +6,7 @@
 import { PROVIDER_PRESETS } from "../agent/provider_presets.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
+import { cloudCredentialsGiven } from "./_provider_settings_specs.ts";
 
 /** Whether the builtin plugin runs the model (no other plugin implements a model hook). */
 export function builtinRunsModel(framework: KernelFramework): boolean {
@@ -36,6 +37,8 @@ export function modelSetupProblem(runtime: BuiltinRuntime): string | null {
     ? env.OPENAI_API_KEY
     : provider === "anthropic"
     ? env.ANTHROPIC_API_KEY
+    : cloudCredentialsGiven(provider, settings, env)
+    ? "given"
     : undefined;
   if (key || base || keyless || envKey) return null;
   return [

@@ -8,6 +8,7 @@ import { readSync, writeSync } from "node:fs";
 import process from "node:process";
 import { isatty, type ReadStream } from "node:tty";
 import { PROVIDER_PRESETS, providerPreset } from "../agent/provider_presets.ts";
+import { ONBOARD_FIELDS } from "./_provider_settings_specs.ts";
 
 /**
  * Thrown when the user interrupts a prompt (end of input).
@@ -212,11 +213,15 @@ export const ONBOARD_PROVIDERS: readonly string[] = Object.freeze(Object.keys(PR
 /** Models proposed for a provider chosen afresh (the others have no model that fits everyone). */
 const SUGGESTED_MODELS: Readonly<Record<string, string>> = {
   openrouter: "openrouter/free",
+  gemini: "gemini-2.5-flash",
+  google: "gemini-2.5-flash",
+  vertex: "gemini-2.5-flash",
 };
 
 /**
  * The builtin `onboardConfig` fragment: `{ model, enabled_channels, stream_output }` plus
- * `api_key` / `api_base` when given.
+ * `api_key` / `api_base` when given, and a cloud provider's own settings (`vertex_project`,
+ * `azure_resource_name`, `bedrock_region`...) when answered.
  */
 export function builtinOnboardConfig(
   currentConfig: Record<string, unknown>,
@@ -245,6 +250,17 @@ export function builtinOnboardConfig(
     // `custom` is any OpenAI-compatible server: it has no default base.
     while (apiBase === "") apiBase = prompter.text("API base (required for custom)", currentBase);
   } else apiBase = prompter.text("API base (optional)", currentBase);
+  // What a cloud provider needs beyond a key and a base (project, region, resource...).
+  const cloud: Record<string, string> = {};
+  for (const item of ONBOARD_FIELDS[provider] ?? []) {
+    const current = typeof currentConfig[item.key] === "string"
+      ? currentConfig[item.key] as string
+      : "";
+    const answer = item.secret
+      ? prompter.secret(item.question)
+      : prompter.text(item.question, current);
+    if (answer) cloud[item.key] = answer;
+  }
   // `cli` and `web` are interfaces, started when named (`bub chat`, `bub web`, or listed by hand).
   const available = channelNames.filter((name) => name !== "cli" && name !== "web");
   const enabled = typeof currentConfig.enabled_channels === "string"
@@ -262,5 +278,6 @@ export function builtinOnboardConfig(
   };
   if (apiKey) fragment.api_key = apiKey;
   if (apiBase) fragment.api_base = apiBase;
+  Object.assign(fragment, cloud);
   return fragment;
 }

@@ -21,6 +21,7 @@ import { registerBuiltinTools } from "../tools/builtin/mod.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { McpManager } from "../tools/mcp/mcp_manager.ts";
 import { LazyProviderModelClient } from "./lazy_model_client.ts";
+import { cloudSettingsOf } from "./_provider_settings_specs.ts";
 import { misspeltSettings } from "./misspelt_settings.ts";
 import { type ApprovalSettings, loadApprovalSettings } from "./approval_rules.ts";
 import {
@@ -233,6 +234,7 @@ export class BuiltinRuntime {
         apiKey: settings.api_key,
         apiBase: settings.api_base,
         clientArgs: settings.client_args,
+        cloud: cloudSettingsOf(settings),
       });
       this.#agent = new Agent(this.framework.agentHost(), {
         settings: {

@@ -96,6 +96,32 @@ export interface AgentSettings {
    * Env `BUB_TOOL_ENV_PASSTHROUGH`. @default null
    */
   tool_env_passthrough: string | null;
+  /** Vertex AI: the Google Cloud project. Env `BUB_VERTEX_PROJECT`. @default null */
+  vertex_project: string | null;
+  /** Vertex AI: the location (`us-central1`, `global`...). Env `BUB_VERTEX_LOCATION`. @default null */
+  vertex_location: string | null;
+  /**
+   * Vertex AI: a service-account JSON key file (else application default credentials).
+   * Env `BUB_VERTEX_CREDENTIALS`. @default null
+   */
+  vertex_credentials: string | null;
+  /** Vertex AI: a ready OAuth access token. Env `BUB_VERTEX_ACCESS_TOKEN`. @default null */
+  vertex_access_token: string | null;
+  /** Azure OpenAI: the resource name. Env `BUB_AZURE_RESOURCE_NAME`. @default null */
+  azure_resource_name: string | null;
+  /**
+   * Azure OpenAI: the API version; null is the v1 API, a dated one calls deployment URLs.
+   * Env `BUB_AZURE_API_VERSION`. @default null
+   */
+  azure_api_version: string | null;
+  /** Amazon Bedrock: the AWS region. Env `BUB_BEDROCK_REGION`. @default null */
+  bedrock_region: string | null;
+  /** Amazon Bedrock: the AWS access key id. Env `BUB_BEDROCK_ACCESS_KEY_ID`. @default null */
+  bedrock_access_key_id: string | null;
+  /** Amazon Bedrock: the AWS secret access key. Env `BUB_BEDROCK_SECRET_ACCESS_KEY`. @default null */
+  bedrock_secret_access_key: string | null;
+  /** Amazon Bedrock: an AWS session token. Env `BUB_BEDROCK_SESSION_TOKEN`. @default null */
+  bedrock_session_token: string | null;
 }
 
 /**

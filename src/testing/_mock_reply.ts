@@ -139,6 +139,8 @@ export interface MockRequest {
   headers: Record<string, string>;
   /** The parsed JSON body, or the raw text when it is not JSON. */
   body: unknown;
+  /** The body as received (what a request signature covers). */
+  rawBody?: string;
   /** Which wire protocol the path selects. */
   protocol: MockProtocol;
 }
@@ -150,9 +152,10 @@ export interface MockRequest {
  * ```ts
  * import type { MockProtocol } from "@bub/core/testing";
  * const protocol: MockProtocol = "anthropic"; // POST /v1/messages
+ * // also "gemini" (`…/models/<m>:streamGenerateContent`) and "bedrock" (`…/model/<m>/converse-stream`)
  * ```
  */
-export type MockProtocol = "chat" | "responses" | "anthropic";
+export type MockProtocol = "chat" | "responses" | "anthropic" | "gemini" | "bedrock";
 
 /**
  * Computes a reply from a request.

@@ -1,6 +1,7 @@
 /**
- * Encodes a {@link MockReply} as OpenAI chat-completions, OpenAI Responses or Anthropic messages
- * wire data: SSE events when streaming, one JSON body otherwise.
+ * Encodes a {@link MockReply} as OpenAI chat-completions, OpenAI Responses, Anthropic messages,
+ * Gemini (`_mock_wire_gemini.ts`) or Bedrock Converse (`_mock_wire_bedrock.ts`) wire data: stream
+ * events when streaming, one JSON body otherwise.
  *
  * @module
  */
@@ -20,6 +21,25 @@ import {
   responsesOutput,
   responsesUsage,
 } from "./_mock_wire_responses.ts";
+import { geminiError, geminiEvents, geminiJson, geminiModelOf } from "./_mock_wire_gemini.ts";
+import {
+  bedrockError,
+  bedrockErrorType,
+  bedrockEvents,
+  bedrockJson,
+} from "./_mock_wire_bedrock.ts";
+
+/** Whether a request asks for a stream: by its path (Gemini, Bedrock) or `stream: true`. */
+export function streams(
+  protocol: MockProtocol,
+  path: string,
+  body: Record<string, unknown>,
+): boolean {
+  const pathname = path.split("?")[0]!;
+  if (protocol === "gemini") return pathname.endsWith(":streamGenerateContent");
+  if (protocol === "bedrock") return pathname.endsWith("/converse-stream");
+  return body.stream === true;
+}
 
 function chatUsage(usage: MockUsage): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -125,12 +145,15 @@ function anthropicEvents(reply: MockReply, model: string): string[] {
   return out;
 }
 
-/** The SSE events of `reply` in `protocol`. */
+/** The stream events of `reply` in `protocol` (SSE text; Bedrock: event-stream messages). */
 export function sseEvents(
   protocol: MockProtocol,
   reply: MockReply,
   body: Record<string, unknown>,
-): string[] {
+  path: string = "",
+): Array<string | Uint8Array> {
+  if (protocol === "gemini") return geminiEvents(reply, geminiModelOf(path));
+  if (protocol === "bedrock") return bedrockEvents(reply);
   const model = typeof body.model === "string" ? body.model : "mock-model";
   if (protocol === "anthropic") return anthropicEvents(reply, model);
   if (protocol === "responses") return responsesEvents(reply, model);
@@ -143,7 +166,10 @@ export function jsonBody(
   protocol: MockProtocol,
   reply: MockReply,
   body: Record<string, unknown>,
+  path: string = "",
 ): Record<string, unknown> {
+  if (protocol === "gemini") return geminiJson(reply, geminiModelOf(path));
+  if (protocol === "bedrock") return bedrockJson(reply);
   const model = typeof body.model === "string" ? body.model : "mock-model";
   const text = chunksOf(reply.text).join("");
   const usage = usageOf(reply);
@@ -215,6 +241,8 @@ export function errorBody(protocol: MockProtocol, error: MockErrorReply): string
   if (error.body !== undefined) {
     return typeof error.body === "string" ? error.body : JSON.stringify(error.body);
   }
+  if (protocol === "gemini") return geminiError(error);
+  if (protocol === "bedrock") return bedrockError(error);
   const message = error.message ?? `Mock error ${error.status}`;
   if (protocol === "anthropic") {
     const type = error.type ??
@@ -228,4 +256,12 @@ export function errorBody(protocol: MockProtocol, error: MockErrorReply): string
   return JSON.stringify({
     error: { message, type: error.type ?? null, param: null, code: error.code ?? null },
   });
+}
+
+/** Headers of an error response beyond its content type (AWS names the error type in one). */
+export function errorHeaders(
+  protocol: MockProtocol,
+  error: MockErrorReply,
+): Record<string, string> {
+  return protocol === "bedrock" ? { "x-amzn-errortype": bedrockErrorType(error) } : {};
 }

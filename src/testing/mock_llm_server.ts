@@ -1,6 +1,8 @@
 /**
- * A real HTTP server on 127.0.0.1 that plays a model: OpenAI chat-completions, OpenAI Responses
- * and Anthropic messages, streamed (SSE) or not, driven by a script of replies.
+ * A real HTTP server on 127.0.0.1 that plays a model: OpenAI chat-completions (also under Azure's
+ * `…/deployments/<d>/…?api-version=` paths), OpenAI Responses, Anthropic messages, Google Gemini /
+ * Vertex AI `generateContent` and Amazon Bedrock Converse (AWS event-stream framing), streamed
+ * or not, driven by a script of replies.
  *
  * @module
  */
@@ -8,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { BubError } from "../kernel/errors.ts";
 import { type LoopbackServer, readBody, startLoopbackServer } from "./_http.ts";
 import type { MockProtocol, MockReply, MockRequest, MockResponder } from "./_mock_reply.ts";
-import { errorBody, jsonBody, sseEvents } from "./_mock_wire.ts";
+import { errorBody, errorHeaders, jsonBody, sseEvents, streams } from "./_mock_wire.ts";
 
 export {
   CONTEXT_LENGTH_MESSAGE,
@@ -52,6 +54,8 @@ function protocolOf(path: string): MockProtocol | null {
   if (pathname.endsWith("/chat/completions")) return "chat";
   if (pathname.endsWith("/responses")) return "responses";
   if (pathname.endsWith("/messages")) return "anthropic";
+  if (/\/models\/[^/]+:(stream)?generateContent$/i.test(pathname)) return "gemini";
+  if (/\/model\/[^/]+\/converse(-stream)?$/.test(pathname)) return "bedrock";
   return null;
 }
 
@@ -202,7 +206,14 @@ export class MockLlmServer implements AsyncDisposable {
       res.end(JSON.stringify({ error: { message: `Not found: ${req.method} ${path}` } }));
       return;
     }
-    const request: MockRequest = { method: req.method, path, headers, body, protocol };
+    const request: MockRequest = {
+      method: req.method,
+      path,
+      headers,
+      body,
+      rawBody: text,
+      protocol,
+    };
     this.requests.push(request);
     let reply: MockReply;
     try {
@@ -215,22 +226,29 @@ export class MockLlmServer implements AsyncDisposable {
     if (reply.error) {
       res.writeHead(reply.error.status, {
         "content-type": "application/json",
+        ...errorHeaders(protocol, reply.error),
         ...reply.error.headers,
       });
       res.end(errorBody(protocol, reply.error));
       return;
     }
-    if (json.stream !== true) {
+    if (!streams(protocol, path, json)) {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(jsonBody(protocol, reply, json)));
+      res.end(JSON.stringify(jsonBody(protocol, reply, json, path)));
       return;
     }
-    await this.#stream(res, sseEvents(protocol, reply, json), reply);
+    await this.#stream(res, sseEvents(protocol, reply, json, path), reply, protocol);
   }
 
   /** Sends nothing (or only keep-alive comments) until the client or the server goes. */
-  async #stall(res: ServerResponse, reply: MockReply, gone: AbortSignal): Promise<void> {
-    const every = reply.stallKeepAliveMs;
+  async #stall(
+    res: ServerResponse,
+    reply: MockReply,
+    gone: AbortSignal,
+    binary: boolean,
+  ): Promise<void> {
+    // A binary event stream has no comments: a stalled one sends nothing.
+    const every = binary ? undefined : reply.stallKeepAliveMs;
     while (!gone.aborted) {
       await sleep(every ?? 60_000, gone);
       if (!gone.aborted && every) res.write(": keep-alive\n\n");
@@ -238,14 +256,20 @@ export class MockLlmServer implements AsyncDisposable {
     res.destroy();
   }
 
-  async #stream(res: ServerResponse, events: string[], reply: MockReply): Promise<void> {
+  async #stream(
+    res: ServerResponse,
+    events: Array<string | Uint8Array>,
+    reply: MockReply,
+    protocol: MockProtocol,
+  ): Promise<void> {
+    const binary = protocol === "bedrock";
     const gone = new AbortController();
     const onClose = () => gone.abort();
     res.on("close", onClose);
     this.#closing.signal.addEventListener("abort", onClose, { once: true });
     try {
       res.writeHead(200, {
-        "content-type": "text/event-stream",
+        "content-type": binary ? "application/vnd.amazon.eventstream" : "text/event-stream",
         "cache-control": "no-cache",
         connection: "keep-alive",
       });
@@ -259,13 +283,13 @@ export class MockLlmServer implements AsyncDisposable {
           return;
         }
         if (reply.stallAfter !== undefined && i >= reply.stallAfter) {
-          await this.#stall(res, reply, gone.signal);
+          await this.#stall(res, reply, gone.signal, binary);
           return;
         }
         res.write(events[i]);
       }
       if (reply.stallAfter !== undefined && events.length <= reply.stallAfter) {
-        await this.#stall(res, reply, gone.signal);
+        await this.#stall(res, reply, gone.signal, binary);
         return;
       }
       res.end();

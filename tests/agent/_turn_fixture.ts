@@ -21,8 +21,13 @@ import type { Tool } from "../../src/tools/tool.ts";
 
 /** Options of {@link turnFixture}. */
 export interface TurnFixtureOptions extends MockLlmServerOptions {
-  /** Extra `BUB_*` variables (`BUB_MODEL`, `BUB_API_KEY` and `BUB_API_BASE` are preset). */
-  env?: Record<string, string | undefined>;
+  /**
+   * Extra `BUB_*` variables (`BUB_MODEL`, `BUB_API_KEY` and `BUB_API_BASE` are preset), or a
+   * function of the started server giving them (e.g. an API base on its port).
+   */
+  env?:
+    | Record<string, string | undefined>
+    | ((server: MockLlmServer) => Record<string, string | undefined>);
   /** Test tools registered on the builtin registry. */
   tools?: Tool[];
   /** Plugins registered after builtin. */
@@ -91,7 +96,7 @@ export async function turnFixture(options: TurnFixtureOptions = {}): Promise<Tur
           BUB_MODEL: "openai:gpt-test",
           BUB_API_KEY: TEST_API_KEY,
           BUB_API_BASE: server.url,
-          ...options.env,
+          ...(typeof options.env === "function" ? options.env(server) : options.env),
         },
       },
     });

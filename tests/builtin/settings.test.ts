@@ -47,6 +47,16 @@ describe("agent settings (§12.3)", () => {
       verbose: 0,
       tool_output_max_bytes: 4 * 1024 * 1024,
       tool_env_passthrough: null,
+      vertex_project: null,
+      vertex_location: null,
+      vertex_credentials: null,
+      vertex_access_token: null,
+      azure_resource_name: null,
+      azure_api_version: null,
+      bedrock_region: null,
+      bedrock_access_key_id: null,
+      bedrock_secret_access_key: null,
+      bedrock_session_token: null,
     });
   });
 

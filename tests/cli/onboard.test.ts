@@ -76,17 +76,18 @@ describe("bub onboard (builtin §16 146)", () => {
     assert.equal(existsSync(dirs.configFile), false);
   });
 
-  test("the provider menu lists exactly the providers the model runner supports; gemini is asked again", async () => {
+  test("the provider menu lists exactly the providers the model runner supports; an unknown one is asked again", async () => {
     const dirs = tempDirs();
     cleanup.defer(() => dirs.remove());
-    const answers = ["gemini", "ollama", "llama3", "", "", "none", "n", ""];
+    const answers = ["watsonx", "ollama", "llama3", "", "", "none", "n", ""];
     const result = await runCli(dirs, ["onboard"], { input: answers.join("\n") });
     assert.equal(result.code, 0, result.stderr);
     const menu = result.stdout.slice(0, result.stdout.indexOf("[openrouter] >"));
     const listed = [...menu.matchAll(/^ {2}\d+\. (\S+)$/gm)].map((match) => match[1]!);
     assert.deepEqual(listed, Object.keys(PROVIDER_PRESETS));
     for (const name of listed) assert.doesNotThrow(() => providerPreset(name), name);
-    for (const missing of ["gemini", "azure", "bedrock"]) assert.ok(!listed.includes(missing));
+    for (const cloud of ["gemini", "vertex", "azure", "bedrock"]) assert.ok(listed.includes(cloud));
+    assert.ok(!listed.includes("watsonx"));
     assert.match(result.stdout, /Please choose one of: openai, /);
     const data = parse(readFileSync(dirs.configFile, "utf8")) as Record<string, unknown>;
     assert.equal(data.model, "ollama:llama3");
@@ -95,11 +96,11 @@ describe("bub onboard (builtin §16 146)", () => {
   test("custom asks for the API base until one is given; an unsupported current provider is not offered", async () => {
     const dirs = tempDirs();
     cleanup.defer(() => dirs.remove());
-    dirs.writeConfig("model: gemini:gemini-pro\n");
+    dirs.writeConfig("model: watsonx:granite\n");
     const answers = ["custom", "my-model", "", "", "http://127.0.0.1:8000/v1", "none", "n", ""];
     const result = await runCli(dirs, ["onboard"], { input: answers.join("\n") });
     assert.equal(result.code, 0, result.stderr);
-    assert.doesNotMatch(result.stdout, /gemini/);
+    assert.doesNotMatch(result.stdout, /watsonx/);
     assert.equal(result.stdout.match(/API base \(required for custom\)/g)?.length, 2);
     const data = parse(readFileSync(dirs.configFile, "utf8")) as Record<string, unknown>;
     assert.equal(data.model, "custom:my-model");
