@@ -65,6 +65,11 @@ export const PROVIDER_PRESETS: Readonly<Record<string, Readonly<ProviderPreset>>
   vllm: { protocol: "openai-compatible", baseURL: "http://localhost:8000/v1" },
   lmstudio: { protocol: "openai-compatible", baseURL: "http://localhost:1234/v1" },
   custom: { protocol: "openai-compatible", baseURL: null },
+  // A ChatGPT subscription (`bub login openai`): the Responses API of the ChatGPT backend.
+  "openai-codex": {
+    protocol: "openai-responses",
+    baseURL: "https://chatgpt.com/backend-api/codex",
+  },
 });
 
 /**

@@ -30,6 +30,12 @@ import {
 } from "./chat_completions_client.ts";
 import { chatBodyCovers, chatRequestBody, chatRequestBytes } from "./_chat_body.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
+import {
+  defaultOpenAIAuthLocation,
+  type OpenAIAuthLocation,
+  sharedOpenAIAuth,
+} from "./openai_auth.ts";
+import { subscriptionModel } from "./openai_subscription.ts";
 
 export type { FetchLike } from "./_request_body.ts";
 
@@ -104,6 +110,11 @@ export interface ProviderSettings {
   clientArgs?: Readonly<Record<string, unknown>> | null;
   /** The `fetch` used for every request (default: the global one, looked up per call). */
   fetch?: FetchLike;
+  /**
+   * The ChatGPT login (`bub login openai`) that `openai-codex:` models use, and `openai:` models
+   * when no OpenAI key or base is configured (see `openai_subscription.ts`). Default: none.
+   */
+  openaiAuth?: OpenAIAuthLocation | null;
 }
 
 const HEADER_KEYS = ["headers", "default_headers", "extra_headers"];
@@ -112,6 +123,7 @@ const HEADER_KEYS = ["headers", "default_headers", "extra_headers"];
 const openaiModule = lazyImport(() => import("@ai-sdk/openai"));
 const anthropicModule = lazyImport(() => import("@ai-sdk/anthropic"));
 const compatibleModule = lazyImport(() => import("@ai-sdk/openai-compatible"));
+const codexModule = lazyImport(() => import("./openai_codex.ts"));
 
 function clientOptions(settings: ProviderSettings): {
   headers: Record<string, string>;
@@ -151,6 +163,12 @@ async function createLanguageModel(init: LanguageModelInit): Promise<LanguageMod
   const baseURL = lookupProviderSetting(settings.apiBase, id.provider) ?? preset.baseURL ??
     undefined;
   const { headers, rest } = clientOptions(settings);
+  if (id.provider === "openai-codex") {
+    const auth = sharedOpenAIAuth(settings.openaiAuth ?? defaultOpenAIAuthLocation());
+    const base = lookupProviderSetting(settings.apiBase, id.provider);
+    const init = { model: id.model, baseURL: base, headers, rest, auth, fetch };
+    return (await codexModule()).codexLanguageModel(init);
+  }
   const common = { ...rest, headers, fetch, ...(apiKey ? { apiKey } : {}) };
   switch (preset.protocol) {
     case "openai-chat": {
@@ -253,6 +271,8 @@ export class ProviderModelClient implements ModelClient {
 
   /** Streams one call; see {@link ModelClient.stream}. */
   stream(request: ModelRequest, options: ModelStreamOptions = {}): AsyncGenerator<ModelEvent> {
+    const subscription = subscriptionModel(request.model, this.#settings);
+    if (subscription !== null) request = { ...request, model: subscription };
     // A request the direct client covers gets its generator as it is (no generator around every
     // event). Whatever fails here fails again, the same way, when the full stream is iterated.
     let direct: AsyncGenerator<ModelEvent> | null = null;
