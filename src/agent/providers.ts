@@ -30,11 +30,7 @@ import {
 } from "./chat_completions_client.ts";
 import { chatBodyCovers, chatRequestBody, chatRequestBytes } from "./_chat_body.ts";
 import { type ModelId, parseModelId, providerPreset } from "./provider_presets.ts";
-import {
-  defaultOpenAIAuthLocation,
-  type OpenAIAuthLocation,
-  sharedOpenAIAuth,
-} from "./openai_auth.ts";
+import { defaultOpenAIAuthLocation, sharedOpenAIAuth } from "./openai_auth.ts";
 import { subscriptionModel } from "./openai_subscription.ts";
 
 export type { FetchLike } from "./_request_body.ts";
@@ -112,9 +108,11 @@ export interface ProviderSettings {
   fetch?: FetchLike;
   /**
    * The ChatGPT login (`bub login openai`) that `openai-codex:` models use, and `openai:` models
-   * when no OpenAI key or base is configured (see `openai_subscription.ts`). Default: none.
+   * when no OpenAI key or base is configured (see `openai_subscription.ts`): the token file
+   * (`<BUB_HOME>/auth/openai.json`) and the issuer that refreshes it (default
+   * `https://auth.openai.com`). Default: none (`openai-codex:` then reads the default home's).
    */
-  openaiAuth?: OpenAIAuthLocation | null;
+  openaiAuth?: { file: string; issuer?: string | null } | null;
 }
 
 const HEADER_KEYS = ["headers", "default_headers", "extra_headers"];
