@@ -208,11 +208,20 @@ describe("bub login openai", () => {
     assert.ok(!existsSync(authFile(dirs)));
   });
 
-  test("an unknown provider is a usage error", async () => {
+  test("an unknown provider is a usage error; an openai-codex model without a login says to log in", async () => {
     const dirs = tempDirs("bub-login-test-");
     cleanup.defer(() => dirs.remove());
     const result = await runCli(dirs, ["login", "gemini"], { timeoutMs: TIMEOUT });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /cannot log in to "gemini": expected one of openai/);
+    const run = await runCli(dirs, ["run", "hi"], {
+      env: { BUB_MODEL: "openai-codex:gpt-5.1-codex" },
+      timeoutMs: TIMEOUT,
+    });
+    assert.equal(run.code, 1);
+    assert.match(
+      run.stderr,
+      /openai-codex:gpt-5\.1-codex needs a ChatGPT login: run 'bub login openai'/,
+    );
   });
 });
