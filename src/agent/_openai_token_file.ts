@@ -136,7 +136,10 @@ export async function removeTokenFile(file: string): Promise<boolean> {
 export interface FileLockOptions {
   /** Stops waiting for the lock. */
   signal?: AbortSignal;
-  /** A lock older than this (ms) was left by a process that died: it is taken over. */
+  /**
+   * A lock older than this (ms; default 45 s, longer than a token request may take) was left by
+   * a process that died: it is taken over.
+   */
   staleMs?: number;
   /** Longest wait for the lock (ms). */
   waitMs?: number;
@@ -151,7 +154,7 @@ export async function withFileLock<T>(
   fn: () => Promise<T>,
   options: FileLockOptions = {},
 ): Promise<T> {
-  const { signal, staleMs = 30_000, waitMs = 60_000 } = options;
+  const { signal, staleMs = 45_000, waitMs = 60_000 } = options;
   const deadline = Date.now() + waitMs;
   await mkdir(dirname(lock), { recursive: true, mode: 0o700 });
   while (true) {

@@ -6,7 +6,15 @@
 import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import {
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
@@ -194,5 +202,19 @@ describe("openai-codex provider", () => {
     const again = new OpenAIAuth({ file, issuer: auth.url });
     await again.credentials({ rejected: stored.access_token });
     assert.deepEqual(auth.grants.at(-1), { grantType: "refresh_token", ok: true });
+  });
+
+  test("a lock file left by a process that died is taken over and the refresh goes ahead", async () => {
+    const auth = await FakeOpenAIAuth.start();
+    cleanups.push(() => auth.close());
+    const file = tempFile();
+    const login = new OpenAIAuth({ file, issuer: auth.url });
+    await login.save(storedTokens(auth, 1000));
+    writeFileSync(`${file}.lock`, "999999\n");
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(`${file}.lock`, old, old);
+    const credentials = await login.credentials();
+    assert.equal(credentials.accountId, auth.accountId);
+    assert.deepEqual(auth.grants, [{ grantType: "refresh_token", ok: true }]);
   });
 });

@@ -11,6 +11,7 @@ import process from "node:process";
 import { BubError } from "../../kernel/errors.ts";
 import type { KernelFramework } from "../../kernel/framework.ts";
 import { OpenAIAuth, type OpenAITokens } from "../../agent/openai_auth.ts";
+import { subscriptionModel } from "../../agent/openai_subscription.ts";
 import { processDriver } from "../../environment/driver_select.ts";
 import { CliExit, type CliOutput } from "../cli_io.ts";
 import type { BuiltinRuntime } from "../runtime.ts";
@@ -154,15 +155,11 @@ export async function loginCommand(
   );
 }
 
-/** Whether `openai:` models use the login: no OpenAI key or base configured. */
-function openaiUsesLogin(runtime: BuiltinRuntime): boolean {
+/** Whether `openai:` models use the login (no OpenAI key or base configured). */
+function openaiUsesLogin(runtime: BuiltinRuntime, file: string): boolean {
   const settings = runtime.settings;
-  const set = (value: unknown) =>
-    typeof value === "string" ? value !== "" : typeof value === "object" && value !== null &&
-      Boolean((value as Record<string, unknown>).openai);
-  const env = runtime.sources.env ?? process.env;
-  return !set(settings.api_key) && !set(settings.api_base) && !env.OPENAI_API_KEY &&
-    !process.env.OPENAI_API_KEY;
+  const options = { apiKey: settings.api_key, apiBase: settings.api_base, openaiAuth: { file } };
+  return subscriptionModel("openai:model", options) !== null;
 }
 
 /** `bub login --status`: the login, or exit 1 when there is none. */
@@ -178,7 +175,7 @@ async function statusCommand(
   if (tokens === null) {
     throw new CliExit(1, `${provider}: not logged in (run 'bub login ${provider}')`);
   }
-  const uses = openaiUsesLogin(runtime)
+  const uses = openaiUsesLogin(runtime, auth.file)
     ? "openai-codex: and openai: models"
     : "openai-codex: models (openai: models use the configured API key)";
   output.out(
