@@ -91,6 +91,11 @@ export const PROVIDER_PRESETS: Readonly<Record<string, Readonly<ProviderPreset>>
   azure: { protocol: "openai-chat", baseURL: null, sdk: "azure" },
   "azure-responses": { protocol: "openai-responses", baseURL: null, sdk: "azure" },
   bedrock: { protocol: "bedrock", baseURL: null, sdk: "bedrock" },
+  // A ChatGPT subscription (`bub login openai`): the Responses API of the ChatGPT backend.
+  "openai-codex": {
+    protocol: "openai-responses",
+    baseURL: "https://chatgpt.com/backend-api/codex",
+  },
 });
 
 /**

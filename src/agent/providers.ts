@@ -34,6 +34,8 @@ import { type ModelId, parseModelId, providerPreset } from "./provider_presets.t
 import { type CloudSettings, createCloudModel } from "./cloud_models.ts";
 
 export type { CloudSettings } from "./cloud_models.ts";
+import { defaultOpenAIAuthLocation, sharedOpenAIAuth } from "./openai_auth.ts";
+import { subscriptionModel } from "./openai_subscription.ts";
 
 export type { FetchLike } from "./_request_body.ts";
 
@@ -111,6 +113,13 @@ export interface ProviderSettings {
   fetch?: FetchLike;
   /** What Vertex AI, Azure OpenAI and Amazon Bedrock need beyond a key and a base. */
   cloud?: CloudSettings;
+  /**
+   * The ChatGPT login (`bub login openai`) that `openai-codex:` models use, and `openai:` models
+   * when no OpenAI key or base is configured (see `openai_subscription.ts`): the token file
+   * (`<BUB_HOME>/auth/openai.json`) and the issuer that refreshes it (default
+   * `https://auth.openai.com`). Default: none (`openai-codex:` then reads the default home's).
+   */
+  openaiAuth?: { file: string; issuer?: string | null } | null;
 }
 
 const HEADER_KEYS = ["headers", "default_headers", "extra_headers"];
@@ -119,6 +128,7 @@ const HEADER_KEYS = ["headers", "default_headers", "extra_headers"];
 const openaiModule = lazyImport(() => import("@ai-sdk/openai"));
 const anthropicModule = lazyImport(() => import("@ai-sdk/anthropic"));
 const compatibleModule = lazyImport(() => import("@ai-sdk/openai-compatible"));
+const codexModule = lazyImport(() => import("./openai_codex.ts"));
 
 function clientOptions(settings: ProviderSettings): {
   headers: Record<string, string>;
@@ -158,6 +168,12 @@ async function createLanguageModel(init: LanguageModelInit): Promise<LanguageMod
   const baseURL = lookupProviderSetting(settings.apiBase, id.provider) ?? preset.baseURL ??
     undefined;
   const { headers, rest } = clientOptions(settings);
+  if (id.provider === "openai-codex") {
+    const auth = sharedOpenAIAuth(settings.openaiAuth ?? defaultOpenAIAuthLocation());
+    const base = lookupProviderSetting(settings.apiBase, id.provider);
+    const init = { model: id.model, baseURL: base, headers, rest, auth, fetch };
+    return (await codexModule()).codexLanguageModel(init);
+  }
   if (preset.sdk !== undefined) {
     const cloud = settings.cloud ?? {};
     return createCloudModel({ id, preset, apiKey, baseURL, headers, rest, fetch, cloud });
@@ -272,6 +288,8 @@ export class ProviderModelClient implements ModelClient {
 
   /** Streams one call; see {@link ModelClient.stream}. */
   stream(request: ModelRequest, options: ModelStreamOptions = {}): AsyncGenerator<ModelEvent> {
+    const subscription = subscriptionModel(request.model, this.#settings);
+    if (subscription !== null) request = { ...request, model: subscription };
     // A request the direct client covers gets its generator as it is (no generator around every
     // event). Whatever fails here fails again, the same way, when the full stream is iterated.
     let direct: AsyncGenerator<ModelEvent> | null = null;

@@ -12,6 +12,7 @@ import {
   MIN_MAX_ANSWER_BYTES,
 } from "../agent/model_runner.ts";
 import type { SectionSpec } from "./_settings_fields.ts";
+import { DEFAULT_OPENAI_AUTH_BASE } from "../agent/openai_token_grants.ts";
 import {
   field,
   int,
@@ -62,6 +63,7 @@ export const AGENT: SectionSpec = {
     ),
     field("api_key", "json", providerValue, MAP_OR_STRING, null, { mergeMaps: true }),
     field("api_base", "json", providerValue, MAP_OR_STRING, null, { mergeMaps: true }),
+    field("openai_auth_base", "string", str, "a string", DEFAULT_OPENAI_AUTH_BASE),
     field(
       "max_steps",
       "int",

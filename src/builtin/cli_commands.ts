@@ -1,5 +1,6 @@
 /**
- * The builtin `bub` commands: `run`, `chat`, `gateway`, `web`, `acp`, `onboard`, `mcp` and `hooks`.
+ * The builtin `bub` commands: `run`, `chat`, `gateway`, `web`, `acp`, `onboard`, `mcp`, `login`,
+ * `logout` and `hooks`.
  * Their definitions are light; the bodies of `run`, `chat`, `gateway`, `web`, `acp` and `mcp` are
  * imported when the command runs, so that importing `@bub/core` loads none of them.
  *
@@ -15,6 +16,7 @@ import { CliExit, type CliOutput } from "./cli_io.ts";
 import type { BubHost } from "./host.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import type { RunOptions } from "./run_command.ts";
+import type { LoginOptions } from "./auth/login_command.ts";
 
 /** The `bub onboard` banner (lines joined: a raw template would lose the `\\` ending a line). */
 const BANNER: string = [
@@ -257,6 +259,30 @@ export function registerBuiltinCommands(
       const runtime = builtinRuntime(framework, "The sandbox needs the builtin plugin.");
       const { sandboxStatusCommand } = await import("./sandbox_command.ts");
       await sandboxStatusCommand(framework, runtime, output, options);
+    });
+  app.command("login")
+    .description(
+      "Sign in with a subscription (openai: a ChatGPT plan); no provider: show the login",
+    )
+    .argument("[provider]", "the provider: openai")
+    .option("--device", "sign in with a device code (no browser or callback needed)")
+    .option("--no-browser", "print the sign-in URL without opening a browser")
+    .option("--port <port>", "the callback port (default 1455, then 1457)")
+    .option("--timeout <seconds>", "how long to wait for the browser", "300")
+    .option("--status", "show the login instead")
+    .action(async (provider: string | undefined, options: LoginOptions) => {
+      const runtime = builtinRuntime(framework, "Login needs the builtin plugin.");
+      const { loginCommand } = await import("./auth/login_command.ts");
+      const signal = cliSignal(framework);
+      await loginCommand(framework, runtime, provider, { ...options, signal }, output);
+    });
+  app.command("logout")
+    .description("Remove a stored login (openai)")
+    .argument("[provider]", "the provider: openai")
+    .action(async (provider: string | undefined) => {
+      const runtime = builtinRuntime(framework, "Logout needs the builtin plugin.");
+      const { logoutCommand } = await import("./auth/login_command.ts");
+      await logoutCommand(framework, runtime, provider, output);
     });
   app.command("hooks")
     .description("List the hook implementations of each hook")

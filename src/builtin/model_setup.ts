@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { PROVIDER_PRESETS } from "../agent/provider_presets.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
@@ -40,7 +42,13 @@ export function modelSetupProblem(runtime: BuiltinRuntime): string | null {
     : cloudCredentialsGiven(provider, settings, env)
     ? "given"
     : undefined;
-  if (key || base || keyless || envKey) return null;
+  // `bub login openai`: a ChatGPT login serves `openai-codex:` (and keyless `openai:`) models.
+  const loggedIn = (provider === "openai" || provider === "openai-codex") &&
+    existsSync(join(runtime.framework.home, "auth", "openai.json"));
+  if (provider === "openai-codex" && !loggedIn) {
+    return `bub: ${settings.model} needs a ChatGPT login: run 'bub login openai' first.`;
+  }
+  if (key || base || keyless || envKey || loggedIn) return null;
   return [
     settings.model
       ? `bub: no model is configured: ${settings.model} needs an API key (or an API base).`

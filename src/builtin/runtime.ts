@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { join } from "node:path";
 import process from "node:process";
 import { getLogger } from "../_internal/log.ts";
 import { registerSecretsOf } from "../_internal/secrets.ts";
@@ -235,6 +236,11 @@ export class BuiltinRuntime {
         apiBase: settings.api_base,
         clientArgs: settings.client_args,
         cloud: cloudSettingsOf(settings),
+        // `bub login openai` (see agent/openai_auth.ts): `<BUB_HOME>/auth/openai.json`.
+        openaiAuth: {
+          file: join(this.framework.home, "auth", "openai.json"),
+          issuer: settings.openai_auth_base,
+        },
       });
       this.#agent = new Agent(this.framework.agentHost(), {
         settings: {

@@ -58,6 +58,8 @@ export interface AgentSettings {
   api_key: ProviderValue | null;
   /** API base URL, or provider → URL. @default null */
   api_base: ProviderValue | null;
+  /** The issuer of `bub login openai` (a ChatGPT login). @default "https://auth.openai.com" */
+  openai_auth_base: string;
   /** Steps per turn, > 0. @default Number.MAX_SAFE_INTEGER (unlimited) */
   max_steps: number;
   /** `max_tokens` of every call. @default 16384 */

@@ -36,6 +36,7 @@ describe("agent settings (§12.3)", () => {
       fallback_models: null,
       api_key: null,
       api_base: null,
+      openai_auth_base: "https://auth.openai.com",
       max_steps: Number.MAX_SAFE_INTEGER,
       max_tokens: 16384,
       context_window: null,
