@@ -57,6 +57,9 @@ export function resumeOutcomesOf(message: unknown): Record<string, CallOutcome> 
   return typeof message === "object" && message !== null ? resumes.get(message) ?? null : null;
 }
 
+/** The turn-state key that says the answer is the pending-approvals notice (see `loadState`). */
+export const APPROVAL_NOTICE_STATE_KEY = "_runtime_approval_notice";
+
 /** True for `,approve`, `,deny` and `,approvals` lines. */
 export function isApprovalCommand(text: string): boolean {
   return /^\s*,(approve|deny|approvals)(\s|$)/.test(text);
@@ -118,6 +121,8 @@ export function runPendingNotice(
   args: ApprovalCommandArgs,
 ): Promise<AsyncStreamEvents> {
   const deps = new Approvals(runtime, args);
+  // Bub's own answer: it reaches the user even where the model answers through a tool.
+  args.state[APPROVAL_NOTICE_STATE_KEY] = true;
   return serialized(runtime, args.sessionId, () => deps.list(true));
 }
 
