@@ -175,7 +175,7 @@ function shown(press: Press, outcome: Record<string, unknown>): [string, string 
     case "refused":
       return [PRESS_NOT_ALLOWED, null];
     case "already_decided":
-      return [`Already decided: ${by}.`, `Already decided: ${by}`];
+      return [`Already decided: ${by}.`, null];
     default:
       return ["Unknown or expired approval.", null];
   }
@@ -200,17 +200,18 @@ export async function finishApprovalPress(
   await api.answerCallbackQuery(press.callback_query_id, { text: answer })
     .catch(failed("answer"));
   if (outcome.status === "refused") return true;
-  const rows = press.keyboard.filter((row) =>
-    !row.some((button) =>
+  const ours = (row: InlineKeyboardButton[]) =>
+    row.some((button) =>
       "callback_data" in button && BUTTON_DATA.exec(button.callback_data)?.[2] === press.id
-    )
-  );
+    );
+  const rows = press.keyboard.filter((row) => !ours(row));
   const markup = rows.length > 0 ? { reply_markup: { inline_keyboard: rows } } : {};
   const edited = press.text !== null && line !== null ? `${press.text}\n\n${line}` : null;
   if (edited !== null && edited.length <= TELEGRAM_MESSAGE_LIMIT) {
     await api.editMessageText(press.chat_id, press.message_id, edited, markup)
       .catch(failed("edit"));
-  } else {
+  } else if (rows.length < press.keyboard.length) {
+    // Only the stale buttons go (an unchanged message is not edited: Telegram refuses that).
     await api.editMessageReplyMarkup(press.chat_id, press.message_id, markup)
       .catch(failed("edit"));
   }
