@@ -202,7 +202,8 @@ export async function appendAll(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { InMemoryTapeStore, messageEntry } from "@bub/core";
+ * import { InMemoryTapeStore } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
  * import { appendIfLast } from "./store.ts";
  * const store = new InMemoryTapeStore();
  * const entry = messageEntry({ role: "user", content: "hi" });
