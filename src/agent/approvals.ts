@@ -40,6 +40,13 @@ export interface TurnOrigin {
   sender: string | null;
 }
 
+/**
+ * The turn-state key of the requests a turn asked for (`[{id, tool}]`, appended by
+ * {@link recordApprovalRequests}): the builtin's `renderOutbound` hands them to the channel
+ * (Telegram shows them as buttons) and sends the answer to the user's channel.
+ */
+export const APPROVALS_ASKED_STATE_KEY = "_runtime_approvals_asked";
+
 /** The turn-state key of the {@link TurnOrigin}. */
 export const TURN_ORIGIN_STATE_KEY = "_runtime_origin";
 
@@ -216,6 +223,10 @@ export async function recordApprovalRequests(
   for (const { id, session_id, channel, chat_id } of requests) {
     await index.appendEvent("approval.index", { id, session_id, channel, chat_id });
   }
+  const asked = Array.isArray(state[APPROVALS_ASKED_STATE_KEY])
+    ? state[APPROVALS_ASKED_STATE_KEY] as unknown[]
+    : [];
+  state[APPROVALS_ASKED_STATE_KEY] = [...asked, ...requests.map(({ id, tool }) => ({ id, tool }))];
   return requests;
 }
 

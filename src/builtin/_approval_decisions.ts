@@ -1,47 +1,77 @@
 /**
  * Private: recording approval decisions on the asking session's tape, the texts of a decision
  * (what the model receives for a denied or expired call; how a decision is reported), and one
- * decision at a time per asking session in this process.
+ * decision at a time per asking session in this process. Across processes a decision is a
+ * compare-and-swap on the tape ({@link recordIfLast}): the first one recorded wins.
  *
  * @module
  */
-import type { ApprovalDecision, ApprovalRequest } from "../agent/approvals.ts";
+import type { ApprovalDecision, ApprovalRequest, SessionApprovals } from "../agent/approvals.ts";
+import { type CallOutcome, findSuspendedTurn } from "../agent/turn_resume.ts";
+import { BubError } from "../kernel/errors.ts";
+import { createEntry, type TapeEntry } from "../tape/entry.ts";
+import { appendIfLast } from "../tape/store.ts";
 import type { Tape } from "../tape/tape.ts";
 
-/** One decision at a time per asking session in this process (check, record, resume start). */
-const locks = new Map<string, Promise<unknown>>();
+/** One decision at a time per asking session in each framework (check, record, resume start). */
+const locks = new WeakMap<object, Map<string, Promise<unknown>>>();
 
-/** Runs `run` after every earlier `run` of the same `key` has settled. */
-export async function serialized<T>(key: string, run: () => Promise<T>): Promise<T> {
-  const previous = locks.get(key) ?? Promise.resolve();
+/**
+ * Runs `run` after every earlier `run` of the same `key` in `scope` (a framework's runtime) has
+ * settled. Only an optimisation within one framework: across frameworks and processes the
+ * decision's compare-and-swap on the tape decides.
+ */
+export async function serialized<T>(scope: object, key: string, run: () => Promise<T>): Promise<T> {
+  let keyed = locks.get(scope);
+  if (keyed === undefined) locks.set(scope, keyed = new Map());
+  const previous = keyed.get(key) ?? Promise.resolve();
   const current = previous.then(run, run);
   const settled = current.catch(() => {});
-  locks.set(key, settled);
+  keyed.set(key, settled);
   try {
     return await current;
   } finally {
-    if (locks.get(key) === settled) locks.delete(key);
+    if (keyed.get(key) === settled) keyed.delete(key);
   }
 }
 
-/** Records a decision: `approval.decided`, an "always" grant, and a refused call's end. */
-export async function record(
-  tape: Tape,
+/** The entries of a decision: `approval.decided`, an "always" grant, and a refused call's end. */
+export function decisionEntries(
   request: ApprovalRequest,
   decision: ApprovalDecision,
-): Promise<void> {
-  await tape.appendEvent("approval.decided", { ...decision });
+): TapeEntry[] {
+  const event = (name: string, data: Record<string, unknown>) =>
+    createEntry("event", { name, data });
+  const entries = [event("approval.decided", { ...decision })];
   if (decision.always) {
-    await tape.appendEvent("approval.grant", { tool: request.tool, match: request.match });
+    entries.push(event("approval.grant", { tool: request.tool, match: request.match }));
   }
   if (decision.decision !== "approve") {
-    await tape.appendEvent("tool.end", {
+    entries.push(event("tool.end", {
       call_id: request.call_id,
       status: "denied",
       result: denialText(decision),
-    });
+    }));
   }
+  return entries;
 }
+
+/**
+ * Records decisions as one batch only when the tape's newest id is still `lastId` (read before
+ * the tape was read to take them): false, recording nothing, when anything was appended since —
+ * the caller reads again (another process may have decided the same id first).
+ */
+export async function recordIfLast(
+  tape: Tape,
+  decisions: readonly { request: ApprovalRequest; decision: ApprovalDecision }[],
+  lastId: number,
+): Promise<boolean> {
+  const entries = decisions.flatMap(({ request, decision }) => decisionEntries(request, decision));
+  return await appendIfLast(tape.store, tape.name, entries, lastId);
+}
+
+/** How often a decision is tried again after losing a compare-and-swap to an unrelated append. */
+export const DECISION_ATTEMPTS = 50;
 
 /** What the model receives for a denied or expired call. */
 export function denialText(decision: ApprovalDecision): string {
@@ -53,4 +83,67 @@ export function denialText(decision: ApprovalDecision): string {
 export function said(decision: ApprovalDecision): string {
   if (decision.decision === "expired") return "it expired";
   return `${decision.decision === "approve" ? "approved" : "denied"} by ${decision.by}`;
+}
+
+/**
+ * The turn-state key of how an `,approve` / `,deny` command went (an {@link ApprovalOutcome});
+ * the builtin's `renderOutbound` puts it on the answer's context (`approval_outcome`), so that
+ * a channel can show it (Telegram answers the pressed button and edits its message).
+ */
+export const APPROVAL_OUTCOME_STATE_KEY = "_runtime_approval_outcome";
+
+/** How a decision command went. */
+export interface ApprovalOutcome {
+  /** The approval id named. */
+  id: string;
+  /** Recorded (`approved`, `denied`, `expired`), or why not. */
+  status: "approved" | "denied" | "expired" | "refused" | "already_decided" | "unknown";
+  /** How it was decided (`approved by 42`, `it expired`), when it is. */
+  by?: string;
+}
+
+/** What deciding leaves of the suspended step: the outcomes, or the ids that still wait. */
+export interface SettlePlan {
+  outcomes: Record<string, CallOutcome>;
+  waiting: string[];
+}
+
+/**
+ * The suspended step's plan with `requests`' decisions (as they will be once recorded), or null
+ * when the session's turn is not suspended.
+ */
+export async function settlePlan(
+  tape: Tape,
+  requests: SessionApprovals["requests"],
+): Promise<SettlePlan | null> {
+  const suspended = await findSuspendedTurn(tape);
+  if (suspended === null) return null;
+  const byCall = new Map(requests.map((entry) => [entry.request.call_id, entry]));
+  const outcomes: Record<string, CallOutcome> = {};
+  const waiting: string[] = [];
+  for (const call of suspended.calls) {
+    const entry = byCall.get(call.id);
+    if (entry === undefined || suspended.completed.has(call.id)) continue;
+    if (entry.decision === null) waiting.push(entry.request.id);
+    else if (entry.decision.decision === "approve") outcomes[call.id] = { kind: "run" };
+    else outcomes[call.id] = { kind: "result", result: denialText(entry.decision), ok: false };
+  }
+  return { outcomes, waiting };
+}
+
+export function decisionStatus(decision: ApprovalDecision): ApprovalOutcome["status"] {
+  return decision.decision === "approve"
+    ? "approved"
+    : decision.decision === "deny"
+    ? "denied"
+    : "expired";
+}
+
+/** The error of a decision that kept losing its compare-and-swap to other appends. */
+export function contended(sessionId: string): BubError {
+  return new BubError(
+    "temporary",
+    `Cannot record the approval decision: the tape of session ${sessionId} kept changing ` +
+      `(${DECISION_ATTEMPTS} attempts); try again`,
+  );
 }

@@ -12,19 +12,34 @@
 import { getLogger } from "../_internal/log.ts";
 import {
   APPROVAL_INDEX_SESSION,
+  type ApprovalDecision,
   type ApprovalRequest,
   findApprovalSession,
   readApprovals,
   TURN_ORIGIN_STATE_KEY,
   turnOrigin,
 } from "../agent/approvals.ts";
-import { type CallOutcome, findSuspendedTurn } from "../agent/turn_resume.ts";
+import type { CallOutcome } from "../agent/turn_resume.ts";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
 import type { TurnState } from "../kernel/turn.ts";
+import { lastIdOf } from "../tape/store.ts";
 import type { Tape } from "../tape/tape.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
-import { denialText, record, said, serialized } from "./_approval_decisions.ts";
+import {
+  APPROVAL_OUTCOME_STATE_KEY,
+  type ApprovalOutcome,
+  contended,
+  DECISION_ATTEMPTS,
+  decisionStatus,
+  recordIfLast,
+  said,
+  serialized,
+  type SettlePlan,
+  settlePlan,
+} from "./_approval_decisions.ts";
+
+export { APPROVAL_OUTCOME_STATE_KEY, type ApprovalOutcome };
 
 const logger = getLogger(["bub", "approvals"]);
 
@@ -41,6 +56,9 @@ export const SUSPENDED_STATE_KEY = "_runtime_turn_suspended";
 export function resumeOutcomesOf(message: unknown): Record<string, CallOutcome> | null {
   return typeof message === "object" && message !== null ? resumes.get(message) ?? null : null;
 }
+
+/** The turn-state key that says the answer is the pending-approvals notice (see `loadState`). */
+export const APPROVAL_NOTICE_STATE_KEY = "_runtime_approval_notice";
 
 /** True for `,approve`, `,deny` and `,approvals` lines. */
 export function isApprovalCommand(text: string): boolean {
@@ -83,7 +101,7 @@ export async function runApprovalCommand(
   const deps = new Approvals(runtime, args);
   if (name === "approvals") {
     const blocked = args.state[SUSPENDED_STATE_KEY] === true && !isApprovalCommand(args.line);
-    return await serialized(args.sessionId, () => deps.list(blocked));
+    return await serialized(runtime, args.sessionId, () => deps.list(blocked));
   }
   if (id === "") {
     return textEvents(`Usage: ,${name} <id>${name === "deny" ? " [reason]" : " [always]"}`);
@@ -103,7 +121,9 @@ export function runPendingNotice(
   args: ApprovalCommandArgs,
 ): Promise<AsyncStreamEvents> {
   const deps = new Approvals(runtime, args);
-  return serialized(args.sessionId, () => deps.list(true));
+  // Bub's own answer: it reaches the user even where the model answers through a tool.
+  args.state[APPROVAL_NOTICE_STATE_KEY] = true;
+  return serialized(runtime, args.sessionId, () => deps.list(true));
 }
 
 type Wanted = { decision: "approve"; always: boolean } | { decision: "deny"; reason: string };
@@ -135,6 +155,11 @@ class Approvals {
       this.#runtime.approvalSettings.approvers.includes(decider);
   }
 
+  /** Records how this command's decision went (for a channel that shows it, see the key). */
+  #outcome(outcome: ApprovalOutcome): void {
+    this.#args.state[APPROVAL_OUTCOME_STATE_KEY] = outcome;
+  }
+
   /**
    * `,approvals`: the pending requests of this session. Expired ones are recorded so, and when
    * that decides the suspended step the turn resumes here. `blocked`: the answer to a message
@@ -143,112 +168,137 @@ class Approvals {
   async list(blocked: boolean): Promise<AsyncStreamEvents> {
     const sessionId = this.#args.sessionId;
     const tape = this.#tape(sessionId);
-    const { requests } = await readApprovals(tape);
-    const lines: string[] = [];
-    let expired = 0;
-    for (const { request, decision, askedAt } of requests) {
-      if (decision !== null) continue;
-      if (Date.parse(request.expires_at) <= this.#now()) {
-        await record(tape, request, { id: request.id, decision: "expired", by: "expiry" });
-        expired++;
-        continue;
+    for (let attempt = 1;; attempt++) {
+      const lastId = await lastIdOf(tape.store, tape.name);
+      const { requests } = await readApprovals(tape);
+      const lines: string[] = [];
+      const expired: { request: ApprovalRequest; decision: ApprovalDecision }[] = [];
+      for (const item of requests) {
+        const { request, decision, askedAt } = item;
+        if (decision !== null) continue;
+        if (Date.parse(request.expires_at) <= this.#now()) {
+          item.decision = { id: request.id, decision: "expired", by: "expiry" };
+          expired.push({ request, decision: item.decision });
+          continue;
+        }
+        const age = Math.max(0, Math.round((this.#now() - Date.parse(askedAt)) / 1000));
+        lines.push(
+          `${request.id}  ${request.tool}  ${request.reason || "-"}  asked ${age}s ago, ` +
+            `expires ${request.expires_at}`,
+        );
       }
-      const age = Math.max(0, Math.round((this.#now() - Date.parse(askedAt)) / 1000));
-      lines.push(
-        `${request.id}  ${request.tool}  ${request.reason || "-"}  asked ${age}s ago, ` +
-          `expires ${request.expires_at}`,
-      );
+      const head = blocked
+        ? "This session's turn waits for approval; decide first (,approve <id> / ,deny <id>):"
+        : "Pending approvals (,approve <id> / ,deny <id>):";
+      let text = lines.length === 0
+        ? "No pending approvals in this session."
+        : `${head}\n${lines.join("\n")}`;
+      if (expired.length === 0 && !(blocked && lines.length === 0)) return textEvents(text);
+      const plan = await settlePlan(tape, requests);
+      if (expired.length > 0) {
+        if (!(await recordIfLast(tape, expired, lastId))) {
+          if (attempt < DECISION_ATTEMPTS) continue;
+          throw contended(sessionId);
+        }
+        text = `${expired.length} approval(s) expired; the model is told so.\n${text}`;
+      }
+      return await this.#settle(sessionId, null, text, plan);
     }
-    const head = blocked
-      ? "This session's turn waits for approval; decide first (,approve <id> / ,deny <id>):"
-      : "Pending approvals (,approve <id> / ,deny <id>):";
-    let text = lines.length === 0
-      ? "No pending approvals in this session."
-      : `${head}\n${lines.join("\n")}`;
-    if (expired > 0) text = `${expired} approval(s) expired; the model is told so.\n${text}`;
-    if (expired === 0 && !(blocked && lines.length === 0)) return textEvents(text);
-    return await this.#settle(sessionId, tape, null, text, this.#args.state);
   }
 
   /** `,approve` / `,deny`: records the decision and resumes the turn once its step is decided. */
   async decide(id: string, wanted: Wanted): Promise<AsyncStreamEvents> {
     const sessionId = await findApprovalSession(this.#tape(APPROVAL_INDEX_SESSION), id);
     const unknown = `Unknown approval id "${id}". ,approvals lists the pending ones.`;
-    if (sessionId === null) return textEvents(unknown);
-    return await serialized(sessionId, () => this.#decideIn(sessionId, id, wanted, unknown));
+    if (sessionId === null) {
+      this.#outcome({ id, status: "unknown" });
+      return textEvents(unknown);
+    }
+    return await serialized(
+      this.#runtime,
+      sessionId,
+      () => this.#decideIn(sessionId, id, wanted, unknown),
+    );
   }
 
+  /**
+   * Takes the decision as a compare-and-swap on the asking session's tape: the tape's newest id
+   * is read, then its approvals; the decision is recorded only when nothing was appended since
+   * (else all is read again). So of two processes deciding the same id at once, the first
+   * recorded wins and the other is told it was already decided; and of decisions of one step's
+   * calls, only the one that leaves nothing undecided resumes the turn.
+   */
   async #decideIn(
     sessionId: string,
     id: string,
     wanted: Wanted,
     unknown: string,
   ): Promise<AsyncStreamEvents> {
-    const { state } = this.#args;
     const tape = this.#tape(sessionId);
-    const item = (await readApprovals(tape)).requests.find((entry) => entry.request.id === id);
-    if (!item) return textEvents(unknown);
-    const { request } = item;
-    if (!this.#mayDecide(request)) {
-      logger.warn("approval.refused id={id} session={session} sender={sender}", {
-        id,
-        session: sessionId,
-        sender: this.#decider ?? "-",
-      });
-      return textEvents(
-        `You may not decide approval ${id}: only the session's owner and the configured ` +
-          "approvers can.",
-      );
+    for (let attempt = 1;; attempt++) {
+      const lastId = await lastIdOf(tape.store, tape.name);
+      const { requests } = await readApprovals(tape);
+      const item = requests.find((entry) => entry.request.id === id);
+      if (!item) {
+        this.#outcome({ id, status: "unknown" });
+        return textEvents(unknown);
+      }
+      const { request } = item;
+      if (!this.#mayDecide(request)) {
+        logger.warn("approval.refused id={id} session={session} sender={sender}", {
+          id,
+          session: sessionId,
+          sender: this.#decider ?? "-",
+        });
+        this.#outcome({ id, status: "refused" });
+        return textEvents(
+          `You may not decide approval ${id}: only the session's owner and the configured ` +
+            "approvers can.",
+        );
+      }
+      if (item.decision !== null) {
+        this.#outcome({ id, status: "already_decided", by: said(item.decision) });
+        return textEvents(`Approval ${id} was already decided: ${said(item.decision)}.`);
+      }
+      const by = this.#decider ?? "the user";
+      let decision: ApprovalDecision;
+      let answer: string;
+      if (Date.parse(request.expires_at) <= this.#now()) {
+        decision = { id, decision: "expired", by: "expiry" };
+        answer = `Approval ${id} expired at ${request.expires_at}; the model is told so.`;
+      } else if (wanted.decision === "approve") {
+        decision = { id, decision: "approve", by, ...(wanted.always ? { always: true } : {}) };
+        answer = `Approved ${id}${wanted.always ? " (always, in this session)" : ""}.`;
+      } else {
+        decision = {
+          id,
+          decision: "deny",
+          by,
+          ...(wanted.reason ? { reason: wanted.reason } : {}),
+        };
+        answer = `Denied ${id}.`;
+      }
+      item.decision = decision;
+      const plan = await settlePlan(tape, requests);
+      if (!(await recordIfLast(tape, [{ request, decision }], lastId))) {
+        if (attempt < DECISION_ATTEMPTS) continue;
+        throw contended(sessionId);
+      }
+      this.#outcome({ id, status: decisionStatus(decision), by: said(decision) });
+      return await this.#settle(sessionId, request, answer, plan);
     }
-    if (item.decision !== null) {
-      return textEvents(`Approval ${id} was already decided: ${said(item.decision)}.`);
-    }
-    const by = this.#decider ?? "the user";
-    let answer: string;
-    if (Date.parse(request.expires_at) <= this.#now()) {
-      await record(tape, request, { id, decision: "expired", by: "expiry" });
-      answer = `Approval ${id} expired at ${request.expires_at}; the model is told so.`;
-    } else if (wanted.decision === "approve") {
-      await record(tape, request, {
-        id,
-        decision: "approve",
-        by,
-        ...(wanted.always ? { always: true as const } : {}),
-      });
-      answer = `Approved ${id}${wanted.always ? " (always, in this session)" : ""}.`;
-    } else {
-      await record(tape, request, {
-        id,
-        decision: "deny",
-        by,
-        ...(wanted.reason ? { reason: wanted.reason } : {}),
-      });
-      answer = `Denied ${id}.`;
-    }
-    return await this.#settle(sessionId, tape, request, answer, state);
   }
 
-  /** Resumes the asking session's turn when every held call of its step is decided. */
+  /** Resumes the asking session's turn when the plan says every held call of its step is decided. */
   async #settle(
     sessionId: string,
-    tape: Tape,
     request: ApprovalRequest | null,
     answer: string,
-    state: TurnState,
+    plan: SettlePlan | null,
   ): Promise<AsyncStreamEvents> {
-    const suspended = await findSuspendedTurn(tape);
-    if (suspended === null) return textEvents(answer);
-    const { requests } = await readApprovals(tape);
-    const byCall = new Map(requests.map((entry) => [entry.request.call_id, entry]));
-    const outcomes: Record<string, CallOutcome> = {};
-    const waiting: string[] = [];
-    for (const call of suspended.calls) {
-      const entry = byCall.get(call.id);
-      if (entry === undefined || suspended.completed.has(call.id)) continue;
-      if (entry.decision === null) waiting.push(entry.request.id);
-      else if (entry.decision.decision === "approve") outcomes[call.id] = { kind: "run" };
-      else outcomes[call.id] = { kind: "result", result: denialText(entry.decision), ok: false };
-    }
+    const state = this.#args.state;
+    if (plan === null) return textEvents(answer);
+    const { outcomes, waiting } = plan;
     if (waiting.length > 0) {
       const next = waiting.map((other) => `,approve ${other}`).join(", ");
       return textEvents(`${answer} The turn goes on once the rest is decided: ${next}.`);

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { approvalOutbound } from "./_approval_outbound.ts";
 import { getLogger } from "../_internal/log.ts";
 import { ChannelMessage } from "../kernel/channel_message.ts";
 import { BubError } from "../kernel/errors.ts";
@@ -116,7 +117,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
         : sessionKey(channel, chatId);
     },
     renderOutbound(
-      { message, sessionId, modelOutput }: {
+      { message, sessionId, state, modelOutput }: {
         message: Envelope;
         sessionId: string;
         state: TurnState;
@@ -124,13 +125,16 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
       },
     ): ChannelMessage {
       const inbound = inboundOf(message);
+      // What the answer says about approvals (buttons, a decision's outcome) and where it goes.
+      const approvals = approvalOutbound(inbound, state ?? {});
       return new ChannelMessage({
         sessionId,
         channel: inbound.channel ?? "default",
         chatId: inbound.chatId ?? "default",
         content: modelOutput,
-        outputChannel: inbound.outputChannel ?? "default",
+        outputChannel: approvals.outputChannel ?? inbound.outputChannel ?? "default",
         kind: inbound.kind as ChannelMessage["kind"],
+        context: approvals.context,
       });
     },
     async dispatchOutbound({ message }: { message: Envelope }): Promise<boolean> {

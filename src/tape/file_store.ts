@@ -199,6 +199,25 @@ export class FileTapeStore implements TapeStore, ForkJournal, AsyncDisposable {
     await core.mutex.run(tape, () => core.retry.run(what, () => core.write(tape, path, checked)));
   }
 
+  /**
+   * Appends entries as one batch only when the tape's newest id is `lastId`, checked under the
+   * tape's lock after catching up with the file (see `TapeStore.appendIfLast`).
+   */
+  async appendIfLast(
+    tape: string,
+    entries: readonly TapeEntry[],
+    lastId: number,
+  ): Promise<boolean> {
+    const core = this.#core;
+    const path = core.pathOf(tape);
+    const checked = prepareBatch(tape, entries);
+    const what = `append to tape ${JSON.stringify(tape)} (${path})`;
+    return await core.mutex.run(
+      tape,
+      () => core.retry.run(what, () => core.write(tape, path, checked, undefined, lastId)),
+    );
+  }
+
   /** Appends to the journal of `fork` (see `fork_journal.ts`); flushed when it resolves. */
   async journalAppend(tape: string, fork: string, entries: readonly TapeEntry[]): Promise<void> {
     await journalAppend(this.#core, tape, fork, entries);

@@ -100,6 +100,22 @@ export class InMemoryTapeStore implements TapeStore, AsyncDisposable {
     this.#store(tape, entries.map((entry, i) => storedCopy(tape, entry, first + i, keep)));
   }
 
+  /**
+   * Stores copies of `entries` only when the newest entry of `tape` has id `lastId` (checked and
+   * stored in one synchronous step); false, storing nothing, otherwise.
+   */
+  async appendIfLast(
+    tape: string,
+    entries: readonly TapeEntry[],
+    lastId: number,
+  ): Promise<boolean> {
+    const first = this.#tapes.get(tape)?.nextId ?? 1;
+    if (first - 1 !== lastId) return false;
+    const keep = keepsEntryText(this);
+    this.#store(tape, entries.map((entry, i) => storedCopy(tape, entry, first + i, keep)));
+    return true;
+  }
+
   static {
     storeCopies = (store, tape, copies) => {
       const first = store.#tapes.get(tape)?.nextId ?? 1;

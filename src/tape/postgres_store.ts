@@ -181,6 +181,31 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
   }
 
   /**
+   * Appends entries in one statement only when the tape's head (its newest id) is `lastId`, moved
+   * under the tape row's lock (see `TapeStore.appendIfLast`); unfenced.
+   */
+  async appendIfLast(
+    tape: string,
+    entries: readonly TapeEntry[],
+    lastId: number,
+  ): Promise<boolean> {
+    const columns = appendColumns(tape, entries);
+    if (entries.length === 0) return true;
+    const batch = randomUUID();
+    const tables = this.#pool.tables;
+    const inserted = await this.#appends.run(
+      tape,
+      () =>
+        this.#pool.retry(`append to tape ${JSON.stringify(tape)}`, async (sql, attempt) => {
+          const n = await pgAppend(sql, tables, tape, columns, { batch, lastId });
+          if (n > 0 || attempt === 1) return n;
+          return await pgBatchLanded(sql, tables, tape, batch) ? entries.length : 0;
+        }),
+    );
+    return inserted > 0;
+  }
+
+  /**
    * Appends to the journal of `fork` (see `fork_journal.ts`) in one statement, fenced like
    * {@link appendMany} with `fence`.
    */

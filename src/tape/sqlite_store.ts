@@ -190,6 +190,19 @@ export class SqliteTapeStore implements TapeStore, ForkJournal, AsyncDisposable 
     await this.#run(`append to tape ${JSON.stringify(tape)}`, (db) => sqliteInsert(db, tape, rows));
   }
 
+  /** Appends entries in one transaction only when the tape's newest id is `lastId` (see `TapeStore`). */
+  async appendIfLast(
+    tape: string,
+    entries: readonly TapeEntry[],
+    lastId: number,
+  ): Promise<boolean> {
+    const rows = _rows(tape, entries);
+    return await this.#run(
+      `append to tape ${JSON.stringify(tape)}`,
+      (db) => sqliteInsert(db, tape, rows, lastId),
+    );
+  }
+
   /** Appends to the journal of `fork` (see `fork_journal.ts`) in one transaction. */
   async journalAppend(tape: string, fork: string, entries: readonly TapeEntry[]): Promise<void> {
     validateForkId(fork);

@@ -46,6 +46,13 @@ export interface TapeStore {
    * it, callers read the tape (the web console's tape list does).
    */
   lastEntry?(tape: string): Promise<TapeEntry | null>;
+  /**
+   * Optional compare-and-swap: appends `entries` (in order, as one batch) only when the newest
+   * entry of `tape` still has id `lastId` (0: the tape is empty), checked and written as one
+   * atomic step (the file store's lock, a SQLite or PostgreSQL transaction); resolves false,
+   * writing nothing, when another append came first. For decisions taken once (an approval).
+   */
+  appendIfLast?(tape: string, entries: readonly TapeEntry[], lastId: number): Promise<boolean>;
 }
 
 /**
@@ -184,6 +191,52 @@ export async function appendAll(
   if (entries.length === 0) return;
   if (store.appendMany) return await store.appendMany(tape, entries);
   for (const entry of entries) await store.append(tape, entry);
+}
+
+/**
+ * Appends `entries` only when the newest entry of `tape` still has id `lastId` (see
+ * {@link TapeStore.appendIfLast}); false, writing nothing, when it has another. A store without
+ * `appendIfLast` is checked with `lastEntry` (or a read) and then appended: not atomic across
+ * processes (the cluster's fenced store: its session lease orders a session's turns).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InMemoryTapeStore } from "@bub/core";
+ * import { messageEntry } from "@bub/core/tape";
+ * import { appendIfLast } from "./store.ts";
+ * const store = new InMemoryTapeStore();
+ * const entry = messageEntry({ role: "user", content: "hi" });
+ * assert.equal(await appendIfLast(store, "t", [entry], 0), true);
+ * assert.equal(await appendIfLast(store, "t", [entry], 0), false); // the tape moved on
+ * ```
+ */
+export async function appendIfLast(
+  store: TapeStore,
+  tape: string,
+  entries: readonly TapeEntry[],
+  lastId: number,
+): Promise<boolean> {
+  if (store.appendIfLast) return await store.appendIfLast(tape, entries, lastId);
+  if (await lastIdOf(store, tape) !== lastId) return false;
+  await appendAll(store, tape, entries);
+  return true;
+}
+
+/** The id of the newest entry of `tape` (0 when it is empty or missing). */
+export async function lastIdOf(store: TapeStore, tape: string): Promise<number> {
+  if (store.lastEntry) return (await store.lastEntry(tape))?.id ?? 0;
+  const all: TapeQuerySpec = {
+    tape,
+    text: "",
+    afterAnchorName: null,
+    afterLast: false,
+    betweenAnchorNames: null,
+    betweenDateRange: null,
+    kindList: [],
+    limitCount: null,
+  };
+  return (await store.fetchAll(all)).at(-1)?.id ?? 0;
 }
 
 /**

@@ -68,6 +68,8 @@ export class FakeTelegramServer implements AsyncDisposable {
   #nextMessageId = 1;
   #nextFileId = 1;
   #files = new Map<string, { file: FakeFile; data: Uint8Array }>();
+  #sent = new Map<number, Record<string, unknown>>();
+  #nextCallbackId = 1;
   #pollWaiters = new Set<PollWaiter>();
   #callWaiters = new Set<CallWaiter>();
   #closed: Promise<void> | null = null;
@@ -183,6 +185,41 @@ export class FakeTelegramServer implements AsyncDisposable {
     this.#nextUpdateId = Math.max(this.#nextUpdateId, id + 1);
     this.#updates.push({ ...update, update_id: id });
     for (const waiter of [...this.#pollWaiters]) waiter.wake();
+    return id;
+  }
+
+  /**
+   * The messages the bot sent to `chatId`, in order, as they are now (edits applied): each with
+   * its `message_id`, `text` and `reply_markup` (an inline keyboard, when it has one).
+   */
+  sentMessages(chatId: number): Record<string, unknown>[] {
+    return [...this.#sent.values()].filter((message) =>
+      (message.chat as { id: number }).id === chatId
+    );
+  }
+
+  /**
+   * Queues a `callback_query` update: `from` pressed the inline button carrying `data` under
+   * the bot's message `messageId` (as it is now, see {@link sentMessages}). Returns the
+   * callback query's id (what `answerCallbackQuery` must name).
+   */
+  pushCallbackQuery(
+    messageId: number,
+    data: string,
+    options: { from?: FakeUser } = {},
+  ): string {
+    const message = this.#sent.get(messageId);
+    if (!message) throw new RangeError(`No message ${messageId} was sent by the bot`);
+    const id = `cbq-${this.#nextCallbackId++}`;
+    this.pushUpdate({
+      callback_query: {
+        id,
+        from: options.from ?? this.user,
+        message: structuredClone(message),
+        chat_instance: `instance-${(message.chat as { id: number }).id}`,
+        data,
+      },
+    });
     return id;
   }
 
@@ -313,10 +350,33 @@ export class FakeTelegramServer implements AsyncDisposable {
           return bad("message text is empty");
         }
         if (params.text.length > 4096) return bad("message is too long");
+        if (!buttonsValid(params.reply_markup)) return bad("BUTTON_DATA_INVALID");
         return { ok: this.#sentMessage(params) };
       }
       case "sendChatAction":
         return { ok: true };
+      case "answerCallbackQuery":
+        return typeof params.callback_query_id === "string" && params.callback_query_id !== ""
+          ? { ok: true }
+          : bad("callback_query_id is empty");
+      case "editMessageText":
+      case "editMessageReplyMarkup": {
+        const message = this.#sent.get(Number(params.message_id));
+        if (!message || Number(params.chat_id) !== (message.chat as { id: number }).id) {
+          return bad("message to edit not found");
+        }
+        if (!buttonsValid(params.reply_markup)) return bad("BUTTON_DATA_INVALID");
+        if (method === "editMessageText") {
+          if (typeof params.text !== "string" || params.text.trim() === "") {
+            return bad("message text is empty");
+          }
+          message.text = params.text;
+        }
+        // Like Telegram: an edit without reply_markup removes the inline keyboard.
+        if (params.reply_markup === undefined) delete message.reply_markup;
+        else message.reply_markup = params.reply_markup;
+        return { ok: structuredClone(message) };
+      }
       case "getFile": {
         const entry = this.#files.get(String(params.file_id));
         return entry ? { ok: entry.file } : bad("invalid file_id");
@@ -333,13 +393,16 @@ export class FakeTelegramServer implements AsyncDisposable {
 
   #sentMessage(params: Record<string, unknown>): Record<string, unknown> {
     const chatId = Number(params.chat_id);
-    return {
+    const message: Record<string, unknown> = {
       message_id: this.#nextMessageId++,
       date: Math.floor(Date.now() / 1000),
       from: this.bot,
       chat: { id: chatId, type: chatId < 0 ? "group" : "private" },
       text: params.text,
+      ...(params.reply_markup === undefined ? {} : { reply_markup: params.reply_markup }),
     };
+    this.#sent.set(message.message_id as number, message);
+    return structuredClone(message);
   }
 
   async #getUpdates(params: Record<string, unknown>, res: ServerResponse): Promise<unknown[]> {
@@ -366,4 +429,19 @@ export class FakeTelegramServer implements AsyncDisposable {
     }
     return this.#updates.slice(0, limit);
   }
+}
+
+/** Like Telegram: every inline button's `callback_data` is 1 to 64 bytes. */
+function buttonsValid(markup: unknown): boolean {
+  if (markup === undefined) return true;
+  const rows = (markup as { inline_keyboard?: unknown })?.inline_keyboard;
+  if (!Array.isArray(rows)) return typeof markup === "object" && markup !== null;
+  return rows.every((row) =>
+    Array.isArray(row) && row.every((button) => {
+      const data = (button as { callback_data?: unknown })?.callback_data;
+      if (data === undefined) return true;
+      const bytes = typeof data === "string" ? new TextEncoder().encode(data).length : 0;
+      return bytes >= 1 && bytes <= 64;
+    })
+  );
 }

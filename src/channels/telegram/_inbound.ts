@@ -71,6 +71,8 @@ export function buildInbound(
   const chatId = String(message.chat.id);
   const sessionId = sessionKey(deps.channel, chatId);
   const parsed = parseMessage(message, deps.download);
+  // Who sent it: the owner of a turn that asks for approval, the decider of a command.
+  const sender = message.from ? { sender_id: String(message.from.id) } : {};
   let content = parsed.content;
   if (content.startsWith("/bub ")) content = content.slice(5);
   if (content.trim().startsWith(",")) {
@@ -81,6 +83,7 @@ export function buildInbound(
       chatId,
       content: command,
       kind: "command",
+      context: { ...sender },
     });
   }
   const metadata = { ...parsed.metadata };
@@ -95,6 +98,7 @@ export function buildInbound(
     channel: deps.channel,
     chatId,
     content: JSON.stringify({ message: content, ...metadata }),
+    context: { ...sender },
     media,
     isActive: isActiveMessage(message, me),
     lifespan: deps.lifespan(),

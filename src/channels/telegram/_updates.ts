@@ -5,10 +5,12 @@
  *
  * @module
  */
+import type { Api } from "grammy";
 import type { Message, Update, UserFromGetMe } from "grammy/types";
 import { getLogger } from "../../_internal/log.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import type { AccessPolicy } from "./_access.ts";
+import { handleApprovalPress } from "./_approvals.ts";
 import { buildInbound, leadingCommand, malformedReason } from "./_inbound.ts";
 import type { TypingIndicators } from "./_typing.ts";
 
@@ -46,6 +48,8 @@ export interface UpdateContext {
   download(fileId: string, fileSize: number | null): Promise<Uint8Array | null>;
   /** An error's text with the bot token redacted. */
   redact(error: unknown): string;
+  /** The Bot API (answers callback queries). */
+  api(): Promise<Api>;
 }
 
 /**
@@ -59,6 +63,9 @@ export function handleUpdate(
   context: UpdateContext,
 ): Promise<void> | void {
   try {
+    if ("callback_query" in update && update.callback_query) {
+      return handleApprovalPress(update.callback_query, context);
+    }
     if (!("message" in update)) return;
     const reason = malformedReason(update.message);
     if (reason) {

@@ -15,6 +15,7 @@ import { redactedErrorText } from "../../_internal/redact.ts";
 import { Channel } from "../channel.ts";
 import { AccessPolicy, openGatewayError } from "./_access.ts";
 import { outboundText } from "./_inbound.ts";
+import { approvalKeyboard, askedRequests, finishApprovalPress } from "./_approvals.ts";
 import { handleUpdate, type UpdateContext } from "./_updates.ts";
 import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
 import { telegramFileOf } from "./_parse.ts";
@@ -174,6 +175,7 @@ export class TelegramChannel extends Channel {
       reply: (message, text) => this.#reply(message, text),
       download: (fileId, fileSize) => this.#download(fileId, fileSize),
       redact: (error) => this.#redact(error),
+      api: async () => (await this.#api()).api,
     };
   }
 
@@ -215,7 +217,8 @@ export class TelegramChannel extends Channel {
     this.#stopping = false;
     this.#polling = bot.start({
       drop_pending_updates: this.dropPendingUpdates,
-      allowed_updates: ["message"],
+      // Button presses (approvals) come as callback queries.
+      allowed_updates: ["message", "callback_query"],
       timeout: this.#options.pollTimeoutSeconds ?? 30,
       onStart: () => logger.info("telegram.start polling"),
     }).catch((error: unknown) => {
@@ -244,14 +247,26 @@ export class TelegramChannel extends Channel {
 
   /**
    * Sends an outbound message's text (its JSON `message` field, else the content) to its chat as
-   * plain text; blank text sends nothing; longer texts go as several messages in order.
+   * plain text; blank text sends nothing; longer texts go as several messages in order. An
+   * answer that asks for approvals gets Approve / Always / Deny buttons on its last message; the
+   * answer to a pressed button first answers the press and edits its message (see
+   * `_approvals.ts`).
    */
   override async send(message: ChannelMessage): Promise<void> {
     const text = outboundText(String(message.content ?? ""));
-    if (text.trim() === "") return;
+    const context = message.context ?? {};
     const { api } = await this.#api();
-    for (const piece of splitMessageText(text)) {
-      await api.sendMessage(message.chatId, piece);
+    await finishApprovalPress(context, api, (error) => this.#redact(error));
+    if (text.trim() === "") return;
+    const requests = askedRequests(context);
+    const pieces = splitMessageText(text);
+    for (const [i, piece] of pieces.entries()) {
+      const last = i === pieces.length - 1;
+      await api.sendMessage(
+        message.chatId,
+        piece,
+        last && requests.length > 0 ? { reply_markup: approvalKeyboard(requests) } : undefined,
+      );
     }
   }
 

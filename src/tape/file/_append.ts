@@ -28,6 +28,11 @@ export interface BatchTarget {
   durable: boolean;
   /** A fork's commit (see `_journal.ts`): told where the batch goes before it is written. */
   merge?: BatchMerge;
+  /**
+   * A compare-and-swap: the batch is written only when the tape's newest id is this one (checked
+   * under the lock, after catching up with the file); else nothing is written.
+   */
+  lastId?: number;
 }
 
 /** The journal side of a batch that commits a fork. */
@@ -76,7 +81,7 @@ export interface WrittenBatch {
 export async function writeBatch(
   target: BatchTarget,
   entries: readonly PreparedEntry[],
-): Promise<WrittenBatch> {
+): Promise<WrittenBatch | null> {
   const { tape, files, cache: caches } = target;
   const { fd, ino, size: found } = files.acquire(tape, target.path, target.spare);
   try {
@@ -96,6 +101,11 @@ export async function writeBatch(
     }
     const cache = await caches.catchUp(tape, fd, size, ino, null);
     let id = cache.entries[cache.entries.length - 1]?.id ?? 0;
+    if (target.lastId !== undefined && id !== target.lastId) {
+      // Another append came first: nothing is written (the caller's compare-and-swap fails).
+      files.release(tape, fd);
+      return null;
+    }
     // The same text goes to the file and (already parsed) to the cache: nothing is re-read.
     let text = "";
     const stored = entries.map((entry) => {
@@ -221,17 +231,19 @@ export interface BatchLock {
  * ({@link publishNewTape}), any other under the tape's lock file ({@link writeBatch}); then waits
  * for the flush, which runs after the lock's release. A full disk is rethrown as it is (nothing
  * of the batch stayed in the file; the store may retry it); any other failure goes to `fail` with
- * what failed.
+ * what failed. False when the target's `lastId` did not hold (nothing written).
  */
 export async function appendBatch(
   target: BatchTarget,
   checked: PreparedEntry[],
   lock: BatchLock,
   fail: (action: string, error: unknown) => never,
-): Promise<void> {
-  let written: WrittenBatch;
+): Promise<boolean> {
+  let written: WrittenBatch | null;
+  // A new tape's file is published whole only when the batch may start the tape.
+  const publish = !target.merge && (target.lastId ?? 0) === 0;
   try {
-    written = (target.merge ? null : await publishNewTape(target, checked)) ??
+    written = (publish ? await publishNewTape(target, checked) : null) ??
       await withFileLock(`${target.path}.lock`, () => writeBatch(target, checked), {
         what: `tape ${JSON.stringify(target.tape)}`,
         timeoutMs: lock.timeoutMs,
@@ -241,9 +253,11 @@ export async function appendBatch(
     if (isFullDisk(error)) throw error;
     fail("append entry to", error);
   }
+  if (written === null) return false;
   try {
     await written.flushed;
   } catch (error) {
     fail("flush entries of", error);
   }
+  return true;
 }

@@ -96,7 +96,8 @@ export class FileStoreCore {
     path: string,
     checked: PreparedEntry[],
     merge?: BatchMerge,
-  ): Promise<void> {
+    lastId?: number,
+  ): Promise<boolean> {
     try {
       await this.ensureDirectory();
     } catch (error) {
@@ -111,9 +112,15 @@ export class FileStoreCore {
       spare: this.spare,
       durable: this.durable,
       ...(merge ? { merge } : {}),
+      ...(lastId === undefined ? {} : { lastId }),
     };
     const lock = { timeoutMs: this.lockTimeoutMs, template: this.template };
-    await appendBatch(target, checked, lock, (action, error) => this.fail(action, tape, error));
+    return await appendBatch(
+      target,
+      checked,
+      lock,
+      (action, error) => this.fail(action, tape, error),
+    );
   }
 
   /**

@@ -45,6 +45,11 @@ export interface PgAppendOptions {
    * {@link pgBatchLanded} then tells.
    */
   readonly batch?: string | null;
+  /**
+   * A compare-and-swap (unfenced appends only): the rows are inserted only when the tape's head
+   * (its newest id) is this one, checked on the tape's row under its lock; else nothing (0).
+   */
+  readonly lastId?: number | null;
 }
 
 /**
@@ -64,12 +69,24 @@ export async function pgAppend(
   const fence = options.fence ?? null;
   const complete = options.complete ?? null;
   const count = columns[0]!.length;
-  // $1 tape, $2 count, $3 batch, $4..$9 the columns, then the fence and the completion.
+  const lastId = options.lastId ?? null;
+  if (fence && lastId !== null) throw new TypeError("A fenced append cannot also be conditional");
+  // $1 tape, $2 count, $3 batch, $4..$9 the columns, then the fence and the completion (or the
+  // expected head of a conditional append).
   const params: unknown[] = [tape, count, options.batch ?? null, ...columns];
-  const source = fence
+  let source = fence
     ? `SELECT $1, $2::bigint, $3::uuid FROM ${t.leases} WHERE key = $10 AND owner = $11 AND epoch = $12 FOR SHARE`
     : "VALUES ($1, $2::bigint, $3::uuid)";
+  let expect = "";
   if (fence) params.push(fence.key, fence.owner, fence.epoch);
+  else if (lastId !== null) {
+    // A missing tape's row is made only when the batch may start the tape; an existing row
+    // moves only from the expected head (re-checked on its newest version under the row lock).
+    params.push(lastId);
+    source = `SELECT $1, $2::bigint, $3::uuid WHERE $10::bigint = 0 OR EXISTS ` +
+      `(SELECT 1 FROM ${t.tapes} WHERE name = $1)`;
+    expect = " AND t.head = $10::bigint";
+  }
   // The inbox rows of a fenced turn end in the same statement, only when the fence held.
   let done = "";
   if (fence && complete) {
@@ -84,7 +101,7 @@ export async function pgAppend(
     `WITH h AS (
       INSERT INTO ${t.tapes} AS t (name, head, batch) ${source} ON CONFLICT (name)
       DO UPDATE SET head = t.head + $2, batch = EXCLUDED.batch
-      WHERE $3::uuid IS NULL OR t.batch IS DISTINCT FROM $3::uuid
+      WHERE ($3::uuid IS NULL OR t.batch IS DISTINCT FROM $3::uuid)${expect}
       RETURNING head
     ), ins AS (
       INSERT INTO ${t.entries} (tape, id, kind, anchor, event, payload, meta, date)

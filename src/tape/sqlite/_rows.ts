@@ -10,17 +10,30 @@ import type { SqliteDatabase } from "./_driver.ts";
 import type { TapeEntry } from "../entry.ts";
 import type { TapeQuerySpec } from "../query_fields.ts";
 
-/** Inserts `rows` as the next entries of `tape` in one transaction (rolled back on failure). */
-export function sqliteInsert(db: SqliteDatabase, tape: string, rows: unknown[][]): void {
+/**
+ * Inserts `rows` as the next entries of `tape` in one transaction (rolled back on failure). With
+ * `lastId`, only when the tape's newest id is still that (else nothing is written): false.
+ */
+export function sqliteInsert(
+  db: SqliteDatabase,
+  tape: string,
+  rows: unknown[][],
+  lastId: number | null = null,
+): boolean {
   db.exec("BEGIN IMMEDIATE");
   try {
     const last = db.prepare("SELECT max(id) AS id FROM tape_entries WHERE tape = ?").get(tape);
     let id = Number(last?.id ?? 0);
+    if (lastId !== null && id !== lastId) {
+      db.exec("ROLLBACK");
+      return false;
+    }
     const insert = db.prepare(
       "INSERT INTO tape_entries (tape, id, kind, anchor, payload, meta, date) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
     for (const row of rows) insert.run(tape, ++id, ...row);
     db.exec("COMMIT");
+    return true;
   } catch (error) {
     // The failure that matters is the first one (a ROLLBACK after a failed COMMIT may find no
     // transaction left).

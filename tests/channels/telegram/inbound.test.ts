@@ -29,12 +29,12 @@ describe("Telegram channel inbound", () => {
     assert.equal(message.context.channel, "$telegram");
   });
 
-  test("polling uses drop_pending_updates and allowed_updates [message]", async () => {
+  test("polling uses drop_pending_updates and allowed_updates [message, callback_query]", async () => {
     await using bot = await startBot();
     const [webhook] = bot.server.callsOf("deleteWebhook");
     assert.equal(webhook?.params.drop_pending_updates, true);
     const [poll] = bot.server.callsOf("getUpdates");
-    assert.deepEqual(poll?.params.allowed_updates, ["message"]);
+    assert.deepEqual(poll?.params.allowed_updates, ["message", "callback_query"]);
     assert.equal(poll?.params.timeout, 30);
   });
 
