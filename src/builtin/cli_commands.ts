@@ -1,5 +1,6 @@
 /**
- * The builtin `bub` commands: `run`, `chat`, `gateway`, `web`, `acp`, `onboard`, `mcp` and `hooks`.
+ * The builtin `bub` commands: `run`, `chat`, `gateway`, `web`, `acp`, `onboard`, `mcp`, `hooks`,
+ * and the plugin commands (`install`, `uninstall`, `update`, `plugins`: plugin_commands.ts).
  * Their definitions are light; the bodies of `run`, `chat`, `gateway`, `web`, `acp` and `mcp` are
  * imported when the command runs, so that importing `@bub/core` loads none of them.
  *
@@ -15,6 +16,7 @@ import { CliExit, type CliOutput } from "./cli_io.ts";
 import type { BubHost } from "./host.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import type { RunOptions } from "./run_command.ts";
+import { registerPluginCommands } from "./plugin_commands.ts";
 
 /** The `bub onboard` banner (lines joined: a raw template would lose the `\\` ending a line). */
 const BANNER: string = [
@@ -256,4 +258,5 @@ export function registerBuiltinCommands(
   app.command("hooks")
     .description("List the hook implementations of each hook")
     .action(() => hooksCommand(framework, output));
+  registerPluginCommands(app, framework, output);
 }
