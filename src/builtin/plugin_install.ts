@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import type { FrameworkOptions, KernelFramework } from "../kernel/framework.ts";
 import { BubError } from "../kernel/errors.ts";
-import { packageRefOf } from "../kernel/_plugin_packages.ts";
+import { packageRefOf } from "../_internal/plugin_packages.ts";
 import type { CliOutput } from "./cli_io.ts";
 import { runNpm } from "./plugin_install_npm.ts";
 import {

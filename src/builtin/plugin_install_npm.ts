@@ -10,8 +10,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { runtimeKey } from "../_internal/runtime.ts";
-import { findExecutable } from "../environment/_find_executable.ts";
 import { processDriver } from "../environment/driver_select.ts";
+import type { DriverChild } from "../environment/process_driver.ts";
 import { BubError, type ErrorKind } from "../kernel/errors.ts";
 
 /**
@@ -31,26 +31,23 @@ export interface NpmCommand {
 }
 
 /**
- * The npm to run: the one shipped with the running Node, else `npm` on `PATH`.
- *
- * @throws {BubError} (`config`) when there is none
+ * The npm to run: the one shipped with the running Node, else `npm` (looked up on `PATH` when it
+ * starts; {@link runNpm} says so when there is none).
  */
-export function findNpm(path: string | undefined = process.env.PATH): NpmCommand {
+export function findNpm(): NpmCommand {
   if (runtimeKey() === "node") {
-    const bin = dirname(process.execPath);
-    for (const cli of [join(bin, "..", "lib", "node_modules", "npm", "bin", "npm-cli.js")]) {
-      if (existsSync(cli)) return { file: process.execPath, args: [cli] };
-    }
-  }
-  const found = findExecutable("npm", { path: path ?? null });
-  if (found === null) {
-    throw new BubError(
-      "config",
-      "Cannot manage plugins: npm was not found (neither beside this Node nor on PATH); " +
-        "install Node.js with npm",
+    const cli = join(
+      dirname(process.execPath),
+      "..",
+      "lib",
+      "node_modules",
+      "npm",
+      "bin",
+      "npm-cli.js",
     );
+    if (existsSync(cli)) return { file: process.execPath, args: [cli] };
   }
-  return { file: found, args: [] };
+  return { file: "npm", args: [] };
 }
 
 /** Options of {@link runNpm}. */
@@ -98,12 +95,24 @@ export async function runNpm(args: readonly string[], options: RunNpmOptions): P
   const npm = options.npm ?? findNpm();
   options.signal?.throwIfAborted();
   const driver = processDriver();
-  const child = await driver.spawn({
-    file: npm.file,
-    args: [...npm.args, ...args, ...COMMON],
-    cwd: options.cwd,
-    env: { npm_config_loglevel: "error" },
-  });
+  let child: DriverChild;
+  try {
+    child = await driver.spawn({
+      file: npm.file,
+      args: [...npm.args, ...args, ...COMMON],
+      cwd: options.cwd,
+      env: { npm_config_loglevel: "error" },
+    });
+  } catch (error) {
+    throw new BubError(
+      "config",
+      `Cannot manage plugins: npm could not be started (${npm.file}: ${
+        (error as Error).message
+      }); install Node.js with npm, or put npm on PATH`,
+      {},
+      { cause: error },
+    );
+  }
   child.closeStdin();
   const stop = () => driver.signalGroup(child.pid, "SIGTERM");
   options.signal?.addEventListener("abort", stop, { once: true });

@@ -6,7 +6,7 @@
  * @module
  */
 import type { KernelFramework } from "../kernel/framework.ts";
-import { packageRefOf } from "../kernel/_plugin_packages.ts";
+import { packageRefOf } from "../_internal/plugin_packages.ts";
 import type { CliOutput } from "./cli_io.ts";
 import {
   installedVersion,

@@ -7,7 +7,7 @@ import { BubError } from "./errors.ts";
 import type { PluginManager, PluginStatus } from "./plugin_manager.ts";
 import { runtimeKey } from "../_internal/runtime.ts";
 import { ensureCoreLink } from "./_core_link.ts";
-import { installedPluginFile } from "./_plugin_packages.ts";
+import { installedPluginFile } from "../_internal/plugin_packages.ts";
 
 /**
  * What plugin loading needs of the framework (a `KernelFramework` is one). Factories and

@@ -137,6 +137,19 @@ describe("bub install / uninstall / update / plugins", () => {
     assert.ok(!readFileSync(dirs.configFile, "utf8").includes("jsr:"));
   });
 
+  test("without npm, bub install says so and changes nothing", async () => {
+    const dirs = tempDirs("bub-plugins-");
+    cleanup.defer(() => dirs.remove());
+    dirs.writeConfig("# mine\n");
+    const result = await runCli(dirs, ["install", "bub-plugin-greet"], {
+      ...LONG,
+      env: { PATH: join(dirs.tmp, "no-npm-here") },
+    });
+    assert.equal(result.code, 1, result.stdout);
+    assert.match(result.stderr, /npm could not be started .*install Node\.js with npm/);
+    assert.equal(readFileSync(dirs.configFile, "utf8"), "# mine\n");
+  });
+
   test("a failed install (package missing, plugin import throws) leaves everything as it was", async () => {
     const { dirs, registry, project, bub } = await setup(
       "# settings\nplugins:\n  - bub-plugin-greet\n",

@@ -1,5 +1,5 @@
 /**
- * Private: plugins installed as packages in Bub's plugin project (`<home>/plugins`, where
+ * Plugins installed as packages in Bub's plugin project (`<home>/plugins`, where
  * `bub install` puts them): which package a `plugins:` entry names, and the file it imports.
  * A `jsr:@scope/name` entry names `@jsr/scope__name`, the package JSR's npm registry serves.
  *
@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { runtimeKey } from "../_internal/runtime.ts";
+import { runtimeKey } from "./runtime.ts";
 
 /** The package a `plugins:` entry names and the subpath in it (`.` for its main entry). */
 export interface PackageRef {
