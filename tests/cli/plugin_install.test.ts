@@ -156,7 +156,12 @@ describe("bub install / uninstall / update / plugins", () => {
     );
     await registry.publish("greet", "1.0.0");
     await registry.publish("broken", "1.0.0");
-    ok(await bub("install", "bub-plugin-greet"));
+    // Listed already: the npm: form installs the package without listing it twice.
+    ok(await bub("install", "npm:bub-plugin-greet@^1.0.0"));
+    assert.equal(
+      readFileSync(dirs.configFile, "utf8"),
+      "# settings\nplugins:\n  - bub-plugin-greet\n",
+    );
     const state = () => ({
       config: readFileSync(dirs.configFile),
       manifest: readFileSync(join(project, "package.json")),
