@@ -36,6 +36,11 @@ export function pluginCommandLoading(
   return {};
 }
 
+/** The signal stopping the current command (set by the CLI's `main()`), if any. */
+function cliSignal(framework: KernelFramework): AbortSignal | undefined {
+  return (framework as { cliSignal?: AbortSignal | null }).cliSignal ?? undefined;
+}
+
 /** Adds the plugin commands to `app`. */
 export function registerPluginCommands(
   app: Command,
@@ -50,21 +55,21 @@ export function registerPluginCommands(
     .argument("<specs...>", "what to install")
     .action(async (specs: string[]) => {
       const { installCommand } = await import("./plugin_install.ts");
-      await installCommand(framework, specs, output);
+      await installCommand(framework, specs, output, { signal: cliSignal(framework) });
     });
   app.command("uninstall")
     .description("Remove plugins from <BUB_HOME>/plugins and from plugins: in config.yml")
     .argument("<names...>", "package names (or jsr:@scope/name, or a plugins: entry)")
     .action(async (names: string[]) => {
       const { uninstallCommand } = await import("./plugin_install.ts");
-      await uninstallCommand(framework, names, output);
+      await uninstallCommand(framework, names, output, { signal: cliSignal(framework) });
     });
   app.command("update")
     .description("Update one installed plugin, or all, within their ranges (prints old -> new)")
     .argument("[name]", "the package to update (default: all)")
     .action(async (name: string | undefined) => {
       const { updateCommand } = await import("./plugin_install.ts");
-      await updateCommand(framework, name, output);
+      await updateCommand(framework, name, output, { signal: cliSignal(framework) });
     });
   app.command("plugins")
     .description("List the configured plugins: version, source, load status and hooks")

@@ -2,8 +2,8 @@
  * `bub install`, `bub uninstall` and `bub update`: plugins in Bub's plugin project
  * (`<BUB_HOME>/plugins`, run by npm) and their entries in the `plugins:` list of config.yml. Each
  * command is all or nothing: package.json, package-lock.json and config.yml are read first, and on
- * any failure (npm's, or a plugin that does not load) they are put back byte for byte and npm
- * brings `node_modules` back to them.
+ * any failure (npm's, a plugin that does not load, or the command stopped by a signal) they are
+ * put back byte for byte and npm brings `node_modules` back to them.
  *
  * @module
  */
@@ -80,7 +80,8 @@ async function allOrNothing<T>(
     try {
       // npm also ran when the manifests did not change (a plugin that failed to load after an
       // install of an already-listed range): bring node_modules back in every case.
-      await runNpm(["install"], { cwd: project, signal: options.signal });
+      // Not stopped by the command's signal: once started, putting things back runs to its end.
+      await runNpm(["install"], { cwd: project });
       restoreFiles(manifests);
     } catch (restoreError) {
       if (resync) {

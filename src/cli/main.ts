@@ -71,6 +71,9 @@ const COMMAND_SIGNALS: Record<string, readonly TrappedSignal[]> = {
   chat: ["SIGHUP"],
   gateway: ["SIGHUP"],
   web: ["SIGHUP"],
+  install: ["SIGINT", "SIGTERM", "SIGHUP"],
+  uninstall: ["SIGINT", "SIGTERM", "SIGHUP"],
+  update: ["SIGINT", "SIGTERM", "SIGHUP"],
 };
 
 /**

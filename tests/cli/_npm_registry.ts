@@ -64,6 +64,8 @@ export interface FakeRegistry extends AsyncDisposable {
   publish(fixture: string, version: string): Promise<void>;
   /** The package names asked for so far. */
   readonly requested: string[];
+  /** Leaves requests for `name` unanswered (until the registry stops). */
+  stall(name: string): void;
 }
 
 function newer(a: string, b: string): boolean {
@@ -77,6 +79,7 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
   const scratch = mkdtempSync(join(tmpdir(), "bub-registry-"));
   const packages = new Map<string, Map<string, Published>>();
   const requested: string[] = [];
+  const stalled = new Set<string>();
   let base = "";
   const server = createServer((request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? "/", base).pathname);
@@ -89,6 +92,7 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
     }
     const name = path.slice(1);
     requested.push(name);
+    if (stalled.has(name)) return;
     const versions = packages.get(name);
     if (!versions) {
       response.writeHead(404, { "content-type": "application/json" });
@@ -117,6 +121,9 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
   return {
     url: base,
     requested,
+    stall(name) {
+      stalled.add(name);
+    },
     async publish(fixture, version) {
       const dir = materialize(fixture, version, join(scratch, `${fixture}-${version}`));
       const packed = await npmPack(dir, scratch);

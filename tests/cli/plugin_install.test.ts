@@ -17,7 +17,17 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { type FakeRegistry, materialize, npmPack, startFakeRegistry } from "./_npm_registry.ts";
-import { cleanupStack, type CliResult, runCli, type TempDirs, tempDirs } from "./_spawn.ts";
+import {
+  BIN,
+  childEnv,
+  cleanupStack,
+  type CliResult,
+  runCli,
+  runtimeCommand,
+  startChild,
+  type TempDirs,
+  tempDirs,
+} from "./_spawn.ts";
 
 const LONG = { timeoutMs: 240_000 };
 
@@ -186,5 +196,32 @@ describe("bub install / uninstall / update / plugins", () => {
     assert.deepEqual(state(), before);
     assert.ok(!existsSync(join(project, "node_modules", "bub-plugin-broken")));
     assert.equal(ok(await bub("plugins")), listed);
+  });
+
+  test("bub install stopped by SIGINT while npm runs puts everything back and exits 130", async () => {
+    const { dirs, registry, project, bub } = await setup("# settings\n");
+    await registry.publish("greet", "1.0.0");
+    ok(await bub("install", "bub-plugin-greet"));
+    const state = () => ({
+      config: readFileSync(dirs.configFile),
+      manifest: readFileSync(join(project, "package.json")),
+      lock: readFileSync(join(project, "package-lock.json")),
+      modules: readdirSync(join(project, "node_modules")).sort(),
+    });
+    const before = state();
+    registry.stall("bub-plugin-slow");
+    await using child = startChild(runtimeCommand(BIN, ["install", "bub-plugin-slow"]), {
+      cwd: dirs.workspace,
+      env: childEnv(dirs),
+    });
+    child.end();
+    const deadline = Date.now() + 120_000;
+    while (!registry.requested.includes("bub-plugin-slow") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(registry.requested.includes("bub-plugin-slow"), "npm asked the registry");
+    child.process.kill("SIGINT");
+    assert.equal(await child.exited(120_000), 130, child.stderr);
+    assert.deepEqual(state(), before);
   });
 });
