@@ -93,9 +93,11 @@ importVendored(join(out, "esm"));
 // Optional dependencies (the OpenTelemetry SDK the CLI imports only to export traces) stay
 // external and optional in the manifest.
 const optionalDependencies = (packageJson.optionalDependencies ?? {}) as Record<string, string>;
+// yaml stays external as well: `bub install` edits config.yml with its Document API through
+// `await import("yaml")`, and yaml's Node build is CommonJS, which an ES bundle cannot require.
 const externals = [
   ...Object.keys(packageJson.dependencies as Record<string, string>)
-    .filter((name) => !INLINED.has(name) && !VENDORED.has(name)),
+    .filter((name) => !INLINED.has(name) && (name === "yaml" || !VENDORED.has(name))),
   ...Object.keys(optionalDependencies),
 ].flatMap((name) => [`--external:${name}`, `--external:${name}/*`]);
 const exportSources = denoJson.exports as Record<string, string>;

@@ -1,6 +1,7 @@
 /**
  * The builtin `bub` commands: `run`, `chat`, `gateway`, `web`, `acp`, `onboard`, `mcp`, `login`,
- * `logout` and `hooks`.
+ * `logout`, `hooks`, and the plugin commands (`install`, `uninstall`, `update`, `plugins`:
+ * plugin_commands.ts).
  * Their definitions are light; the bodies of `run`, `chat`, `gateway`, `web`, `acp` and `mcp` are
  * imported when the command runs, so that importing `@bub/core` loads none of them.
  *
@@ -17,6 +18,7 @@ import type { BubHost } from "./host.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import type { RunOptions } from "./run_command.ts";
 import type { LoginOptions } from "./auth/login_command.ts";
+import { registerPluginCommands } from "./plugin_commands.ts";
 
 /** The `bub onboard` banner (lines joined: a raw template would lose the `\\` ending a line). */
 const BANNER: string = [
@@ -287,4 +289,5 @@ export function registerBuiltinCommands(
   app.command("hooks")
     .description("List the hook implementations of each hook")
     .action(() => hooksCommand(framework, output));
+  registerPluginCommands(app, framework, output);
 }

@@ -9,6 +9,7 @@ import process from "node:process";
 import { join } from "node:path";
 import { BubFramework } from "../builtin/framework.ts";
 import { CliExit } from "../builtin/cli_io.ts";
+import { pluginCommandLoading } from "../builtin/plugin_commands.ts";
 import { loadDotenv } from "../kernel/configure.ts";
 import type { FrameworkOptions } from "../kernel/framework.ts";
 import { VERSION } from "../version.ts";
@@ -70,6 +71,9 @@ const COMMAND_SIGNALS: Record<string, readonly TrappedSignal[]> = {
   chat: ["SIGHUP"],
   gateway: ["SIGHUP"],
   web: ["SIGHUP"],
+  install: ["SIGINT", "SIGTERM", "SIGHUP"],
+  uninstall: ["SIGINT", "SIGTERM", "SIGHUP"],
+  update: ["SIGINT", "SIGTERM", "SIGHUP"],
 };
 
 /**
@@ -124,7 +128,7 @@ export async function main(
         verbose: scanned.verbose,
       });
     }
-    await framework.loadHooks();
+    await framework.loadHooks(pluginCommandLoading(scanned.command, framework.config));
   } catch (error) {
     return fail(error);
   }

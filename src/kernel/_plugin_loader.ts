@@ -6,6 +6,8 @@ import { kernelLogger } from "./_log.ts";
 import { BubError } from "./errors.ts";
 import type { PluginManager, PluginStatus } from "./plugin_manager.ts";
 import { runtimeKey } from "../_internal/runtime.ts";
+import { ensureCoreLink } from "./_core_link.ts";
+import { installedPluginFile } from "../_internal/plugin_packages.ts";
 
 /**
  * What plugin loading needs of the framework (a `KernelFramework` is one). Factories and
@@ -20,6 +22,12 @@ export interface PluginLoadHost {
   readonly pluginManager: PluginManager;
   /** Load status per plugin name. */
   readonly pluginStatus: Map<string, PluginStatus>;
+  /**
+   * Bub's home: packages installed in `<home>/plugins` (by `bub install`) are found there, and
+   * `<home>/node_modules/@bub/core` makes `@bub/core` importable by them and by plugin files
+   * kept in the home (see `_core_link.ts`).
+   */
+  readonly home?: string;
 }
 
 /** A plugin, a plugin factory or class, or a module specifier. */
@@ -29,22 +37,32 @@ const isDeno = runtimeKey() === "deno";
 
 /**
  * Where a plugin specifier is imported from: relative and `~` paths resolve against the config
- * file's folder; `npm:` specifiers stay as they are on Deno and become bare names elsewhere; bare
- * package names resolve from the workspace first (the project's own dependencies), then from
- * this package.
+ * file's folder. A package (a bare name, `npm:name@range`, `jsr:@scope/name`) installed in Bub's
+ * plugin project (`<home>/plugins`, where `bub install` puts it; `jsr:@scope/name` is
+ * `@jsr/scope__name` there) loads from there. Otherwise Deno imports `npm:` and `jsr:` specifiers
+ * itself; elsewhere a `jsr:` specifier is an error and an `npm:` one becomes a bare name, and bare
+ * names resolve from the workspace first (the project's own dependencies), then from the config
+ * file's folder, then from this package.
  */
 export function pluginImportTarget(
   specifier: string,
   configFile: string,
   workspace: string,
+  home?: string,
 ): string {
   if (specifier.startsWith(".") || isAbsolute(specifier) || specifier.startsWith("~")) {
     return pathToFileURL(resolve(dirname(configFile), expandHome(specifier))).href;
   }
   if (/^(file|https?|data):/.test(specifier)) return specifier;
+  const installed = home === undefined
+    ? null
+    : installedPluginFile(join(home, "plugins"), specifier);
+  if (installed !== null) return pathToFileURL(installed).href;
   if (specifier.startsWith("jsr:")) {
     if (!isDeno) {
-      throw new TypeError(`Cannot load plugin "${specifier}": jsr: specifiers need Deno`);
+      throw new TypeError(
+        `Cannot load plugin "${specifier}": it is not installed (run: bub install ${specifier})`,
+      );
     }
     return specifier;
   }
@@ -63,13 +81,33 @@ export function pluginImportTarget(
   return bare;
 }
 
+/**
+ * `import(target)`, on Deno preparing what it did not: a module of a package in `node_modules`
+ * that imports a file module outside it (the `@bub/core` link package does) fails there with
+ * "Loading unprepared module: <url>" until that module has been imported once.
+ */
+async function importModule(target: string): Promise<Record<string, unknown>> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await import(target);
+    } catch (error) {
+      const unprepared = isDeno && attempt < 50
+        ? /Loading unprepared module: (file:[^\s,]+)/.exec(errorText(error))?.[1]
+        : undefined;
+      if (unprepared === undefined) throw error;
+      await import(unprepared);
+    }
+  }
+}
+
 /** Imports a plugin module and returns its default export (or its `plugin` export). */
 export async function importPlugin(
   specifier: string,
   configFile: string,
   workspace: string,
+  home?: string,
 ): Promise<unknown> {
-  const module = await import(pluginImportTarget(specifier, configFile, workspace));
+  const module = await importModule(pluginImportTarget(specifier, configFile, workspace, home));
   const value = module.default ?? module.plugin;
   if (value === undefined) {
     throw new TypeError(
@@ -113,9 +151,14 @@ function firstLine(error: unknown): string {
 }
 
 /** Where `specifier` resolves to, as a path when it is a file, for error messages. */
-function resolvedLabel(specifier: string, configFile: string, workspace: string): string {
+function resolvedLabel(
+  specifier: string,
+  configFile: string,
+  workspace: string,
+  home?: string,
+): string {
   try {
-    const target = pluginImportTarget(specifier, configFile, workspace);
+    const target = pluginImportTarget(specifier, configFile, workspace, home);
     return target.startsWith("file:") ? fileURLToPath(target) : target;
   } catch {
     return specifier;
@@ -136,18 +179,26 @@ export async function loadPlugins(
   sources: readonly LoadSource[],
   strict = false,
 ): Promise<void> {
-  const loaded: { name: string; target: unknown }[] = [];
+  const loaded: { name: string; target: unknown; source?: string }[] = [];
+  const { home } = framework;
+  if (home !== undefined && sources.some((source) => typeof source === "string")) {
+    try {
+      ensureCoreLink(home);
+    } catch (error) {
+      kernelLogger.warn("Cannot link @bub/core for plugins in {home}: {error}", { home, error });
+    }
+  }
   for (const source of sources) {
     const name = label(source);
     try {
-      const target = typeof source === "string"
-        ? await importPlugin(source, framework.configFile, framework.workspace)
-        : source;
-      loaded.push({ name, target });
+      if (typeof source === "string") {
+        const target = await importPlugin(source, framework.configFile, framework.workspace, home);
+        loaded.push({ name, target, source });
+      } else loaded.push({ name, target: source });
     } catch (error) {
       if (strict) {
         const where = typeof source === "string"
-          ? ` (${resolvedLabel(source, framework.configFile, framework.workspace)})`
+          ? ` (${resolvedLabel(source, framework.configFile, framework.workspace, home)})`
           : "";
         throw new BubError(
           "config",
@@ -157,10 +208,14 @@ export async function loadPlugins(
         );
       }
       kernelLogger.warn("Failed to load plugin '{name}': {error}", { name, error });
-      framework.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
+      framework.pluginStatus.set(name, {
+        isSuccess: false,
+        detail: errorText(error),
+        ...(typeof source === "string" ? { source } : {}),
+      });
     }
   }
-  for (const { name, target } of loaded) {
+  for (const { name, target, source } of loaded) {
     try {
       const plugin = isClass(target)
         ? new target(framework)
@@ -170,7 +225,7 @@ export async function loadPlugins(
       const ownName = (plugin as { name?: unknown } | null)?.name;
       const pluginName = typeof ownName === "string" && ownName !== "" ? ownName : name;
       framework.pluginManager.register(plugin as object, pluginName);
-      framework.pluginStatus.set(pluginName, { isSuccess: true });
+      framework.pluginStatus.set(pluginName, { isSuccess: true, ...(source ? { source } : {}) });
     } catch (error) {
       if (strict) {
         throw new BubError(
@@ -181,7 +236,11 @@ export async function loadPlugins(
         );
       }
       kernelLogger.warn("Failed to initialize plugin '{name}': {error}", { name, error });
-      framework.pluginStatus.set(name, { isSuccess: false, detail: errorText(error) });
+      framework.pluginStatus.set(name, {
+        isSuccess: false,
+        detail: errorText(error),
+        ...(source ? { source } : {}),
+      });
     }
   }
 }

@@ -58,6 +58,8 @@ export interface PluginStatus {
   readonly isSuccess: boolean;
   /** The error text otherwise. */
   readonly detail?: string;
+  /** The module specifier it was loaded from (an entry of the config's `plugins:` list), if any. */
+  readonly source?: string;
 }
 
 function collectImplementations(plugin: object): Map<string, { fn: unknown; key: string }> {
