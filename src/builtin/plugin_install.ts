@@ -61,7 +61,6 @@ function configuredEntries(framework: KernelFramework): string[] {
  */
 async function allOrNothing<T>(
   framework: KernelFramework,
-  options: PluginCommandOptions,
   work: () => Promise<T>,
 ): Promise<T> {
   const project = projectOf(framework);
@@ -146,7 +145,7 @@ export async function installCommand(
 ): Promise<void> {
   const specs = inputs.map((input) => parsePluginSpec(input, options.cwd ?? process.cwd()));
   const project = projectOf(framework);
-  const installed = await allOrNothing(framework, options, async () => {
+  const installed = await allOrNothing(framework, async () => {
     await runNpm(["install", ...specs.map((spec) => spec.installArg)], {
       cwd: project,
       signal: options.signal,
@@ -221,7 +220,7 @@ export async function uninstallCommand(
   });
   const installed = names.filter((name): name is string => name !== null && name in deps);
   const versions = new Map(installed.map((name) => [name, installedVersion(project, name)]));
-  const removed = await allOrNothing(framework, options, async () => {
+  const removed = await allOrNothing(framework, async () => {
     if (installed.length > 0) {
       await runNpm(["uninstall", ...installed], { cwd: project, signal: options.signal });
     }
@@ -264,7 +263,7 @@ export async function updateCommand(
     return;
   }
   const before = new Map(names.map((item) => [item, installedVersion(project, item)]));
-  const after = await allOrNothing(framework, options, async () => {
+  const after = await allOrNothing(framework, async () => {
     await runNpm(["update", ...(name ? [name] : [])], { cwd: project, signal: options.signal });
     const now = new Map(names.map((item) => [item, installedVersion(project, item)]));
     const changed = new Set(names.filter((item) => now.get(item) !== before.get(item)));

@@ -27,7 +27,7 @@ function lastPrompt(request: MockRequest): string {
 /** The model: "cut me short" and "refuse" end with the protocol's finish; the rest as the editor's. */
 function endingModel(request: MockRequest): MockReply {
   const prompt = lastPrompt(request);
-  const finish = FINISH[request.protocol];
+  const finish = FINISH[request.protocol as keyof typeof FINISH];
   if (prompt.includes("cut me short")) {
     return mockReply.text("The answer goes on and", { finishReason: finish.length });
   }
