@@ -1,6 +1,6 @@
 /**
  * The Chat SDK channels of the builtin plugin: one {@link ChatChannel} per chat platform
- * (`slack`, `github`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
+ * (`slack`, `github`, `discord`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
  * {@link WebhookServer} (`webhook_host`, `webhook_port`). A channel imports the SDK only when it
  * starts, so a platform that is not enabled costs nothing.
  *
@@ -45,6 +45,8 @@ export function chatChannels(
         signingSecret: settings.signing_secret,
         token: settings.token,
         webhookSecret: settings.webhook_secret,
+        publicKey: settings.public_key,
+        applicationId: settings.application_id,
         userName: settings.user_name,
         apiBase: settings.api_base,
       },

@@ -97,6 +97,7 @@ export class ChatChannel extends Channel {
   #sdk: typeof import("chat") | null = null;
   #starting: Promise<void> | null = null;
   #route: AsyncDisposable | null = null;
+  #connection: AsyncDisposable | null = null;
 
   /**
    * Creates the channel (nothing is imported until it starts).
@@ -122,7 +123,12 @@ export class ChatChannel extends Channel {
     this.name = platform.name;
     this.#platform = platform;
     this.#options = options;
-    this.#access = new ChatAccess(platform.name, options.allowUsers, options.allowChannels);
+    this.#access = new ChatAccess(
+      platform.name,
+      options.allowUsers,
+      options.allowChannels,
+      platform.channelKeys,
+    );
   }
 
   /** True: bursts of messages are merged. */
@@ -196,6 +202,14 @@ export class ChatChannel extends Channel {
       this.name,
       (request) => webhook(request, { waitUntil: (task) => this.#track(task) }),
     );
+    if (this.#platform.connect) {
+      try {
+        this.#connection = await this.#platform.connect(adapter);
+      } catch (error) {
+        await this.#teardown();
+        throw error;
+      }
+    }
     logger.info(
       "{channel}.start allow_users_count={users} allow_channels_count={channels}",
       { channel: this.name, users: this.#access.users.size, channels: this.#access.channels.size },
@@ -207,6 +221,13 @@ export class ChatChannel extends Channel {
     const starting = this.#starting;
     this.#starting = null;
     await starting?.catch(() => {});
+    await this.#teardown();
+  }
+
+  async #teardown(): Promise<void> {
+    const connection = this.#connection;
+    this.#connection = null;
+    await Promise.resolve(connection?.[Symbol.asyncDispose]()).catch(() => {});
     const route = this.#route;
     this.#route = null;
     await route?.[Symbol.asyncDispose]();
