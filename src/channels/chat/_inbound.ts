@@ -60,7 +60,10 @@ function refuse(thread: Thread, context: InboundContext, text: string): Promise<
 }
 
 /** A typing lifespan of `thread`: entering starts the platform's typing indicator, if any. */
-function typingLifespan(thread: Thread, channel: string): AsyncDisposable & { enter(): void } {
+export function typingLifespan(
+  thread: Thread,
+  channel: string,
+): AsyncDisposable & { enter(): void } {
   return {
     enter() {
       thread.startTyping().catch((error: unknown) =>
@@ -122,7 +125,15 @@ export async function routeInbound(
       });
       return refuse(thread, context, commandDeniedMessage(channel));
     }
-    await context.handler(new ChannelMessage({ ...base, content: text, kind: "command" }));
+    // The message id lets a cluster's inbox drop a redelivery to another instance.
+    await context.handler(
+      new ChannelMessage({
+        ...base,
+        content: text,
+        kind: "command",
+        context: { ...base.context, message_id: message.id },
+      }),
+    );
     return;
   }
   const content = {

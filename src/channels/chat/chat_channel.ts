@@ -17,7 +17,7 @@ import type { StreamEvent } from "../../kernel/stream_events.ts";
 import { Channel } from "../channel.ts";
 import { ChatAccess } from "./_access.ts";
 import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
-import { type InboundRoute, routeInbound } from "./_inbound.ts";
+import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
 import { postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
 import type { WebhookServer } from "./webhook_server.ts";
@@ -278,6 +278,14 @@ export class ChatChannel extends Channel {
           error: this.#redact(error),
         }),
     });
+  }
+
+  /**
+   * The typing indicator of a conversation, for a message this instance runs but another one
+   * received (cluster mode); null before the channel started.
+   */
+  typingLifespan(chatId: string): AsyncDisposable | null {
+    return this.#chat === null ? null : typingLifespan(this.#chat.thread(chatId), this.name);
   }
 
   #thread(chatId: string): Thread {
