@@ -18,7 +18,7 @@ import { Channel } from "../channel.ts";
 import { ChatAccess } from "./_access.ts";
 import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
 import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
-import { postStreamed, StreamedAnswers } from "./_stream.ts";
+import { outboundText, postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
 import type { WebhookServer } from "./webhook_server.ts";
 
@@ -51,18 +51,6 @@ export interface ChatChannelOptions {
   allowChannels?: readonly string[] | null;
   /** The webhook server shared by the webhook platforms. */
   webhooks: WebhookServer;
-}
-
-/** The text of an outbound content: its JSON `message` field, else the content itself. */
-function outboundText(content: string): string {
-  try {
-    const data: unknown = JSON.parse(content);
-    if (typeof data === "object" && data !== null && !Array.isArray(data) && "message" in data) {
-      const field = (data as { message: unknown }).message;
-      return typeof field === "string" ? field : field === null ? "" : JSON.stringify(field);
-    }
-  } catch { /* not JSON: the raw content */ }
-  return content;
 }
 
 /**
@@ -187,6 +175,7 @@ export class ChatChannel extends Channel {
           channel: this.name,
           access: this.#access,
           handler: this.#options.handler,
+          ephemeralRefusals: this.#platform.ephemeralRefusals,
         }).catch((error: unknown) =>
           getLogger(["bub", "channels", this.name]).error("{channel}.action failed: {error}", {
             channel: this.name,
@@ -302,6 +291,7 @@ export class ChatChannel extends Channel {
       access: this.#access,
       handler: this.#options.handler,
       answersStrangers: this.#platform.answersStrangers,
+      ephemeralRefusals: this.#platform.ephemeralRefusals,
     }).catch((error: unknown) => {
       getLogger(["bub", "channels", this.name]).error(
         "{channel}.inbound failed thread={thread}: {error}",

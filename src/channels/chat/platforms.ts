@@ -48,6 +48,8 @@ export interface ChatPlatform {
   readonly name: string;
   /** Whether strangers get a refusal reply (a public GitHub issue gets none: no spam). */
   readonly answersStrangers: boolean;
+  /** Whether that answer is ephemeral: only the refused user sees it (Slack). */
+  readonly ephemeralRefusals: boolean;
   /** Whether approvals get native buttons (Slack Block Kit). */
   readonly buttons: boolean;
   /** True when the credentials needed to serve are set. */
@@ -73,6 +75,7 @@ function required(platform: string, value: string | undefined, env: string): str
 const SLACK: ChatPlatform = {
   name: "slack",
   answersStrangers: true,
+  ephemeralRefusals: true,
   buttons: true,
   configured: (c) => (c.botToken ?? "").trim() !== "",
   secrets: (c) => [c.botToken ?? "", c.signingSecret ?? ""],
@@ -93,6 +96,7 @@ const SLACK: ChatPlatform = {
 const GITHUB: ChatPlatform = {
   name: "github",
   answersStrangers: false,
+  ephemeralRefusals: false,
   buttons: false,
   configured: (c) => (c.token ?? "").trim() !== "",
   secrets: (c) => [c.token ?? "", c.webhookSecret ?? ""],
@@ -118,6 +122,8 @@ const GITHUB: ChatPlatform = {
 const DISCORD: ChatPlatform = {
   name: "discord",
   answersStrangers: true,
+  // The adapter has no ephemeral messages outside interaction answers.
+  ephemeralRefusals: false,
   buttons: true,
   configured: (c) => (c.botToken ?? "").trim() !== "",
   secrets: (c) => [c.botToken ?? ""],
