@@ -219,6 +219,9 @@ export function componentInteraction(fields: {
       member: { user, roles: [], permissions: "0", joined_at: new Date().toISOString() },
     }),
     data: { custom_id: fields.customId, component_type: 2 },
+    // Installed to the guild (0) or, for a DM, to the user (1).
+    authorizing_integration_owners: fields.dm ? { "1": String(user.id) } : { "0": fields.guildId },
+    context: fields.dm ? 1 : 0,
     message: messageObject({
       id: message.id,
       channelId: message.channelId,

@@ -192,9 +192,34 @@ export class FakeDiscordServer implements AsyncDisposable {
     button: { customId: string; messageId: string },
     options: { forge?: boolean } = {},
   ): Promise<Response> {
+    const interaction = this.#interaction(user, button);
+    return await this.#postSigned(url, JSON.stringify(interaction), options.forge ?? false);
+  }
+
+  /**
+   * Dispatches the same click as INTERACTION_CREATE over the gateway, as Discord does for an app
+   * without an interactions endpoint URL; the bot acknowledges it with a REST callback
+   * (`POST /interactions/{id}/{token}/callback`). Returns the interaction's id.
+   */
+  clickOverGateway(user: FakeDiscordUser, button: { customId: string; messageId: string }): string {
+    const interaction = this.#interaction(user, button);
+    this.#dispatch("INTERACTION_CREATE", interaction);
+    return String(interaction.id);
+  }
+
+  /** POSTs a signed PING interaction (Discord's check of the endpoint) to `url`. */
+  ping(url: string, options: { forge?: boolean } = {}): Promise<Response> {
+    const body = JSON.stringify({ id: snowflake(), application_id: this.applicationId, type: 1 });
+    return this.#postSigned(url, body, options.forge ?? false);
+  }
+
+  #interaction(
+    user: FakeDiscordUser,
+    button: { customId: string; messageId: string },
+  ): Record<string, unknown> {
     const message = this.#messages.get(button.messageId);
     if (!message) throw new Error(`No bot message ${button.messageId}`);
-    const interaction = componentInteraction({
+    return componentInteraction({
       applicationId: this.applicationId,
       guildId: this.guildId,
       user: userObject(user.id, user.username),
@@ -203,13 +228,6 @@ export class FakeDiscordServer implements AsyncDisposable {
       parentId: this.#threads.has(message.channelId) ? this.channelId : undefined,
       dm: [...this.#dms.values()].includes(message.channelId),
     });
-    return await this.#postSigned(url, JSON.stringify(interaction), options.forge ?? false);
-  }
-
-  /** POSTs a signed PING interaction (Discord's check of the endpoint) to `url`. */
-  ping(url: string, options: { forge?: boolean } = {}): Promise<Response> {
-    const body = JSON.stringify({ id: snowflake(), application_id: this.applicationId, type: 1 });
-    return this.#postSigned(url, body, options.forge ?? false);
   }
 
   async #postSigned(url: string, body: string, forge: boolean): Promise<Response> {
