@@ -299,6 +299,17 @@ export class FakeDiscordServer implements AsyncDisposable {
       this.log.record({ method: route, params, authorization });
       return reply(res, 401, { message: "401: Unauthorized", code: 0 });
     }
+    if (route === "POST /channels/{channel}/messages/{message}/threads") {
+      const origin = path.split("/")[4]!;
+      if (this.#threads.has(origin)) {
+        // Discord: one thread per message (another bot instance got there first).
+        this.log.record({ method: route, params: { ...params, duplicate: true }, authorization });
+        return reply(res, 400, {
+          message: "A thread has already been created for this message",
+          code: 160004,
+        });
+      }
+    }
     const answer = this.#answer(route, path, params);
     if (answer && typeof answer === "object" && "id" in answer) params.__id = answer.id;
     this.log.record({ method: route, params, authorization });
@@ -341,7 +352,8 @@ export class FakeDiscordServer implements AsyncDisposable {
         return messageObject({ ...stored, author: botUser, guildId: this.guildId });
       }
       case "POST /channels/{channel}/messages/{message}/threads": {
-        const id = snowflake();
+        // A thread started from a message has the message's id.
+        const id = ids[1]!;
         this.#threads.set(id, ids[1]!);
         const thread = channelObject(id, this.guildId, {
           parentId: ids[0]!,
