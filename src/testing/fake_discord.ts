@@ -14,7 +14,6 @@ import {
   buttonsOf,
   channelObject,
   componentInteraction,
-  guildObject,
   messageObject,
   routeOf,
   type SigningKeys,
@@ -24,7 +23,7 @@ import {
   type StoredMessage,
   userObject,
 } from "./_discord_payloads.ts";
-import { startWsServer, type WsConnection, type WsServer } from "./_ws_server.ts";
+import { FakeDiscordGateway, type GatewayIdentity } from "./_discord_gateway.ts";
 
 /**
  * A Discord user of the fake.
@@ -58,28 +57,37 @@ export interface FakeDiscordUser {
  */
 export class FakeDiscordServer implements AsyncDisposable {
   /** The bot token the app is configured with. */
-  readonly botToken = "fake-discord-bot-token";
+  readonly botToken: string;
   /** The application id, also the bot user's id. */
-  readonly applicationId: string = snowflake();
+  readonly applicationId: string;
   /** The one guild (server). */
-  readonly guildId: string = snowflake();
+  readonly guildId: string;
   /** Its text channel, where mentions arrive. */
-  readonly channelId: string = snowflake();
+  readonly channelId: string;
   /** The API calls received (`VERB /route`). */
   readonly log: FakeCallLog = new FakeCallLog();
   readonly #http: LoopbackServer;
-  readonly #ws: WsServer;
+  readonly #gateway: FakeDiscordGateway;
   readonly #keys: SigningKeys;
-  readonly #sessions = new Set<{ connection: WsConnection; seq: number }>();
   readonly #messages = new Map<string, StoredMessage>();
   readonly #threads = new Map<string, string>();
   readonly #dms = new Map<string, string>();
   readonly #rateLimited = new Map<string, number>();
-  #identified = 0;
 
-  private constructor(http: LoopbackServer, ws: WsServer, keys: SigningKeys) {
+  private constructor(
+    identity: GatewayIdentity,
+    http: LoopbackServer,
+    gateway: FakeDiscordGateway,
+    keys: SigningKeys,
+  ) {
+    ({
+      botToken: this.botToken,
+      applicationId: this.applicationId,
+      guildId: this.guildId,
+      channelId: this.channelId,
+    } = identity);
     this.#http = http;
-    this.#ws = ws;
+    this.#gateway = gateway;
     this.#keys = keys;
   }
 
@@ -93,8 +101,14 @@ export class FakeDiscordServer implements AsyncDisposable {
         else if (!res.destroyed) res.destroy();
       },
     );
-    const ws = await startWsServer((connection) => ref.server!.#accept(connection));
-    ref.server = new FakeDiscordServer(http, ws, await signingKeys());
+    const identity: GatewayIdentity = {
+      botToken: "fake-discord-bot-token",
+      applicationId: snowflake(),
+      guildId: snowflake(),
+      channelId: snowflake(),
+    };
+    const gateway = await FakeDiscordGateway.start(identity);
+    ref.server = new FakeDiscordServer(identity, http, gateway, await signingKeys());
     return ref.server;
   }
 
@@ -115,7 +129,7 @@ export class FakeDiscordServer implements AsyncDisposable {
 
   /** How many gateway sessions identified so far. */
   get identified(): number {
-    return this.#identified;
+    return this.#gateway.identified;
   }
 
   /** Answers the next `times` calls of `route` (`POST /channels/{channel}/messages`) with 429. */
@@ -168,7 +182,7 @@ export class FakeDiscordServer implements AsyncDisposable {
 
   /** Dispatches `message` (again) as MESSAGE_CREATE to every identified session. */
   redeliver(message: Record<string, unknown>): void {
-    this.#dispatch("MESSAGE_CREATE", message);
+    this.#gateway.dispatch("MESSAGE_CREATE", message);
   }
 
   /** The bot's messages in `channelId` (content after edits, and their buttons), in order. */
@@ -203,7 +217,7 @@ export class FakeDiscordServer implements AsyncDisposable {
    */
   clickOverGateway(user: FakeDiscordUser, button: { customId: string; messageId: string }): string {
     const interaction = this.#interaction(user, button);
-    this.#dispatch("INTERACTION_CREATE", interaction);
+    this.#gateway.dispatch("INTERACTION_CREATE", interaction);
     return String(interaction.id);
   }
 
@@ -242,40 +256,6 @@ export class FakeDiscordServer implements AsyncDisposable {
       },
       body,
     });
-  }
-
-  #accept(connection: WsConnection): void {
-    const session = { connection, seq: 0 };
-    const send = (op: number, d: unknown, t: string | null = null) =>
-      connection.send(JSON.stringify({ op, d, s: t ? ++session.seq : null, t }));
-    send(10, { heartbeat_interval: 41_250 });
-    connection.onClose = () => this.#sessions.delete(session);
-    connection.onText = (text) => {
-      const { op, d } = JSON.parse(text) as { op: number; d: Record<string, unknown> };
-      if (op === 1) return send(11, null);
-      if (op === 6) return send(9, false); // no resuming: identify afresh
-      if (op !== 2) return;
-      if (d.token !== this.botToken) return connection.close(4004);
-      this.#identified++;
-      this.#sessions.add(session);
-      send(0, {
-        v: 10,
-        user: { ...userObject(this.applicationId, "bub", true), verified: true, flags: 0 },
-        guilds: [{ id: this.guildId, unavailable: true }],
-        session_id: `session-${this.#identified}`,
-        resume_gateway_url: `ws://127.0.0.1:${this.#ws.port}`,
-        application: { id: this.applicationId, flags: 0 },
-        shard: [0, 1],
-      }, "READY");
-      const channels = [channelObject(this.channelId, this.guildId)];
-      send(0, guildObject(this.guildId, "1", channels), "GUILD_CREATE");
-    };
-  }
-
-  #dispatch(t: string, d: unknown): void {
-    for (const session of this.#sessions) {
-      session.connection.send(JSON.stringify({ op: 0, d, s: ++session.seq, t }));
-    }
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -328,7 +308,7 @@ export class FakeDiscordServer implements AsyncDisposable {
     switch (route) {
       case "GET /gateway/bot":
         return {
-          url: `ws://127.0.0.1:${this.#ws.port}`,
+          url: this.#gateway.url,
           shards: 1,
           session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
         };
@@ -359,7 +339,7 @@ export class FakeDiscordServer implements AsyncDisposable {
           parentId: ids[0]!,
           name: String(params.name ?? "thread"),
         });
-        this.#dispatch("THREAD_CREATE", { ...thread, newly_created: true });
+        this.#gateway.dispatch("THREAD_CREATE", { ...thread, newly_created: true });
         return thread;
       }
       case "GET /channels/{channel}": {
@@ -376,8 +356,7 @@ export class FakeDiscordServer implements AsyncDisposable {
 
   /** Stops the REST server and the gateway. */
   async close(): Promise<void> {
-    for (const session of this.#sessions) session.connection.destroy();
-    await Promise.all([this.#http.close(), this.#ws.close()]);
+    await Promise.all([this.#http.close(), this.#gateway.close()]);
   }
 
   /** Same as {@link close}. */
