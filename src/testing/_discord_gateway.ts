@@ -52,6 +52,12 @@ export class FakeDiscordGateway {
     }
   }
 
+  /** Closes every session's connection with `code` (4000: "unknown error, reconnect"). */
+  disconnect(code = 4000): void {
+    for (const session of this.#sessions) session.connection.close(code);
+    this.#sessions.clear();
+  }
+
   /** Drops every session and stops listening. */
   async close(): Promise<void> {
     for (const session of this.#sessions) session.connection.destroy();

@@ -132,6 +132,11 @@ export class FakeDiscordServer implements AsyncDisposable {
     return this.#gateway.identified;
   }
 
+  /** Closes every gateway session (code 4000), as Discord does before asking clients back. */
+  disconnectGateway(): void {
+    this.#gateway.disconnect();
+  }
+
   /** Answers the next `times` calls of `route` (`POST /channels/{channel}/messages`) with 429. */
   rateLimit(route: string, times = 1): void {
     this.#rateLimited.set(route, times);

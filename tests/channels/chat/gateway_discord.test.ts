@@ -190,6 +190,16 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
     await unsigned.body?.cancel();
   });
 
+  test("a dropped gateway connection is re-established and messages are answered again", async () => {
+    const sessions = discord.identified;
+    discord.disconnectGateway();
+    await until(() => discord.identified > sessions || undefined, "a new gateway session");
+    const message = discord.messageCreate(ADA, "after the reconnect");
+    assert.deepEqual(await answers(message, "You said: after the reconnect"), [
+      "You said: after the reconnect",
+    ]);
+  });
+
   test("SIGTERM stops the gateway cleanly with exit code 0", async () => {
     process.kill(gateway.process.pid!, "SIGTERM");
     assert.equal(await gateway.exited(10_000), 0);
