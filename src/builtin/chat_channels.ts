@@ -11,6 +11,8 @@ import { ChatChannel } from "../channels/chat/chat_channel.ts";
 import { WebhookServer } from "../channels/chat/webhook_server.ts";
 import type { MessageHandler } from "../kernel/channel.ts";
 import { CHAT_PLATFORMS, loadChatPlatformSettings, loadWebhookSettings } from "./chat_settings.ts";
+import { loadTapeStoreSettings } from "./settings.ts";
+import { parseTapeStoreChoice } from "./tape_store_setting.ts";
 import type { SettingsSources } from "./settings_types.ts";
 
 /**
@@ -35,6 +37,9 @@ export function chatChannels(
     port: webhook.webhook_port,
     print,
   });
+  // A PostgreSQL tape store makes `bub gateway` a cluster instance (cluster_setup.ts).
+  const store = parseTapeStoreChoice(loadTapeStoreSettings(sources).tape_store);
+  const clusterUrl = store?.kind === "postgres" ? store.url : null;
   return CHAT_PLATFORMS.map((platform) => {
     const settings = loadChatPlatformSettings(platform, sources);
     return new ChatChannel({
@@ -53,6 +58,7 @@ export function chatChannels(
       allowUsers: parseAllowList(settings.allow_users),
       allowChannels: parseAllowList(settings.allow_channels),
       webhooks,
+      clusterUrl,
     });
   });
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Chat, Message, StateAdapter, Thread } from "chat";
+import type { Adapter, Chat, Message, StateAdapter, Thread } from "chat";
 import { getLogger } from "../../_internal/log.ts";
 import { redactedErrorText } from "../../_internal/redact.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
@@ -51,6 +51,11 @@ export interface ChatChannelOptions {
   allowChannels?: readonly string[] | null;
   /** The webhook server shared by the webhook platforms. */
   webhooks: WebhookServer;
+  /**
+   * The PostgreSQL URL of the cluster this gateway is an instance of (its tape store), if any:
+   * a platform's outward connection (Discord's gateway) is then held by one elected instance.
+   */
+  clusterUrl?: string | null;
 }
 
 /**
@@ -193,7 +198,7 @@ export class ChatChannel extends Channel {
     );
     if (this.#platform.connect) {
       try {
-        this.#connection = await this.#platform.connect(adapter);
+        this.#connection = await this.#connect(adapter);
       } catch (error) {
         await this.#teardown();
         throw error;
@@ -203,6 +208,19 @@ export class ChatChannel extends Channel {
       "{channel}.start allow_users_count={users} allow_channels_count={channels}",
       { channel: this.name, users: this.#access.users.size, channels: this.#access.channels.size },
     );
+  }
+
+  /** Opens the platform's connection: at once, or in a cluster while this instance leads. */
+  async #connect(adapter: Adapter): Promise<AsyncDisposable> {
+    const connect = () => this.#platform.connect!(adapter);
+    const url = this.#options.clusterUrl;
+    if (!url) return await connect();
+    const { electedConnection } = await import("./_elected.ts");
+    return await electedConnection(connect, {
+      url,
+      job: `${this.name}-gateway:${this.#options.credentials.applicationId ?? ""}`,
+      channel: this.name,
+    });
   }
 
   /** Stops taking webhooks, waits for the messages being handled and shuts the SDK down. */

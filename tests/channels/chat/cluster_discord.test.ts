@@ -1,8 +1,9 @@
 /**
  * Discord in cluster mode: two real `bub gateway` instances on one PostgreSQL tape store (a
- * database of its own), both connected to the fake Discord's gateway, so both receive every
- * message. The thread a mention opens is the message's (Discord makes one per message), the
- * message goes through the shared inbox deduplicated by its id, and exactly one instance answers.
+ * database of its own) and the fake Discord. One elected instance holds the Discord gateway
+ * connection (the other would receive every message too); messages go through the shared inbox
+ * (deduplicated by message id) and either instance may answer; when the holder stops, the other
+ * one connects and keeps serving.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -38,6 +39,7 @@ if (url) {
     let model: MockLlmServer;
     const gateways: Child[] = [];
     const ADA = { id: "500000000000000001", username: "ada" };
+    const EVE = { id: "500000000000000666", username: "eve" };
 
     before(async () => {
       await withAdmin(url, (sql) => sql.unsafe(`CREATE DATABASE "${database}"`));
@@ -71,8 +73,9 @@ if (url) {
         );
         gateways.push(gateway);
         await gateway.waitFor(/cluster instance/, { timeoutMs: 60_000 });
+        // The first instance leads (and connects) before the second one starts.
+        await until(() => discord.identified === 1, "the elected gateway session");
       }
-      await until(() => discord.identified === 2, "both gateway sessions");
     });
 
     after(async () => {
@@ -100,7 +103,10 @@ if (url) {
 
     const inThread = (id: string) => discord.messagesIn(id).map((m) => m.content);
 
-    test("a mention both instances receive opens one thread and is answered once", async () => {
+    test("one instance holds the gateway; a mention is answered once", async () => {
+      // The follower retries every second: it must stay a follower.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      assert.equal(discord.identified, 1);
       const message = discord.messageCreate(ADA, "to both");
       const id = String(message.id);
       await until(() => inThread(id).includes("You said: to both"), "the answer");
@@ -129,6 +135,25 @@ if (url) {
         assert.deepEqual(inThread(String(m.id)), [`You said: ping ${i}`]);
       }
       assert.deepEqual(inThread(thread), ["You said: open a thread", "You said: and more"]);
+    });
+
+    test("a stranger is refused once", async () => {
+      const message = discord.messageCreate(EVE, "let me in");
+      await until(() => inThread(String(message.id)).includes("Access denied."), "the refusal");
+      const later = discord.messageCreate(ADA, "after the stranger");
+      await until(() => inThread(String(later.id)).includes("You said: after the stranger"), "");
+      assert.deepEqual(inThread(String(message.id)), ["Access denied."]);
+    });
+
+    test("when the gateway holder dies, the other instance connects and answers", async () => {
+      // The leader (the first instance) killed outright, as a crash: its PostgreSQL connection,
+      // and with it the lead, goes away.
+      gateways[0]!.kill();
+      await gateways[0]!.exited(20_000).catch(() => null);
+      await until(() => discord.identified === 2, "the follower's gateway session");
+      const message = discord.messageCreate(ADA, "after the takeover");
+      await until(() => inThread(String(message.id)).includes("You said: after the takeover"), "");
+      assert.deepEqual(inThread(String(message.id)), ["You said: after the takeover"]);
     });
   });
 }
