@@ -10,6 +10,18 @@
  */
 import { getLogger } from "../../_internal/log.ts";
 
+/**
+ * Opens a platform's connection: at once, or, in a cluster (`url` set), while this instance
+ * leads the job ({@link electedConnection}).
+ */
+export async function connectPlatform(
+  connect: () => Promise<AsyncDisposable>,
+  options: Omit<ElectedConnectionOptions, "url"> & { readonly url: string | null },
+): Promise<AsyncDisposable> {
+  const url = options.url;
+  return url ? await electedConnection(connect, { ...options, url }) : await connect();
+}
+
 /** Options of {@link electedConnection}. */
 export interface ElectedConnectionOptions {
   /** The `postgres://` URL of the cluster's tape store. */

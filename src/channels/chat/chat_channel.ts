@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Adapter, Chat, Message, StateAdapter, Thread } from "chat";
+import type { Chat, Message, Thread } from "chat";
 import { getLogger } from "../../_internal/log.ts";
 import { redactedErrorText } from "../../_internal/redact.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
@@ -16,6 +16,8 @@ import { inboundOf } from "../../kernel/inbound.ts";
 import type { StreamEvent } from "../../kernel/stream_events.ts";
 import { Channel } from "../channel.ts";
 import { ChatAccess } from "./_access.ts";
+import { connectPlatform } from "./_elected.ts";
+import { createSdkChat } from "./_sdk_chat.ts";
 import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
 import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
 import { outboundText, postStreamed, StreamedAnswers } from "./_stream.ts";
@@ -154,21 +156,9 @@ export class ChatChannel extends Channel {
     if (open !== null) logger.warning(open);
     const secrets = this.#platform.secrets(this.#options.credentials);
     const sdkLog = sdkLogger(this.name, secrets);
-    const [sdk, { createMemoryState }, adapter] = await Promise.all([
-      import("chat"),
-      import("@chat-adapter/state-memory"),
-      this.#platform.createAdapter(this.#options.credentials, sdkLog),
-    ]);
-    const chat = new sdk.Chat({
-      userName: this.#options.credentials.userName || "bub",
-      adapters: { [this.name]: adapter },
-      // The memory state's own copy of `chat` types differs only nominally (same shape).
-      state: createMemoryState() as unknown as StateAdapter,
-      logger: sdkLog,
-      // Bub's channel manager debounces and queues per session; the SDK's default ("drop" a
-      // message while the thread's handler runs) would lose messages during a hand-off.
-      concurrency: "concurrent",
-    });
+    const adapter = await this.#platform.createAdapter(this.#options.credentials, sdkLog);
+    const userName = this.#options.credentials.userName || "bub";
+    const { sdk, chat } = await createSdkChat(this.name, adapter, userName, sdkLog);
     const on = (route: InboundRoute) => (thread: Thread, message: Message) =>
       this.#inbound(thread, message, route);
     chat.onDirectMessage(on("direct"));
@@ -198,7 +188,11 @@ export class ChatChannel extends Channel {
     );
     if (this.#platform.connect) {
       try {
-        this.#connection = await this.#connect(adapter);
+        this.#connection = await connectPlatform(() => this.#platform.connect!(adapter), {
+          url: this.#options.clusterUrl ?? null,
+          job: `${this.name}-gateway:${this.#options.credentials.applicationId ?? ""}`,
+          channel: this.name,
+        });
       } catch (error) {
         await this.#teardown();
         throw error;
@@ -208,19 +202,6 @@ export class ChatChannel extends Channel {
       "{channel}.start allow_users_count={users} allow_channels_count={channels}",
       { channel: this.name, users: this.#access.users.size, channels: this.#access.channels.size },
     );
-  }
-
-  /** Opens the platform's connection: at once, or in a cluster while this instance leads. */
-  async #connect(adapter: Adapter): Promise<AsyncDisposable> {
-    const connect = () => this.#platform.connect!(adapter);
-    const url = this.#options.clusterUrl;
-    if (!url) return await connect();
-    const { electedConnection } = await import("./_elected.ts");
-    return await electedConnection(connect, {
-      url,
-      job: `${this.name}-gateway:${this.#options.credentials.applicationId ?? ""}`,
-      channel: this.name,
-    });
   }
 
   /** Stops taking webhooks, waits for the messages being handled and shuts the SDK down. */
