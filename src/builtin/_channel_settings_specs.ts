@@ -1,6 +1,6 @@
 /**
  * Private: the field specs of the channel settings — the channel manager's (debounce, active
- * window, enabled channels), Telegram's, the webhook server's, Slack's and GitHub's.
+ * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's and Discord's.
  *
  * @module
  */
@@ -80,6 +80,20 @@ export const GITHUB: SectionSpec = {
     field("token", "string", str, "a string", ""),
     field("webhook_secret", "string", str, "a string", ""),
     field("user_name", "string", str, "a string", "bub"),
+    field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
+    field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
+    field("api_base", "string", textList, "a URL string, or null", null),
+  ],
+};
+
+/** Spec of the Discord channel settings (YAML `channels: { discord: … }`, `BUB_DISCORD_*`). */
+export const DISCORD: SectionSpec = {
+  section: "channels.discord",
+  prefix: "BUB_DISCORD_",
+  fields: [
+    field("bot_token", "string", str, "a string", ""),
+    field("public_key", "string", str, "a string", ""),
+    field("application_id", "string", str, "a string", ""),
     field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
     field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
     field("api_base", "string", textList, "a URL string, or null", null),

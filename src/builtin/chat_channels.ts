@@ -1,6 +1,6 @@
 /**
  * The Chat SDK channels of the builtin plugin: one {@link ChatChannel} per chat platform
- * (`slack`, `github`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
+ * (`slack`, `github`, `discord`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
  * {@link WebhookServer} (`webhook_host`, `webhook_port`). A channel imports the SDK only when it
  * starts, so a platform that is not enabled costs nothing.
  *
@@ -11,6 +11,8 @@ import { ChatChannel } from "../channels/chat/chat_channel.ts";
 import { WebhookServer } from "../channels/chat/webhook_server.ts";
 import type { MessageHandler } from "../kernel/channel.ts";
 import { CHAT_PLATFORMS, loadChatPlatformSettings, loadWebhookSettings } from "./chat_settings.ts";
+import { loadTapeStoreSettings } from "./settings.ts";
+import { parseTapeStoreChoice } from "./tape_store_setting.ts";
 import type { SettingsSources } from "./settings_types.ts";
 
 /**
@@ -35,6 +37,9 @@ export function chatChannels(
     port: webhook.webhook_port,
     print,
   });
+  // A PostgreSQL tape store makes `bub gateway` a cluster instance (cluster_setup.ts).
+  const store = parseTapeStoreChoice(loadTapeStoreSettings(sources).tape_store);
+  const clusterUrl = store?.kind === "postgres" ? store.url : null;
   return CHAT_PLATFORMS.map((platform) => {
     const settings = loadChatPlatformSettings(platform, sources);
     return new ChatChannel({
@@ -45,12 +50,15 @@ export function chatChannels(
         signingSecret: settings.signing_secret,
         token: settings.token,
         webhookSecret: settings.webhook_secret,
+        publicKey: settings.public_key,
+        applicationId: settings.application_id,
         userName: settings.user_name,
         apiBase: settings.api_base,
       },
       allowUsers: parseAllowList(settings.allow_users),
       allowChannels: parseAllowList(settings.allow_channels),
       webhooks,
+      clusterUrl,
     });
   });
 }

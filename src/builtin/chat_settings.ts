@@ -1,7 +1,7 @@
 /**
  * The settings of the Chat SDK channels: one section per platform under `channels:` in
  * `config.yml` (`channels: { slack: { bot_token, … } }`, env `BUB_SLACK_*`; `github`, env
- * `BUB_GITHUB_*`) and the webhook server they share (`webhook_host`, `webhook_port`, env
+ * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`) and the webhook server they share (`webhook_host`, `webhook_port`, env
  * `BUB_WEBHOOK_HOST`, `BUB_WEBHOOK_PORT`).
  *
  * @module
@@ -9,18 +9,18 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { loadSection, type SectionSpec } from "./_settings_fields.ts";
-import { GITHUB, SLACK, WEBHOOKS } from "./_settings_specs.ts";
+import { DISCORD, GITHUB, SLACK, WEBHOOKS } from "./_settings_specs.ts";
 import type { SettingsSources } from "./settings_types.ts";
 
 /** The YAML key holding one section per chat platform. */
 export const CHANNELS_KEY = "channels";
 
 /** The chat platforms Bub serves through the Chat SDK. */
-export type ChatPlatformName = "slack" | "github";
+export type ChatPlatformName = "slack" | "github" | "discord";
 
 /** The settings of one chat platform (keys as in `config.yml`). */
 export interface ChatPlatformSettings {
-  /** Slack: the bot token (`xoxb-…`). */
+  /** Slack, Discord: the bot token. */
   bot_token?: string;
   /** Slack: the signing secret of the app's requests. */
   signing_secret?: string;
@@ -30,9 +30,13 @@ export interface ChatPlatformSettings {
   webhook_secret?: string;
   /** GitHub: the bot account's login (mentions are `@<user_name>`). */
   user_name?: string;
+  /** Discord: the application's public key (hex), which signs its interactions. */
+  public_key?: string;
+  /** Discord: the application id. */
+  application_id?: string;
   /** User ids or names allowed to talk (comma-separated); `*` = everyone. */
   allow_users: string | null;
-  /** Channel ids (Slack) or `owner/repo` (GitHub) served (comma-separated). */
+  /** Channel ids (Slack), `owner/repo` (GitHub), channel or guild ids (Discord) served. */
   allow_channels: string | null;
   /** The platform's Web API base URL (proxies, tests). */
   api_base: string | null;
@@ -46,10 +50,14 @@ export interface WebhookSettings {
   webhook_port: number;
 }
 
-const SPECS: Record<ChatPlatformName, SectionSpec> = { slack: SLACK, github: GITHUB };
+const SPECS: Record<ChatPlatformName, SectionSpec> = {
+  slack: SLACK,
+  github: GITHUB,
+  discord: DISCORD,
+};
 
 /** The platforms with settings, in a stable order. */
-export const CHAT_PLATFORMS: readonly ChatPlatformName[] = ["slack", "github"];
+export const CHAT_PLATFORMS: readonly ChatPlatformName[] = ["slack", "github", "discord"];
 
 function platformData(
   platform: string,

@@ -29,18 +29,22 @@ export class ChatAccess {
   /** Served channel ids (GitHub: `owner/repo`). */
   readonly channels: ReadonlySet<string>;
   readonly #platform: string;
+  readonly #keys: (channelId: string) => string[];
 
   /**
    * @param platform the platform's name (`slack`), used in messages and env names
    * @param users user ids or names; `*` = everyone
    * @param channels channel ids; empty = every channel
+   * @param keys the ids a channel may be listed by (Discord: its channel or its guild)
    */
   constructor(
     platform: string,
     users: readonly string[] | null | undefined,
     channels: readonly string[] | null | undefined,
+    keys: (channelId: string) => string[] = (channelId) => [channelId],
   ) {
     this.#platform = platform;
+    this.#keys = keys;
     this.users = toSet(users);
     this.channels = toSet(channels);
   }
@@ -64,10 +68,10 @@ export class ChatAccess {
     return null;
   }
 
-  /** True when no channel allowlist is set, it holds `*`, or `channelId` is on it. */
+  /** True when no channel allowlist is set, it holds `*`, or one of `channelId`'s keys is on it. */
   channelAllowed(channelId: string): boolean {
     return this.channels.size === 0 || this.channels.has(ALLOW_EVERYONE) ||
-      this.channels.has(channelId);
+      this.#keys(channelId).some((key) => this.channels.has(key));
   }
 
   /** True when no user allowlist is set, it holds `*`, or the sender is on it. */

@@ -11,7 +11,7 @@ import { getLogger } from "../../_internal/log.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
 import type { ChatAccess } from "./_access.ts";
-import { commandDeniedMessage, localId } from "./_inbound.ts";
+import { commandDeniedMessage, localId, postRefusal } from "./_inbound.ts";
 
 /** The action ids of the approval buttons. */
 export const APPROVAL_ACTIONS: readonly string[] = [
@@ -55,6 +55,8 @@ export interface ApprovalActionContext {
   readonly access: ChatAccess;
   /** Receives the command (the channel manager's handler). */
   readonly handler: MessageHandler;
+  /** Whether the refusal is ephemeral (only the clicking user sees it). */
+  readonly ephemeralRefusals: boolean;
 }
 
 /** Runs a clicked approval button's command for a listed user; refuses anyone else. */
@@ -80,7 +82,8 @@ export async function handleApprovalAction(
       userId: user.id,
       command,
     });
-    await thread.post(commandDeniedMessage(channel)).catch(() => {});
+    const text = commandDeniedMessage(channel);
+    await postRefusal(thread, channel, text, user.id, context.ephemeralRefusals);
     return;
   }
   await context.handler(

@@ -31,6 +31,8 @@ export interface InboundContext {
   readonly handler: MessageHandler;
   /** Whether refused users get a reply. */
   readonly answersStrangers: boolean;
+  /** Whether that reply is ephemeral (only the refused user sees it). */
+  readonly ephemeralRefusals: boolean;
 }
 
 /** How a message reached Bub. */
@@ -49,18 +51,44 @@ export function withoutLeadingMention(text: string): string {
   return text.replace(/^\s*(?:<@[^>\s]+>|@[\w.\-\[\]]+)(?:[:,](?=\s))?\s*/, "").trim();
 }
 
-function refuse(thread: Thread, context: InboundContext, text: string): Promise<void> {
-  if (!context.answersStrangers) return Promise.resolve();
-  return thread.post(text).then(() => {}, (error: unknown) => {
-    getLogger(["bub", "channels", context.channel]).warning(
+/**
+ * Posts a refusal to `user` in `thread`: only they see it where the platform has ephemeral
+ * messages (`ephemeral`; Slack), else (or when that fails to apply) a plain reply.
+ */
+export function postRefusal(
+  thread: Thread<unknown>,
+  channel: string,
+  text: string,
+  user: string,
+  ephemeral: boolean,
+): Promise<void> {
+  const post: Promise<unknown> = ephemeral && user !== ""
+    ? thread.postEphemeral(user, text, { fallbackToDM: false })
+      .then((sent): Promise<unknown> => sent ? Promise.resolve(sent) : thread.post(text))
+    : thread.post(text);
+  return post.then(() => {}, (error: unknown) => {
+    getLogger(["bub", "channels", channel]).warning(
       "{channel}.reply failed: {error}",
-      { channel: context.channel, error: (error as Error).message },
+      { channel, error: (error as Error).message },
     );
   });
 }
 
+function refuse(
+  thread: Thread,
+  context: InboundContext,
+  text: string,
+  user: ChatUser,
+): Promise<void> {
+  if (!context.answersStrangers) return Promise.resolve();
+  return postRefusal(thread, context.channel, text, user.id, context.ephemeralRefusals);
+}
+
 /** A typing lifespan of `thread`: entering starts the platform's typing indicator, if any. */
-function typingLifespan(thread: Thread, channel: string): AsyncDisposable & { enter(): void } {
+export function typingLifespan(
+  thread: Thread,
+  channel: string,
+): AsyncDisposable & { enter(): void } {
   return {
     enter() {
       thread.startTyping().catch((error: unknown) =>
@@ -103,7 +131,7 @@ export async function routeInbound(
       userName: user.name,
       thread: thread.id,
     });
-    return refuse(thread, context, ACCESS_DENIED_MESSAGE);
+    return refuse(thread, context, ACCESS_DENIED_MESSAGE, user);
   }
   const text = withoutLeadingMention(message.text ?? "");
   // The sender decides the approvals its turns ask for (the turn origin's sender).
@@ -120,9 +148,17 @@ export async function routeInbound(
         userId: user.id,
         userName: user.name,
       });
-      return refuse(thread, context, commandDeniedMessage(channel));
+      return refuse(thread, context, commandDeniedMessage(channel), user);
     }
-    await context.handler(new ChannelMessage({ ...base, content: text, kind: "command" }));
+    // The message id lets a cluster's inbox drop a redelivery to another instance.
+    await context.handler(
+      new ChannelMessage({
+        ...base,
+        content: text,
+        kind: "command",
+        context: { ...base.context, message_id: message.id },
+      }),
+    );
     return;
   }
   const content = {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Chat, Message, StateAdapter, Thread } from "chat";
+import type { Chat, Message, Thread } from "chat";
 import { getLogger } from "../../_internal/log.ts";
 import { redactedErrorText } from "../../_internal/redact.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
@@ -16,9 +16,11 @@ import { inboundOf } from "../../kernel/inbound.ts";
 import type { StreamEvent } from "../../kernel/stream_events.ts";
 import { Channel } from "../channel.ts";
 import { ChatAccess } from "./_access.ts";
+import { connectPlatform } from "./_elected.ts";
+import { createSdkChat } from "./_sdk_chat.ts";
 import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
-import { type InboundRoute, routeInbound } from "./_inbound.ts";
-import { postStreamed, StreamedAnswers } from "./_stream.ts";
+import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
+import { outboundText, postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
 import type { WebhookServer } from "./webhook_server.ts";
 
@@ -51,18 +53,11 @@ export interface ChatChannelOptions {
   allowChannels?: readonly string[] | null;
   /** The webhook server shared by the webhook platforms. */
   webhooks: WebhookServer;
-}
-
-/** The text of an outbound content: its JSON `message` field, else the content itself. */
-function outboundText(content: string): string {
-  try {
-    const data: unknown = JSON.parse(content);
-    if (typeof data === "object" && data !== null && !Array.isArray(data) && "message" in data) {
-      const field = (data as { message: unknown }).message;
-      return typeof field === "string" ? field : field === null ? "" : JSON.stringify(field);
-    }
-  } catch { /* not JSON: the raw content */ }
-  return content;
+  /**
+   * The PostgreSQL URL of the cluster this gateway is an instance of (its tape store), if any:
+   * a platform's outward connection (Discord's gateway) is then held by one elected instance.
+   */
+  clusterUrl?: string | null;
 }
 
 /**
@@ -97,6 +92,7 @@ export class ChatChannel extends Channel {
   #sdk: typeof import("chat") | null = null;
   #starting: Promise<void> | null = null;
   #route: AsyncDisposable | null = null;
+  #connection: AsyncDisposable | null = null;
 
   /**
    * Creates the channel (nothing is imported until it starts).
@@ -122,7 +118,12 @@ export class ChatChannel extends Channel {
     this.name = platform.name;
     this.#platform = platform;
     this.#options = options;
-    this.#access = new ChatAccess(platform.name, options.allowUsers, options.allowChannels);
+    this.#access = new ChatAccess(
+      platform.name,
+      options.allowUsers,
+      options.allowChannels,
+      platform.channelKeys,
+    );
   }
 
   /** True: bursts of messages are merged. */
@@ -155,21 +156,9 @@ export class ChatChannel extends Channel {
     if (open !== null) logger.warning(open);
     const secrets = this.#platform.secrets(this.#options.credentials);
     const sdkLog = sdkLogger(this.name, secrets);
-    const [sdk, { createMemoryState }, adapter] = await Promise.all([
-      import("chat"),
-      import("@chat-adapter/state-memory"),
-      this.#platform.createAdapter(this.#options.credentials, sdkLog),
-    ]);
-    const chat = new sdk.Chat({
-      userName: this.#options.credentials.userName || "bub",
-      adapters: { [this.name]: adapter },
-      // The memory state's own copy of `chat` types differs only nominally (same shape).
-      state: createMemoryState() as unknown as StateAdapter,
-      logger: sdkLog,
-      // Bub's channel manager debounces and queues per session; the SDK's default ("drop" a
-      // message while the thread's handler runs) would lose messages during a hand-off.
-      concurrency: "concurrent",
-    });
+    const adapter = await this.#platform.createAdapter(this.#options.credentials, sdkLog);
+    const userName = this.#options.credentials.userName || "bub";
+    const { sdk, chat } = await createSdkChat(this.name, adapter, userName, sdkLog);
     const on = (route: InboundRoute) => (thread: Thread, message: Message) =>
       this.#inbound(thread, message, route);
     chat.onDirectMessage(on("direct"));
@@ -181,6 +170,7 @@ export class ChatChannel extends Channel {
           channel: this.name,
           access: this.#access,
           handler: this.#options.handler,
+          ephemeralRefusals: this.#platform.ephemeralRefusals,
         }).catch((error: unknown) =>
           getLogger(["bub", "channels", this.name]).error("{channel}.action failed: {error}", {
             channel: this.name,
@@ -196,6 +186,18 @@ export class ChatChannel extends Channel {
       this.name,
       (request) => webhook(request, { waitUntil: (task) => this.#track(task) }),
     );
+    if (this.#platform.connect) {
+      try {
+        this.#connection = await connectPlatform(() => this.#platform.connect!(adapter), {
+          url: this.#options.clusterUrl ?? null,
+          job: `${this.name}-gateway:${this.#options.credentials.applicationId ?? ""}`,
+          channel: this.name,
+        });
+      } catch (error) {
+        await this.#teardown();
+        throw error;
+      }
+    }
     logger.info(
       "{channel}.start allow_users_count={users} allow_channels_count={channels}",
       { channel: this.name, users: this.#access.users.size, channels: this.#access.channels.size },
@@ -207,6 +209,13 @@ export class ChatChannel extends Channel {
     const starting = this.#starting;
     this.#starting = null;
     await starting?.catch(() => {});
+    await this.#teardown();
+  }
+
+  async #teardown(): Promise<void> {
+    const connection = this.#connection;
+    this.#connection = null;
+    await Promise.resolve(connection?.[Symbol.asyncDispose]()).catch(() => {});
     const route = this.#route;
     this.#route = null;
     await route?.[Symbol.asyncDispose]();
@@ -259,6 +268,14 @@ export class ChatChannel extends Channel {
     });
   }
 
+  /**
+   * The typing indicator of a conversation, for a message this instance runs but another one
+   * received (cluster mode); null before the channel started.
+   */
+  typingLifespan(chatId: string): AsyncDisposable | null {
+    return this.#chat === null ? null : typingLifespan(this.#chat.thread(chatId), this.name);
+  }
+
   #thread(chatId: string): Thread {
     const chat = this.#chat;
     if (!chat) {
@@ -273,6 +290,7 @@ export class ChatChannel extends Channel {
       access: this.#access,
       handler: this.#options.handler,
       answersStrangers: this.#platform.answersStrangers,
+      ephemeralRefusals: this.#platform.ephemeralRefusals,
     }).catch((error: unknown) => {
       getLogger(["bub", "channels", this.name]).error(
         "{channel}.inbound failed thread={thread}: {error}",

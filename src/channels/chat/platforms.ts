@@ -32,6 +32,10 @@ export interface ChatCredentials {
   token?: string;
   /** GitHub: the webhook secret. */
   webhookSecret?: string;
+  /** Discord: the application's public key (hex), which signs its interactions. */
+  publicKey?: string;
+  /** Discord: the application id. */
+  applicationId?: string;
   /** The bot's user name (GitHub: its login, which mentions name). */
   userName?: string;
   /** The platform's Web API base URL (proxies, tests); null = the platform's own. */
@@ -44,6 +48,8 @@ export interface ChatPlatform {
   readonly name: string;
   /** Whether strangers get a refusal reply (a public GitHub issue gets none: no spam). */
   readonly answersStrangers: boolean;
+  /** Whether that answer is ephemeral: only the refused user sees it (Slack). */
+  readonly ephemeralRefusals: boolean;
   /** Whether approvals get native buttons (Slack Block Kit). */
   readonly buttons: boolean;
   /** True when the credentials needed to serve are set. */
@@ -52,6 +58,10 @@ export interface ChatPlatform {
   secrets(credentials: ChatCredentials): string[];
   /** Creates the Chat SDK adapter (imports the adapter package). */
   createAdapter(credentials: ChatCredentials, logger: Logger): Promise<Adapter>;
+  /** The ids `allow_channels` may name for an SDK channel id (without the platform prefix). */
+  channelKeys(channelId: string): string[];
+  /** Opens the platform's outward connection (Discord's gateway), if it has one. */
+  connect?(adapter: Adapter): Promise<AsyncDisposable>;
 }
 
 function required(platform: string, value: string | undefined, env: string): string {
@@ -65,6 +75,7 @@ function required(platform: string, value: string | undefined, env: string): str
 const SLACK: ChatPlatform = {
   name: "slack",
   answersStrangers: true,
+  ephemeralRefusals: true,
   buttons: true,
   configured: (c) => (c.botToken ?? "").trim() !== "",
   secrets: (c) => [c.botToken ?? "", c.signingSecret ?? ""],
@@ -78,12 +89,14 @@ const SLACK: ChatPlatform = {
       logger,
     }) as unknown as Adapter;
   },
+  channelKeys: (id) => [id],
 };
 
 /** GitHub issue and pull-request comments (webhooks signed with the webhook secret). */
 const GITHUB: ChatPlatform = {
   name: "github",
   answersStrangers: false,
+  ephemeralRefusals: false,
   buttons: false,
   configured: (c) => (c.token ?? "").trim() !== "",
   secrets: (c) => [c.token ?? "", c.webhookSecret ?? ""],
@@ -98,6 +111,39 @@ const GITHUB: ChatPlatform = {
       logger,
     }) as unknown as Adapter;
   },
+  channelKeys: (id) => [id],
+};
+
+/**
+ * Discord: messages over the gateway, button clicks as interactions signed with the
+ * application's Ed25519 key. A channel id is `<guild>:<channel>` (`@me:<dm>` for a DM), and
+ * `allow_channels` may name the channel or the whole guild (server).
+ */
+const DISCORD: ChatPlatform = {
+  name: "discord",
+  answersStrangers: true,
+  // The adapter has no ephemeral messages outside interaction answers.
+  ephemeralRefusals: false,
+  buttons: true,
+  configured: (c) => (c.botToken ?? "").trim() !== "",
+  secrets: (c) => [c.botToken ?? ""],
+  async createAdapter(c, logger) {
+    const { createDiscordAdapter } = await import("./_discord.ts");
+    return await createDiscordAdapter({
+      botToken: required("discord", c.botToken, "BUB_DISCORD_BOT_TOKEN"),
+      publicKey: required("discord", c.publicKey, "BUB_DISCORD_PUBLIC_KEY"),
+      applicationId: required("discord", c.applicationId, "BUB_DISCORD_APPLICATION_ID"),
+      userName: c.userName || "bub",
+      apiBase: c.apiBase ?? null,
+      logger,
+    });
+  },
+  channelKeys(id) {
+    const [guild = "", channel = ""] = id.split(":");
+    return [channel, guild, id].filter((key) => key !== "" && key !== "@me");
+  },
+  connect: (adapter) =>
+    (adapter as unknown as { connectGateway(): Promise<AsyncDisposable> }).connectGateway(),
 };
 
 /**
@@ -113,6 +159,7 @@ const GITHUB: ChatPlatform = {
 export const CHAT_PLATFORMS: Readonly<Record<string, ChatPlatform>> = {
   slack: SLACK,
   github: GITHUB,
+  discord: DISCORD,
 };
 
 /** A Chat SDK logger writing to Bub's log (category `bub.channels.<platform>`), secrets redacted. */

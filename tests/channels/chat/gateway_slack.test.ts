@@ -85,6 +85,18 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
     return posted();
   }
 
+  /** Waits for a message only `user` sees in the thread of `ts` containing `needle`. */
+  async function ephemeral(user: string, ts: string, needle: string): Promise<string> {
+    const [call] = await slack.log.waitFor(
+      "chat.postEphemeral",
+      1,
+      (call) =>
+        call.params.user === user && call.params.thread_ts === ts &&
+        String(call.params.markdown_text ?? call.params.text).includes(needle),
+    );
+    return String(call!.params.markdown_text ?? call!.params.text);
+  }
+
   function mention(user: string, text: string): Record<string, unknown> {
     return slack.messageEvent(user, `<@${slack.botUserId}> ${text}`);
   }
@@ -177,11 +189,12 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
     assert.deepEqual(touched, []);
   });
 
-  test("a stranger is refused and the model never sees their message", async () => {
+  test("a stranger is refused in a message only they see, and the model never sees theirs", async () => {
     const before = model.requests.length;
     const event = mention(STRANGER, "let me in");
     await slack.deliver(webhook, event);
-    assert.deepEqual(await thread(tsOf(event), "Access denied."), ["Access denied."]);
+    assert.equal(await ephemeral(STRANGER, tsOf(event), "Access denied."), "Access denied.");
+    assert.deepEqual(slack.messagesIn("C0001").filter((m) => m.threadTs === tsOf(event)), []);
     const later = mention(ALLOWED, "after the stranger");
     await slack.deliver(webhook, later);
     await thread(tsOf(later), "You said: after the stranger");
@@ -197,8 +210,9 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
     assert.match(help!, /,tape\.info/);
     const theirs = mention(STRANGER, ",help");
     await slack.deliver(webhook, theirs);
-    // Not on allow_users: refused before any command runs.
-    assert.deepEqual(await thread(tsOf(theirs), "Access denied."), ["Access denied."]);
+    // Not on allow_users: refused (only they see it) before any command runs.
+    await ephemeral(STRANGER, tsOf(theirs), "Access denied.");
+    assert.deepEqual(slack.messagesIn("C0001").filter((m) => m.threadTs === tsOf(theirs)), []);
     assert.equal(model.requests.length, before);
   });
 

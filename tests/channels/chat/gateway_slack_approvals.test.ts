@@ -111,10 +111,17 @@ describe("approvals as Slack buttons", () => {
     const forged = await slack.click(webhook, OWNER, approve, { secret: "wrong" });
     assert.equal(forged.status, 401);
     assert.equal((await slack.click(webhook, OTHER, approve)).status, 200);
-    await until(
-      () => texts().find((text) => text.startsWith("Comma commands are only accepted")),
-      "the stranger's refusal",
+    // The refusal is a message only the stranger sees.
+    const [refusal] = await slack.log.waitFor(
+      "chat.postEphemeral",
+      1,
+      (call) => call.params.user === OTHER && call.params.thread_ts === threadTs,
     );
+    assert.match(
+      String(refusal!.params.markdown_text ?? refusal!.params.text),
+      /^Comma commands are only accepted/,
+    );
+    assert.ok(!texts().some((text) => text.startsWith("Comma commands are only accepted")));
     assert.equal(existsSync(effect), false);
 
     assert.equal((await slack.click(webhook, OWNER, approve)).status, 200);

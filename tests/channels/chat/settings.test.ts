@@ -52,6 +52,28 @@ describe("chat platform settings", () => {
     assert.equal(settings.allow_channels, "acme/app,a/b");
   });
 
+  test("Discord reads bot_token, public_key, application_id and api_base from YAML and BUB_DISCORD_*", () => {
+    const settings = loadChatPlatformSettings("discord", {
+      env: { BUB_DISCORD_PUBLIC_KEY: "ab".repeat(32), BUB_DISCORD_ALLOW_CHANNELS: "9,8" },
+      config: {
+        channels: {
+          discord: { bot_token: "bot-yaml", application_id: "42", api_base: "http://x/api/v10" },
+        },
+      },
+    });
+    assert.equal(settings.bot_token, "bot-yaml");
+    assert.equal(settings.public_key, "ab".repeat(32));
+    assert.equal(settings.application_id, "42");
+    assert.equal(settings.api_base, "http://x/api/v10");
+    assert.equal(settings.allow_channels, "9,8");
+    assert.equal(settings.allow_users, null);
+    registerBuiltinConfigSections();
+    assert.throws(
+      () => validateConfig({ channels: { discord: { public_key: 7 } } }),
+      configError(/channels\.discord\.public_key/),
+    );
+  });
+
   test("the webhook server defaults to 127.0.0.1:8788; BUB_WEBHOOK_PORT outside 0..65535 is refused", () => {
     assert.deepEqual(loadWebhookSettings({}), { webhook_host: "127.0.0.1", webhook_port: 8788 });
     assert.equal(loadWebhookSettings({ config: { webhook_port: 9000 } }).webhook_port, 9000);
@@ -80,6 +102,7 @@ describe("chat platform settings", () => {
     assert.deepEqual(none.map((channel) => [channel.name, channel.enabled]), [
       ["slack", false],
       ["github", false],
+      ["discord", false],
     ]);
     const github = chatChannels(() => Promise.resolve(), { env: { BUB_GITHUB_TOKEN: "ghp_1" } });
     assert.deepEqual(github.filter((c) => c.enabled).map((c) => c.name), ["github"]);

@@ -112,11 +112,14 @@ describe("slack channel admission", () => {
     try {
       const url = `${webhooks.url}/webhooks/slack`;
       await slack.deliver(url, slack.messageEvent("UANY", `<@${slack.botUserId}> ,help`));
-      await slack.log.waitFor("chat.postMessage");
+      // Refused in a message only UANY sees (chat.postEphemeral), nothing posted to the channel.
+      const [refusal] = await slack.log.waitFor("chat.postEphemeral");
+      assert.equal(refusal!.params.user, "UANY");
       assert.equal(
-        slack.messagesIn("C0001").at(-1)?.text,
+        refusal!.params.markdown_text ?? refusal!.params.text,
         "Comma commands are only accepted from users listed in BUB_SLACK_ALLOW_USERS.",
       );
+      assert.deepEqual(slack.messagesIn("C0001"), []);
       await slack.deliver(url, slack.messageEvent("UANY", `<@${slack.botUserId}> hi`));
       const message = await until(() => inbox.at(0), "the plain message");
       assert.equal(message.kind, "normal");

@@ -1,0 +1,371 @@
+/**
+ * A fake Discord on 127.0.0.1 for tests: the REST API the Chat SDK's Discord adapter and
+ * discord.js call (`/gateway/bot`, create / edit message, typing, threads, interaction callbacks;
+ * a rate limit answers 429 with `retry_after`), the gateway as a WebSocket server (HELLO,
+ * IDENTIFY, READY, GUILD_CREATE, heartbeats, MESSAGE_CREATE and THREAD_CREATE dispatches) and a
+ * sender of HTTP interactions (button clicks) signed with an Ed25519 key pair made by WebCrypto.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type LoopbackServer, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type FakeApiCall, FakeCallLog } from "./_fake_calls.ts";
+import {
+  buttonsOf,
+  channelObject,
+  componentInteraction,
+  messageObject,
+  routeOf,
+  type SigningKeys,
+  signingKeys,
+  signInteraction,
+  snowflake,
+  type StoredMessage,
+  userObject,
+} from "./_discord_payloads.ts";
+import { FakeDiscordGateway, type GatewayIdentity } from "./_discord_gateway.ts";
+
+/**
+ * A Discord user of the fake.
+ *
+ * @example
+ * ```ts
+ * import type { FakeDiscordUser } from "@bub/core/testing";
+ * const ada: FakeDiscordUser = { id: "100000000000000001", username: "ada" };
+ * ```
+ */
+export interface FakeDiscordUser {
+  /** The user's snowflake id. */
+  readonly id: string;
+  /** The user name. */
+  readonly username: string;
+}
+
+/**
+ * The fake Discord.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeDiscordServer } from "@bub/core/testing";
+ * await using discord = await FakeDiscordServer.start();
+ * const response = await fetch(`${discord.apiBase}/gateway/bot`, {
+ *   headers: { authorization: `Bot ${discord.botToken}` },
+ * });
+ * assert.match((await response.json()).url, /^ws:\/\/127\.0\.0\.1:\d+$/);
+ * ```
+ */
+export class FakeDiscordServer implements AsyncDisposable {
+  /** The bot token the app is configured with. */
+  readonly botToken: string;
+  /** The application id, also the bot user's id. */
+  readonly applicationId: string;
+  /** The one guild (server). */
+  readonly guildId: string;
+  /** Its text channel, where mentions arrive. */
+  readonly channelId: string;
+  /** The API calls received (`VERB /route`). */
+  readonly log: FakeCallLog = new FakeCallLog();
+  readonly #http: LoopbackServer;
+  readonly #gateway: FakeDiscordGateway;
+  readonly #keys: SigningKeys;
+  readonly #messages = new Map<string, StoredMessage>();
+  readonly #threads = new Map<string, string>();
+  readonly #dms = new Map<string, string>();
+  readonly #rateLimited = new Map<string, number>();
+
+  private constructor(
+    identity: GatewayIdentity,
+    http: LoopbackServer,
+    gateway: FakeDiscordGateway,
+    keys: SigningKeys,
+  ) {
+    ({
+      botToken: this.botToken,
+      applicationId: this.applicationId,
+      guildId: this.guildId,
+      channelId: this.channelId,
+    } = identity);
+    this.#http = http;
+    this.#gateway = gateway;
+    this.#keys = keys;
+  }
+
+  /** Starts the fake's REST server and gateway on free ports. */
+  static async start(): Promise<FakeDiscordServer> {
+    const ref: { server?: FakeDiscordServer } = {};
+    const http = await startLoopbackServer(
+      (req, res) => ref.server!.#handle(req, res),
+      (res, error) => {
+        if (!res.headersSent) reply(res, 500, { message: String(error), code: 0 });
+        else if (!res.destroyed) res.destroy();
+      },
+    );
+    const identity: GatewayIdentity = {
+      botToken: "fake-discord-bot-token",
+      applicationId: snowflake(),
+      guildId: snowflake(),
+      channelId: snowflake(),
+    };
+    const gateway = await FakeDiscordGateway.start(identity);
+    ref.server = new FakeDiscordServer(identity, http, gateway, await signingKeys());
+    return ref.server;
+  }
+
+  /** The REST base (`http://127.0.0.1:<port>/api/v10`), Bub's `api_base`. */
+  get apiBase(): string {
+    return `http://127.0.0.1:${this.#http.port}/api/v10`;
+  }
+
+  /** The application's public key (hex), Bub's `public_key`. */
+  get publicKey(): string {
+    return this.#keys.publicKeyHex;
+  }
+
+  /** The bot as a user. */
+  get bot(): FakeDiscordUser {
+    return { id: this.applicationId, username: "bub" };
+  }
+
+  /** How many gateway sessions identified so far. */
+  get identified(): number {
+    return this.#gateway.identified;
+  }
+
+  /** Closes every gateway session (code 4000), as Discord does before asking clients back. */
+  disconnectGateway(): void {
+    this.#gateway.disconnect();
+  }
+
+  /** Answers the next `times` calls of `route` (`POST /channels/{channel}/messages`) with 429. */
+  rateLimit(route: string, times = 1): void {
+    this.#rateLimited.set(route, times);
+  }
+
+  /** The API calls of `route`. */
+  callsOf(route: string): FakeApiCall[] {
+    return this.log.of(route);
+  }
+
+  /** The DM channel of `user` (made on first use). */
+  dmChannel(user: FakeDiscordUser): string {
+    let id = this.#dms.get(user.id);
+    if (!id) this.#dms.set(user.id, id = snowflake());
+    return id;
+  }
+
+  /** The thread the bot opened on `messageId`, if any. */
+  threadOf(messageId: string): string | undefined {
+    return [...this.#threads].find(([, origin]) => origin === messageId)?.[0];
+  }
+
+  /**
+   * Sends a MESSAGE_CREATE from `user` over the gateway: in the text channel (a mention of the
+   * bot unless `mention: false`), in `channelId` (a thread) or, with `direct`, in the user's DM.
+   * Returns the message; {@link redeliver} sends it again.
+   */
+  messageCreate(
+    user: FakeDiscordUser,
+    text: string,
+    options: { mention?: boolean; channelId?: string; direct?: boolean } = {},
+  ): Record<string, unknown> {
+    const mention = options.mention ?? (!options.direct && options.channelId === undefined);
+    const channelId = options.direct ? this.dmChannel(user) : options.channelId ?? this.channelId;
+    const message = messageObject({
+      id: snowflake(),
+      channelId,
+      // Discord names the channel's type: 1 a DM, 11 a public thread, 0 a text channel.
+      channelType: options.direct ? 1 : this.#threads.has(channelId) ? 11 : 0,
+      guildId: options.direct ? null : this.guildId,
+      author: userObject(user.id, user.username),
+      content: mention ? `<@${this.applicationId}> ${text}` : text,
+      mentions: mention ? [userObject(this.applicationId, "bub", true)] : [],
+    });
+    this.redeliver(message);
+    return message;
+  }
+
+  /** Dispatches `message` (again) as MESSAGE_CREATE to every identified session. */
+  redeliver(message: Record<string, unknown>): void {
+    this.#gateway.dispatch("MESSAGE_CREATE", message);
+  }
+
+  /** The bot's messages in `channelId` (content after edits, and their buttons), in order. */
+  messagesIn(
+    channelId: string,
+  ): { id: string; content: string; buttons: { customId: string; label: string }[] }[] {
+    return [...this.#messages.values()].filter((m) => m.channelId === channelId).map((m) => ({
+      id: m.id,
+      content: m.content,
+      buttons: buttonsOf(m.components),
+    }));
+  }
+
+  /**
+   * POSTs a signed MESSAGE_COMPONENT interaction to `url`: `user` clicks the button `customId` on
+   * the bot's message `messageId`. `forge` signs with another key pair.
+   */
+  async click(
+    url: string,
+    user: FakeDiscordUser,
+    button: { customId: string; messageId: string },
+    options: { forge?: boolean } = {},
+  ): Promise<Response> {
+    const interaction = this.#interaction(user, button);
+    return await this.#postSigned(url, JSON.stringify(interaction), options.forge ?? false);
+  }
+
+  /**
+   * Dispatches the same click as INTERACTION_CREATE over the gateway, as Discord does for an app
+   * without an interactions endpoint URL; the bot acknowledges it with a REST callback
+   * (`POST /interactions/{id}/{token}/callback`). Returns the interaction's id.
+   */
+  clickOverGateway(user: FakeDiscordUser, button: { customId: string; messageId: string }): string {
+    const interaction = this.#interaction(user, button);
+    this.#gateway.dispatch("INTERACTION_CREATE", interaction);
+    return String(interaction.id);
+  }
+
+  /** POSTs a signed PING interaction (Discord's check of the endpoint) to `url`. */
+  ping(url: string, options: { forge?: boolean } = {}): Promise<Response> {
+    const body = JSON.stringify({ id: snowflake(), application_id: this.applicationId, type: 1 });
+    return this.#postSigned(url, body, options.forge ?? false);
+  }
+
+  #interaction(
+    user: FakeDiscordUser,
+    button: { customId: string; messageId: string },
+  ): Record<string, unknown> {
+    const message = this.#messages.get(button.messageId);
+    if (!message) throw new Error(`No bot message ${button.messageId}`);
+    return componentInteraction({
+      applicationId: this.applicationId,
+      guildId: this.guildId,
+      user: userObject(user.id, user.username),
+      customId: button.customId,
+      message,
+      parentId: this.#threads.has(message.channelId) ? this.channelId : undefined,
+      dm: [...this.#dms.values()].includes(message.channelId),
+    });
+  }
+
+  async #postSigned(url: string, body: string, forge: boolean): Promise<Response> {
+    const key = forge ? (await signingKeys()).privateKey : this.#keys.privateKey;
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    return await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-signature-ed25519": await signInteraction(key, timestamp, body),
+        "x-signature-timestamp": timestamp,
+      },
+      body,
+    });
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const path = url.pathname.replace(/^\/api\/v\d+/, "");
+    const route = routeOf(String(req.method), path);
+    const text = new TextDecoder().decode(await readBody(req));
+    const params: Record<string, unknown> = text && text.startsWith("{") ? JSON.parse(text) : {};
+    params.__path = path;
+    const authorization = String(req.headers.authorization ?? "");
+    const limited = this.#rateLimited.get(route) ?? 0;
+    if (limited > 0) {
+      this.#rateLimited.set(route, limited - 1);
+      this.log.record({ method: route, params: { ...params, rateLimited: true }, authorization });
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+      res.end(JSON.stringify({ message: "You are being rate limited.", retry_after: 0.2 }));
+      return;
+    }
+    const interaction = route.startsWith("POST /interactions/");
+    if (!interaction && authorization !== `Bot ${this.botToken}`) {
+      this.log.record({ method: route, params, authorization });
+      return reply(res, 401, { message: "401: Unauthorized", code: 0 });
+    }
+    if (route === "POST /channels/{channel}/messages/{message}/threads") {
+      const origin = path.split("/")[4]!;
+      if (this.#threads.has(origin)) {
+        // Discord: one thread per message (another bot instance got there first).
+        this.log.record({ method: route, params: { ...params, duplicate: true }, authorization });
+        return reply(res, 400, {
+          message: "A thread has already been created for this message",
+          code: 160004,
+        });
+      }
+    }
+    const answer = this.#answer(route, path, params);
+    if (answer && typeof answer === "object" && "id" in answer) params.__id = answer.id;
+    this.log.record({ method: route, params, authorization });
+    if (answer === undefined) return reply(res, 404, { message: "Unknown route", code: 0 });
+    if (answer === null) {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    reply(res, 200, answer);
+  }
+
+  #answer(route: string, path: string, params: Record<string, unknown>): unknown {
+    const ids = path.split("/").filter((part) => /^\d+$/.test(part));
+    const botUser = userObject(this.applicationId, "bub", true);
+    switch (route) {
+      case "GET /gateway/bot":
+        return {
+          url: this.#gateway.url,
+          shards: 1,
+          session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+        };
+      case "GET /users/{user}":
+        return botUser;
+      case "POST /channels/{channel}/messages": {
+        const stored = {
+          id: snowflake(),
+          channelId: ids[0]!,
+          content: String(params.content ?? ""),
+          components: (params.components as unknown[]) ?? [],
+        };
+        this.#messages.set(stored.id, stored);
+        return messageObject({ ...stored, author: botUser, guildId: this.guildId });
+      }
+      case "PATCH /channels/{channel}/messages/{message}": {
+        const stored = this.#messages.get(ids[1]!);
+        if (!stored) return undefined;
+        if ("content" in params) stored.content = String(params.content ?? "");
+        if ("components" in params) stored.components = (params.components as unknown[]) ?? [];
+        return messageObject({ ...stored, author: botUser, guildId: this.guildId });
+      }
+      case "POST /channels/{channel}/messages/{message}/threads": {
+        // A thread started from a message has the message's id.
+        const id = ids[1]!;
+        this.#threads.set(id, ids[1]!);
+        const thread = channelObject(id, this.guildId, {
+          parentId: ids[0]!,
+          name: String(params.name ?? "thread"),
+        });
+        this.#gateway.dispatch("THREAD_CREATE", { ...thread, newly_created: true });
+        return thread;
+      }
+      case "GET /channels/{channel}": {
+        const parent = this.#threads.has(ids[0]!) ? this.channelId : undefined;
+        return channelObject(ids[0]!, this.guildId, parent ? { parentId: parent } : {});
+      }
+      case "POST /channels/{channel}/typing":
+      case "POST /interactions/{id}/{token}/callback":
+        return null;
+      default:
+        return undefined;
+    }
+  }
+
+  /** Stops the REST server and the gateway. */
+  async close(): Promise<void> {
+    await Promise.all([this.#http.close(), this.#gateway.close()]);
+  }
+
+  /** Same as {@link close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
