@@ -24,8 +24,12 @@ export const TURN_STARTED = "cluster.turn_started";
 export const TURN_COMPLETED = "cluster.turn_completed";
 /** The event of an inbox row that cannot be decoded, completed without a turn. */
 export const MESSAGE_REJECTED = "cluster.message_rejected";
-/** The event a new owner records for a started turn that never completed (`data.message_id`). */
-export const TURN_INTERRUPTED = "turn.interrupted";
+/**
+ * The event a new owner records for a started turn that never completed (`data.message_id`).
+ * (Before issue 30 it was named `turn.interrupted`, the name of crash-safe resume's adoption
+ * event `{fork, step, calls}`; `planInterruptedTurn` tells an old one apart by its shape.)
+ */
+export const TURN_INTERRUPTED = "cluster.turn_interrupted";
 
 /** What a session run needs of the channel manager. */
 export interface SessionHost {
