@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { INTERRUPTED_RESULT, planInterruptedTurn } from "../../../src/agent/interrupted_turn.ts";
-import { TURN_INTERRUPTED } from "../../../src/channels/cluster/_session_run.ts";
+import { TURN_INTERRUPTED } from "../../../src/channels/cluster/_turn_events.ts";
 import { createEntry, type TapeEntry } from "../../../src/tape/entry.ts";
 import { TURN_INTERRUPTED as ADOPTED } from "../../../src/tape/interrupted.ts";
 
