@@ -18,8 +18,8 @@ import type { FencedTapeStore } from "./_fenced_store.ts";
 import { markRedelivered } from "./redelivery.ts";
 import {
   MESSAGE_REJECTED,
+  recordInterruption,
   TURN_COMPLETED,
-  TURN_INTERRUPTED,
   TURN_STARTED,
 } from "./_turn_events.ts";
 
@@ -85,9 +85,13 @@ export class SessionRun {
   /** Where the session's last turn started, read with the claim (undefined: read the tape). */
   #started: Record<string, unknown> | null | undefined;
 
-  constructor(ctx: SessionContext, { lease, messages, latestEvent }: InboxClaim) {
+  /** The message whose turn start the claim recorded. */
+  #recorded: number | null;
+
+  constructor(ctx: SessionContext, { lease, messages, latestEvent, recorded }: InboxClaim) {
     this.#ctx = ctx;
     this.#started = latestEvent;
+    this.#recorded = recorded ?? null;
     this.#lease = lease;
     this.session = lease.key;
     this.#queue = messages.map((message) => ({ message, envelope: null }));
@@ -113,7 +117,11 @@ export class SessionRun {
     store.fence(this.session, this.#lease);
     const renewal = setInterval(() => void this.#renew(), Math.max(50, this.#ctx.leaseMs / 3));
     try {
-      await this.#recordInterruption(tape);
+      this.#interrupted = await recordInterruption(store, tape, this.#lease, {
+        started: this.#started,
+        pending: this.#queue.map((item) => item.message.id),
+        session: this.session,
+      });
       while (!this.#lost && !this.#ctx.stopping() && !this.#released) {
         if (this.#queue.length === 0) await this.#refill();
         const item = this.#queue.shift();
@@ -166,33 +174,6 @@ export class SessionRun {
     }
   }
 
-  /** A started turn of a pending message that never completed: a dead owner's (its id). */
-  async #recordInterruption(tape: string): Promise<void> {
-    const pending = new Set(this.#queue.map((item) => item.message.id));
-    let data = this.#started ?? undefined;
-    if (this.#started === undefined) {
-      const [started] = await this.#ctx.store.latestEvents(tape, [TURN_STARTED]);
-      data = started?.payload.data as Record<string, unknown> | undefined;
-    }
-    const id = Number(data?.message_id);
-    if (!pending.has(id)) return;
-    this.#interrupted = id;
-    logger.warn("cluster.turn_interrupted session={session} message_id={id} owner={owner}", {
-      session: this.session,
-      id,
-      owner: data?.owner,
-    });
-    await this.#ctx.store.appendMany(tape, [
-      eventEntry(TURN_INTERRUPTED, {
-        message_id: id,
-        owner: data?.owner ?? null,
-        epoch: data?.epoch ?? null,
-        next_owner: this.#lease.owner,
-        next_epoch: this.#lease.epoch,
-      }),
-    ]);
-  }
-
   /** Fetches pending messages; when none, waits up to `holdIdleMs` for a wake-up with some. */
   async #refill(): Promise<void> {
     const deadline = Date.now() + this.#ctx.holdIdleMs;
@@ -229,13 +210,16 @@ export class SessionRun {
   async #turn(tape: string, item: Item): Promise<void> {
     const { store, host, inbox } = this.#ctx;
     const id = item.message.id;
-    await store.appendMany(tape, [
-      eventEntry(TURN_STARTED, {
-        message_id: id,
-        owner: this.#lease.owner,
-        epoch: this.#lease.epoch,
-      }),
-    ]);
+    if (id === this.#recorded) this.#recorded = null; // the claim recorded its start
+    else {
+      await store.appendMany(tape, [
+        eventEntry(TURN_STARTED, {
+          message_id: id,
+          owner: this.#lease.owner,
+          epoch: this.#lease.epoch,
+        }),
+      ]);
+    }
     const consumed = [id];
     let envelope: Envelope;
     try {

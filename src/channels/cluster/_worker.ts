@@ -8,6 +8,7 @@
 import { getLogger } from "../../_internal/log.ts";
 import type { PostgresInbox } from "../../tape/postgres_inbox.ts";
 import type { FencedTapeStore } from "./_fenced_store.ts";
+import { isoNow } from "../../_internal/utc_text.ts";
 import { sessionTapeName } from "../../tape/naming.ts";
 import { type SessionHost, SessionRun } from "./_session_run.ts";
 import { TURN_STARTED } from "./_turn_events.ts";
@@ -145,7 +146,8 @@ export class ClusterWorker {
         // With each session, where its last turn started (a dead owner's interrupted turn).
         claimed = await inbox.claimMany(owner, leaseMs, limit, {
           share: CLAIM_SHARE,
-          latestEvent: { tapePrefix: this.#tapePrefix, name: TURN_STARTED },
+          // ... and records the start of the turn of its oldest message.
+          latestEvent: { tapePrefix: this.#tapePrefix, name: TURN_STARTED, record: isoNow() },
         });
       } catch (error) {
         logger.warn("cluster.claim failed: {error}", { error });

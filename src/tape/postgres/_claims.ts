@@ -50,6 +50,11 @@ export interface InboxClaim {
    * session's tape, or null when there is none.
    */
   readonly latestEvent?: Record<string, unknown> | null;
+  /**
+   * With `latestEvent.record`: the id of the message the new event names (the oldest pending
+   * one), or null.
+   */
+  readonly recorded?: number | null;
 }
 
 /**
@@ -72,9 +77,15 @@ export interface ClaimOptions {
   /**
    * Also read the newest event named `name` on each claimed session's tape, named
    * `<tapePrefix><first 16 hex digits of md5(session)>` (see `sessionTapeName`), in the same
-   * statement.
+   * statement. With `record` (an entry date), the statement also appends an event of that name
+   * `{message_id, owner, epoch}` naming the oldest pending message to the tape (the start of the
+   * turn that runs it: no append of its own), after the read.
    */
-  readonly latestEvent?: { readonly tapePrefix: string; readonly name: string };
+  readonly latestEvent?: {
+    readonly tapePrefix: string;
+    readonly name: string;
+    readonly record?: string;
+  };
 }
 
 /**
@@ -99,6 +110,26 @@ export async function pgClaimSessions(
       SELECT e.payload::text FROM ${t.entries} e
       WHERE e.tape = $5 || left(md5(taken.key), 16) AND e.event = $6 ORDER BY e.id DESC LIMIT 1
     )`;
+  // The new event goes to the tape as an append does: the tape's head moves by one, the row's id.
+  const record = latest?.record
+    ? `, firsts AS (
+      SELECT DISTINCT ON (m.session) m.session, m.id, $5 || left(md5(m.session), 16) AS tape
+      FROM messages m ORDER BY m.session, m.id
+    ), heads AS (
+      INSERT INTO ${t.tapes} AS tp (name, head) SELECT tape, 1 FROM firsts ORDER BY tape
+      ON CONFLICT (name) DO UPDATE SET head = tp.head + 1
+      RETURNING name, head
+    ), started AS (
+      INSERT INTO ${t.entries} (tape, id, kind, anchor, event, payload, meta, date)
+      SELECT h.name, h.head, 'event', NULL, $6, json_build_object('name', $6::text, 'data',
+        json_build_object('message_id', f.id, 'owner', $1::text, 'epoch', k.epoch)), '{}'::json, $7
+      FROM heads h JOIN firsts f ON f.tape = h.name JOIN taken k ON k.key = f.session
+      RETURNING tape
+    )`
+    : "";
+  const recorded = latest?.record
+    ? "(SELECT f.id FROM firsts f WHERE f.session = taken.key)"
+    : "NULL::bigint";
   const taken = await sql.unsafe(
     `WITH waiting AS (
       SELECT i.session, min(i.id) AS first FROM ${t.inbox} i
@@ -124,13 +155,20 @@ export async function pgClaimSessions(
       SELECT i.id, i.session, i.body::text AS body FROM ${t.inbox} i
       WHERE i.state = 'pending' AND i.session IN (SELECT key FROM taken)
       FOR SHARE OF i
-    )
+    )${record}
     SELECT taken.key, taken.epoch, taken.until_ms, (
       SELECT json_agg(json_build_object('id', m.id, 'body', m.body) ORDER BY m.id)::text
       FROM messages m WHERE m.session = taken.key
-    ) AS messages, ${event} AS latest FROM taken
+    ) AS messages, ${event} AS latest, ${recorded} AS recorded FROM taken
     JOIN candidates c ON c.session = taken.key ORDER BY c.first`,
-    [owner, ttlMs, limit, options.share ?? 1, ...latest ? [latest.tapePrefix, latest.name] : []],
+    [
+      owner,
+      ttlMs,
+      limit,
+      options.share ?? 1,
+      ...latest ? [latest.tapePrefix, latest.name] : [],
+      ...latest?.record ? [latest.record] : [],
+    ],
   );
   return taken.map((row) => {
     const key = String(row.key);
@@ -147,12 +185,14 @@ export async function pgClaimSessions(
       body: JSON.parse(message.body) as Record<string, unknown>,
     }));
     if (latest === null) return { lease, messages };
+    const recordedId = row.recorded === null ? null : Number(row.recorded);
     const payload = row.latest === null ? null : JSON.parse(String(row.latest));
     const data = payload?.data;
     return {
       lease,
       messages,
       latestEvent: typeof data === "object" && data !== null ? data : payload === null ? null : {},
+      ...latest.record ? { recorded: recordedId } : {},
     };
   });
 }

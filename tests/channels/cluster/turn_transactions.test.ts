@@ -1,7 +1,8 @@
 /**
  * Fewer PostgreSQL transactions per cluster turn, without losing anything: the claim returns the
  * session's messages and where its last turn started in one statement (and never a message a
- * previous owner completed while the claim waited for its lease), and the completion of an idle
+ * previous owner completed while the claim waited for its lease), records the start of the turn
+ * of the oldest message as an append would, and the completion of an idle
  * session's last turn gives the lease up in the same transaction, only when no other message is
  * pending.
  */
@@ -12,6 +13,7 @@ import { eventEntry } from "../../../src/tape/entry.ts";
 import { sessionTapeName } from "../../../src/tape/naming.ts";
 import { PostgresInbox } from "../../../src/tape/postgres_inbox.ts";
 import { PostgresTapeStore } from "../../../src/tape/postgres_store.ts";
+import { TapeQuery } from "../../../src/tape/query.ts";
 import { dropSchema, postgresUrl, uniqueSchema } from "../../tape/_postgres.ts";
 
 const url = postgresUrl("cluster turn transactions");
@@ -100,6 +102,48 @@ describe("cluster turn transactions", { skip: url === null ? "no PostgreSQL" : f
       });
       assert.deepEqual(byKey.get("telegram:42")!.messages.map((m) => m.body.content), ["hi"]);
       assert.equal(byKey.get("telegram:7")!.latestEvent, null);
+    }));
+
+  test("the claim records the start of the turn of each session's oldest message, as an append would", () =>
+    withCluster(async (a) => {
+      const tape = sessionTapeName("telegram:42", WORKSPACE);
+      await a.store.appendMany(tape, [
+        eventEntry("cluster.turn_started", { message_id: 1, owner: "old", epoch: 1 }),
+      ]);
+      const first = await a.inbox.enqueue("telegram:42", { content: "one" });
+      await a.inbox.enqueue("telegram:42", { content: "two" });
+      const other = await a.inbox.enqueue("telegram:7", { content: "hey" });
+      const prefix = `${tape.split("__")[0]}__`;
+      const date = "2026-01-02T03:04:05.678000+00:00";
+      const claims = await a.inbox.claimMany("A", 60_000, 10, {
+        latestEvent: { tapePrefix: prefix, name: "cluster.turn_started", record: date },
+      });
+      const byKey = new Map(claims.map((claim) => [claim.lease.key, claim]));
+      const claim = byKey.get("telegram:42")!;
+      // What was there before the claim, and what the claim recorded.
+      assert.deepEqual(claim.latestEvent, { message_id: 1, owner: "old", epoch: 1 });
+      assert.equal(claim.recorded, first.id);
+      assert.equal(byKey.get("telegram:7")!.recorded, other.id);
+      const entries = await a.store.fetchAll(new TapeQuery(tape, a.store));
+      assert.deepEqual(entries.map((entry) => entry.id), [1, 2]);
+      assert.deepEqual(entries[1], {
+        id: 2,
+        kind: "event",
+        payload: {
+          name: "cluster.turn_started",
+          data: { message_id: first.id, owner: "A", epoch: claim.lease.epoch },
+        },
+        meta: {},
+        date,
+      });
+      // The tape's head moved: the next append follows.
+      await a.store.appendMany(tape, [eventEntry("after", {})]);
+      const ids = (await a.store.fetchAll(new TapeQuery(tape, a.store))).map((entry) => entry.id);
+      assert.deepEqual(ids, [1, 2, 3]);
+      const fresh = sessionTapeName("telegram:7", WORKSPACE);
+      assert.deepEqual((await a.store.fetchAll(new TapeQuery(fresh, a.store))).map((e) => e.id), [
+        1,
+      ]);
     }));
 
   test("a claim waiting for an expired lease does not return the messages its owner completed meanwhile", () =>
