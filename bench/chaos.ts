@@ -6,7 +6,8 @@
  * later: during the model call, the tool, the second model call or the merge). After a kill the
  * driver acts as a deliverer would: it starts `bub run ,tape.info` in the session, which resumes
  * the interrupted turn first; when no answer of that turn appears (it died before any durable
- * record), it sends the turn's message again. Per store (file, SQLite) it prints:
+ * record), it sends the turn's message again. Per store (file, SQLite, PostgreSQL: a database of
+ * its own on the server of `BUB_TEST_POSTGRES_URL`, dropped afterwards) it prints:
  *
  * - turns lost: turns whose answer never arrived (target 0);
  * - duplicate lines: call ids with more than one line in the file (a completed or started tool
@@ -14,8 +15,10 @@
  * - model calls paid twice per crash: (model requests − 2 × turns) / crashes (target ≤ 1);
  * - restart → resumed answer: the recovery process's time from spawn to the answer (median, p95).
  *
- * Run: `scripts/tool deno run -A bench/chaos.ts [--turns 300] [--kill-rate 0.3] [--stores file,sqlite]`
- * (or `node`, `bun`). Slow by nature: two to three process starts per killed turn.
+ * Run: `scripts/tool deno run -A bench/chaos.ts [--turns 300] [--kill-rate 0.3]
+ * [--stores file,sqlite,postgres]` (or `node`, `bun`); the PostgreSQL row needs a server:
+ * `scripts/postgres.sh -- scripts/tool deno run -A bench/chaos.ts`. Without one, the default
+ * stores are file and SQLite. Slow by nature: two to three process starts per killed turn.
  *
  * @module
  */
@@ -25,6 +28,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { connectPg } from "../src/tape/postgres/_client.ts";
 import { MockLlmServer, mockReply, type MockRequest } from "../src/testing/mock_llm_server.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -38,7 +42,49 @@ function arg(name: string, fallback: string): string {
 
 const TURNS = Number(arg("turns", "300"));
 const KILL_RATE = Number(arg("kill-rate", "0.3"));
-const STORES = arg("stores", "file,sqlite").split(",");
+const PG_URL = process.env.BUB_TEST_POSTGRES_URL ?? "";
+const STORES = arg("stores", PG_URL ? "file,sqlite,postgres" : "file,sqlite").split(",");
+
+/** A database of its own on the server of `url`: its URL, and what drops it. */
+async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bub_chaos_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const admin = await connectPg(url, { max: 1 });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return {
+    url: parsed.toString(),
+    async drop() {
+      const sql = await connectPg(url, { max: 1 });
+      try {
+        await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await sql.end({ timeout: 5 });
+      }
+    },
+  };
+}
+
+/** The `BUB_TAPE_STORE` of `store`, and what removes it afterwards. */
+async function tapeStore(
+  store: string,
+  home: string,
+): Promise<{ value: string; drop?(): Promise<void> }> {
+  if (store === "file") return { value: "file" };
+  if (store === "sqlite") return { value: `sqlite:${join(home, "t.db")}` };
+  if (store === "postgres") {
+    if (!PG_URL) {
+      throw new Error("the postgres store needs BUB_TEST_POSTGRES_URL (scripts/postgres.sh)");
+    }
+    const db = await freshDatabase(PG_URL);
+    return { value: db.url, drop: () => db.drop() };
+  }
+  throw new Error(`unknown store "${store}" (file, sqlite, postgres)`);
+}
 
 interface Run {
   out: string;
@@ -102,6 +148,7 @@ async function runStore(store: string): Promise<Record<string, string | number>>
       });
     },
   });
+  const tapes = await tapeStore(store, dirs.bubHome);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     HOME: dirs.home,
@@ -110,7 +157,7 @@ async function runStore(store: string): Promise<Record<string, string | number>>
     BUB_MODEL: "custom:x",
     BUB_API_BASE: server.url,
     BUB_API_KEY: "sk-chaos",
-    BUB_TAPE_STORE: store === "sqlite" ? `sqlite:${join(dirs.bubHome, "t.db")}` : "file",
+    BUB_TAPE_STORE: tapes.value,
     ...(isDeno ? { DENO_DIR: join(process.env.HOME ?? "", ".cache", "deno") } : {}),
   };
   const answered = new Set<number>();
@@ -143,6 +190,7 @@ async function runStore(store: string): Promise<Record<string, string | number>>
     }
   } finally {
     await server.close();
+    await tapes.drop?.();
   }
   const ids = readFileSync(lines, "utf8").split("\n").filter(Boolean);
   const counts = new Map<string, number>();

@@ -130,6 +130,9 @@ export function planInterruptedTurn(
     const done = _event(entry, "turn.resumed");
     if (done && typeof done.fork === "string") resumed.add(done.fork);
     data = _event(entry, "turn.interrupted");
+    // A cluster before issue 30 named its record of an interrupted inbox message
+    // (`{message_id, owner, ...}`, now `cluster.turn_interrupted`) the same: not an adoption.
+    if (data && typeof data.fork !== "string" && data.message_id !== undefined) data = null;
     if (data) {
       at = i;
       break;

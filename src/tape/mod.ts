@@ -51,6 +51,7 @@ export {
   type TapeLease,
 } from "./postgres_store.ts";
 export {
+  type ClaimOptions,
   type EnqueueResult,
   inboxChannel,
   type InboxClaim,

@@ -9,8 +9,13 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { randomUUID } from "node:crypto";
-import { appendColumns, pgAppend, pgBatchLanded } from "./postgres/_append.ts";
-import { type InboxClaim, type InboxMessage, pgClaimSessions } from "./postgres/_claims.ts";
+import { appendColumns, pgAppendReleasing, pgBatchLanded } from "./postgres/_append.ts";
+import {
+  type ClaimOptions,
+  type InboxClaim,
+  type InboxMessage,
+  pgClaimSessions,
+} from "./postgres/_claims.ts";
 import type { PgSql } from "./postgres/_client.ts";
 import type { TapeLease } from "./postgres/_leases.ts";
 import type { PgTables } from "./postgres/_schema.ts";
@@ -32,7 +37,7 @@ export function inboxChannel(schema: string): string {
   return (schema === "public" ? "bub_inbox" : `bub_inbox_${schema}`).slice(0, 63);
 }
 
-export type { InboxClaim, InboxMessage } from "./postgres/_claims.ts";
+export type { ClaimOptions, InboxClaim, InboxMessage } from "./postgres/_claims.ts";
 
 /**
  * What {@link PostgresInbox.enqueue} did.
@@ -139,13 +144,14 @@ export class PostgresInbox {
    * one statement (the session with the oldest message first), with their pending messages. A
    * session another instance claims at the same time is skipped, never shared. `share` (default
    * 1) takes at most 1/share of the waiting sessions (at least one), so instances that claim at
-   * the same time split them.
+   * the same time split them. `latestEvent` also reads the newest event of a name on each
+   * claimed session's tape (see {@link ClaimOptions}).
    */
   async claimMany(
     owner: string,
     ttlMs: number,
     limit: number,
-    options: { share?: number } = {},
+    options: ClaimOptions = {},
   ): Promise<InboxClaim[]> {
     if (typeof owner !== "string" || owner === "") {
       throw new TypeError("Cannot claim: owner must be a non-empty string");
@@ -158,7 +164,7 @@ export class PostgresInbox {
     if (typeof share !== "number" || !(share >= 1)) {
       throw new TypeError(`Cannot claim: share must be a number >= 1, got ${share}`);
     }
-    return await pgClaimSessions(await open(), tables, owner, ttlMs, limit, share);
+    return await pgClaimSessions(await open(), tables, owner, ttlMs, limit, { ...options, share });
   }
 
   /** The pending messages of `session`, oldest first. */
@@ -196,14 +202,17 @@ export class PostgresInbox {
   /**
    * Ends a turn: appends `entries` to `tape` fenced by `lease` and marks `messageIds` done, in
    * one transaction. After a takeover nothing changes and a `temporary` BubError with
-   * `details.reason === "lease_lost"` is thrown (the new owner runs the messages again).
+   * `details.reason === "lease_lost"` is thrown (the new owner runs the messages again). With
+   * `release` (and entries), the same transaction gives the lease up when the session has no
+   * other pending message; `released` tells whether it did (else the session has more).
    */
   async complete(
     lease: TapeLease,
     messageIds: readonly number[],
     tape: string,
     entries: readonly TapeEntry[],
-  ): Promise<void> {
+    options: { release?: boolean } = {},
+  ): Promise<{ released: boolean }> {
     const columns = appendColumns(tape, entries);
     const { retry, tables } = pgStoreInternals(this.#store);
     const lost = new BubError(
@@ -215,17 +224,29 @@ export class PostgresInbox {
     if (entries.length > 0) {
       // One statement: the fenced append and the completion commit together or not at all;
       // retried while the server is unreachable, never twice (the batch token).
-      const complete = { inbox: tables.inbox, ids: messageIds };
+      const complete = { inbox: tables.inbox, ids: messageIds, release: options.release };
       const batch = randomUUID();
-      const inserted = await retry(what, async (sql, attempt) => {
-        const n = await pgAppend(sql, tables, tape, columns, { fence: lease, complete, batch });
-        if (n > 0 || attempt === 1) return n;
-        return await pgBatchLanded(sql, tables, tape, batch) ? entries.length : 0;
+      const result = await retry(what, async (sql, attempt) => {
+        const done = await pgAppendReleasing(sql, tables, tape, columns, {
+          fence: lease,
+          complete,
+          batch,
+        });
+        if (done.inserted > 0 || attempt === 1) return done;
+        if (!await pgBatchLanded(sql, tables, tape, batch)) return done;
+        // The first attempt committed before its connection dropped: did it release?
+        const held = options.release === true &&
+          (await sql.unsafe(
+              `SELECT 1 FROM ${tables.leases} WHERE key = $1 AND owner = $2 AND epoch = $3`,
+              [lease.key, lease.owner, lease.epoch],
+            )).length > 0;
+        return { inserted: entries.length, released: options.release === true && !held };
       });
-      if (inserted === 0) throw lost;
-      return;
+      if (result.inserted === 0) throw lost;
+      return { released: result.released };
     }
     await retry(what, (sql) => this.#completeOnly(sql, tables, lease, messageIds, lost));
+    return { released: false };
   }
 
   async #completeOnly(

@@ -124,7 +124,11 @@ export interface ClusterFacts {
   rows: Map<string, { id: number; session: string }>;
   /** Message id → how many `cluster.turn_completed` events name it. */
   completions: Map<number, number>;
-  /** `turn.interrupted` events: message id, the dead owner, and when recorded (ms). */
+  /**
+   * The cluster's records of an interrupted message (`cluster.turn_interrupted`, or the
+   * `turn.interrupted {message_id}` of older versions): message id, the dead owner, and when
+   * recorded (ms).
+   */
   interrupted: { id: number; owner: string; at: number }[];
 }
 
@@ -150,12 +154,15 @@ export async function clusterFacts(sql: PgSql): Promise<ClusterFacts> {
   const completions = new Map<number, number>();
   const events = await sql.unsafe(
     `SELECT event, payload::text AS payload, date FROM bub_tape_entries
-    WHERE event IN ('cluster.turn_completed', 'turn.interrupted')`,
+    WHERE event IN ('cluster.turn_completed', 'cluster.turn_interrupted', 'turn.interrupted')`,
   );
   const interrupted: { id: number; owner: string; at: number }[] = [];
   for (const row of events) {
     const data = JSON.parse(String(row.payload)).data ?? {};
-    if (row.event === "turn.interrupted") {
+    if (row.event === "turn.interrupted" && (data.fork !== undefined || !("message_id" in data))) {
+      continue; // crash-safe resume's adoption of a fork, not the cluster's record
+    }
+    if (row.event !== "cluster.turn_completed") {
       interrupted.push({
         id: Number(data.message_id),
         owner: String(data.owner),

@@ -2,7 +2,8 @@
  * One leased session on one instance: records an interrupted turn of a dead owner, runs the
  * session's inbox messages one turn at a time in arrival order (later messages meet the manager's
  * admission rules while a turn runs), completes each turn's messages together with its last tape
- * entry, renews the lease while working and releases it when idle.
+ * entry, renews the lease while working and releases it when idle (with the last completion,
+ * when no other message is pending).
  *
  * @module
  */
@@ -11,21 +12,18 @@ import type { Envelope } from "../../kernel/envelope.ts";
 import { BubError } from "../../kernel/errors.ts";
 import { eventEntry } from "../../tape/entry.ts";
 import { sessionTapeName } from "../../tape/naming.ts";
-import type { InboxMessage, PostgresInbox } from "../../tape/postgres_inbox.ts";
+import type { InboxClaim, InboxMessage, PostgresInbox } from "../../tape/postgres_inbox.ts";
 import type { TapeLease } from "../../tape/postgres_store.ts";
 import type { FencedTapeStore } from "./_fenced_store.ts";
 import { markRedelivered } from "./redelivery.ts";
+import {
+  MESSAGE_REJECTED,
+  recordInterruption,
+  TURN_COMPLETED,
+  TURN_STARTED,
+} from "./_turn_events.ts";
 
 const logger = getLogger(["bub", "channels", "cluster"]);
-
-/** The event a turn starts with (`data.message_id`). */
-export const TURN_STARTED = "cluster.turn_started";
-/** The event that ends a turn, committed with its messages' completion (`data.message_ids`). */
-export const TURN_COMPLETED = "cluster.turn_completed";
-/** The event of an inbox row that cannot be decoded, completed without a turn. */
-export const MESSAGE_REJECTED = "cluster.message_rejected";
-/** The event a new owner records for a started turn that never completed (`data.message_id`). */
-export const TURN_INTERRUPTED = "turn.interrupted";
 
 /** What a session run needs of the channel manager. */
 export interface SessionHost {
@@ -78,11 +76,22 @@ export class SessionRun {
   #newest = 0;
   #lost = false;
   #finished = false;
+  /** True while a completion may give the lease up, and once it did. */
+  #releasing = false;
+  #released = false;
   #wake: (() => void) | null = null;
   #woken = false;
 
-  constructor(ctx: SessionContext, lease: TapeLease, messages: readonly InboxMessage[]) {
+  /** Where the session's last turn started, read with the claim (undefined: read the tape). */
+  #started: Record<string, unknown> | null | undefined;
+
+  /** The message whose turn start the claim recorded. */
+  #recorded: number | null;
+
+  constructor(ctx: SessionContext, { lease, messages, latestEvent, recorded }: InboxClaim) {
     this.#ctx = ctx;
+    this.#started = latestEvent;
+    this.#recorded = recorded ?? null;
     this.#lease = lease;
     this.session = lease.key;
     this.#queue = messages.map((message) => ({ message, envelope: null }));
@@ -108,8 +117,12 @@ export class SessionRun {
     store.fence(this.session, this.#lease);
     const renewal = setInterval(() => void this.#renew(), Math.max(50, this.#ctx.leaseMs / 3));
     try {
-      await this.#recordInterruption(tape);
-      while (!this.#lost && !this.#ctx.stopping()) {
+      this.#interrupted = await recordInterruption(store, tape, this.#lease, {
+        started: this.#started,
+        pending: this.#queue.map((item) => item.message.id),
+        session: this.session,
+      });
+      while (!this.#lost && !this.#ctx.stopping() && !this.#released) {
         if (this.#queue.length === 0) await this.#refill();
         const item = this.#queue.shift();
         if (!item) break;
@@ -133,7 +146,7 @@ export class SessionRun {
           session: this.session,
           epoch: this.#lease.epoch,
         });
-      } else {
+      } else if (!this.#released) {
         await store.inner.releaseLease(this.#lease).catch(() => false);
       }
     }
@@ -147,7 +160,8 @@ export class SessionRun {
         this.#lease = renewed;
         return;
       }
-      if (this.#finished) return; // a late answer: the session may be someone's again, or ours
+      // A late answer, or the completion gave the lease up: the session may be someone's again.
+      if (this.#finished || this.#releasing) return;
       this.#lost = true;
       this.#ctx.store.markLost(this.session, this.#lease);
       this.wake();
@@ -158,30 +172,6 @@ export class SessionRun {
         error,
       });
     }
-  }
-
-  /** A started turn of a pending message that never completed: a dead owner's (its id). */
-  async #recordInterruption(tape: string): Promise<void> {
-    const pending = new Set(this.#queue.map((item) => item.message.id));
-    const [started] = await this.#ctx.store.latestEvents(tape, [TURN_STARTED]);
-    const data = started?.payload.data as Record<string, unknown> | undefined;
-    const id = Number(data?.message_id);
-    if (!pending.has(id)) return;
-    this.#interrupted = id;
-    logger.warn("cluster.turn_interrupted session={session} message_id={id} owner={owner}", {
-      session: this.session,
-      id,
-      owner: data?.owner,
-    });
-    await this.#ctx.store.appendMany(tape, [
-      eventEntry(TURN_INTERRUPTED, {
-        message_id: id,
-        owner: data?.owner ?? null,
-        epoch: data?.epoch ?? null,
-        next_owner: this.#lease.owner,
-        next_epoch: this.#lease.epoch,
-      }),
-    ]);
   }
 
   /** Fetches pending messages; when none, waits up to `holdIdleMs` for a wake-up with some. */
@@ -220,13 +210,16 @@ export class SessionRun {
   async #turn(tape: string, item: Item): Promise<void> {
     const { store, host, inbox } = this.#ctx;
     const id = item.message.id;
-    await store.appendMany(tape, [
-      eventEntry(TURN_STARTED, {
-        message_id: id,
-        owner: this.#lease.owner,
-        epoch: this.#lease.epoch,
-      }),
-    ]);
+    if (id === this.#recorded) this.#recorded = null; // the claim recorded its start
+    else {
+      await store.appendMany(tape, [
+        eventEntry(TURN_STARTED, {
+          message_id: id,
+          owner: this.#lease.owner,
+          epoch: this.#lease.epoch,
+        }),
+      ]);
+    }
     const consumed = [id];
     let envelope: Envelope;
     try {
@@ -267,8 +260,17 @@ export class SessionRun {
         }
         if (this.#lost || this.#ctx.stopping()) break;
         if (!this.#woken) continue;
-        // Messages that arrive meanwhile meet the admission rules now (steering).
-        for (const message of await this.#fetch()) {
+        // Messages that arrive meanwhile meet the admission rules now (steering). A failed read
+        // (PostgreSQL unreachable) must not end the run: its answer may be out already, and the
+        // poll wakes the run again.
+        const fresh = await this.#fetch().catch((error) => {
+          logger.warn("cluster.fetch failed session={session}: {error}", {
+            session: this.session,
+            error,
+          });
+          return [];
+        });
+        for (const message of fresh) {
           let next: Envelope;
           try {
             next = host.decode(message.body);
@@ -283,8 +285,16 @@ export class SessionRun {
       await turn;
     }
     if (this.#lost || this.#ctx.stopping()) return;
-    await inbox.complete(this.#lease, consumed, tape, [
+    // Nothing else taken and nothing held for: the completion releases the lease when no other
+    // message is pending (one transaction instead of a fetch and a release after it).
+    const release = this.#queue.length === 0 && this.#ctx.holdIdleMs === 0;
+    this.#releasing = release;
+    const { released } = await inbox.complete(this.#lease, consumed, tape, [
       eventEntry(TURN_COMPLETED, { message_ids: consumed, owner: this.#lease.owner }),
-    ]);
+    ], { release }).catch((error) => {
+      this.#releasing = false;
+      throw error;
+    });
+    this.#releasing = this.#released = released;
   }
 }

@@ -8,7 +8,10 @@
 import { getLogger } from "../../_internal/log.ts";
 import type { PostgresInbox } from "../../tape/postgres_inbox.ts";
 import type { FencedTapeStore } from "./_fenced_store.ts";
+import { isoNow } from "../../_internal/utc_text.ts";
+import { sessionTapeName } from "../../tape/naming.ts";
 import { type SessionHost, SessionRun } from "./_session_run.ts";
+import { TURN_STARTED } from "./_turn_events.ts";
 
 const logger = getLogger(["bub", "channels", "cluster"]);
 
@@ -50,9 +53,12 @@ export class ClusterWorker {
   #stopping = false;
   #kick: (() => void) | null = null;
   #kicked = false;
+  /** The session tapes' common prefix (`<workspace hash>__`). */
+  #tapePrefix: string;
 
   constructor(options: ClusterWorkerOptions) {
     this.#options = options;
+    this.#tapePrefix = `${sessionTapeName("-", options.workspace).split("__")[0]}__`;
   }
 
   /** True once {@link run}'s signal aborted. */
@@ -137,14 +143,17 @@ export class ClusterWorker {
       const limit = Math.min(CLAIM_BATCH, max - this.#runs.size);
       let claimed;
       try {
-        claimed = await inbox.claimMany(owner, leaseMs, limit, { share: CLAIM_SHARE });
+        // With each session, where its last turn started (a dead owner's interrupted turn).
+        claimed = await inbox.claimMany(owner, leaseMs, limit, {
+          share: CLAIM_SHARE,
+          // ... and records the start of the turn of its oldest message.
+          latestEvent: { tapePrefix: this.#tapePrefix, name: TURN_STARTED, record: isoNow() },
+        });
       } catch (error) {
         logger.warn("cluster.claim failed: {error}", { error });
         return;
       }
-      for (const { lease, messages } of claimed) {
-        this.#start(new SessionRun(this.#context(), lease, messages));
-      }
+      for (const claim of claimed) this.#start(new SessionRun(this.#context(), claim));
       if (claimed.length === 0) return; // nothing more to claim now
     }
   }

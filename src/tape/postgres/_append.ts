@@ -37,8 +37,15 @@ export function appendColumns(tape: string, entries: readonly TapeEntry[]): PgCo
 export interface PgAppendOptions {
   /** The lease that must still hold (null: unfenced). */
   readonly fence?: PgFence | null;
-  /** Inbox rows of the fence's session marked done by the same statement. */
-  readonly complete?: { readonly inbox: string; readonly ids: readonly number[] } | null;
+  /**
+   * Inbox rows of the fence's session marked done by the same statement; with `release`, the
+   * fence's lease is given up by it too when the session has no other pending message.
+   */
+  readonly complete?: {
+    readonly inbox: string;
+    readonly ids: readonly number[];
+    readonly release?: boolean;
+  } | null;
   /**
    * The batch's unique token (a UUID), recorded on the tape's row: the same batch sent again (a retry
    * after a dropped connection) inserts nothing when the first one committed, which
@@ -66,6 +73,25 @@ export async function pgAppend(
   columns: PgColumns,
   options: PgAppendOptions = {},
 ): Promise<number> {
+  return (await pgAppendReleasing(sql, t, tape, columns, options)).inserted;
+}
+
+/** What {@link pgAppendReleasing} did. */
+export interface PgAppendResult {
+  /** Rows inserted (see {@link pgAppend}). */
+  readonly inserted: number;
+  /** True when `complete.release` gave the lease up. */
+  readonly released: boolean;
+}
+
+/** {@link pgAppend}, also telling whether `complete.release` gave the lease up. */
+export async function pgAppendReleasing(
+  sql: PgSql,
+  t: PgTables,
+  tape: string,
+  columns: PgColumns,
+  options: PgAppendOptions = {},
+): Promise<PgAppendResult> {
   const fence = options.fence ?? null;
   const complete = options.complete ?? null;
   const count = columns[0]!.length;
@@ -96,7 +122,21 @@ export async function pgAppend(
       WHERE id = ANY($13::bigint[]) AND session = $10 AND state = 'pending' AND EXISTS (SELECT 1 FROM h)
       RETURNING 1
     )`;
+    // The session is idle once these rows are done: the lease goes in the same commit (the
+    // NOTIFY of a message enqueued meanwhile wakes the instances to claim it).
+    if (complete.release === true) {
+      done += `, rel AS (
+        UPDATE ${t.leases} SET owner = NULL, lease_until = clock_timestamp()
+        WHERE key = $10 AND owner = $11 AND epoch = $12 AND EXISTS (SELECT 1 FROM h)
+          AND NOT EXISTS (
+            SELECT 1 FROM ${complete.inbox}
+            WHERE session = $10 AND state = 'pending' AND NOT (id = ANY($13::bigint[]))
+          )
+        RETURNING 1
+      )`;
+    }
   }
+  const released = done.includes("rel AS") ? "(SELECT count(*) FROM rel)::int" : "0";
   const rows = await sql.unsafe(
     `WITH h AS (
       INSERT INTO ${t.tapes} AS t (name, head, batch) ${source} ON CONFLICT (name)
@@ -109,10 +149,10 @@ export async function pgAppend(
       FROM h, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
         WITH ORDINALITY AS r(kind, anchor, event, payload, meta, date, n)
       RETURNING 1
-    )${done} SELECT count(*)::int AS n FROM ins`,
+    )${done} SELECT count(*)::int AS n, ${released} AS released FROM ins`,
     params,
   );
-  return Number(rows[0]?.n ?? 0);
+  return { inserted: Number(rows[0]?.n ?? 0), released: Number(rows[0]?.released ?? 0) > 0 };
 }
 
 /** True when the tape's row records `batch`: that batch committed (see {@link pgAppend}). */

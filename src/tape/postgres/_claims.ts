@@ -45,15 +45,57 @@ export interface InboxClaim {
   readonly lease: TapeLease;
   /** The session's pending messages as of the claim, oldest first. */
   readonly messages: InboxMessage[];
+  /**
+   * With {@link ClaimOptions.latestEvent}: the `data` of the newest event of that name on the
+   * session's tape, or null when there is none.
+   */
+  readonly latestEvent?: Record<string, unknown> | null;
+  /**
+   * With `latestEvent.record`: the id of the message the new event names (the oldest pending
+   * one), or null.
+   */
+  readonly recorded?: number | null;
+}
+
+/**
+ * Options of a claim.
+ *
+ * @example
+ * ```ts
+ * import type { ClaimOptions } from "@bub/core/tape";
+ * const options: ClaimOptions = {
+ *   share: 2,
+ *   latestEvent: { tapePrefix: "0123456789abcdef__", name: "cluster.turn_started" },
+ * };
+ * ```
+ */
+export interface ClaimOptions {
+  /**
+   * At most 1/share of the waiting sessions (at least one) are taken. Default 1.
+   */
+  readonly share?: number;
+  /**
+   * Also read the newest event named `name` on each claimed session's tape, named
+   * `<tapePrefix><first 16 hex digits of md5(session)>` (see `sessionTapeName`), in the same
+   * statement. With `record` (an entry date), the statement also appends an event of that name
+   * `{message_id, owner, epoch}` naming the oldest pending message to the tape (the start of the
+   * turn that runs it: no append of its own), after the read.
+   */
+  readonly latestEvent?: {
+    readonly tapePrefix: string;
+    readonly name: string;
+    readonly record?: string;
+  };
 }
 
 /**
  * Leases up to `limit` unowned sessions with pending messages to `owner` and returns them with
  * their pending messages, the session with the oldest message first. With `share` > 1, at most
  * that fraction of the waiting sessions (at least one) is taken, leaving the rest to other
- * instances claiming at the same time. Two statements: the leases
- * in one, then the messages in a snapshot taken after them (a previous owner completes its
- * messages before it releases the lease, so completed messages are never returned).
+ * instances claiming at the same time. One statement: the leases, and the messages locked
+ * `FOR SHARE`, so that a completion committed after the statement's snapshot (a previous owner
+ * completes its messages before it releases the lease, or before its lease expires) is seen: a
+ * locked row is read again in its newest version and a completed one is left out.
  */
 export async function pgClaimSessions(
   sql: PgSql,
@@ -61,8 +103,33 @@ export async function pgClaimSessions(
   owner: string,
   ttlMs: number,
   limit: number,
-  share = 1,
+  options: ClaimOptions = {},
 ): Promise<InboxClaim[]> {
+  const latest = options.latestEvent ?? null;
+  const event = latest === null ? "NULL::text" : `(
+      SELECT e.payload::text FROM ${t.entries} e
+      WHERE e.tape = $5 || left(md5(taken.key), 16) AND e.event = $6 ORDER BY e.id DESC LIMIT 1
+    )`;
+  // The new event goes to the tape as an append does: the tape's head moves by one, the row's id.
+  const record = latest?.record
+    ? `, firsts AS (
+      SELECT DISTINCT ON (m.session) m.session, m.id, $5 || left(md5(m.session), 16) AS tape
+      FROM messages m ORDER BY m.session, m.id
+    ), heads AS (
+      INSERT INTO ${t.tapes} AS tp (name, head) SELECT tape, 1 FROM firsts ORDER BY tape
+      ON CONFLICT (name) DO UPDATE SET head = tp.head + 1
+      RETURNING name, head
+    ), started AS (
+      INSERT INTO ${t.entries} (tape, id, kind, anchor, event, payload, meta, date)
+      SELECT h.name, h.head, 'event', NULL, $6, json_build_object('name', $6::text, 'data',
+        json_build_object('message_id', f.id, 'owner', $1::text, 'epoch', k.epoch)), '{}'::json, $7
+      FROM heads h JOIN firsts f ON f.tape = h.name JOIN taken k ON k.key = f.session
+      RETURNING tape
+    )`
+    : "";
+  const recorded = latest?.record
+    ? "(SELECT f.id FROM firsts f WHERE f.session = taken.key)"
+    : "NULL::bigint";
   const taken = await sql.unsafe(
     `WITH waiting AS (
       SELECT i.session, min(i.id) AS first FROM ${t.inbox} i
@@ -84,14 +151,26 @@ export async function pgClaimSessions(
         SET owner = EXCLUDED.owner, epoch = l.epoch + 1, lease_until = EXCLUDED.lease_until
       WHERE l.owner IS NULL OR l.lease_until < clock_timestamp()
       RETURNING key, epoch, (extract(epoch FROM lease_until) * 1000)::float8 AS until_ms
-    )
-    SELECT taken.key, taken.epoch, taken.until_ms FROM taken
+    ), messages AS (
+      SELECT i.id, i.session, i.body::text AS body FROM ${t.inbox} i
+      WHERE i.state = 'pending' AND i.session IN (SELECT key FROM taken)
+      FOR SHARE OF i
+    )${record}
+    SELECT taken.key, taken.epoch, taken.until_ms, (
+      SELECT json_agg(json_build_object('id', m.id, 'body', m.body) ORDER BY m.id)::text
+      FROM messages m WHERE m.session = taken.key
+    ) AS messages, ${event} AS latest, ${recorded} AS recorded FROM taken
     JOIN candidates c ON c.session = taken.key ORDER BY c.first`,
-    [owner, ttlMs, limit, share],
+    [
+      owner,
+      ttlMs,
+      limit,
+      options.share ?? 1,
+      ...latest ? [latest.tapePrefix, latest.name] : [],
+      ...latest?.record ? [latest.record] : [],
+    ],
   );
-  if (taken.length === 0) return [];
-  const claims = new Map<string, InboxClaim>();
-  for (const row of taken) {
+  return taken.map((row) => {
     const key = String(row.key);
     const lease = {
       key,
@@ -99,20 +178,21 @@ export async function pgClaimSessions(
       epoch: Number(row.epoch),
       expiresAt: new Date(Number(row.until_ms)),
     };
-    claims.set(key, { lease, messages: [] });
-  }
-  const messages = await sql.unsafe(
-    `SELECT id, session, body::text AS body FROM ${t.inbox}
-    WHERE session = ANY($1::text[]) AND state = 'pending' ORDER BY id`,
-    [[...claims.keys()]],
-  );
-  for (const row of messages) {
-    const session = String(row.session);
-    claims.get(session)?.messages.push({
-      id: Number(row.id),
-      session,
-      body: JSON.parse(String(row.body)),
-    });
-  }
-  return [...claims.values()];
+    const rows = JSON.parse(String(row.messages ?? "[]")) as { id: unknown; body: string }[] | null;
+    const messages = (rows ?? []).map((message) => ({
+      id: Number(message.id),
+      session: key,
+      body: JSON.parse(message.body) as Record<string, unknown>,
+    }));
+    if (latest === null) return { lease, messages };
+    const recordedId = row.recorded === null ? null : Number(row.recorded);
+    const payload = row.latest === null ? null : JSON.parse(String(row.latest));
+    const data = payload?.data;
+    return {
+      lease,
+      messages,
+      latestEvent: typeof data === "object" && data !== null ? data : payload === null ? null : {},
+      ...latest.record ? { recorded: recordedId } : {},
+    };
+  });
 }

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ClusterGateway } from "../../../src/channels/cluster/cluster_gateway.ts";
-import { TURN_COMPLETED } from "../../../src/channels/cluster/_session_run.ts";
+import { TURN_COMPLETED } from "../../../src/channels/cluster/_turn_events.ts";
 import { runtimeKey } from "../../../src/_internal/runtime.ts";
 import { connectPg } from "../../../src/tape/postgres/_client.ts";
 import { sessionTapeName } from "../../../src/tape/naming.ts";
