@@ -10,7 +10,7 @@
  */
 import { sizeText } from "../_internal/size_text.ts";
 import { BubError } from "../kernel/errors.ts";
-import type { FetchLike } from "./_request_body.ts";
+import type { FetchLike } from "./providers/_request_body.ts";
 
 /** The default limit: 8 MiB. */
 export const DEFAULT_MAX_ANSWER_BYTES: number = 8 * 1024 * 1024;

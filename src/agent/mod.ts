@@ -49,7 +49,7 @@ export {
   type ProviderSdk,
   type ProviderSetting,
   type ProviderSettings,
-} from "./providers.ts";
+} from "./providers/provider_model_client.ts";
 export { isContextLengthError } from "./context_length.ts";
 export {
   Agent,

@@ -23,8 +23,8 @@ import type {
 } from "./model_client.ts";
 import { AnswerLimit } from "./_answer_limit.ts";
 import { CallDeadline } from "./_call_deadline.ts";
-import { type KeptHistory, sendsKeptHistory } from "./_chat_messages.ts";
-import { adaptMessagesForProvider } from "./_provider_messages.ts";
+import { type KeptHistory, sendsKeptHistory } from "./providers/_chat_messages.ts";
+import { adaptMessagesForProvider } from "./providers/_provider_messages.ts";
 import { type SerializedToolCall, toolListParts } from "./_tool_calls.ts";
 import type { CallSetup, ModelRunArgs, PreparedRequest } from "./model_request.ts";
 

@@ -15,7 +15,7 @@ import type { ExecuteToolsOptions } from "../tools/executor.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { ModelClient } from "./model_client.ts";
 import { newRunId } from "./run_id.ts";
-import type { KeptHistory } from "./_chat_messages.ts";
+import type { KeptHistory } from "./providers/_chat_messages.ts";
 import { toolListParts } from "./_tool_calls.ts";
 
 /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CloudSettings } from "../agent/cloud_models.ts";
+import type { CloudSettings } from "../agent/providers/cloud_models.ts";
 import type { FieldSpec } from "./_settings_fields.ts";
 import { checked, field, textList } from "./_settings_schemas.ts";
 

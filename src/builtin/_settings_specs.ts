@@ -12,7 +12,7 @@ import {
   MIN_MAX_ANSWER_BYTES,
 } from "../agent/model_runner.ts";
 import type { SectionSpec } from "./_settings_fields.ts";
-import { DEFAULT_OPENAI_AUTH_BASE } from "../agent/openai_token_grants.ts";
+import { DEFAULT_OPENAI_AUTH_BASE } from "../agent/providers/openai_token_grants.ts";
 import {
   field,
   int,

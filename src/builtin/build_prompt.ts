@@ -52,7 +52,7 @@ function base64Data(url: string | null, prefix: string): string | null {
  * `input_audio` (`format` from the MIME type: a Telegram voice note is `ogg`), and PDF documents
  * with data as `file` parts (`filename`, `file_data` data URL). Items without data or URL (too
  * large to download), remote audio and other documents are left out (the message text names
- * them). Which provider takes which part is decided later (`agent/media_support.ts`).
+ * them). Which provider takes which part is decided later (`agent/providers/media_support.ts`).
  */
 export async function mediaParts(media: readonly unknown[]): Promise<ContentPart[]> {
   const parts: ContentPart[] = [];

@@ -14,7 +14,10 @@ import {
   type ModelRequest,
   type ModelStreamOptions,
 } from "../agent/model_client.ts";
-import type { ProviderModelClient, ProviderSettings } from "../agent/providers.ts";
+import type {
+  ProviderModelClient,
+  ProviderSettings,
+} from "../agent/providers/provider_model_client.ts";
 
 /** A model client that creates a `ProviderModelClient` on its first call and delegates to it. */
 export class LazyProviderModelClient implements ModelClient {
@@ -33,7 +36,7 @@ export class LazyProviderModelClient implements ModelClient {
   constructor(settings: ProviderSettings = {}) {
     const copy = { ...settings };
     this.#client = lazyImport(async () =>
-      new (await import("../agent/providers.ts")).ProviderModelClient(copy)
+      new (await import("../agent/providers/provider_model_client.ts")).ProviderModelClient(copy)
     );
     // It hands the request to the provider client as it is. A subclass: not noted.
     if (new.target === LazyProviderModelClient) markOwnClient(this);

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { PROVIDER_PRESETS } from "../agent/provider_presets.ts";
+import { PROVIDER_PRESETS } from "../agent/providers/provider_presets.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import { cloudCredentialsGiven } from "./_provider_settings_specs.ts";

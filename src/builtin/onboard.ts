@@ -7,7 +7,7 @@
 import { readSync, writeSync } from "node:fs";
 import process from "node:process";
 import { isatty, type ReadStream } from "node:tty";
-import { PROVIDER_PRESETS, providerPreset } from "../agent/provider_presets.ts";
+import { PROVIDER_PRESETS, providerPreset } from "../agent/providers/provider_presets.ts";
 import { ONBOARD_FIELDS } from "./_provider_settings_specs.ts";
 
 /**

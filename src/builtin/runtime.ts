@@ -236,7 +236,7 @@ export class BuiltinRuntime {
         apiBase: settings.api_base,
         clientArgs: settings.client_args,
         cloud: cloudSettingsOf(settings),
-        // `bub login openai` (see agent/openai_auth.ts): `<BUB_HOME>/auth/openai.json`.
+        // `bub login openai` (see agent/providers/openai_auth.ts): `<BUB_HOME>/auth/openai.json`.
         openaiAuth: {
           file: join(this.framework.home, "auth", "openai.json"),
           issuer: settings.openai_auth_base,

@@ -5,7 +5,7 @@
  * @module
  */
 import process from "node:process";
-import { OpenAIAuth } from "../../src/agent/openai_auth.ts";
+import { OpenAIAuth } from "../../src/agent/providers/openai_auth.ts";
 
 const [file, issuer] = process.argv.slice(2);
 const auth = new OpenAIAuth({ file: file!, issuer: issuer! });

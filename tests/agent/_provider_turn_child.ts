@@ -6,7 +6,7 @@
  * @module
  */
 import process from "node:process";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 
 const model = process.argv[2] ?? "openai:gpt-test";

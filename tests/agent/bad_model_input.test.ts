@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { ModelRunner } from "../../src/agent/model_runner.ts";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import type { StreamEvent } from "../../src/kernel/stream.ts";
 import type { TapeEntry } from "../../src/tape/entry.ts";

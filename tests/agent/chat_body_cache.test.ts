@@ -13,9 +13,9 @@ import {
   type ChatProtocol,
   chatRequestBody,
   chatRequestBytes,
-} from "../../src/agent/_chat_body.ts";
+} from "../../src/agent/providers/_chat_body.ts";
 import type { ChatMessage, ModelRequest } from "../../src/agent/model_client.ts";
-import { parseModelId } from "../../src/agent/provider_presets.ts";
+import { parseModelId } from "../../src/agent/providers/provider_presets.ts";
 import { anchorEntry, messageEntry, toolCallEntry, toolResultEntry } from "../../src/tape/entry.ts";
 import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
 import { Tape } from "../../src/tape/tape.ts";

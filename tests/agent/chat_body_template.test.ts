@@ -5,11 +5,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChatProtocol, chatRequestBody } from "../../src/agent/_chat_body.ts";
+import { type ChatProtocol, chatRequestBody } from "../../src/agent/providers/_chat_body.ts";
 import type { ChatTool, ModelRequest } from "../../src/agent/model_client.ts";
-import { parseModelId } from "../../src/agent/provider_presets.ts";
-import { bodyExtras } from "../../src/agent/_model_stream.ts";
-import { mergeBody } from "../../src/agent/_request_body.ts";
+import { parseModelId } from "../../src/agent/providers/provider_presets.ts";
+import { bodyExtras } from "../../src/agent/providers/_model_stream.ts";
+import { mergeBody } from "../../src/agent/providers/_request_body.ts";
 
 function tool(name: string, description = `Tool ${name}`): ChatTool {
   return {

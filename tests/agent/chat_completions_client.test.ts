@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ModelEvent, ModelRequest } from "../../src/agent/model_client.ts";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { type LoopbackServer, readBody, startLoopbackServer } from "../../src/testing/_http.ts";
 

@@ -15,9 +15,9 @@ import {
   type FetchLike,
   ProviderModelClient,
   type ProviderSettings,
-} from "../../src/agent/providers.ts";
-import type { CloudSettings } from "../../src/agent/cloud_models.ts";
-import { PROVIDER_PRESETS } from "../../src/agent/provider_presets.ts";
+} from "../../src/agent/providers/provider_model_client.ts";
+import type { CloudSettings } from "../../src/agent/providers/cloud_models.ts";
+import { PROVIDER_PRESETS } from "../../src/agent/providers/provider_presets.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 import { turnFixture } from "./_turn_fixture.ts";

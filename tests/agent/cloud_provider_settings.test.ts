@@ -4,7 +4,7 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { builtinOnboardConfig, type Prompter } from "../../src/builtin/onboard.ts";
 import { loadAgentSettings } from "../../src/builtin/settings.ts";

@@ -4,7 +4,7 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { crc32, encodeEventStreamMessage } from "../../src/testing/_aws_event_stream.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";

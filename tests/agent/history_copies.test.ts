@@ -5,11 +5,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chatRequestBody } from "../../src/agent/_chat_body.ts";
+import { chatRequestBody } from "../../src/agent/providers/_chat_body.ts";
 import type { ChatMessage, ModelClient, ModelRequest } from "../../src/agent/model_client.ts";
 import { ModelRunner } from "../../src/agent/model_runner.ts";
-import { parseModelId } from "../../src/agent/provider_presets.ts";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { parseModelId } from "../../src/agent/providers/provider_presets.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { AgentHooks, type LlmCallRequest } from "../../src/kernel/agent_hooks.ts";
 import { HookRuntime } from "../../src/kernel/hook_runtime.ts";
 import { PluginManager } from "../../src/kernel/plugin_manager.ts";

@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KeptBytes, KeptText } from "../../src/agent/_chat_messages.ts";
+import { KeptBytes, KeptText } from "../../src/agent/providers/_chat_messages.ts";
 
 const JSONS = [
   '{"role":"user","content":"turn 0"}',

@@ -5,7 +5,7 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import type { ChatContentPart, ChatMessage } from "../../src/agent/model_client.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 import {

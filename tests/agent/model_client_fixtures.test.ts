@@ -6,7 +6,10 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import type { ModelEvent } from "../../src/agent/model_client.ts";
-import { type FetchLike, ProviderModelClient } from "../../src/agent/providers.ts";
+import {
+  type FetchLike,
+  ProviderModelClient,
+} from "../../src/agent/providers/provider_model_client.ts";
 
 interface Recorded {
   url: string;

@@ -6,7 +6,7 @@ import {
   parseModelId,
   PROVIDER_PRESETS,
   ProviderModelClient,
-} from "../../src/agent/providers.ts";
+} from "../../src/agent/providers/provider_model_client.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
 

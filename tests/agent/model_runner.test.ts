@@ -5,9 +5,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { adaptMessagesForProvider } from "../../src/agent/_provider_messages.ts";
+import { adaptMessagesForProvider } from "../../src/agent/providers/_provider_messages.ts";
 import { ModelRunner } from "../../src/agent/model_runner.ts";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { recoverUnknownTool } from "../../src/builtin/tool_guidance.ts";
 import { type LlmCallResult, ToolCall, type ToolCallResult } from "../../src/kernel/agent_hooks.ts";
 import type { StreamEvent } from "../../src/kernel/stream.ts";

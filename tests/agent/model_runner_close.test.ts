@@ -12,7 +12,7 @@ import type {
   ModelRequest,
   ModelStreamOptions,
 } from "../../src/agent/model_client.ts";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { InMemoryTapeStore } from "../../src/tape/memory_store.ts";
 import { Tape } from "../../src/tape/tape.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ModelEvent } from "../../src/agent/model_client.ts";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { LazyProviderModelClient } from "../../src/builtin/lazy_model_client.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { readBody, startLoopbackServer } from "../../src/testing/_http.ts";

@@ -6,7 +6,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ModelRunner } from "../../src/agent/model_runner.ts";
-import { ProviderModelClient } from "../../src/agent/providers.ts";
+import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import { loadAgentSettings } from "../../src/builtin/settings.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { mockReply } from "../../src/testing/mock_llm_server.ts";

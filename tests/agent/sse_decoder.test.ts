@@ -1,7 +1,7 @@
 /** The SSE decoder of the direct chat-completions client: line ends, splits, fields. */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { SseDecoder } from "../../src/agent/_chat_read.ts";
+import { SseDecoder } from "../../src/agent/providers/_chat_read.ts";
 
 function decode(text: string, pieceSize: number): string[] {
   const bytes = new TextEncoder().encode(text);

@@ -10,8 +10,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { ModelEvent } from "../../src/agent/model_client.ts";
-import { type FetchLike, ProviderModelClient } from "../../src/agent/providers.ts";
-import { withToolCallMerge } from "../../src/agent/_sse_tool_calls.ts";
+import {
+  type FetchLike,
+  ProviderModelClient,
+} from "../../src/agent/providers/provider_model_client.ts";
+import { withToolCallMerge } from "../../src/agent/providers/_sse_tool_calls.ts";
 import { BubError } from "../../src/kernel/errors.ts";
 import { readBody, startLoopbackServer } from "../../src/testing/_http.ts";
 import { mockReply } from "../../src/testing/mock_llm_server.ts";

@@ -6,9 +6,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chatRequestBody } from "../../src/agent/_chat_body.ts";
+import { chatRequestBody } from "../../src/agent/providers/_chat_body.ts";
 import type { ChatMessage, ChatTool, ModelRequest } from "../../src/agent/model_client.ts";
-import { parseModelId } from "../../src/agent/provider_presets.ts";
+import { parseModelId } from "../../src/agent/providers/provider_presets.ts";
 import { isSharedToolList, toolListParts } from "../../src/agent/_tool_calls.ts";
 import { defineTool, modelToolName, type Tool } from "../../src/tools/tool.ts";
 

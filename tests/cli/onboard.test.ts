@@ -3,7 +3,10 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import process from "node:process";
 import { parse } from "yaml";
-import { PROVIDER_PRESETS, providerPreset } from "../../src/agent/providers.ts";
+import {
+  PROVIDER_PRESETS,
+  providerPreset,
+} from "../../src/agent/providers/provider_model_client.ts";
 import {
   BIN,
   childEnv,

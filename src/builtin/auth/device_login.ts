@@ -15,8 +15,8 @@ import {
   exchangeAuthorizationCode,
   OPENAI_AUTH_CLIENT_ID,
   type OpenAITokens,
-} from "../../agent/openai_auth.ts";
-import type { FetchLike } from "../../agent/providers.ts";
+} from "../../agent/providers/openai_auth.ts";
+import type { FetchLike } from "../../agent/providers/provider_model_client.ts";
 
 /** How long a device code lasts when the issuer does not say (ms). */
 const DEFAULT_LIFETIME_MS = 15 * 60_000;

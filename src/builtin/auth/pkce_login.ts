@@ -15,8 +15,8 @@ import {
   exchangeAuthorizationCode,
   OPENAI_AUTH_CLIENT_ID,
   type OpenAITokens,
-} from "../../agent/openai_auth.ts";
-import type { FetchLike } from "../../agent/providers.ts";
+} from "../../agent/providers/openai_auth.ts";
+import type { FetchLike } from "../../agent/providers/provider_model_client.ts";
 
 /** The callback ports OpenAI registers for the Codex client, in the order tried. */
 export const CALLBACK_PORTS: readonly number[] = [1455, 1457];

@@ -22,7 +22,7 @@ import {
   type KeptMessage,
   type KeptRun,
   matchedCopies,
-} from "../tape/message_source.ts";
+} from "../../tape/message_source.ts";
 
 /** A request's history: untouched copies of a kept run at `start`. */
 export interface KeptHistory extends KeptCopies {

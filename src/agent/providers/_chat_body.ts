@@ -12,14 +12,14 @@
  *
  * @module
  */
-import type { ChatMessage, ModelRequest } from "./model_client.ts";
+import type { ChatMessage, ModelRequest } from "../model_client.ts";
 import type { ModelId } from "./provider_presets.ts";
 import { bodyExtras } from "./_model_stream.ts";
 import { mergeBody } from "./_request_body.ts";
 import { type MessagesJson, messagesJson } from "./_chat_messages.ts";
 
 import { type ChatProtocol, messageJson, toolsJson } from "./_chat_json.ts";
-import { runtimeKey } from "../_internal/runtime.ts";
+import { runtimeKey } from "../../_internal/runtime.ts";
 export type { ChatProtocol };
 
 const TOOLS_MARKER = "\u0000bub-tools\u0000";

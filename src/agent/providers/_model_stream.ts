@@ -11,20 +11,20 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import { getLogger } from "../_internal/log.ts";
-import { lazyImport } from "../_internal/lazy.ts";
-import { BubError, type ErrorKind } from "../kernel/errors.ts";
+import { getLogger } from "../../_internal/log.ts";
+import { lazyImport } from "../../_internal/lazy.ts";
+import { BubError, type ErrorKind } from "../../kernel/errors.ts";
 import type {
   ChatContentPart,
   ChatUsage,
   ModelEvent,
   ModelFinishReason,
   ModelRequest,
-} from "./model_client.ts";
+} from "../model_client.ts";
 import type { ModelId, ProviderProtocol } from "./provider_presets.ts";
 import { toV4Prompt, toV4Tools } from "./_prompt.ts";
 import { type BodyExtras, type FetchLike, withBodyExtras, withRawParts } from "./_request_body.ts";
-import { answerLimit } from "./_answer_limit.ts";
+import { answerLimit } from "../_answer_limit.ts";
 
 const logger = getLogger(["bub", "agent", "model"]);
 

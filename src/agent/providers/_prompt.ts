@@ -11,10 +11,10 @@ import type {
   LanguageModelV4TextPart,
   LanguageModelV4ToolCallPart,
 } from "@ai-sdk/provider";
-import type { ChatContentPart, ChatMessage, ChatTool } from "./model_client.ts";
+import type { ChatContentPart, ChatMessage, ChatTool } from "../model_client.ts";
 import type { ProviderProtocol } from "./provider_presets.ts";
 import { mediaPartInfo, mediaRefusal } from "./media_support.ts";
-import { audioMimeOf } from "../_internal/audio_mime.ts";
+import { audioMimeOf } from "../../_internal/audio_mime.ts";
 import { rawPartMarker } from "./_request_body.ts";
 
 /** The text of a message content: a string, or the `text` parts joined with newlines. */

@@ -11,9 +11,9 @@ import { Buffer } from "node:buffer";
 import { chmod, mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import process from "node:process";
-import { delay } from "../_internal/async.ts";
-import { isRecord } from "../_internal/object.ts";
-import { BubError } from "../kernel/errors.ts";
+import { delay } from "../../_internal/async.ts";
+import { isRecord } from "../../_internal/object.ts";
+import { BubError } from "../../kernel/errors.ts";
 
 /** The tokens of a ChatGPT login, as stored (snake_case: a data file). */
 export interface OpenAITokens {

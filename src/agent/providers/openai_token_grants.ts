@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { registerSecrets } from "../_internal/secrets.ts";
-import { isRecord } from "../_internal/object.ts";
-import { BubError } from "../kernel/errors.ts";
+import { registerSecrets } from "../../_internal/secrets.ts";
+import { isRecord } from "../../_internal/object.ts";
+import { BubError } from "../../kernel/errors.ts";
 import type { FetchLike } from "./_request_body.ts";
 import { accountIdOf, jwtExpiry, type OpenAITokens } from "./_openai_token_file.ts";
 

@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { isRecord } from "../_internal/object.ts";
-import { getLogger } from "../_internal/log.ts";
+import { isRecord } from "../../_internal/object.ts";
+import { getLogger } from "../../_internal/log.ts";
 import type { FetchLike } from "./_request_body.ts";
 
 const logger = getLogger(["bub", "agent", "model"]);

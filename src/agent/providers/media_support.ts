@@ -15,8 +15,8 @@
  *
  * @module
  */
-import { audioSeconds } from "../_internal/audio_duration.ts";
-import { audioMimeOf } from "../_internal/audio_mime.ts";
+import { audioSeconds } from "../../_internal/audio_duration.ts";
+import { audioMimeOf } from "../../_internal/audio_mime.ts";
 import type { ProviderProtocol } from "./provider_presets.ts";
 
 /** What a media part holds, as far as protocols differ in taking it. */

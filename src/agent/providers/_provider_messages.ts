@@ -1,4 +1,4 @@
-import { audioMimeOf } from "../_internal/audio_mime.ts";
+import { audioMimeOf } from "../../_internal/audio_mime.ts";
 
 /**
  * Provider-specific message adaptation (§4.9): for `gemini` and `vertexai`, video parts and

@@ -7,12 +7,12 @@
  *
  * @module
  */
-import { BubError } from "../kernel/errors.ts";
-import type { ChatUsage, ModelEvent, ModelFinishReason } from "./model_client.ts";
+import { BubError } from "../../kernel/errors.ts";
+import type { ChatUsage, ModelEvent, ModelFinishReason } from "../model_client.ts";
 import type { ModelId } from "./provider_presets.ts";
 import type { ChatProtocol } from "./_chat_body.ts";
 import { dropNulls } from "./_model_stream.ts";
-import type { AnswerLimit } from "./_answer_limit.ts";
+import type { AnswerLimit } from "../_answer_limit.ts";
 
 /** The merge state of one streamed tool call. */
 interface CallState {

@@ -16,9 +16,9 @@
  *
  * @module
  */
-import type { ChatMessage, ChatTool, ChatToolCall } from "./model_client.ts";
+import type { ChatMessage, ChatTool, ChatToolCall } from "../model_client.ts";
 import { contentText, parseArguments } from "./_prompt.ts";
-import { isSharedToolList } from "./_tool_calls.ts";
+import { isSharedToolList } from "../_tool_calls.ts";
 
 /** The two chat-completions protocols. */
 export type ChatProtocol = "openai-chat" | "openai-compatible";

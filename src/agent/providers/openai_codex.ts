@@ -10,8 +10,8 @@
  * @module
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { isRecord } from "../_internal/object.ts";
-import { BubError } from "../kernel/errors.ts";
+import { isRecord } from "../../_internal/object.ts";
+import { BubError } from "../../kernel/errors.ts";
 import type { FetchLike } from "./_request_body.ts";
 import type { OpenAIAuth, OpenAICredentials } from "./openai_auth.ts";
 

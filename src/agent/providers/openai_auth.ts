@@ -12,8 +12,8 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { expandHome } from "../_internal/home.ts";
-import { BubError } from "../kernel/errors.ts";
+import { expandHome } from "../../_internal/home.ts";
+import { BubError } from "../../kernel/errors.ts";
 import type { FetchLike } from "./_request_body.ts";
 import {
   type OpenAITokens,

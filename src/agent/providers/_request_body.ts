@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isRecord } from "../_internal/object.ts";
+import { isRecord } from "../../_internal/object.ts";
 
 /**
  * A `fetch`-compatible function (a provider client's `fetch` option).

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { BubError } from "../kernel/errors.ts";
+import { BubError } from "../../kernel/errors.ts";
 
 /**
  * Which wire protocol a provider speaks.

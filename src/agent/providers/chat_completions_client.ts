@@ -6,14 +6,14 @@
  *
  * @module
  */
-import { BubError, type ErrorKind } from "../kernel/errors.ts";
-import type { ModelEvent, ModelStreamOptions } from "./model_client.ts";
+import { BubError, type ErrorKind } from "../../kernel/errors.ts";
+import type { ModelEvent, ModelStreamOptions } from "../model_client.ts";
 import type { ModelId, ProviderPreset } from "./provider_presets.ts";
 import type { FetchLike } from "./_request_body.ts";
 import type { ChatProtocol } from "./_chat_body.ts";
 import { ChatRead } from "./_chat_read.ts";
 import { providerError } from "./_model_stream.ts";
-import { answerLimit } from "./_answer_limit.ts";
+import { answerLimit } from "../_answer_limit.ts";
 
 /** Where and how one model's requests go. */
 export interface ChatCompletionsTarget {

@@ -9,9 +9,9 @@
  * @module
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { lazyImport } from "../_internal/lazy.ts";
-import { LinkedSignal } from "../_internal/linked_signal.ts";
-import { BubError } from "../kernel/errors.ts";
+import { lazyImport } from "../../_internal/lazy.ts";
+import { LinkedSignal } from "../../_internal/linked_signal.ts";
+import { BubError } from "../../kernel/errors.ts";
 import {
   markOwnClient,
   MODEL_CLIENT_SPECIFICATION_VERSION,
@@ -19,9 +19,9 @@ import {
   type ModelEvent,
   type ModelRequest,
   type ModelStreamOptions,
-} from "./model_client.ts";
+} from "../model_client.ts";
 import { buildCall, streamLanguageModel } from "./_model_stream.ts";
-import { withEventLimit } from "./_answer_limit.ts";
+import { withEventLimit } from "../_answer_limit.ts";
 import { type FetchLike, withActivity } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
 import {

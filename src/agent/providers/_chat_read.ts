@@ -9,12 +9,12 @@
  *
  * @module
  */
-import { BubError } from "../kernel/errors.ts";
-import type { ModelEvent } from "./model_client.ts";
+import { BubError } from "../../kernel/errors.ts";
+import type { ModelEvent } from "../model_client.ts";
 import type { ModelId } from "./provider_presets.ts";
 import type { ChatProtocol } from "./_chat_body.ts";
 import { ChatStream } from "./_chat_stream.ts";
-import type { AnswerLimit } from "./_answer_limit.ts";
+import type { AnswerLimit } from "../_answer_limit.ts";
 
 /** The read state of one response. */
 export class ChatRead {

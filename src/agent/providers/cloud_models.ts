@@ -11,9 +11,9 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { readFile } from "node:fs/promises";
 import process from "node:process";
-import { expandHome } from "../_internal/home.ts";
-import { lazyImport } from "../_internal/lazy.ts";
-import { BubError } from "../kernel/errors.ts";
+import { expandHome } from "../../_internal/home.ts";
+import { lazyImport } from "../../_internal/lazy.ts";
+import { BubError } from "../../kernel/errors.ts";
 import type { FetchLike } from "./_request_body.ts";
 import type { ModelId, ProviderPreset, ProviderSdk } from "./provider_presets.ts";
 
