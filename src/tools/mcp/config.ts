@@ -1,6 +1,7 @@
 /**
  * The `mcp_servers:` section of config.yml: one entry per MCP server, a stdio server
- * (`{ command, args, env, cwd }`) or a Streamable HTTP server (`{ url, headers }`), checked into
+ * (`{ command, args, env, cwd }`, and where it runs: `sandbox`, `network`, `paths`) or a Streamable
+ * HTTP server (`{ url, headers }`), checked into
  * typed {@link McpServerConfig}s. `${VAR}` (and `${VAR:-fallback}`) in `env` and `headers` values
  * are expanded from the environment when a server starts ({@link expandServerConfig}).
  *
@@ -8,6 +9,7 @@
  */
 import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
+import { parseAllowlist } from "../../environment/egress_proxy.ts";
 
 /**
  * The config.yml key of the section.
@@ -64,8 +66,20 @@ export interface McpStdioServerConfig extends McpServerLimits {
   readonly args: readonly string[];
   /** Variables added to its environment (values may hold `${VAR}`). */
   readonly env: Readonly<Record<string, string>>;
-  /** Its working directory; null: the host's. */
+  /** Its working directory; null: the host's (the workspace when sandboxed). */
   readonly cwd: string | null;
+  /**
+   * `sandbox`: true runs it in the sandbox, false on the host; absent follows the `sandbox`
+   * setting (see `McpManagerOptions.driverFor`).
+   */
+  readonly sandbox?: boolean;
+  /**
+   * `network` of a sandboxed server: `off`, `on`, or the hosts it may reach; absent: the
+   * `sandbox_network` setting.
+   */
+  readonly network?: "off" | "on" | readonly string[];
+  /** `paths`: host paths a sandboxed server also sees, read-only (`<path>:rw` read-write). */
+  readonly paths?: readonly string[];
 }
 
 /**
@@ -107,7 +121,16 @@ export interface McpHttpServerConfig extends McpServerLimits {
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
 const LIMIT_KEYS = ["timeout_seconds", "startup_timeout_seconds"];
-const STDIO_KEYS = new Set(["command", "args", "env", "cwd", ...LIMIT_KEYS]);
+const STDIO_KEYS = new Set([
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "sandbox",
+  "network",
+  "paths",
+  ...LIMIT_KEYS,
+]);
 const HTTP_KEYS = new Set(["url", "headers", ...LIMIT_KEYS]);
 const NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -200,8 +223,48 @@ function parseServer(name: string, value: unknown): McpServerConfig {
     args: args.map(String),
     env: stringMap(`${name}.env`, value.env),
     cwd,
+    ...placement(name, value),
     ...limits(name, value),
   };
+}
+
+/** The `sandbox`, `network` and `paths` keys of a stdio server (absent ones stay absent). */
+function placement(
+  name: string,
+  value: Record<string, unknown>,
+): Pick<McpStdioServerConfig, "sandbox" | "network" | "paths"> {
+  const out: { sandbox?: boolean; network?: "off" | "on" | string[]; paths?: string[] } = {};
+  if (value.sandbox !== undefined) {
+    if (typeof value.sandbox !== "boolean") {
+      fail(`${name}.sandbox`, "must be true or false", value.sandbox);
+    }
+    out.sandbox = value.sandbox;
+  }
+  const network = value.network;
+  if (network === "off" || network === "on") out.network = network;
+  else if (network !== undefined) {
+    const hosts = typeof network === "string" ? network.split(",").map((h) => h.trim()) : network;
+    if (
+      !Array.isArray(hosts) || hosts.length === 0 ||
+      hosts.some((host) => typeof host !== "string" || host === "")
+    ) {
+      fail(`${name}.network`, "must be off, on, or a list of hosts", network);
+    }
+    try {
+      parseAllowlist(hosts as string[]);
+    } catch (error) {
+      fail(`${name}.network`, `has a bad host (${(error as Error).message})`, network);
+    }
+    out.network = hosts as string[];
+  }
+  if (value.paths !== undefined) {
+    const paths = value.paths;
+    if (!Array.isArray(paths) || paths.some((path) => typeof path !== "string" || path === "")) {
+      fail(`${name}.paths`, "must be a list of paths", paths);
+    }
+    out.paths = paths as string[];
+  }
+  return out;
 }
 
 /**
