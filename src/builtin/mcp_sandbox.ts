@@ -178,7 +178,7 @@ export function mcpServerPlacement(
     }
     const workspace = options.workspace();
     const profile = mcpServerProfile(server, settings, workspace, options.hiddenPaths());
-    const driver = createSandboxDriver(processDriver(), profile);
+    const driver = createSandboxDriver(processDriver(), profile, { spare: false });
     return {
       driver,
       description: `sandboxed, network ${describeNetwork(profile.network)}`,

@@ -8,7 +8,8 @@
  * the group (TERM or KILL) ends `bwrap`, and with it every process inside, background jobs
  * included; when the command itself exits, its init exits and the kernel kills what is left.
  * `bwrap` gets only the tool environment (`tool_env.ts`), so `/proc/1/environ` inside holds
- * nothing of Bub's.
+ * nothing of Bub's. Once a session has run a command, the next one's sandbox is started ahead of
+ * it and waits (`_sandbox_spare.ts`), so a command pays little of the sandbox's set-up.
  *
  * @module
  */
@@ -28,6 +29,7 @@ import { type EgressProxy, startEgressProxy } from "./egress_proxy.ts";
 import { findExecutable } from "./_find_executable.ts";
 import { noProxyFor } from "./_no_proxy.ts";
 import { bwrapArgs, prlimitArgs, type SandboxProfile } from "./sandbox_profile.ts";
+import { SPARE_TRAMPOLINE, spareRequest, SpareSlot } from "./_sandbox_spare.ts";
 import {
   createPidsCgroup,
   joinPidsCgroupArgv,
@@ -41,6 +43,11 @@ export interface SandboxDriverOptions {
   bwrap?: string;
   /** The `prlimit` executable (default `prlimit` on `PATH`). */
   prlimit?: string;
+  /**
+   * Start the next command's sandbox ahead of it once a command ran (default true); off for a
+   * driver that starts one long-lived process (an MCP server, the probe).
+   */
+  spare?: boolean;
 }
 
 /** A {@link ProcessDriver} whose children run sandboxed; `profile` says what they reach. */
@@ -83,46 +90,80 @@ export function createSandboxDriver(
    * cgroup per command cost ~10 ms a command (mkdir, rmdir after the namespace is torn down).
    */
   let cgroup: string | null | undefined;
+  const spares = options.spare === false ? null : new SpareSlot(inner);
+  /** The variables added to a command's environment (`requested`: the request's own). */
+  const commandEnv = (requested: Record<string, string> | null): Record<string, string> => {
+    // The host's TMPDIR is not inside; the private /tmp is.
+    const env: Record<string, string> = { ...(requested ?? {}), TMPDIR: "/tmp" };
+    if (allow === null) return env;
+    Object.assign(env, PROXY_ENV);
+    // A host's NO_PROXY entry for an allowlisted host would bypass the only way out (the
+    // inner driver adds `env` to the host's variables: an empty value stands for none).
+    for (const name of ["NO_PROXY", "no_proxy"]) {
+      env[name] = noProxyFor(env[name] ?? process.env[name], allow) ?? "";
+    }
+    return env;
+  };
+  /**
+   * Starts a sandbox running `command`, or (null) a spare that reads its command from stdin (the
+   * spare gets only the request's passthrough names: its variables come with the command).
+   */
+  const start = async (
+    request: DriverSpawnRequest,
+    command: string[] | null,
+  ): Promise<DriverChild> => {
+    base ??= bwrapArgs(profile);
+    const limits = prlimitArgs(profile.limits);
+    const processes = profile.limits.processes;
+    cgroup ??= processes !== null && rootPidsCgroupUsable() ? createPidsCgroup(processes) : null;
+    let bindProxy: string[] = [];
+    let relay = "";
+    const env = commandEnv(command === null ? null : request.env);
+    if (allow !== null) {
+      egress ??= startEgress(allow);
+      const proxy = await egress;
+      bindProxy = ["--bind", proxy.socketPath, EGRESS_SOCKET];
+      relay = EGRESS_RELAY;
+    }
+    const inside = command === null
+      ? ["bash", "-c", `${relay}${SPARE_TRAMPOLINE}`, "bub-spare"]
+      : relay === ""
+      ? command
+      : ["bash", "-c", `${relay}exec "$@"`, "bub-egress", ...command];
+    const argv = [
+      ...(cgroup === null ? [] : joinPidsCgroupArgv(cgroup)),
+      ...(limits.length > 0 ? [prlimit, ...limits, "--"] : []),
+      bwrap,
+      ...base,
+      ...bindProxy,
+      "--chdir",
+      command === null ? profile.workspace : request.cwd ?? profile.workspace,
+      "--",
+      ...inside,
+    ];
+    const [file, ...args] = argv as [string, ...string[]];
+    return await inner.spawn({ ...request, file, args, cwd: profile.workspace, env });
+  };
   return {
     name: `${inner.name}+bwrap`,
     profile,
     async spawn(request: DriverSpawnRequest): Promise<DriverChild> {
-      base ??= bwrapArgs(profile);
       const cwd = request.cwd ?? profile.workspace;
-      const limits = prlimitArgs(profile.limits);
-      const processes = profile.limits.processes;
-      cgroup ??= processes !== null && rootPidsCgroupUsable() ? createPidsCgroup(processes) : null;
-      let command = [request.file, ...request.args];
-      let bindProxy: string[] = [];
-      // The host's TMPDIR is not inside; the private /tmp is.
-      const env: Record<string, string> = { ...(request.env ?? {}), TMPDIR: "/tmp" };
-      if (allow !== null) {
-        egress ??= startEgress(allow);
-        const proxy = await egress;
-        bindProxy = ["--bind", proxy.socketPath, EGRESS_SOCKET];
-        command = ["bash", "-c", EGRESS_RELAY, "bub-egress", ...command];
-        Object.assign(env, PROXY_ENV);
-        // A host's NO_PROXY entry for an allowlisted host would bypass the only way out (the
-        // inner driver adds `env` to the host's variables: an empty value stands for none).
-        for (const name of ["NO_PROXY", "no_proxy"]) {
-          env[name] = noProxyFor(env[name] ?? process.env[name], allow) ?? "";
+      const key = JSON.stringify(request.envPassthrough ?? null);
+      if (spares !== null) {
+        const argv = [request.file, ...request.args];
+        const ready = await spares.take(key, spareRequest(cwd, argv, commandEnv(request.env)));
+        if (ready !== null) {
+          spares.fill(key, () => start(request, null));
+          return ready;
         }
       }
-      const argv = [
-        ...(cgroup === null ? [] : joinPidsCgroupArgv(cgroup)),
-        ...(limits.length > 0 ? [prlimit, ...limits, "--"] : []),
-        bwrap,
-        ...base,
-        ...bindProxy,
-        "--chdir",
-        cwd,
-        "--",
-        ...command,
-      ];
-      const [file, ...args] = argv as [string, ...string[]];
-      return await inner.spawn({ ...request, file, args, cwd: profile.workspace, env });
+      const child = await start(request, [request.file, ...request.args]);
+      spares?.fill(key, () => start(request, null));
+      return child;
     },
     async close(): Promise<void> {
+      await spares?.close();
       const dir = cgroup;
       cgroup = undefined;
       // Not awaited: the retries wait on unref'd timers (a leftover is swept at the next start).
@@ -166,7 +207,7 @@ const EGRESS_RELAY = `socat TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,fork,reusea
 for _ in $(seq 500); do grep -qi ':${
     EGRESS_PORT.toString(16).toUpperCase().padStart(4, "0")
   } 00000000:0000 0A' /proc/net/tcp && break; sleep 0.002; done
-exec "$@"`;
+`;
 
 /**
  * Starts the proxy of an allowlist on a socket in a private folder of its own.

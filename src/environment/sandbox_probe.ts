@@ -68,7 +68,7 @@ async function runProbe(inner: ProcessDriver): Promise<SandboxProbe> {
     hidden: [],
     home: null,
     limits: { ...DEFAULT_SANDBOX_LIMITS, processes: null }, // no cgroup for one `true`
-  });
+  }, { spare: false });
   try {
     const child = await driver.spawn({ file: "true", args: [], cwd: null, env: null });
     child.closeStdin();
