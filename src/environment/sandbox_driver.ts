@@ -2,8 +2,8 @@
  * {@link createSandboxDriver}: a {@link ProcessDriver} decorator that starts every process inside
  * a bubblewrap sandbox: `prlimit <limits> -- bwrap <profile> -- <file> <args>`.
  *
- * The started child (the group leader the inner driver signals) is `bwrap` itself (for a root
- * Bub, a shell that joins the session's pids cgroup and executes `prlimit` first). It runs the
+ * The started child (the group leader the inner driver signals) is `bwrap` itself (where the
+ * session has cgroups, a shell that joins them and executes `prlimit` first). It runs the
  * command as the init of a fresh PID namespace with `--die-with-parent`, so a signal that ends
  * the group (TERM or KILL) ends `bwrap`, and with it every process inside, background jobs
  * included; when the command itself exits, its init exits and the kernel kills what is left.
@@ -30,12 +30,7 @@ import { findExecutable } from "./_find_executable.ts";
 import { noProxyFor } from "./_no_proxy.ts";
 import { bwrapArgs, prlimitArgs, type SandboxProfile } from "./sandbox_profile.ts";
 import { SPARE_TRAMPOLINE, spareRequest, SpareSlot } from "./_sandbox_spare.ts";
-import {
-  createPidsCgroup,
-  joinPidsCgroupArgv,
-  removePidsCgroup,
-  rootPidsCgroupUsable,
-} from "./_sandbox_pids.ts";
+import { createSessionCgroups, joinCgroupsArgv, removeCgroup } from "./_sandbox_cgroups.ts";
 
 /** Options of {@link createSandboxDriver}. */
 export interface SandboxDriverOptions {
@@ -54,7 +49,7 @@ export interface SandboxDriverOptions {
 export interface SandboxDriver extends ProcessDriver {
   /** The profile every child runs under. */
   readonly profile: SandboxProfile;
-  /** Releases what the driver holds (a root Bub's pids cgroup, once its processes are gone). */
+  /** Releases what the driver holds (its cgroups once their processes are gone, its proxy). */
   close(): Promise<void>;
 }
 
@@ -86,10 +81,11 @@ export function createSandboxDriver(
   /** The session's egress proxy (a host allowlist), started with its first command. */
   let egress: Promise<EgressProxy> | null = null;
   /**
-   * A root Bub's pids cgroup, shared by the driver's children: one per session, because a
-   * cgroup per command cost ~10 ms a command (mkdir, rmdir after the namespace is torn down).
+   * The session's cgroups (`_sandbox_cgroups.ts`: its memory and, for a root Bub, its processes),
+   * shared by the driver's children: one per session, because a cgroup per command cost ~10 ms a
+   * command (mkdir, rmdir after the namespace is torn down).
    */
-  let cgroup: string | null | undefined;
+  let cgroups: { dirs: string[]; memory: boolean } | null = null;
   const spares = options.spare === false ? null : new SpareSlot(inner);
   /** The variables added to a command's environment (`requested`: the request's own). */
   const commandEnv = (requested: Record<string, string> | null): Record<string, string> => {
@@ -113,9 +109,11 @@ export function createSandboxDriver(
     command: string[] | null,
   ): Promise<DriverChild> => {
     base ??= bwrapArgs(profile);
-    const limits = prlimitArgs(profile.limits);
-    const processes = profile.limits.processes;
-    cgroup ??= processes !== null && rootPidsCgroupUsable() ? createPidsCgroup(processes) : null;
+    cgroups ??= createSessionCgroups(profile.limits);
+    // Where a memory cgroup bounds the session, address space stays unbounded.
+    const limits = prlimitArgs(
+      cgroups.memory ? { ...profile.limits, memoryBytes: null } : profile.limits,
+    );
     let bindProxy: string[] = [];
     let relay = "";
     const env = commandEnv(command === null ? null : request.env);
@@ -131,7 +129,7 @@ export function createSandboxDriver(
       ? command
       : ["bash", "-c", `${relay}exec "$@"`, "bub-egress", ...command];
     const argv = [
-      ...(cgroup === null ? [] : joinPidsCgroupArgv(cgroup)),
+      ...(cgroups.dirs.length === 0 ? [] : joinCgroupsArgv(cgroups.dirs)),
       ...(limits.length > 0 ? [prlimit, ...limits, "--"] : []),
       bwrap,
       ...base,
@@ -164,10 +162,10 @@ export function createSandboxDriver(
     },
     async close(): Promise<void> {
       await spares?.close();
-      const dir = cgroup;
-      cgroup = undefined;
+      const dirs = cgroups?.dirs ?? [];
+      cgroups = null;
       // Not awaited: the retries wait on unref'd timers (a leftover is swept at the next start).
-      if (dir) void removePidsCgroup(dir);
+      for (const dir of dirs) void removeCgroup(dir);
       const proxy = egress;
       egress = null;
       if (proxy) await stopEgress(proxy);

@@ -23,9 +23,12 @@ export type SandboxNetwork = "off" | "on" | { readonly allow: readonly string[] 
 export interface SandboxLimits {
   /** CPU seconds of each process (RLIMIT_CPU). */
   cpuSeconds: number | null;
-  /** Address space of each process in bytes (RLIMIT_AS). */
+  /**
+   * Memory in bytes: of all a session's processes together where Bub may create a memory cgroup
+   * (`_sandbox_cgroups.ts`), else the address space of each process (RLIMIT_AS).
+   */
   memoryBytes: number | null;
-  /** Processes of the sandbox's user (RLIMIT_NPROC; a root Bub: see `_sandbox_pids.ts`). */
+  /** Processes of the sandbox's user (RLIMIT_NPROC; a root Bub: see `_sandbox_cgroups.ts`). */
   processes: number | null;
   /** Largest file a process may write, in bytes (RLIMIT_FSIZE). */
   fileBytes: number | null;
