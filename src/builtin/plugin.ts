@@ -83,6 +83,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     hiddenPaths: () => [framework.home],
     localTerminal: () => localTerminal,
     telegramApiRoot: () => loadTelegramSettings(runtime.sources).api_root,
+    telegramProxy: () => loadTelegramSettings(runtime.sources).proxy,
   });
   runtime.mcpDriverFor = mcpServerPlacement({
     sandbox: () => loadSandboxSettings(runtime.sources),

@@ -12,7 +12,8 @@ import {
   SANDBOX_INSTALL_HINT,
   sandboxMemoryBound,
 } from "../environment/sandbox_probe.ts";
-import type { SandboxNetwork } from "../environment/sandbox_profile.ts";
+import type { SandboxNetwork, SandboxProfile } from "../environment/sandbox_profile.ts";
+import { redactedProxy } from "../environment/egress_proxy.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { CliExit, type CliOutput } from "./cli_io.ts";
 import {
@@ -56,10 +57,24 @@ function coverage(mode: string, session: string): { sandboxed: boolean; why: str
 function networkText(network: SandboxNetwork): string {
   if (network === "off") return "off (no host, not even 127.0.0.1)";
   if (network === "on") return "on (the host's network)";
-  return `only ${network.allow.join(", ")} (through the egress proxy)`;
+  const via = (network.upstreams ?? []).map((route) =>
+    `, ${route.hosts.join(", ")} through ${redactedProxy(route.proxy)} (telegram.proxy)`
+  ).join("");
+  return `only ${network.allow.join(", ")} (through the egress proxy${via})`;
 }
 
 const mib = (bytes: number | null) => bytes === null ? "unlimited" : `${bytes / 1024 ** 2} MiB`;
+
+/** `profile` with the password of an upstream proxy hidden. */
+function redacted(profile: SandboxProfile): SandboxProfile {
+  const network = profile.network;
+  if (typeof network === "string" || !network.upstreams) return profile;
+  const upstreams = network.upstreams.map((route) => ({
+    ...route,
+    proxy: redactedProxy(route.proxy),
+  }));
+  return { ...profile, network: { ...network, upstreams } };
+}
 
 /** What `sandbox_memory_mb` bounds here, and by which mechanism. */
 function memoryText(bytes: number | null): string {
@@ -118,9 +133,10 @@ export async function sandboxStatusCommand(
   const session = options.session ?? "telegram:<chat>";
   let settings: ReturnType<typeof loadSandboxSettings>;
   let apiRoot: string | null;
+  let telegramProxy: string | null;
   try {
     settings = loadSandboxSettings(runtime.sources);
-    apiRoot = loadTelegramSettings(runtime.sources).api_root;
+    ({ api_root: apiRoot, proxy: telegramProxy } = loadTelegramSettings(runtime.sources));
   } catch (error) {
     throw new CliExit(1, error instanceof Error ? error.message : String(error));
   }
@@ -128,7 +144,8 @@ export async function sandboxStatusCommand(
   const relay = !egressRelayMissing();
   const covered = coverage(settings.sandbox, session);
   const hosts = isTelegramSession(session) ? [botApiHost(apiRoot)] : [];
-  const profile = sandboxProfile(settings, framework.workspace, [framework.home], hosts);
+  const proxy = hosts.length > 0 ? telegramProxy : null;
+  const profile = sandboxProfile(settings, framework.workspace, [framework.home], hosts, proxy);
   const runs = covered.sandboxed && probe.ok;
   const data = {
     mode: settings.sandbox,
@@ -139,7 +156,7 @@ export async function sandboxStatusCommand(
     why: covered.sandboxed && !probe.ok
       ? `${covered.why}, but the sandbox cannot run here: ${probe.reason}`
       : covered.why,
-    profile: runs ? { ...profile, workspace: realpathOrSelf(profile.workspace) } : null,
+    profile: runs ? { ...redacted(profile), workspace: realpathOrSelf(profile.workspace) } : null,
     memory_bound: sandboxMemoryBound(),
     mcp_servers: mcpPlacements(
       framework.config,

@@ -78,6 +78,7 @@ export function createSandboxDriver(
   const prlimit = options.prlimit ?? "prlimit";
   let base: string[] | null = null;
   const allow = typeof profile.network === "object" ? profile.network.allow : null;
+  const upstreams = typeof profile.network === "object" ? profile.network.upstreams ?? [] : [];
   /** The session's egress proxy (a host allowlist), started with its first command. */
   let egress: Promise<EgressProxy> | null = null;
   /**
@@ -118,7 +119,7 @@ export function createSandboxDriver(
     let relay = "";
     const env = commandEnv(command === null ? null : request.env);
     if (allow !== null) {
-      egress ??= startEgress(allow);
+      egress ??= startEgress(allow, upstreams);
       const proxy = await egress;
       bindProxy = ["--bind", proxy.socketPath, EGRESS_SOCKET];
       relay = EGRESS_RELAY;
@@ -212,7 +213,10 @@ for _ in $(seq 500); do grep -qi ':${
  *
  * @throws BubError (config) when `socat` is missing (the relay inside the sandbox needs it)
  */
-async function startEgress(allow: readonly string[]): Promise<EgressProxy> {
+async function startEgress(
+  allow: readonly string[],
+  upstreams: NonNullable<Exclude<SandboxProfile["network"], string>["upstreams"]>,
+): Promise<EgressProxy> {
   if (findExecutable("socat", { path: process.env.PATH ?? null }) === null) {
     throw new BubError(
       "config",
@@ -223,7 +227,7 @@ async function startEgress(allow: readonly string[]): Promise<EgressProxy> {
   }
   const dir = mkdtempSync(join(tmpdir(), "bub-egress-"));
   try {
-    return await startEgressProxy({ allow, socketPath: join(dir, "proxy.sock") });
+    return await startEgressProxy({ allow, upstreams, socketPath: join(dir, "proxy.sock") });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;

@@ -15,9 +15,13 @@ import { isAbsolute, join, resolve } from "node:path";
 
 /**
  * `off`: no network namespace is shared (only a private loopback); `on`: the host's network;
- * `{ allow }`: only those hosts (see `egress_proxy.ts`), through a proxy on a Unix socket.
+ * `{ allow }`: only those hosts (see `egress_proxy.ts`), through a proxy on a Unix socket, which
+ * reaches the hosts of an `upstreams` route through that route's proxy.
  */
-export type SandboxNetwork = "off" | "on" | { readonly allow: readonly string[] };
+export type SandboxNetwork = "off" | "on" | {
+  readonly allow: readonly string[];
+  readonly upstreams?: readonly { readonly hosts: readonly string[]; readonly proxy: string }[];
+};
 
 /** Resource limits of each sandboxed command (`prlimit`); null leaves one unlimited. */
 export interface SandboxLimits {
