@@ -9,7 +9,7 @@
  */
 import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
-import { parseAllowlist } from "../../environment/egress_proxy.ts";
+import { placement } from "./_stdio_placement.ts";
 
 /**
  * The config.yml key of the section.
@@ -134,7 +134,8 @@ const STDIO_KEYS = new Set([
 const HTTP_KEYS = new Set(["url", "headers", ...LIMIT_KEYS]);
 const NAME = /^[A-Za-z0-9_-]+$/;
 
-function fail(key: string, problem: string, value: unknown): never {
+/** Throws the config error of `mcp_servers.<key>`. */
+export function fail(key: string, problem: string, value: unknown): never {
   throw new BubError(
     "config",
     `Invalid config: ${MCP_SERVERS_KEY}.${key} ${problem}, got ${
@@ -226,45 +227,6 @@ function parseServer(name: string, value: unknown): McpServerConfig {
     ...placement(name, value),
     ...limits(name, value),
   };
-}
-
-/** The `sandbox`, `network` and `paths` keys of a stdio server (absent ones stay absent). */
-function placement(
-  name: string,
-  value: Record<string, unknown>,
-): Pick<McpStdioServerConfig, "sandbox" | "network" | "paths"> {
-  const out: { sandbox?: boolean; network?: "off" | "on" | string[]; paths?: string[] } = {};
-  if (value.sandbox !== undefined) {
-    if (typeof value.sandbox !== "boolean") {
-      fail(`${name}.sandbox`, "must be true or false", value.sandbox);
-    }
-    out.sandbox = value.sandbox;
-  }
-  const network = value.network;
-  if (network === "off" || network === "on") out.network = network;
-  else if (network !== undefined) {
-    const hosts = typeof network === "string" ? network.split(",").map((h) => h.trim()) : network;
-    if (
-      !Array.isArray(hosts) || hosts.length === 0 ||
-      hosts.some((host) => typeof host !== "string" || host === "")
-    ) {
-      fail(`${name}.network`, "must be off, on, or a list of hosts", network);
-    }
-    try {
-      parseAllowlist(hosts as string[]);
-    } catch (error) {
-      fail(`${name}.network`, `has a bad host (${(error as Error).message})`, network);
-    }
-    out.network = hosts as string[];
-  }
-  if (value.paths !== undefined) {
-    const paths = value.paths;
-    if (!Array.isArray(paths) || paths.some((path) => typeof path !== "string" || path === "")) {
-      fail(`${name}.paths`, "must be a list of paths", paths);
-    }
-    out.paths = paths as string[];
-  }
-  return out;
 }
 
 /**
