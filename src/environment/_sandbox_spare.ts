@@ -118,8 +118,16 @@ export class SpareSlot {
   async #end(spare: Spare): Promise<void> {
     const child = await spare.child.catch(() => null);
     if (!child) return;
-    this.#driver.signalGroup(child.pid, "SIGKILL");
+    // The clean end first: at end-of-file the waiting bash exits, and with it the whole sandbox
+    // (its relay too); a group kill reaches only the processes outside bwrap's new session.
     child.closeStdin();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = await Promise.race([
+      child.exited.then(() => true),
+      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 1000)),
+    ]);
+    clearTimeout(timer);
+    if (!ended) this.#driver.signalGroup(child.pid, "SIGKILL");
     await Promise.all([
       child.stdout.cancel().catch(() => {}),
       child.stderr.cancel().catch(() => {}),

@@ -6,7 +6,8 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { findExecutable } from "../../../src/environment/_find_executable.ts";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { type Layout, layout, sandboxOf, SKIP } from "./_helpers.ts";
@@ -38,6 +39,18 @@ function groupMembers(pgid: number): number[] {
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (Number(fields[2]) === pgid && fields[0] !== "Z") out.push(Number(name));
     } catch { /* exited meanwhile */ }
+  }
+  return out;
+}
+
+/** Host processes whose working directory is `dir` (what a sandbox of that workspace runs). */
+function processesIn(dir: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/cwd`) === dir) out.push(Number(name));
+    } catch { /* exited meanwhile, or not ours to read */ }
   }
   return out;
 }
@@ -100,5 +113,22 @@ describe("the spare sandbox of a session", { skip: SKIP }, () => {
       await env.close();
     }
     await eventually(() => groupMembers(spare).length === 0, "the spare to end");
+  });
+
+  test("closing a session ends its waiting spare and the egress relay inside it", {
+    skip: findExecutable("socat", { path: process.env.PATH ?? null }) === null ? "no socat" : false,
+  }, async () => {
+    const workspace = join(dirs.workspace, "sub");
+    const env = sandboxOf(dirs, { workspace, network: { allow: ["example.com"] } });
+    try {
+      const first = await env.spawn("true");
+      first.closeStdin();
+      await first.wait();
+      // The spare's relay (socat) runs in the workspace once the spare is up.
+      await eventually(() => processesIn(workspace).length > 0, "the spare's processes");
+    } finally {
+      await env.close();
+    }
+    await eventually(() => processesIn(workspace).length === 0, "no process of the sandbox");
   });
 });
