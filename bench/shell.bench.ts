@@ -7,10 +7,15 @@
  * `bash -c 'echo …'` read to the end (`Deno.Command` on Deno, `child_process.spawn` elsewhere),
  * one after another and 300 at once, in alternating blocks so machine load hits both alike; and
  * the same turns with `BUB_TAPE_STORE=memory`, which leaves out the file tape's commit (a new
- * tape file, its lock and an fdatasync per turn).
+ * tape file, its lock and an fdatasync per turn). Last, where bubblewrap runs, the sandbox
+ * (`_sandbox_shell.ts`): `true` on the host against a sandboxed session with network off and with
+ * a host allowlist, with and without the spare sandbox, and 300 sandboxed commands at once
+ * against 300 raw spawns.
  *
- * Run: `scripts/tool deno run -A bench/shell.bench.ts` (also `scripts/tool node …`, `scripts/tool bun …`).
- * Targets: latency ≤ 1.3× raw, throughput ≥ 0.8× raw, a comma command's turn ≤ 2× raw.
+ * Run: `scripts/tool deno run -A bench/shell.bench.ts` (also `scripts/tool node …`, `scripts/tool bun …`);
+ * `--sandbox-only` runs the sandbox rows alone.
+ * Targets: latency ≤ 1.3× raw, throughput ≥ 0.8× raw, a comma command's turn ≤ 2× raw, a
+ * sandboxed command ≤ host + 15 ms.
  *
  * @module
  */
@@ -21,6 +26,12 @@ import { createNodeDriver } from "../src/environment/node_driver.ts";
 import { LocalEnvironment } from "../src/environment/local_environment.ts";
 import type { ProcessDriver } from "../src/environment/process_driver.ts";
 import { concurrentMs, rawEcho, rawEchoDeno, sequentialMs, startCommaBub } from "./_comma_turns.ts";
+import { printSandboxRows } from "./_sandbox_shell.ts";
+
+if (process.argv.includes("--sandbox-only")) {
+  await printSandboxRows();
+  process.exit(0);
+}
 
 const LATENCY_RUNS = 200;
 const WARMUP_RUNS = 20;
@@ -224,3 +235,5 @@ async function commaRows(
     }
   }
 }
+
+await printSandboxRows();

@@ -108,6 +108,12 @@ function markLocalTerminal(framework: KernelFramework): void {
     ?.markLocalTerminal?.();
 }
 
+/** `bub gateway` and `bub web` serve other people: `sandbox: remote` sandboxes their MCP servers. */
+function markServesRemote(framework: KernelFramework): void {
+  (framework.pluginManager.get("builtin") as { markServesRemote?: () => void } | undefined)
+    ?.markServesRemote?.();
+}
+
 /** Adds the builtin commands to `app`. */
 export function registerBuiltinCommands(
   app: Command,
@@ -183,6 +189,7 @@ export function registerBuiltinCommands(
         framework,
         "No channels are enabled. Configure at least one channel with 'bub onboard' or '--enable-channel'.",
       );
+      markServesRemote(framework);
       const { gatewayCommand } = await import("./cli_channels.ts");
       await gatewayCommand(
         framework as BubHost,
@@ -203,6 +210,7 @@ export function registerBuiltinCommands(
     .action(async (options: { host: string; port: string; demo?: boolean }) => {
       const runtime = (framework.pluginManager.get("builtin") as { runtime?: BuiltinRuntime })
         ?.runtime;
+      markServesRemote(framework);
       const demo = await prepareModel(framework, runtime, options.demo);
       try {
         const { webCommand } = await import("./web_command.ts");

@@ -51,6 +51,11 @@ export interface EnvironmentHooksOptions {
    * through.
    */
   telegramApiRoot?: () => string | null;
+  /**
+   * The `telegram.proxy` setting: a sandboxed Telegram session's egress proxy reaches the Bot API
+   * through it, as the channel does.
+   */
+  telegramProxy?: () => string | null;
 }
 
 /** The two hook implementations returned by {@link createEnvironmentHooks}. */
@@ -115,11 +120,18 @@ export function botApiHost(apiRoot: string | null): string {
   return `${url.hostname}:${port}`;
 }
 
-/** `network` with `hosts` reachable too (`on` stays on). */
-function withHosts(network: SandboxNetwork, hosts: readonly string[]): SandboxNetwork {
+/** `network` with `hosts` reachable too, through `proxy` when given (`on` stays on). */
+function withHosts(
+  network: SandboxNetwork,
+  hosts: readonly string[],
+  proxy: string | null = null,
+): SandboxNetwork {
   if (hosts.length === 0 || network === "on") return network;
   const allow = network === "off" ? [] : network.allow;
-  return { allow: [...allow, ...hosts.filter((host) => !allow.includes(host))] };
+  return {
+    allow: [...allow, ...hosts.filter((host) => !allow.includes(host))],
+    ...(proxy ? { upstreams: [{ hosts: [...hosts], proxy }] } : {}),
+  };
 }
 
 /** `sandbox_paths` as read-only and read-write lists (`<path>:rw` is read-write). */
@@ -147,13 +159,15 @@ function skillDirs(home: string): string[] {
 /**
  * The profile of `settings` for `workspace`. The runtime executing Bub (`$RUNTIME` of skill
  * scripts) is bound read-only: it often lives under the hidden home (`~/.deno`, `~/.bun`, nvm)
- * or in a project's own toolchain folder. `hosts` join the network's allowlist.
+ * or in a project's own toolchain folder. `hosts` join the network's allowlist, reached through
+ * `proxy` when given (`telegram.proxy`).
  */
 export function sandboxProfile(
   settings: SandboxSettings,
   workspace: string,
   hidden: readonly string[] = [],
   hosts: readonly string[] = [],
+  proxy: string | null = null,
 ): SandboxProfile {
   const mib = (value: number | null) => value === null ? null : value * 1024 * 1024;
   const paths = parseSandboxPaths(settings.sandbox_paths);
@@ -161,7 +175,7 @@ export function sandboxProfile(
   const home = process.env.HOME || homedir();
   return {
     workspace,
-    network: withHosts(sandboxNetworkOf(settings.sandbox_network), hosts),
+    network: withHosts(sandboxNetworkOf(settings.sandbox_network), hosts, proxy),
     readOnly: [
       ...paths.readOnly,
       ...skillDirs(home).filter((dir) => existsSync(dir)),
@@ -245,10 +259,11 @@ export function createEnvironmentHooks(options: EnvironmentHooksOptions): Enviro
       if (!settings || !wanted(settings, sessionId)) {
         return new LocalEnvironment(workspace, { envPassthrough });
       }
-      const hosts = isTelegramSession(sessionId)
-        ? [botApiHost(options.telegramApiRoot?.() ?? null)]
-        : [];
-      const profile = sandboxProfile(settings, workspace, options.hiddenPaths?.() ?? [], hosts);
+      const telegram = isTelegramSession(sessionId);
+      const hosts = telegram ? [botApiHost(options.telegramApiRoot?.() ?? null)] : [];
+      const proxy = telegram ? options.telegramProxy?.() ?? null : null;
+      const hidden = options.hiddenPaths?.() ?? [];
+      const profile = sandboxProfile(settings, workspace, hidden, hosts, proxy);
       return new SandboxedEnvironment(profile, {
         envPassthrough,
         available: () => usable(settings.sandbox),

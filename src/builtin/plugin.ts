@@ -16,6 +16,7 @@ import { BuiltinRuntime } from "./runtime.ts";
 import { consoleSecrets } from "./console_secrets.ts";
 import { createTurnHooks, exitMessageLifespan } from "./turn_hooks.ts";
 import { createEnvironmentHooks } from "./environment_hooks.ts";
+import { mcpServerPlacement } from "./mcp_sandbox.ts";
 import { createTapeHooks } from "./tape_hooks.ts";
 import { loadConsoleSettings, loadSandboxSettings, loadTelegramSettings } from "./settings.ts";
 import { parseAllowList } from "../_internal/allow_list.ts";
@@ -51,6 +52,11 @@ export interface BuiltinPlugin extends Plugin {
   readonly runtime: BuiltinRuntime;
   /** Marks every session of this process as the local terminal's (`bub chat`, `bub run`). */
   markLocalTerminal(): void;
+  /**
+   * Marks this process as serving people other than its user (`bub gateway`, `bub web`): under
+   * `sandbox: remote` its stdio MCP servers start sandboxed (`mcp_sandbox.ts`).
+   */
+  markServesRemote(): void;
 }
 
 /**
@@ -70,6 +76,7 @@ export interface BuiltinPlugin extends Plugin {
 export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
   const runtime = new BuiltinRuntime(framework, framework.builtinOptions);
   let localTerminal = false;
+  let servesRemote = false;
   const environment = createEnvironmentHooks({
     shells: runtime.shells,
     envPassthrough: () => toolEnvPassthrough(runtime),
@@ -77,6 +84,13 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     hiddenPaths: () => [framework.home],
     localTerminal: () => localTerminal,
     telegramApiRoot: () => loadTelegramSettings(runtime.sources).api_root,
+    telegramProxy: () => loadTelegramSettings(runtime.sources).proxy,
+  });
+  runtime.mcpDriverFor = mcpServerPlacement({
+    sandbox: () => loadSandboxSettings(runtime.sources),
+    workspace: () => framework.workspace,
+    hiddenPaths: () => [framework.home],
+    servesRemote: () => servesRemote && !localTerminal,
   });
   const tape = createTapeHooks({
     home: framework.home,
@@ -91,6 +105,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
     framework,
     runtime,
     markLocalTerminal: () => void (localTerminal = true),
+    markServesRemote: () => void (servesRemote = true),
     ...turn,
     provideEnvironment: environment.provideEnvironment,
     provideLifespan: () => withMcp(environment.provideLifespan(), runtime),

@@ -20,7 +20,7 @@ import { ToolRegistry } from "../tools/registry.ts";
 import type { Tool } from "../tools/tool.ts";
 import { registerBuiltinTools } from "../tools/builtin/mod.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
-import { McpManager } from "../tools/mcp/mcp_manager.ts";
+import { McpManager, type McpManagerOptions } from "../tools/mcp/mcp_manager.ts";
 import { LazyProviderModelClient } from "./lazy_model_client.ts";
 import { cloudSettingsOf } from "./_provider_settings_specs.ts";
 import { misspeltSettings } from "./misspelt_settings.ts";
@@ -82,7 +82,10 @@ export class BuiltinRuntime {
     callTimeoutSeconds: () => loadMcpSettings(this.sources).mcp_timeout_seconds,
     startupTimeoutSeconds: () => loadMcpSettings(this.sources).mcp_startup_timeout_seconds,
     maxResultBytes: () => loadMcpSettings(this.sources).mcp_max_result_bytes,
+    driverFor: (server) => this.mcpDriverFor?.(server) ?? Promise.resolve(null),
   });
+  /** Where a stdio MCP server runs (the builtin plugin sets its sandbox); null: the host. */
+  mcpDriverFor: McpManagerOptions["driverFor"] | null = null;
   #options: BuiltinRuntimeOptions;
   #settings: AgentSettings | null = null;
   #agent: Agent | null = null;

@@ -10,8 +10,10 @@ import {
   egressRelayMissing,
   probeSandbox,
   SANDBOX_INSTALL_HINT,
+  sandboxMemoryBound,
 } from "../environment/sandbox_probe.ts";
-import type { SandboxNetwork } from "../environment/sandbox_profile.ts";
+import type { SandboxNetwork, SandboxProfile } from "../environment/sandbox_profile.ts";
+import { redactedProxy } from "../environment/egress_proxy.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { CliExit, type CliOutput } from "./cli_io.ts";
 import {
@@ -21,6 +23,8 @@ import {
   sandboxProfile,
 } from "./environment_hooks.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
+import { parseMcpServers } from "../tools/mcp/config.ts";
+import { sandboxNetworkOf } from "./_settings_specs.ts";
 import { loadSandboxSettings, loadTelegramSettings } from "./settings.ts";
 
 /** Options of {@link sandboxStatusCommand}. */
@@ -53,10 +57,66 @@ function coverage(mode: string, session: string): { sandboxed: boolean; why: str
 function networkText(network: SandboxNetwork): string {
   if (network === "off") return "off (no host, not even 127.0.0.1)";
   if (network === "on") return "on (the host's network)";
-  return `only ${network.allow.join(", ")} (through the egress proxy)`;
+  const via = (network.upstreams ?? []).map((route) =>
+    `, ${route.hosts.join(", ")} through ${redactedProxy(route.proxy)} (telegram.proxy)`
+  ).join("");
+  return `only ${network.allow.join(", ")} (through the egress proxy${via})`;
 }
 
 const mib = (bytes: number | null) => bytes === null ? "unlimited" : `${bytes / 1024 ** 2} MiB`;
+
+/** `profile` with the password of an upstream proxy hidden. */
+function redacted(profile: SandboxProfile): SandboxProfile {
+  const network = profile.network;
+  if (typeof network === "string" || !network.upstreams) return profile;
+  const upstreams = network.upstreams.map((route) => ({
+    ...route,
+    proxy: redactedProxy(route.proxy),
+  }));
+  return { ...profile, network: { ...network, upstreams } };
+}
+
+/** What `sandbox_memory_mb` bounds here, and by which mechanism. */
+function memoryText(bytes: number | null): string {
+  const bound = sandboxMemoryBound();
+  if (bytes === null) return "memory unlimited (sandbox_memory_mb)";
+  if (bound.kind === "rlimit") {
+    return `address space ${mib(bytes)} per process (sandbox_memory_mb; RLIMIT_AS, not resident ` +
+      `memory: ${bound.why})`;
+  }
+  return `memory ${mib(bytes)} for the session's processes together (sandbox_memory_mb; ` +
+    `${bound.kind} ${bound.file})`;
+}
+
+/** Where each stdio MCP server of `config` runs under `mode` (see `mcp_sandbox.ts`). */
+function mcpPlacements(
+  config: Readonly<Record<string, unknown>>,
+  mode: string,
+  network: SandboxNetwork,
+): { server: string; runs: string }[] {
+  let servers: ReturnType<typeof parseMcpServers>;
+  try {
+    servers = parseMcpServers(config);
+  } catch {
+    return []; // `bub mcp` names the bad key
+  }
+  return servers.flatMap((server) => {
+    if (server.transport !== "stdio") return [];
+    const own = server.network === undefined
+      ? network
+      : typeof server.network === "string"
+      ? server.network
+      : { allow: [...server.network] };
+    const sandboxed = `sandboxed, network ${networkText(own)}`;
+    let runs: string;
+    if (server.sandbox === false) runs = "on the host (sandbox: false)";
+    else if (server.sandbox === true || mode === "all" || mode === "required") runs = sandboxed;
+    else if (mode === "remote") {
+      runs = `${sandboxed} in bub gateway and bub web; on the host in bub chat, run, acp and mcp`;
+    } else runs = "on the host (sandbox: off)";
+    return [{ server: server.name, runs }];
+  });
+}
 
 /**
  * Prints the sandbox status. Exits 1 when the sandbox is `required` and cannot run (as `bub`
@@ -73,9 +133,10 @@ export async function sandboxStatusCommand(
   const session = options.session ?? "telegram:<chat>";
   let settings: ReturnType<typeof loadSandboxSettings>;
   let apiRoot: string | null;
+  let telegramProxy: string | null;
   try {
     settings = loadSandboxSettings(runtime.sources);
-    apiRoot = loadTelegramSettings(runtime.sources).api_root;
+    ({ api_root: apiRoot, proxy: telegramProxy } = loadTelegramSettings(runtime.sources));
   } catch (error) {
     throw new CliExit(1, error instanceof Error ? error.message : String(error));
   }
@@ -83,7 +144,8 @@ export async function sandboxStatusCommand(
   const relay = !egressRelayMissing();
   const covered = coverage(settings.sandbox, session);
   const hosts = isTelegramSession(session) ? [botApiHost(apiRoot)] : [];
-  const profile = sandboxProfile(settings, framework.workspace, [framework.home], hosts);
+  const proxy = hosts.length > 0 ? telegramProxy : null;
+  const profile = sandboxProfile(settings, framework.workspace, [framework.home], hosts, proxy);
   const runs = covered.sandboxed && probe.ok;
   const data = {
     mode: settings.sandbox,
@@ -94,10 +156,19 @@ export async function sandboxStatusCommand(
     why: covered.sandboxed && !probe.ok
       ? `${covered.why}, but the sandbox cannot run here: ${probe.reason}`
       : covered.why,
-    profile: runs ? { ...profile, workspace: realpathOrSelf(profile.workspace) } : null,
+    profile: runs ? { ...redacted(profile), workspace: realpathOrSelf(profile.workspace) } : null,
+    memory_bound: sandboxMemoryBound(),
+    mcp_servers: mcpPlacements(
+      framework.config,
+      settings.sandbox,
+      sandboxNetworkOf(settings.sandbox_network),
+    ),
   };
   if (options.json) output.out(`${JSON.stringify(data, null, 2)}\n`);
-  else output.out(`${describe(data, profile, hosts).join("\n")}\n`);
+  else {
+    const mcp = data.mcp_servers.map(({ server, runs }) => `mcp server ${server}: ${runs}`);
+    output.out(`${[...describe(data, profile, hosts), ...mcp].join("\n")}\n`);
+  }
   if (settings.sandbox === "required" && !probe.ok) {
     throw new CliExit(1, `sandbox is required but ${probe.reason}`);
   }
@@ -151,9 +222,9 @@ function describe(
     `  network (sandbox_network${
       hosts.length > 0 ? " + the Telegram Bot API, telegram.api_root" : ""
     }): ${networkText(profile.network)}`,
-    `  limits: cpu ${limits.cpuSeconds ?? "unlimited"} s (sandbox_cpu_seconds), address space ${
-      mib(limits.memoryBytes)
-    } (sandbox_memory_mb), processes ${limits.processes ?? "unlimited"} (sandbox_processes), file ${
+    `  limits: cpu ${limits.cpuSeconds ?? "unlimited"} s (sandbox_cpu_seconds), ${
+      memoryText(limits.memoryBytes)
+    }, processes ${limits.processes ?? "unlimited"} (sandbox_processes), file ${
       mib(limits.fileBytes)
     } (sandbox_file_mb)`,
   );

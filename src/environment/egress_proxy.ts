@@ -7,18 +7,24 @@
  *
  * Allowlist entries: `example.com` (ports 80 and 443), `example.com:8080` (that port),
  * `example.com:*` (any port), `*.example.com` (its subdomains, not itself), IP literals the same
- * way (`127.0.0.1:5432`). Names compare without case and without a trailing dot.
+ * way (`127.0.0.1:5432`). Names compare without case and without a trailing dot. A host listed in
+ * an upstream route (`upstreams`) is reached through that proxy (a CONNECT tunnel), not directly.
  *
  * @module
  */
 import { rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { BubError } from "../kernel/errors.ts";
+import { type EgressUpstream, tunnelThrough } from "./_egress_upstream.ts";
+
+export { type EgressUpstream, redactedProxy } from "./_egress_upstream.ts";
 
 /** Options of {@link startEgressProxy}. */
 export interface EgressProxyOptions {
   /** The hosts a sandboxed command may reach (see the module doc). */
   allow: readonly string[];
+  /** Allowed hosts reached through another proxy (e.g. `telegram.proxy`); others go direct. */
+  upstreams?: readonly EgressUpstream[];
   /** The Unix socket path to listen on (created; removed on dispose). */
   socketPath: string;
   /** Told about every refused request (for the log). */
@@ -147,6 +153,10 @@ function reply(socket: Socket, status: string, text: string): void {
  */
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const rules = parseAllowlist(options.allow);
+  const routes = (options.upstreams ?? []).map((upstream) => ({
+    rules: parseAllowlist(upstream.hosts),
+    proxy: upstream.proxy,
+  }));
   const maxHead = options.maxHeadBytes ?? 16 * 1024;
   const headTimeout = options.headTimeoutMs ?? 10_000;
   const open = new Set<Socket>();
@@ -193,11 +203,20 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         `Bub sandbox: ${where} is not in sandbox_network's allowlist`,
       );
     }
-    const upstream = track(createConnection({ host: target.host, port: target.port }));
-    upstream.once("error", (error) => {
-      if (!client.destroyed) reply(client, "502 Bad Gateway", `cannot reach ${where}: ${error}`);
-    });
-    upstream.once("connect", () => {
+    const via = routes.find((route) => allowedTarget(route.rules, target.host, target.port));
+    const opened = via
+      ? tunnelThrough(via.proxy, target.host, target.port)
+      : new Promise<Socket>((resolve, reject) => {
+        const socket = track(createConnection({ host: target.host, port: target.port }));
+        socket.once("error", reject);
+        socket.once("connect", () => {
+          socket.off("error", reject);
+          resolve(socket);
+        });
+      });
+    opened.then((socket) => {
+      const upstream = open.has(socket) ? socket : track(socket);
+      if (client.destroyed) return void upstream.destroy();
       if (target.head === null) client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       else upstream.write(target.head);
       if (rest) upstream.write(new Uint8Array([...rest].map((c) => c.charCodeAt(0))));
@@ -206,6 +225,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       client.resume();
       client.once("close", () => upstream.destroy());
       upstream.once("close", () => client.destroy());
+    }, (error) => {
+      if (!client.destroyed) reply(client, "502 Bad Gateway", `cannot reach ${where}: ${error}`);
     });
   };
   try {

@@ -2,13 +2,14 @@
  * {@link createSandboxDriver}: a {@link ProcessDriver} decorator that starts every process inside
  * a bubblewrap sandbox: `prlimit <limits> -- bwrap <profile> -- <file> <args>`.
  *
- * The started child (the group leader the inner driver signals) is `bwrap` itself (for a root
- * Bub, a shell that joins the session's pids cgroup and executes `prlimit` first). It runs the
+ * The started child (the group leader the inner driver signals) is `bwrap` itself (where the
+ * session has cgroups, a shell that joins them and executes `prlimit` first). It runs the
  * command as the init of a fresh PID namespace with `--die-with-parent`, so a signal that ends
  * the group (TERM or KILL) ends `bwrap`, and with it every process inside, background jobs
  * included; when the command itself exits, its init exits and the kernel kills what is left.
  * `bwrap` gets only the tool environment (`tool_env.ts`), so `/proc/1/environ` inside holds
- * nothing of Bub's.
+ * nothing of Bub's. Once a session has run a command, the next one's sandbox is started ahead of
+ * it and waits (`_sandbox_spare.ts`), so a command pays little of the sandbox's set-up.
  *
  * @module
  */
@@ -28,12 +29,8 @@ import { type EgressProxy, startEgressProxy } from "./egress_proxy.ts";
 import { findExecutable } from "./_find_executable.ts";
 import { noProxyFor } from "./_no_proxy.ts";
 import { bwrapArgs, prlimitArgs, type SandboxProfile } from "./sandbox_profile.ts";
-import {
-  createPidsCgroup,
-  joinPidsCgroupArgv,
-  removePidsCgroup,
-  rootPidsCgroupUsable,
-} from "./_sandbox_pids.ts";
+import { SPARE_TRAMPOLINE, spareRequest, SpareSlot } from "./_sandbox_spare.ts";
+import { createSessionCgroups, joinCgroupsArgv, removeCgroup } from "./_sandbox_cgroups.ts";
 
 /** Options of {@link createSandboxDriver}. */
 export interface SandboxDriverOptions {
@@ -41,13 +38,18 @@ export interface SandboxDriverOptions {
   bwrap?: string;
   /** The `prlimit` executable (default `prlimit` on `PATH`). */
   prlimit?: string;
+  /**
+   * Start the next command's sandbox ahead of it once a command ran (default true); off for a
+   * driver that starts one long-lived process (an MCP server, the probe).
+   */
+  spare?: boolean;
 }
 
 /** A {@link ProcessDriver} whose children run sandboxed; `profile` says what they reach. */
 export interface SandboxDriver extends ProcessDriver {
   /** The profile every child runs under. */
   readonly profile: SandboxProfile;
-  /** Releases what the driver holds (a root Bub's pids cgroup, once its processes are gone). */
+  /** Releases what the driver holds (its cgroups once their processes are gone, its proxy). */
   close(): Promise<void>;
 }
 
@@ -76,57 +78,95 @@ export function createSandboxDriver(
   const prlimit = options.prlimit ?? "prlimit";
   let base: string[] | null = null;
   const allow = typeof profile.network === "object" ? profile.network.allow : null;
+  const upstreams = typeof profile.network === "object" ? profile.network.upstreams ?? [] : [];
   /** The session's egress proxy (a host allowlist), started with its first command. */
   let egress: Promise<EgressProxy> | null = null;
   /**
-   * A root Bub's pids cgroup, shared by the driver's children: one per session, because a
-   * cgroup per command cost ~10 ms a command (mkdir, rmdir after the namespace is torn down).
+   * The session's cgroups (`_sandbox_cgroups.ts`: its memory and, for a root Bub, its processes),
+   * shared by the driver's children: one per session, because a cgroup per command cost ~10 ms a
+   * command (mkdir, rmdir after the namespace is torn down).
    */
-  let cgroup: string | null | undefined;
+  let cgroups: { dirs: string[]; memory: boolean } | null = null;
+  const spares = options.spare === false ? null : new SpareSlot(inner);
+  /** The variables added to a command's environment (`requested`: the request's own). */
+  const commandEnv = (requested: Record<string, string> | null): Record<string, string> => {
+    // The host's TMPDIR is not inside; the private /tmp is.
+    const env: Record<string, string> = { ...(requested ?? {}), TMPDIR: "/tmp" };
+    if (allow === null) return env;
+    Object.assign(env, PROXY_ENV);
+    // A host's NO_PROXY entry for an allowlisted host would bypass the only way out (the
+    // inner driver adds `env` to the host's variables: an empty value stands for none).
+    for (const name of ["NO_PROXY", "no_proxy"]) {
+      env[name] = noProxyFor(env[name] ?? process.env[name], allow) ?? "";
+    }
+    return env;
+  };
+  /**
+   * Starts a sandbox running `command`, or (null) a spare that reads its command from stdin (the
+   * spare gets only the request's passthrough names: its variables come with the command).
+   */
+  const start = async (
+    request: DriverSpawnRequest,
+    command: string[] | null,
+  ): Promise<DriverChild> => {
+    base ??= bwrapArgs(profile);
+    cgroups ??= createSessionCgroups(profile.limits);
+    // Where a memory cgroup bounds the session, address space stays unbounded.
+    const limits = prlimitArgs(
+      cgroups.memory ? { ...profile.limits, memoryBytes: null } : profile.limits,
+    );
+    let bindProxy: string[] = [];
+    let relay = "";
+    const env = commandEnv(command === null ? null : request.env);
+    if (allow !== null) {
+      egress ??= startEgress(allow, upstreams);
+      const proxy = await egress;
+      bindProxy = ["--bind", proxy.socketPath, EGRESS_SOCKET];
+      relay = EGRESS_RELAY;
+    }
+    const inside = command === null
+      ? ["bash", "-c", `${relay}${SPARE_TRAMPOLINE}`, "bub-spare"]
+      : relay === ""
+      ? command
+      : ["bash", "-c", `${relay}exec "$@"`, "bub-egress", ...command];
+    const argv = [
+      ...(cgroups.dirs.length === 0 ? [] : joinCgroupsArgv(cgroups.dirs)),
+      ...(limits.length > 0 ? [prlimit, ...limits, "--"] : []),
+      bwrap,
+      ...base,
+      ...bindProxy,
+      "--chdir",
+      command === null ? profile.workspace : request.cwd ?? profile.workspace,
+      "--",
+      ...inside,
+    ];
+    const [file, ...args] = argv as [string, ...string[]];
+    return await inner.spawn({ ...request, file, args, cwd: profile.workspace, env });
+  };
   return {
     name: `${inner.name}+bwrap`,
     profile,
     async spawn(request: DriverSpawnRequest): Promise<DriverChild> {
-      base ??= bwrapArgs(profile);
       const cwd = request.cwd ?? profile.workspace;
-      const limits = prlimitArgs(profile.limits);
-      const processes = profile.limits.processes;
-      cgroup ??= processes !== null && rootPidsCgroupUsable() ? createPidsCgroup(processes) : null;
-      let command = [request.file, ...request.args];
-      let bindProxy: string[] = [];
-      // The host's TMPDIR is not inside; the private /tmp is.
-      const env: Record<string, string> = { ...(request.env ?? {}), TMPDIR: "/tmp" };
-      if (allow !== null) {
-        egress ??= startEgress(allow);
-        const proxy = await egress;
-        bindProxy = ["--bind", proxy.socketPath, EGRESS_SOCKET];
-        command = ["bash", "-c", EGRESS_RELAY, "bub-egress", ...command];
-        Object.assign(env, PROXY_ENV);
-        // A host's NO_PROXY entry for an allowlisted host would bypass the only way out (the
-        // inner driver adds `env` to the host's variables: an empty value stands for none).
-        for (const name of ["NO_PROXY", "no_proxy"]) {
-          env[name] = noProxyFor(env[name] ?? process.env[name], allow) ?? "";
+      const key = JSON.stringify(request.envPassthrough ?? null);
+      if (spares !== null) {
+        const argv = [request.file, ...request.args];
+        const ready = await spares.take(key, spareRequest(cwd, argv, commandEnv(request.env)));
+        if (ready !== null) {
+          spares.fill(key, () => start(request, null));
+          return ready;
         }
       }
-      const argv = [
-        ...(cgroup === null ? [] : joinPidsCgroupArgv(cgroup)),
-        ...(limits.length > 0 ? [prlimit, ...limits, "--"] : []),
-        bwrap,
-        ...base,
-        ...bindProxy,
-        "--chdir",
-        cwd,
-        "--",
-        ...command,
-      ];
-      const [file, ...args] = argv as [string, ...string[]];
-      return await inner.spawn({ ...request, file, args, cwd: profile.workspace, env });
+      const child = await start(request, [request.file, ...request.args]);
+      spares?.fill(key, () => start(request, null));
+      return child;
     },
     async close(): Promise<void> {
-      const dir = cgroup;
-      cgroup = undefined;
+      await spares?.close();
+      const dirs = cgroups?.dirs ?? [];
+      cgroups = null;
       // Not awaited: the retries wait on unref'd timers (a leftover is swept at the next start).
-      if (dir) void removePidsCgroup(dir);
+      for (const dir of dirs) void removeCgroup(dir);
       const proxy = egress;
       egress = null;
       if (proxy) await stopEgress(proxy);
@@ -166,14 +206,17 @@ const EGRESS_RELAY = `socat TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,fork,reusea
 for _ in $(seq 500); do grep -qi ':${
     EGRESS_PORT.toString(16).toUpperCase().padStart(4, "0")
   } 00000000:0000 0A' /proc/net/tcp && break; sleep 0.002; done
-exec "$@"`;
+`;
 
 /**
  * Starts the proxy of an allowlist on a socket in a private folder of its own.
  *
  * @throws BubError (config) when `socat` is missing (the relay inside the sandbox needs it)
  */
-async function startEgress(allow: readonly string[]): Promise<EgressProxy> {
+async function startEgress(
+  allow: readonly string[],
+  upstreams: NonNullable<Exclude<SandboxProfile["network"], string>["upstreams"]>,
+): Promise<EgressProxy> {
   if (findExecutable("socat", { path: process.env.PATH ?? null }) === null) {
     throw new BubError(
       "config",
@@ -184,7 +227,7 @@ async function startEgress(allow: readonly string[]): Promise<EgressProxy> {
   }
   const dir = mkdtempSync(join(tmpdir(), "bub-egress-"));
   try {
-    return await startEgressProxy({ allow, socketPath: join(dir, "proxy.sock") });
+    return await startEgressProxy({ allow, upstreams, socketPath: join(dir, "proxy.sock") });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;

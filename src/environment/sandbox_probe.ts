@@ -12,6 +12,25 @@ import { findExecutable } from "./_find_executable.ts";
 import type { ProcessDriver } from "./process_driver.ts";
 import { createSandboxDriver } from "./sandbox_driver.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "./sandbox_profile.ts";
+import { memoryBound } from "./_sandbox_cgroups.ts";
+
+/**
+ * Which bound `sandbox_memory_mb` sets on this host: a cgroup's memory limit for all of a
+ * session's processes together (`memory.max` on cgroup v2, `memory.limit_in_bytes` on v1) where
+ * Bub may create cgroups, else RLIMIT_AS, the address space of each process (with why).
+ *
+ * @example
+ * ```ts ignore
+ * import { sandboxMemoryBound } from "./sandbox_probe.ts";
+ * const bound = sandboxMemoryBound();
+ * console.log(bound.kind === "rlimit" ? `address space only: ${bound.why}` : bound.file);
+ * ```
+ */
+export function sandboxMemoryBound():
+  | { kind: "cgroup v2" | "cgroup v1"; file: string }
+  | { kind: "rlimit"; why: string } {
+  return memoryBound();
+}
 
 /** The outcome of {@link probeSandbox}. */
 export type SandboxProbe = { ok: true } | { ok: false; reason: string };
@@ -68,7 +87,7 @@ async function runProbe(inner: ProcessDriver): Promise<SandboxProbe> {
     hidden: [],
     home: null,
     limits: { ...DEFAULT_SANDBOX_LIMITS, processes: null }, // no cgroup for one `true`
-  });
+  }, { spare: false });
   try {
     const child = await driver.spawn({ file: "true", args: [], cwd: null, env: null });
     child.closeStdin();

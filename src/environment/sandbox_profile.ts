@@ -15,17 +15,24 @@ import { isAbsolute, join, resolve } from "node:path";
 
 /**
  * `off`: no network namespace is shared (only a private loopback); `on`: the host's network;
- * `{ allow }`: only those hosts (see `egress_proxy.ts`), through a proxy on a Unix socket.
+ * `{ allow }`: only those hosts (see `egress_proxy.ts`), through a proxy on a Unix socket, which
+ * reaches the hosts of an `upstreams` route through that route's proxy.
  */
-export type SandboxNetwork = "off" | "on" | { readonly allow: readonly string[] };
+export type SandboxNetwork = "off" | "on" | {
+  readonly allow: readonly string[];
+  readonly upstreams?: readonly { readonly hosts: readonly string[]; readonly proxy: string }[];
+};
 
 /** Resource limits of each sandboxed command (`prlimit`); null leaves one unlimited. */
 export interface SandboxLimits {
   /** CPU seconds of each process (RLIMIT_CPU). */
   cpuSeconds: number | null;
-  /** Address space of each process in bytes (RLIMIT_AS). */
+  /**
+   * Memory in bytes: of all a session's processes together where Bub may create a memory cgroup
+   * (`_sandbox_cgroups.ts`), else the address space of each process (RLIMIT_AS).
+   */
   memoryBytes: number | null;
-  /** Processes of the sandbox's user (RLIMIT_NPROC; a root Bub: see `_sandbox_pids.ts`). */
+  /** Processes of the sandbox's user (RLIMIT_NPROC; a root Bub: see `_sandbox_cgroups.ts`). */
   processes: number | null;
   /** Largest file a process may write, in bytes (RLIMIT_FSIZE). */
   fileBytes: number | null;

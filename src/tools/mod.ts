@@ -62,6 +62,7 @@ export {
 export {
   McpManager,
   type McpManagerOptions,
+  type McpServerDriver,
   type McpServerState,
   type McpServerStatus,
 } from "./mcp/mcp_manager.ts";

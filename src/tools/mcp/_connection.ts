@@ -16,7 +16,8 @@ import { defineTool, type Tool } from "../tool.ts";
 import { cutResult, toolResultValue } from "./_result.ts";
 import { mcpSpillPath } from "./_oversized.ts";
 import { ProcessStdioTransport } from "./_stdio_transport.ts";
-import { expandServerConfig, type McpServerConfig } from "./config.ts";
+import { expandServerConfig, type McpServerConfig, type McpStdioServerConfig } from "./config.ts";
+import type { McpServerDriver } from "./mcp_manager.ts";
 import type { McpServerState, McpServerStatus } from "./_status.ts";
 
 const logger = getLogger(["bub", "mcp"]);
@@ -48,6 +49,8 @@ export interface McpConnectionOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** The largest tool result in bytes; a larger one is cut (see `_result.ts`). */
   maxResultBytes: number;
+  /** Where a stdio server runs (see `McpManagerOptions.driverFor`); absent: on the host. */
+  driverFor?: (server: McpStdioServerConfig) => Promise<McpServerDriver | null>;
 }
 
 /** The model-safe part of an MCP tool name: anything but letters, digits, `_`, `-` becomes `_`. */
@@ -73,6 +76,7 @@ export class McpConnection {
   #state: McpServerState = "starting";
   #error: string | null = null;
   #tools: readonly Tool[] = [];
+  #driver: McpServerDriver | null = null;
 
   /**
    * Creates the connection; nothing starts before {@link start}.
@@ -103,6 +107,9 @@ export class McpConnection {
       error: this.#error,
       tools: this.#tools.map((tool) => tool.name),
       pid,
+      ...(this.config.transport === "stdio"
+        ? { sandbox: this.#driver?.description ?? "host" }
+        : {}),
     };
   }
 
@@ -155,7 +162,9 @@ export class McpConnection {
 
   async #createTransport(config: McpServerConfig): Promise<Transport> {
     if (config.transport === "stdio") {
+      this.#driver = (await this.#options.driverFor?.(config)) ?? null;
       return new ProcessStdioTransport({
+        ...(this.#driver ? { driver: this.#driver.driver } : {}),
         command: config.command,
         args: config.args,
         env: { ...config.env },
@@ -302,6 +311,9 @@ export class McpConnection {
     }
     // The SDK's close() may return before the stdio transport has ended the process group.
     if (transport instanceof ProcessStdioTransport) await transport.close();
+    const driver = this.#driver;
+    this.#driver = null;
+    await driver?.close();
   }
 }
 

@@ -40,4 +40,6 @@ export interface McpServerStatus {
   tools: string[];
   /** The server process id (stdio), or null. */
   pid: number | null;
+  /** Where a stdio server runs: `host`, or its sandbox (e.g. `sandboxed, network off`). */
+  sandbox?: string;
 }

@@ -14,7 +14,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types";
 import { delay } from "../../_internal/async.ts";
 import { isRecord } from "../../_internal/object.ts";
 import { processDriver } from "../../environment/driver_select.ts";
-import type { DriverChild } from "../../environment/process_driver.ts";
+import type { DriverChild, ProcessDriver } from "../../environment/process_driver.ts";
 import { mcpSpillPath, OversizedMessage } from "./_oversized.ts";
 
 /** How much of a server's stderr is kept. */
@@ -39,6 +39,8 @@ export interface StdioTransportOptions {
   maxMessageBytes?: number;
   /** The server's name (names its spill files). */
   server?: string;
+  /** What starts and signals the process (a sandboxing one); default the runtime's driver. */
+  driver?: ProcessDriver;
 }
 
 /** A newline-delimited JSON-RPC transport to a server process. */
@@ -96,7 +98,7 @@ export class ProcessStdioTransport implements Transport {
   /** Starts the process; rejects when it cannot start (e.g. the command is not found). */
   async start(): Promise<void> {
     if (this.#child) throw new Error("Cannot start MCP stdio transport: already started");
-    const child = await processDriver().spawn({
+    const child = await (this.#options.driver ?? processDriver()).spawn({
       file: this.#options.command,
       args: [...this.#options.args],
       cwd: this.#options.cwd,
@@ -211,7 +213,7 @@ export class ProcessStdioTransport implements Transport {
 
   /** Ends what is left of the server's process group (its children outlive a clean exit too). */
   async #endGroup(child: DriverChild): Promise<void> {
-    const driver = processDriver();
+    const driver = this.#options.driver ?? processDriver();
     if (driver.signalGroup(child.pid, "SIGTERM") !== "sent") return;
     const deadline = Date.now() + EXIT_GRACE_MS;
     while (Date.now() < deadline) {

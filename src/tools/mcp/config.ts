@@ -1,6 +1,7 @@
 /**
  * The `mcp_servers:` section of config.yml: one entry per MCP server, a stdio server
- * (`{ command, args, env, cwd }`) or a Streamable HTTP server (`{ url, headers }`), checked into
+ * (`{ command, args, env, cwd }`, and where it runs: `sandbox`, `network`, `paths`) or a Streamable
+ * HTTP server (`{ url, headers }`), checked into
  * typed {@link McpServerConfig}s. `${VAR}` (and `${VAR:-fallback}`) in `env` and `headers` values
  * are expanded from the environment when a server starts ({@link expandServerConfig}).
  *
@@ -8,6 +9,7 @@
  */
 import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
+import { placement } from "./_stdio_placement.ts";
 
 /**
  * The config.yml key of the section.
@@ -64,8 +66,20 @@ export interface McpStdioServerConfig extends McpServerLimits {
   readonly args: readonly string[];
   /** Variables added to its environment (values may hold `${VAR}`). */
   readonly env: Readonly<Record<string, string>>;
-  /** Its working directory; null: the host's. */
+  /** Its working directory; null: the host's (the workspace when sandboxed). */
   readonly cwd: string | null;
+  /**
+   * `sandbox`: true runs it in the sandbox, false on the host; absent follows the `sandbox`
+   * setting (see `McpManagerOptions.driverFor`).
+   */
+  readonly sandbox?: boolean;
+  /**
+   * `network` of a sandboxed server: `off`, `on`, or the hosts it may reach; absent: the
+   * `sandbox_network` setting.
+   */
+  readonly network?: "off" | "on" | readonly string[];
+  /** `paths`: host paths a sandboxed server also sees, read-only (`<path>:rw` read-write). */
+  readonly paths?: readonly string[];
 }
 
 /**
@@ -107,11 +121,21 @@ export interface McpHttpServerConfig extends McpServerLimits {
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
 const LIMIT_KEYS = ["timeout_seconds", "startup_timeout_seconds"];
-const STDIO_KEYS = new Set(["command", "args", "env", "cwd", ...LIMIT_KEYS]);
+const STDIO_KEYS = new Set([
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "sandbox",
+  "network",
+  "paths",
+  ...LIMIT_KEYS,
+]);
 const HTTP_KEYS = new Set(["url", "headers", ...LIMIT_KEYS]);
 const NAME = /^[A-Za-z0-9_-]+$/;
 
-function fail(key: string, problem: string, value: unknown): never {
+/** Throws the config error of `mcp_servers.<key>`. */
+export function fail(key: string, problem: string, value: unknown): never {
   throw new BubError(
     "config",
     `Invalid config: ${MCP_SERVERS_KEY}.${key} ${problem}, got ${
@@ -200,6 +224,7 @@ function parseServer(name: string, value: unknown): McpServerConfig {
     args: args.map(String),
     env: stringMap(`${name}.env`, value.env),
     cwd,
+    ...placement(name, value),
     ...limits(name, value),
   };
 }

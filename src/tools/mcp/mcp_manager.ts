@@ -9,7 +9,8 @@ import { getLogger } from "../../_internal/log.ts";
 import type { Tool } from "../tool.ts";
 import type { McpConnection } from "./_connection.ts";
 import type { McpServerStatus } from "./_status.ts";
-import type { McpServerConfig } from "./config.ts";
+import type { ProcessDriver } from "../../environment/process_driver.ts";
+import type { McpServerConfig, McpStdioServerConfig } from "./config.ts";
 
 export type { McpServerState, McpServerStatus } from "./_status.ts";
 
@@ -42,6 +43,36 @@ export interface McpManagerOptions {
    * naming the file holding all of it. Default 16 MiB.
    */
   maxResultBytes?: () => number;
+  /**
+   * Where each stdio server runs, asked when it starts: a driver (the builtin plugin's sandbox,
+   * see `src/builtin/mcp_sandbox.ts`), or null for the host. Rejecting fails that server's start.
+   * Default: every server on the host.
+   */
+  driverFor?: (server: McpStdioServerConfig) => Promise<McpServerDriver | null>;
+}
+
+/**
+ * Where one stdio server runs: the driver that starts it (a sandboxing one), released when the
+ * server stops.
+ *
+ * @example
+ * ```ts
+ * import type { McpServerDriver } from "@bub/core/tools";
+ * import type { ProcessDriver } from "@bub/core/environment";
+ * const onHost = (driver: ProcessDriver): McpServerDriver => ({
+ *   driver,
+ *   description: "host",
+ *   close: () => Promise.resolve(),
+ * });
+ * ```
+ */
+export interface McpServerDriver {
+  /** Starts and signals the server's process. */
+  readonly driver: ProcessDriver;
+  /** Where it runs, for `bub mcp` (`host`, `sandboxed, network off`...). */
+  readonly description: string;
+  /** Releases what the driver holds (its egress proxy, its cgroup). */
+  close(): Promise<void>;
 }
 
 /** The servers of one entered lifespan. */
@@ -114,6 +145,7 @@ export class McpManager {
       onToolsChanged: () => this.#changed(),
       env: this.#options.env?.() ?? {},
       maxResultBytes: this.#options.maxResultBytes?.() ?? DEFAULT_MCP_MAX_RESULT_BYTES,
+      ...(this.#options.driverFor ? { driverFor: this.#options.driverFor } : {}),
     };
     const group: Group = {
       connections: configs.map((config) =>

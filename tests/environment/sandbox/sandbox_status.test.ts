@@ -9,6 +9,7 @@ import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { findExecutable } from "../../../src/environment/_find_executable.ts";
+import { sandboxMemoryBound } from "../../../src/environment/sandbox_probe.ts";
 import { cleanupStack, runCli, tempDirs } from "../../cli/_spawn.ts";
 import { SKIP } from "./_helpers.ts";
 
@@ -22,7 +23,9 @@ describe("bub sandbox status", () => {
     const dirs = tempDirs();
     cleanup.defer(() => dirs.remove());
     dirs.writeConfig(
-      "sandbox_network: [pypi.org]\nsandbox_cpu_seconds: 42\ntelegram:\n  api_root: http://127.0.0.1:8081\n",
+      "sandbox_network: [pypi.org]\nsandbox_cpu_seconds: 42\ntelegram:\n  api_root: http://127.0.0.1:8081\n" +
+        "mcp_servers:\n  files:\n    command: files-server\n  api:\n    command: api-server\n" +
+        "    network: [api.example.com]\n  local:\n    command: local-server\n    sandbox: false\n",
     );
     const result = await runCli(dirs, ["sandbox", "status", "--session", "telegram:7"]);
     assert.equal(result.code, 0, result.stderr);
@@ -31,6 +34,22 @@ describe("bub sandbox status", () => {
     assert.match(result.stdout, /^session telegram:7: sandboxed \(sandbox: remote sandboxes/m);
     assert.match(result.stdout, /only pypi\.org, 127\.0\.0\.1:8081 \(through the egress proxy\)/);
     assert.match(result.stdout, /cpu 42 s \(sandbox_cpu_seconds\)/);
+    assert.match(
+      result.stdout,
+      /^mcp server files: sandboxed, network only pypi\.org \(through the egress proxy\) in bub gateway and bub web; on the host in bub chat/m,
+    );
+    assert.match(result.stdout, /^mcp server api: sandboxed, network only api\.example\.com /m);
+    assert.match(result.stdout, /^mcp server local: on the host \(sandbox: false\)$/m);
+    // Which bound sandbox_memory_mb sets here: a memory cgroup, else RLIMIT_AS (and why).
+    const bound = sandboxMemoryBound();
+    assert.match(
+      result.stdout,
+      bound.kind === "rlimit"
+        ? /address space 65536 MiB per process \(sandbox_memory_mb; RLIMIT_AS, not resident/
+        : new RegExp(
+          `memory 65536 MiB for the session's processes together \\(sandbox_memory_mb; ${bound.kind} ${bound.file}\\)`,
+        ),
+    );
     assert.ok(result.stdout.includes(`hidden (Bub's home: config, tapes, logs): ${dirs.bubHome}`));
   });
 
@@ -45,6 +64,7 @@ describe("bub sandbox status", () => {
     assert.equal(data.sandboxed, true);
     assert.equal(data.profile.network, "off");
     assert.equal(data.profile.limits.processes, 512);
+    assert.deepEqual(data.memory_bound, sandboxMemoryBound());
     const cli = await runCli(dirs, ["sandbox", "status", "--session", "cli:local"]);
     assert.match(cli.stdout, /session cli:local: not sandboxed \(sandbox: remote leaves the local/);
   });
