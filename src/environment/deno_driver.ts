@@ -23,7 +23,7 @@ import type {
   SignalOutcome,
 } from "./process_driver.ts";
 import { toolEnvironment } from "./tool_env.ts";
-import { findExecutable } from "./_find_executable.ts";
+import { findExecutable } from "../_internal/find_executable.ts";
 import { runtimeKey } from "../_internal/runtime.ts";
 
 /** Options of {@link createDenoDriver}. */

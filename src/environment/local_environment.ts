@@ -13,7 +13,7 @@ import { Environment, type SpawnOptions } from "../kernel/environment.ts";
 import { BubError } from "../kernel/errors.ts";
 import { LocalProcess } from "./local_process.ts";
 import { processDriver } from "./driver_select.ts";
-import { findExecutable } from "./_find_executable.ts";
+import { findExecutable } from "../_internal/find_executable.ts";
 import type { ProcessDriver } from "./process_driver.ts";
 
 /**

@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BubError } from "../kernel/errors.ts";
 import { type EgressProxy, startEgressProxy } from "./egress_proxy.ts";
-import { findExecutable } from "./_find_executable.ts";
+import { findExecutable } from "../_internal/find_executable.ts";
 import { noProxyFor } from "./_no_proxy.ts";
 import { bwrapArgs, prlimitArgs, type SandboxProfile } from "./sandbox_profile.ts";
 import { SPARE_TRAMPOLINE, spareRequest, SpareSlot } from "./_sandbox_spare.ts";

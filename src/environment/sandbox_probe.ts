@@ -8,7 +8,7 @@
 import { tmpdir } from "node:os";
 import process from "node:process";
 import { processDriver } from "./driver_select.ts";
-import { findExecutable } from "./_find_executable.ts";
+import { findExecutable } from "../_internal/find_executable.ts";
 import type { ProcessDriver } from "./process_driver.ts";
 import { createSandboxDriver } from "./sandbox_driver.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "./sandbox_profile.ts";

@@ -17,7 +17,7 @@ import { cutResult, toolResultValue } from "./_result.ts";
 import { mcpSpillPath } from "./_oversized.ts";
 import { ProcessStdioTransport } from "./_stdio_transport.ts";
 import { expandServerConfig, type McpServerConfig, type McpStdioServerConfig } from "./config.ts";
-import type { McpServerDriver } from "./mcp_manager.ts";
+import type { McpServerDriver } from "./server_driver.ts";
 import type { McpServerState, McpServerStatus } from "./_status.ts";
 
 const logger = getLogger(["bub", "mcp"]);

@@ -5,13 +5,23 @@
  * @module
  */
 import { parseAllowlist } from "../../environment/egress_proxy.ts";
-import { fail, type McpStdioServerConfig } from "./config.ts";
 
-/** The `sandbox`, `network` and `paths` keys of a stdio server (absent ones stay absent). */
+/** Where a stdio server runs, as its config says (see `McpStdioServerConfig`). */
+export interface StdioPlacement {
+  sandbox?: boolean;
+  network?: "off" | "on" | string[];
+  paths?: string[];
+}
+
+/**
+ * The `sandbox`, `network` and `paths` keys of a stdio server (absent ones stay absent); a bad one
+ * is thrown by `fail` (config.ts's, so this file needs nothing of it).
+ */
 export function placement(
   name: string,
   value: Record<string, unknown>,
-): Pick<McpStdioServerConfig, "sandbox" | "network" | "paths"> {
+  fail: (key: string, problem: string, value: unknown) => never,
+): StdioPlacement {
   const out: { sandbox?: boolean; network?: "off" | "on" | string[]; paths?: string[] } = {};
   if (value.sandbox !== undefined) {
     if (typeof value.sandbox !== "boolean") {

@@ -224,7 +224,7 @@ function parseServer(name: string, value: unknown): McpServerConfig {
     args: args.map(String),
     env: stringMap(`${name}.env`, value.env),
     cwd,
-    ...placement(name, value),
+    ...placement(name, value, fail),
     ...limits(name, value),
   };
 }

@@ -8,8 +8,10 @@
 import { getLogger } from "../../_internal/log.ts";
 import type { Tool } from "../tool.ts";
 import type { McpConnection } from "./_connection.ts";
+import type { McpServerDriver } from "./server_driver.ts";
+
+export type { McpServerDriver } from "./server_driver.ts";
 import type { McpServerStatus } from "./_status.ts";
-import type { ProcessDriver } from "../../environment/process_driver.ts";
 import type { McpServerConfig, McpStdioServerConfig } from "./config.ts";
 
 export type { McpServerState, McpServerStatus } from "./_status.ts";
@@ -49,30 +51,6 @@ export interface McpManagerOptions {
    * Default: every server on the host.
    */
   driverFor?: (server: McpStdioServerConfig) => Promise<McpServerDriver | null>;
-}
-
-/**
- * Where one stdio server runs: the driver that starts it (a sandboxing one), released when the
- * server stops.
- *
- * @example
- * ```ts
- * import type { McpServerDriver } from "@bub/core/tools";
- * import type { ProcessDriver } from "@bub/core/environment";
- * const onHost = (driver: ProcessDriver): McpServerDriver => ({
- *   driver,
- *   description: "host",
- *   close: () => Promise.resolve(),
- * });
- * ```
- */
-export interface McpServerDriver {
-  /** Starts and signals the server's process. */
-  readonly driver: ProcessDriver;
-  /** Where it runs, for `bub mcp` (`host`, `sandboxed, network off`...). */
-  readonly description: string;
-  /** Releases what the driver holds (its egress proxy, its cgroup). */
-  close(): Promise<void>;
 }
 
 /** The servers of one entered lifespan. */

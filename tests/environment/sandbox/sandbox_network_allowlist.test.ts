@@ -7,7 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import process from "node:process";
 import assert from "node:assert/strict";
-import { findExecutable } from "../../../src/environment/_find_executable.ts";
+import { findExecutable } from "../../../src/_internal/find_executable.ts";
 import { type Layout, layout, type Listener, listener, run, sandboxOf, SKIP } from "./_helpers.ts";
 
 const NO_SOCAT = !SKIP && findExecutable("socat", { path: process.env.PATH ?? null }) === null

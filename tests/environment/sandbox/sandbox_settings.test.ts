@@ -12,7 +12,7 @@ import { BubError } from "../../../src/kernel/errors.ts";
 import { loadSandboxSettings } from "../../../src/builtin/settings.ts";
 import { parseSandboxPaths } from "../../../src/builtin/environment_hooks.ts";
 import { sandboxNetworkOf } from "../../../src/builtin/_settings_specs.ts";
-import { findExecutable } from "../../../src/environment/_find_executable.ts";
+import { findExecutable } from "../../../src/_internal/find_executable.ts";
 import { cleanupStack, runCli, type TempDirs, tempDirs } from "../../cli/_spawn.ts";
 import { SKIP } from "./_helpers.ts";
 

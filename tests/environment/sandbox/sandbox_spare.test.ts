@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { findExecutable } from "../../../src/environment/_find_executable.ts";
+import { findExecutable } from "../../../src/_internal/find_executable.ts";
 import { mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";

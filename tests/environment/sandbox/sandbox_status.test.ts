@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { findExecutable } from "../../../src/environment/_find_executable.ts";
+import { findExecutable } from "../../../src/_internal/find_executable.ts";
 import { sandboxMemoryBound } from "../../../src/environment/sandbox_probe.ts";
 import { cleanupStack, runCli, tempDirs } from "../../cli/_spawn.ts";
 import { SKIP } from "./_helpers.ts";

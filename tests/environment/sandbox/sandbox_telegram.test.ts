@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import process from "node:process";
 import { botApiHost, createEnvironmentHooks } from "../../../src/builtin/environment_hooks.ts";
-import { findExecutable } from "../../../src/environment/_find_executable.ts";
+import { findExecutable } from "../../../src/_internal/find_executable.ts";
 import { noProxyFor } from "../../../src/environment/_no_proxy.ts";
 import { ShellManager } from "../../../src/environment/shell_manager.ts";
 import { BubError } from "../../../src/kernel/errors.ts";

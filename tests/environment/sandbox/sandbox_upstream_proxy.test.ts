@@ -13,7 +13,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { createEnvironmentHooks } from "../../../src/builtin/environment_hooks.ts";
 import { loadSandboxSettings } from "../../../src/builtin/settings.ts";
-import { findExecutable } from "../../../src/environment/_find_executable.ts";
+import { findExecutable } from "../../../src/_internal/find_executable.ts";
 import { ShellManager } from "../../../src/environment/shell_manager.ts";
 import { currentRuntimeCommand } from "../../../src/skills/body.ts";
 import { defaultBuiltinSkillDirs } from "../../../src/skills/discovery.ts";

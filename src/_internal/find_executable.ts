@@ -1,5 +1,5 @@
 /**
- * Private: {@link findExecutable}, the `PATH` lookup a shell does (`execvp`), done ahead of a
+ * {@link findExecutable}, the `PATH` lookup a shell does (`execvp`), done ahead of a
  * spawn so that the spawn can go through a wrapper and still fail the runtime's own way when the
  * command is missing.
  *
