@@ -174,6 +174,10 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
         chatId: inbound.chatId ?? "default",
         content: `An error occurred at stage '${stage}': ${errorText(error)}`,
         kind: "error",
+        // A pressed button's channel answers the press with the error (see `_approval_outbound`).
+        context: inbound.context._reply_context === undefined
+          ? {}
+          : { _reply_context: inbound.context._reply_context },
       });
       await framework.hookRuntime.callMany("dispatchOutbound", { message: notice });
     },

@@ -74,6 +74,7 @@ const COMMAND_SIGNALS: Record<string, readonly TrappedSignal[]> = {
   install: ["SIGINT", "SIGTERM", "SIGHUP"],
   uninstall: ["SIGINT", "SIGTERM", "SIGHUP"],
   update: ["SIGINT", "SIGTERM", "SIGHUP"],
+  login: ["SIGINT", "SIGTERM", "SIGHUP"],
 };
 
 /**

@@ -197,7 +197,7 @@ export async function appendAll(
  * Appends `entries` only when the newest entry of `tape` still has id `lastId` (see
  * {@link TapeStore.appendIfLast}); false, writing nothing, when it has another. A store without
  * `appendIfLast` is checked with `lastEntry` (or a read) and then appended: not atomic across
- * processes (the cluster's fenced store: its session lease orders a session's turns).
+ * processes.
  *
  * @example
  * ```ts

@@ -105,6 +105,18 @@ export class FencedTapeStore implements TapeStore, ForkJournal {
     }
   }
 
+  /**
+   * The inner store's compare-and-swap append (see `TapeStore.appendIfLast`), unfenced: the
+   * newest-id check under the tape row's lock orders racing deciders across instances.
+   */
+  async appendIfLast(
+    tape: string,
+    entries: readonly TapeEntry[],
+    lastId: number,
+  ): Promise<boolean> {
+    return await this.inner.appendIfLast(tape, entries, lastId);
+  }
+
   /** Appends to a fork's journal, fenced when the tape belongs to a leased session. */
   async journalAppend(tape: string, fork: string, entries: readonly TapeEntry[]): Promise<void> {
     const fence = this.leaseOf(tape);

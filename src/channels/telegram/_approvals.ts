@@ -181,22 +181,41 @@ function shown(press: Press, outcome: Record<string, unknown>): [string, string 
   }
 }
 
+/** The longest callback answer Telegram shows (it allows 200 characters). */
+const ANSWER_LIMIT = 200;
+
+/** The callback answer to a press whose command ended without an outcome (it failed). */
+export function failedPressAnswer(text: string): string {
+  const first = text.trim().split("\n", 1)[0]!.trim();
+  if (first === "") return "Something went wrong; try ,approvals in the chat.";
+  const answer = `Failed: ${first}`;
+  return answer.length <= ANSWER_LIMIT ? answer : `${answer.slice(0, ANSWER_LIMIT - 1)}…`;
+}
+
 /**
  * When `context` is the answer to an approval press: answers its callback query with the
  * outcome and edits the pressed message (that request's buttons removed, the outcome added).
- * True when it was one (failures are logged, never thrown).
+ * An answer without the press's outcome (its command failed) answers the query with a short
+ * error (`text`'s first line), so the button never spins until Telegram gives up. True when it
+ * was the answer to a press (failures are logged, never thrown).
  */
 export async function finishApprovalPress(
   context: Readonly<Record<string, unknown>>,
   api: Api,
   redact: (error: unknown) => string,
+  text = "",
 ): Promise<boolean> {
   const press = pressOf(context[REPLY_CONTEXT_KEY]);
-  const outcome = context[OUTCOME_KEY];
-  if (press === null || !isRecord(outcome) || outcome.id !== press.id) return false;
-  const [answer, line] = shown(press, outcome);
+  if (press === null) return false;
   const failed = (what: string) => (error: unknown) =>
     logger.warning("telegram.callback {what} failed: {error}", { what, error: redact(error) });
+  const outcome = context[OUTCOME_KEY];
+  if (!isRecord(outcome) || outcome.id !== press.id) {
+    await api.answerCallbackQuery(press.callback_query_id, { text: failedPressAnswer(text) })
+      .catch(failed("answer"));
+    return true;
+  }
+  const [answer, line] = shown(press, outcome);
   await api.answerCallbackQuery(press.callback_query_id, { text: answer })
     .catch(failed("answer"));
   if (outcome.status === "refused") return true;

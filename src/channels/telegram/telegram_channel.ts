@@ -256,7 +256,7 @@ export class TelegramChannel extends Channel {
     const text = outboundText(String(message.content ?? ""));
     const context = message.context ?? {};
     const { api } = await this.#api();
-    await finishApprovalPress(context, api, (error) => this.#redact(error));
+    await finishApprovalPress(context, api, (error) => this.#redact(error), text);
     if (text.trim() === "") return;
     const requests = askedRequests(context);
     const pieces = splitMessageText(text);
