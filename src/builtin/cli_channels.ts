@@ -13,21 +13,7 @@ import type { BubHost } from "./host.ts";
 import { loadChannelSettings } from "./settings.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import { resumeInterruptedSessions } from "./turn_recovery_start.ts";
-
-/** Aborted on SIGINT or SIGTERM (the listeners are removed when `done` settles). */
-function interruptSignal(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const stop = () => controller.abort(new DOMException("Interrupted", "AbortError"));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  return {
-    signal: controller.signal,
-    dispose() {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-    },
-  };
-}
+import { stopSignal } from "./stop_signal.ts";
 
 /** Options of `bub chat`. */
 export interface ChatOptions {
@@ -146,7 +132,7 @@ export async function gatewayCommand(
       ),
     );
   }
-  const interrupt = options.signal ? null : interruptSignal();
+  const interrupt = options.signal ? null : stopSignal();
   if (cluster) output.out(`bub gateway: cluster instance ${cluster.owner}\n`);
   output.out(
     `bub gateway: serving ${manager.enabledChannels().map((channel) => channel.name).join(", ")}\n`,
@@ -164,6 +150,6 @@ export async function gatewayCommand(
       });
     await (cluster ? cluster.run(stop) : manager.listenAndRun({ signal: stop, onStarted }));
   } finally {
-    interrupt?.dispose();
+    interrupt?.[Symbol.dispose]();
   }
 }
