@@ -20,6 +20,7 @@ import { connectPlatform } from "./_elected.ts";
 import { createSdkChat } from "./_sdk_chat.ts";
 import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
 import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
+import { type MediaSource, mediaSource } from "./_media.ts";
 import { outboundText, postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
 import type { WebhookServer } from "./webhook_server.ts";
@@ -291,12 +292,20 @@ export class ChatChannel extends Channel {
       handler: this.#options.handler,
       answersStrangers: this.#platform.answersStrangers,
       ephemeralRefusals: this.#platform.ephemeralRefusals,
+      media: this.#mediaSource(),
     }).catch((error: unknown) => {
       getLogger(["bub", "channels", this.name]).error(
         "{channel}.inbound failed thread={thread}: {error}",
         { channel: this.name, thread: thread.id, error: this.#redact(error) },
       );
     });
+  }
+
+  #mediaSource(): MediaSource {
+    const { apiBase, botToken } = this.#options.credentials;
+    // Slack's private file URLs want the bot token; Discord's CDN URLs are signed.
+    const token = this.name === "slack" && botToken ? `Bearer ${botToken}` : null;
+    return mediaSource(this.name, apiBase, token);
   }
 
   #track(task: Promise<unknown>): void {
