@@ -99,6 +99,7 @@ export function messageObject(
     mentions?: Record<string, unknown>[];
     components?: unknown[];
     embeds?: unknown[];
+    attachments?: Record<string, unknown>[];
   },
 ): Record<string, unknown> {
   return {
@@ -114,7 +115,7 @@ export function messageObject(
     mention_everyone: false,
     mentions: fields.mentions ?? [],
     mention_roles: [],
-    attachments: [],
+    attachments: fields.attachments ?? [],
     embeds: fields.embeds ?? [],
     components: fields.components ?? [],
     pinned: false,
