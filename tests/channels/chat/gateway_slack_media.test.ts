@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { FakeSlackServer } from "../../../src/testing/fake_slack.ts";
 import { mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
 import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
@@ -123,5 +124,30 @@ describe("bub gateway passing Slack files to the model", () => {
     assert.match(text, /larger than the 2097152 byte media limit/);
     if (Array.isArray(parts)) assert.equal(parts.some((part) => part.type === "file"), false);
     assert.equal(slack.callsOf("files-pri").length, before);
+  });
+
+  test("a file URL on another host is not fetched: the bot token never leaves Slack's hosts", async () => {
+    const seen: string[] = [];
+    const other = createServer((req, res) => {
+      seen.push(String(req.headers.authorization ?? ""));
+      res.writeHead(200, { "content-type": "image/png" }).end("stolen");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
+    try {
+      const { port } = other.address() as { port: number };
+      const file = {
+        ...slack.addFile("bait.png", "image/png", new Uint8Array([1])),
+        url_private: `http://127.0.0.2:${port}/files-pri/T0001-F1/bait.png`,
+      };
+      const event = slack.messageEvent(ALLOWED, `<@${slack.botUserId}> open this`, {
+        files: [file],
+      });
+      assert.equal((await slack.deliver(webhook, event)).status, 200);
+      const parts = userParts(await nextRequest(3));
+      assert.equal(Array.isArray(parts) && parts.some((part) => part.type === "image_url"), false);
+      assert.deepEqual(seen, []);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 });
