@@ -38,6 +38,13 @@ export interface MessageMedia {
   attachments: AttachmentInfo[];
 }
 
+const URLS = new WeakMap<MediaItem, string>();
+
+/** The file URL behind a media item {@link messageMedia} built (a cluster stores it); else null. */
+export function mediaUrlOf(item: unknown): string | null {
+  return typeof item === "object" && item !== null ? URLS.get(item as MediaItem) ?? null : null;
+}
+
 const TYPES: Record<Attachment["type"], MediaType> = {
   image: "image",
   audio: "audio",
@@ -164,14 +171,14 @@ export function messageMedia(message: Message, source: MediaSource): MessageMedi
       info.note = `not shown: larger than the ${MAX_MEDIA_BYTES} byte media limit`;
       continue;
     }
-    media.push(
-      new MediaItem({
-        type,
-        mimeType: info.mime_type,
-        filename: info.name,
-        dataFetcher: () => fetchMedia(url, source),
-      }),
-    );
+    const item = new MediaItem({
+      type,
+      mimeType: info.mime_type,
+      filename: info.name,
+      dataFetcher: () => fetchMedia(url, source),
+    });
+    URLS.set(item, url);
+    media.push(item);
   }
   return { media, attachments };
 }

@@ -20,7 +20,7 @@ import { connectPlatform } from "./_elected.ts";
 import { createSdkChat } from "./_sdk_chat.ts";
 import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
 import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
-import { type MediaSource, mediaSource } from "./_media.ts";
+import { fetchMedia, type MediaSource, mediaSource, mediaUrlOf } from "./_media.ts";
 import { outboundText, postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
 import type { WebhookServer } from "./webhook_server.ts";
@@ -299,6 +299,22 @@ export class ChatChannel extends Channel {
         { channel: this.name, thread: thread.id, error: this.#redact(error) },
       );
     });
+  }
+
+  /**
+   * The file URL behind a media item of an inbound message (a cluster stores it with the
+   * message, so another instance can fetch the bytes); null for other items.
+   */
+  mediaSource(item: unknown): Record<string, unknown> | null {
+    const url = mediaUrlOf(item);
+    return url ? { url } : null;
+  }
+
+  /** Fetches the bytes of a {@link mediaSource} (from the platform's file hosts only). */
+  mediaFetcher(source: Record<string, unknown>): (() => Promise<Uint8Array | null>) | null {
+    const { url } = source;
+    if (typeof url !== "string" || url === "") return null;
+    return () => fetchMedia(url, this.#mediaSource());
   }
 
   #mediaSource(): MediaSource {
