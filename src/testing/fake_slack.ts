@@ -63,6 +63,8 @@ export class FakeSlackServer implements AsyncDisposable {
   #rateLimited = new Map<string, number>();
   #eventId = 1;
   #files = new Map<string, { mimeType: string; data: Uint8Array }>();
+  /** Files the bot uploaded (`files.uploadV2`): name and bytes by file id. */
+  readonly uploads: Map<string, { filename: string; data: Uint8Array | null }> = new Map();
 
   private constructor(http: LoopbackServer) {
     this.#http = http;
@@ -267,6 +269,12 @@ export class FakeSlackServer implements AsyncDisposable {
     const method = url.pathname.replace(/^\/api\//, "");
     const authorization = String(req.headers.authorization ?? "");
     if (url.pathname.startsWith("/files-pri/")) return this.#serveFile(url, authorization, res);
+    if (url.pathname.startsWith("/upload/")) {
+      // The upload URL files.getUploadURLExternal handed out: the file's bytes.
+      const upload = this.uploads.get(url.pathname.slice("/upload/".length));
+      if (upload) upload.data = body;
+      return reply(res, upload ? 200 : 404, { ok: Boolean(upload) });
+    }
     const token = authorization.replace(/^Bearer\s+/i, "") || String(params.token ?? "");
     const limited = this.#rateLimited.get(method) ?? 0;
     if (limited > 0) {
@@ -282,6 +290,14 @@ export class FakeSlackServer implements AsyncDisposable {
     }
     if (method === "chat.postMessage" || method === "chat.startStream") {
       params.__ts = this.nextTs();
+    }
+    if (method === "files.getUploadURLExternal") {
+      const id = `FUP${this.uploads.size + 1}`;
+      this.uploads.set(id, { filename: String(params.filename ?? ""), data: null });
+      params.__upload = {
+        file_id: id,
+        upload_url: `http://127.0.0.1:${this.#http.port}/upload/${id}`,
+      };
     }
     this.log.record({ method, params, authorization });
     reply(

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import type { Attachment, Message } from "chat";
 import { getLogger } from "../../_internal/log.ts";
 import { MediaItem, type MediaType } from "../../kernel/channel_message.ts";
@@ -181,4 +182,40 @@ export function messageMedia(message: Message, source: MediaSource): MessageMedi
     media.push(item);
   }
   return { media, attachments };
+}
+
+/** A file to post with a message (the Chat SDK's `FileUpload`). */
+export interface OutboundFile {
+  data: Buffer;
+  filename: string;
+  mimeType: string;
+}
+
+const EXTENSIONS: Record<MediaType, string> = {
+  image: "png",
+  audio: "mp3",
+  video: "mp4",
+  document: "bin",
+};
+
+/**
+ * The files of an outbound message's media: each item's bytes (its fetcher, else a `data:` URL;
+ * http URLs stay links the text may carry), at most {@link MAX_MEDIA_BYTES} each.
+ */
+export async function outboundFiles(media: readonly MediaItem[]): Promise<OutboundFile[]> {
+  const files: OutboundFile[] = [];
+  for (const [index, item] of media.entries()) {
+    const url = item.url ?? "";
+    const data = item.dataFetcher
+      ? await item.dataFetcher()
+      : url.startsWith("data:")
+      ? new Uint8Array(await (await fetch(url)).arrayBuffer())
+      : null;
+    if (data === null || data.byteLength > MAX_MEDIA_BYTES) continue;
+    const subtype = item.mimeType.split("/")[1]?.replace(/[^a-z0-9]/gi, "") || "";
+    const filename = item.filename ||
+      `file-${index + 1}.${subtype || EXTENSIONS[item.type] || "bin"}`;
+    files.push({ data: Buffer.from(data), filename, mimeType: item.mimeType });
+  }
+  return files;
 }

@@ -20,7 +20,7 @@ import { connectPlatform } from "./_elected.ts";
 import { createSdkChat } from "./_sdk_chat.ts";
 import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
 import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
-import { fetchMedia, type MediaSource, mediaSource, mediaUrlOf } from "./_media.ts";
+import { fetchMedia, type MediaSource, mediaSource, mediaUrlOf, outboundFiles } from "./_media.ts";
 import { outboundText, postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
 import type { WebhookServer } from "./webhook_server.ts";
@@ -240,10 +240,14 @@ export class ChatChannel extends Channel {
    */
   override async send(message: ChannelMessage): Promise<void> {
     const text = outboundText(String(message.content ?? ""));
-    if (text.trim() === "") return;
+    const files = await outboundFiles(message.media);
+    if (text.trim() === "" && files.length === 0) return;
     const streamed = message.kind !== "error" && this.#streamed.take(message.chatId, text);
     const thread = this.#thread(message.chatId);
-    if (!streamed) await thread.post({ markdown: text });
+    if (files.length > 0) {
+      // Files go in a post of their own after a streamed answer (already on the platform).
+      await thread.post({ markdown: streamed ? "" : text, files });
+    } else if (!streamed) await thread.post({ markdown: text });
     const sdk = this.#sdk;
     if (!this.#platform.buttons || sdk === null) return;
     for (const id of approvalIds(text)) await thread.post(approvalCard(sdk, id));
