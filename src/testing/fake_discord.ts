@@ -299,8 +299,14 @@ export class FakeDiscordServer implements AsyncDisposable {
       return;
     }
     const route = routeOf(String(req.method), path);
-    const text = new TextDecoder().decode(await readBody(req));
-    const params: Record<string, unknown> = text && text.startsWith("{") ? JSON.parse(text) : {};
+    const raw = await readBody(req);
+    const text = new TextDecoder().decode(raw);
+    const type = String(req.headers["content-type"] ?? "");
+    const params: Record<string, unknown> = type.startsWith("multipart/form-data")
+      ? await multipartParams(raw, type)
+      : text && text.startsWith("{")
+      ? JSON.parse(text)
+      : {};
     params.__path = path;
     const authorization = String(req.headers.authorization ?? "");
     const limited = this.#rateLimited.get(route) ?? 0;
@@ -400,4 +406,26 @@ export class FakeDiscordServer implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** A multipart message post (files): its `payload_json`, with the files as `__files`. */
+async function multipartParams(
+  raw: Uint8Array,
+  type: string,
+): Promise<Record<string, unknown>> {
+  const form = await new Response(new Uint8Array(raw), { headers: { "content-type": type } })
+    .formData();
+  const params = JSON.parse(String(form.get("payload_json") ?? "{}")) as Record<string, unknown>;
+  const files: { field: string; filename: string; type: string; data: Uint8Array }[] = [];
+  for (const [field, value] of form.entries()) {
+    if (typeof value === "string") continue;
+    files.push({
+      field,
+      filename: value.name,
+      type: value.type,
+      data: new Uint8Array(await value.arrayBuffer()),
+    });
+  }
+  params.__files = files;
+  return params;
 }
