@@ -15,6 +15,7 @@ import {
   channelObject,
   componentInteraction,
   messageObject,
+  multipartParams,
   routeOf,
   type SigningKeys,
   signingKeys,
@@ -406,26 +407,4 @@ export class FakeDiscordServer implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-/** A multipart message post (files): its `payload_json`, with the files as `__files`. */
-async function multipartParams(
-  raw: Uint8Array,
-  type: string,
-): Promise<Record<string, unknown>> {
-  const form = await new Response(new Uint8Array(raw), { headers: { "content-type": type } })
-    .formData();
-  const params = JSON.parse(String(form.get("payload_json") ?? "{}")) as Record<string, unknown>;
-  const files: { field: string; filename: string; type: string; data: Uint8Array }[] = [];
-  for (const [field, value] of form.entries()) {
-    if (typeof value === "string") continue;
-    files.push({
-      field,
-      filename: value.name,
-      type: value.type,
-      data: new Uint8Array(await value.arrayBuffer()),
-    });
-  }
-  params.__files = files;
-  return params;
 }
