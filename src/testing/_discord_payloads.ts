@@ -99,6 +99,7 @@ export function messageObject(
     mentions?: Record<string, unknown>[];
     components?: unknown[];
     embeds?: unknown[];
+    attachments?: Record<string, unknown>[];
   },
 ): Record<string, unknown> {
   return {
@@ -114,7 +115,7 @@ export function messageObject(
     mention_everyone: false,
     mentions: fields.mentions ?? [],
     mention_roles: [],
-    attachments: [],
+    attachments: fields.attachments ?? [],
     embeds: fields.embeds ?? [],
     components: fields.components ?? [],
     pinned: false,
@@ -233,4 +234,26 @@ export function componentInteraction(fields: {
     locale: "en-US",
     entitlements: [],
   };
+}
+
+/** A multipart message post (files): its `payload_json`, with the files as `__files`. */
+export async function multipartParams(
+  raw: Uint8Array,
+  type: string,
+): Promise<Record<string, unknown>> {
+  const form = await new Response(new Uint8Array(raw), { headers: { "content-type": type } })
+    .formData();
+  const params = JSON.parse(String(form.get("payload_json") ?? "{}")) as Record<string, unknown>;
+  const files: { field: string; filename: string; type: string; data: Uint8Array }[] = [];
+  for (const [field, value] of form.entries()) {
+    if (typeof value === "string") continue;
+    files.push({
+      field,
+      filename: value.name,
+      type: value.type,
+      data: new Uint8Array(await value.arrayBuffer()),
+    });
+  }
+  params.__files = files;
+  return params;
 }

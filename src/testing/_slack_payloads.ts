@@ -88,6 +88,10 @@ export function webApiAnswer(
         user: { id, name, real_name: name, profile: { display_name: name, real_name: name } },
       };
     }
+    case "files.getUploadURLExternal":
+      return { ok: true, ...(params.__upload as Record<string, unknown>) };
+    case "files.completeUploadExternal":
+      return { ok: true, files: JSON.parse(String(params.files ?? "[]")) };
     case "conversations.info":
       return {
         ok: true,

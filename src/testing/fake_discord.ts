@@ -15,6 +15,7 @@ import {
   channelObject,
   componentInteraction,
   messageObject,
+  multipartParams,
   routeOf,
   type SigningKeys,
   signingKeys,
@@ -73,6 +74,7 @@ export class FakeDiscordServer implements AsyncDisposable {
   readonly #threads = new Map<string, string>();
   readonly #dms = new Map<string, string>();
   readonly #rateLimited = new Map<string, number>();
+  readonly #files = new Map<string, { contentType: string; data: Uint8Array }>();
 
   private constructor(
     identity: GatewayIdentity,
@@ -167,7 +169,12 @@ export class FakeDiscordServer implements AsyncDisposable {
   messageCreate(
     user: FakeDiscordUser,
     text: string,
-    options: { mention?: boolean; channelId?: string; direct?: boolean } = {},
+    options: {
+      mention?: boolean;
+      channelId?: string;
+      direct?: boolean;
+      attachments?: Record<string, unknown>[];
+    } = {},
   ): Record<string, unknown> {
     const mention = options.mention ?? (!options.direct && options.channelId === undefined);
     const channelId = options.direct ? this.dmChannel(user) : options.channelId ?? this.channelId;
@@ -180,9 +187,28 @@ export class FakeDiscordServer implements AsyncDisposable {
       author: userObject(user.id, user.username),
       content: mention ? `<@${this.applicationId}> ${text}` : text,
       mentions: mention ? [userObject(this.applicationId, "bub", true)] : [],
+      ...(options.attachments ? { attachments: options.attachments } : {}),
     });
     this.redeliver(message);
     return message;
+  }
+
+  /**
+   * Stores a file on the fake CDN: the attachment object a message carries (its `url` on this
+   * server, signed with query parameters as Discord's CDN URLs are; no token needed).
+   */
+  addAttachment(filename: string, contentType: string, data: Uint8Array): Record<string, unknown> {
+    const id = snowflake();
+    this.#files.set(id, { contentType, data });
+    const base = `http://127.0.0.1:${this.#http.port}/attachments/${this.channelId}/${id}`;
+    return {
+      id,
+      filename,
+      content_type: contentType,
+      size: data.byteLength,
+      url: `${base}/${filename}?ex=ffffffff&is=00000000&hm=fake`,
+      proxy_url: `${base}/${filename}`,
+    };
   }
 
   /** Dispatches `message` (again) as MESSAGE_CREATE to every identified session. */
@@ -266,9 +292,22 @@ export class FakeDiscordServer implements AsyncDisposable {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const path = url.pathname.replace(/^\/api\/v\d+/, "");
+    if (path.startsWith("/attachments/")) {
+      const file = this.#files.get(path.split("/")[3] ?? "");
+      this.log.record({ method: "GET /attachments", params: { __path: path }, authorization: "" });
+      res.writeHead(file ? 200 : 404, { "content-type": file?.contentType ?? "text/plain" });
+      res.end(file?.data ?? "not found");
+      return;
+    }
     const route = routeOf(String(req.method), path);
-    const text = new TextDecoder().decode(await readBody(req));
-    const params: Record<string, unknown> = text && text.startsWith("{") ? JSON.parse(text) : {};
+    const raw = await readBody(req);
+    const text = new TextDecoder().decode(raw);
+    const type = String(req.headers["content-type"] ?? "");
+    const params: Record<string, unknown> = type.startsWith("multipart/form-data")
+      ? await multipartParams(raw, type)
+      : text && text.startsWith("{")
+      ? JSON.parse(text)
+      : {};
     params.__path = path;
     const authorization = String(req.headers.authorization ?? "");
     const limited = this.#rateLimited.get(route) ?? 0;

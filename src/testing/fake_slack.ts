@@ -62,6 +62,9 @@ export class FakeSlackServer implements AsyncDisposable {
   #ts = 1_700_000_000;
   #rateLimited = new Map<string, number>();
   #eventId = 1;
+  #files = new Map<string, { mimeType: string; data: Uint8Array }>();
+  /** Files the bot uploaded (`files.uploadV2`): name and bytes by file id. */
+  readonly uploads: Map<string, { filename: string; data: Uint8Array | null }> = new Map();
 
   private constructor(http: LoopbackServer) {
     this.#http = http;
@@ -105,6 +108,22 @@ export class FakeSlackServer implements AsyncDisposable {
     return `${this.#ts}.000100`;
   }
 
+  /**
+   * Uploads a file to the fake workspace: the Slack file object a message event carries
+   * (`url_private` on this server, served only with the bot token, as Slack does).
+   */
+  addFile(name: string, mimeType: string, data: Uint8Array): Record<string, unknown> {
+    const id = `F${String(this.#files.size + 1).padStart(6, "0")}`;
+    this.#files.set(id, { mimeType, data });
+    return {
+      id,
+      name,
+      mimetype: mimeType,
+      size: data.byteLength,
+      url_private: `http://127.0.0.1:${this.#http.port}/files-pri/${this.teamId}-${id}/${name}`,
+    };
+  }
+
   /** An `event_callback` payload of a channel message from `user` (a mention of the bot by default). */
   messageEvent(
     user: string,
@@ -115,6 +134,7 @@ export class FakeSlackServer implements AsyncDisposable {
       threadTs?: string;
       eventId?: string;
       direct?: boolean;
+      files?: Record<string, unknown>[];
     } = {},
   ): Record<string, unknown> {
     const ts = options.ts ?? this.nextTs();
@@ -135,6 +155,10 @@ export class FakeSlackServer implements AsyncDisposable {
         channel_type: options.direct ? "im" : "channel",
         team: this.teamId,
         ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+        ...(options.files ? { files: options.files } : {}),
+        ...(options.files && !text.includes(`<@${this.botUserId}>`)
+          ? { subtype: "file_share" }
+          : {}),
       },
     };
   }
@@ -244,6 +268,13 @@ export class FakeSlackServer implements AsyncDisposable {
     const params = parseParams(req, body, url);
     const method = url.pathname.replace(/^\/api\//, "");
     const authorization = String(req.headers.authorization ?? "");
+    if (url.pathname.startsWith("/files-pri/")) return this.#serveFile(url, authorization, res);
+    if (url.pathname.startsWith("/upload/")) {
+      // The upload URL files.getUploadURLExternal handed out: the file's bytes.
+      const upload = this.uploads.get(url.pathname.slice("/upload/".length));
+      if (upload) upload.data = body;
+      return reply(res, upload ? 200 : 404, { ok: Boolean(upload) });
+    }
     const token = authorization.replace(/^Bearer\s+/i, "") || String(params.token ?? "");
     const limited = this.#rateLimited.get(method) ?? 0;
     if (limited > 0) {
@@ -260,12 +291,34 @@ export class FakeSlackServer implements AsyncDisposable {
     if (method === "chat.postMessage" || method === "chat.startStream") {
       params.__ts = this.nextTs();
     }
+    if (method === "files.getUploadURLExternal") {
+      const id = `FUP${this.uploads.size + 1}`;
+      this.uploads.set(id, { filename: String(params.filename ?? ""), data: null });
+      params.__upload = {
+        file_id: id,
+        upload_url: `http://127.0.0.1:${this.#http.port}/upload/${id}`,
+      };
+    }
     this.log.record({ method, params, authorization });
     reply(
       res,
       200,
       webApiAnswer(method, params, { teamId: this.teamId, botUserId: this.botUserId }),
     );
+  }
+
+  #serveFile(url: URL, authorization: string, res: ServerResponse): void {
+    this.log.record({ method: "files-pri", params: { path: url.pathname }, authorization });
+    const id = /^\/files-pri\/[^/-]+-([^/]+)\//.exec(url.pathname)?.[1] ?? "";
+    const file = this.#files.get(id);
+    if (authorization !== `Bearer ${this.botToken}` || !file) {
+      // Slack answers an unauthorized file download with its HTML login page.
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<html>Sign in to Slack</html>");
+      return;
+    }
+    res.writeHead(200, { "content-type": file.mimeType, "content-length": file.data.byteLength });
+    res.end(file.data);
   }
 
   /** Stops the server. */

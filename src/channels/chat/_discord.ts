@@ -11,6 +11,7 @@
  */
 import type { Adapter, Logger } from "chat";
 import { BubError } from "../../kernel/errors.ts";
+import { postMessageWithFiles } from "./_discord_files.ts";
 
 /** Discord's REST base. */
 export const DISCORD_API_BASE = "https://discord.com/api/v10";
@@ -141,12 +142,17 @@ export async function createDiscordAdapter(
     }
   }
 
-  return new BubDiscordAdapter({
+  const adapter = new BubDiscordAdapter({
     botToken: settings.botToken,
     publicKey: settings.publicKey,
     applicationId: settings.applicationId,
     userName: settings.userName,
     apiUrl: rest.base,
     logger,
-  }) as unknown as DiscordGatewayAdapter;
+  });
+  // The adapter's own (private) file post ignores apiUrl: files would bypass api_base.
+  Object.defineProperty(adapter, "postMessageWithFiles", {
+    value: postMessageWithFiles(rest.base, settings.botToken),
+  });
+  return adapter as unknown as DiscordGatewayAdapter;
 }

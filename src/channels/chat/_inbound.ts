@@ -11,6 +11,7 @@ import { getLogger } from "../../_internal/log.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
 import type { ChatAccess, ChatUser } from "./_access.ts";
+import { type MediaSource, messageMedia } from "./_media.ts";
 
 /** The reply to a user who may not talk to the bot. */
 export const ACCESS_DENIED_MESSAGE = "Access denied.";
@@ -33,6 +34,8 @@ export interface InboundContext {
   readonly answersStrangers: boolean;
   /** Whether that reply is ephemeral (only the refused user sees it). */
   readonly ephemeralRefusals: boolean;
+  /** Where attachments are fetched from (none: attachments are not passed on). */
+  readonly media?: MediaSource;
 }
 
 /** How a message reached Bub. */
@@ -170,11 +173,15 @@ export async function routeInbound(
     channel_id: channelId,
     date: message.metadata?.dateSent?.toISOString?.() ?? null,
   };
+  const { media, attachments } = context.media
+    ? messageMedia(message, context.media)
+    : { media: [], attachments: [] };
   // Handed over before any await, so concurrent deliveries keep their order.
   const handed = context.handler(
     new ChannelMessage({
       ...base,
-      content: JSON.stringify(content),
+      content: JSON.stringify(attachments.length ? { ...content, attachments } : content),
+      media,
       isActive: route !== "subscribed" || Boolean(message.isMention),
       lifespan: typingLifespan(thread, channel),
     }),

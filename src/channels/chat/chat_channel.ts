@@ -20,6 +20,7 @@ import { connectPlatform } from "./_elected.ts";
 import { createSdkChat } from "./_sdk_chat.ts";
 import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
 import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
+import { fetchMedia, type MediaSource, mediaSource, mediaUrlOf, outboundFiles } from "./_media.ts";
 import { outboundText, postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
 import type { WebhookServer } from "./webhook_server.ts";
@@ -239,10 +240,14 @@ export class ChatChannel extends Channel {
    */
   override async send(message: ChannelMessage): Promise<void> {
     const text = outboundText(String(message.content ?? ""));
-    if (text.trim() === "") return;
+    const files = await outboundFiles(message.media);
+    if (text.trim() === "" && files.length === 0) return;
     const streamed = message.kind !== "error" && this.#streamed.take(message.chatId, text);
     const thread = this.#thread(message.chatId);
-    if (!streamed) await thread.post({ markdown: text });
+    if (files.length > 0) {
+      // Files go in a post of their own after a streamed answer (already on the platform).
+      await thread.post({ markdown: streamed ? "" : text, files });
+    } else if (!streamed) await thread.post({ markdown: text });
     const sdk = this.#sdk;
     if (!this.#platform.buttons || sdk === null) return;
     for (const id of approvalIds(text)) await thread.post(approvalCard(sdk, id));
@@ -291,12 +296,36 @@ export class ChatChannel extends Channel {
       handler: this.#options.handler,
       answersStrangers: this.#platform.answersStrangers,
       ephemeralRefusals: this.#platform.ephemeralRefusals,
+      media: this.#mediaSource(),
     }).catch((error: unknown) => {
       getLogger(["bub", "channels", this.name]).error(
         "{channel}.inbound failed thread={thread}: {error}",
         { channel: this.name, thread: thread.id, error: this.#redact(error) },
       );
     });
+  }
+
+  /**
+   * The file URL behind a media item of an inbound message (a cluster stores it with the
+   * message, so another instance can fetch the bytes); null for other items.
+   */
+  mediaSource(item: unknown): Record<string, unknown> | null {
+    const url = mediaUrlOf(item);
+    return url ? { url } : null;
+  }
+
+  /** Fetches the bytes of a {@link mediaSource} (from the platform's file hosts only). */
+  mediaFetcher(source: Record<string, unknown>): (() => Promise<Uint8Array | null>) | null {
+    const { url } = source;
+    if (typeof url !== "string" || url === "") return null;
+    return () => fetchMedia(url, this.#mediaSource());
+  }
+
+  #mediaSource(): MediaSource {
+    const { apiBase, botToken } = this.#options.credentials;
+    // Slack's private file URLs want the bot token; Discord's CDN URLs are signed.
+    const token = this.name === "slack" && botToken ? `Bearer ${botToken}` : null;
+    return mediaSource(this.name, apiBase, token);
   }
 
   #track(task: Promise<unknown>): void {
