@@ -81,8 +81,8 @@ export {
   type MemoryInbound,
   type RecordedStream,
 } from "./memory_channel.ts";
+export { MAX_MEDIA_BYTES } from "./media_limit.ts";
 export {
-  MAX_MEDIA_BYTES,
   NO_ACCESS_MESSAGE,
   parseAllowList,
   splitMessageText,

@@ -12,7 +12,7 @@ import { Buffer } from "node:buffer";
 import type { Attachment, Message } from "chat";
 import { getLogger } from "../../_internal/log.ts";
 import { MediaItem, type MediaType } from "../../kernel/channel_message.ts";
-import { MAX_MEDIA_BYTES } from "../telegram/telegram_channel.ts";
+import { MAX_MEDIA_BYTES } from "../media_limit.ts";
 
 /** Where a platform's files may be fetched from and with which authorization. */
 export interface MediaSource {

@@ -13,6 +13,7 @@ import type { ChannelMessage } from "../../kernel/channel_message.ts";
 import { BubError } from "../../kernel/errors.ts";
 import { redactedErrorText } from "../../_internal/redact.ts";
 import { Channel } from "../channel.ts";
+import { MAX_MEDIA_BYTES } from "../media_limit.ts";
 import { AccessPolicy, openGatewayError } from "./_access.ts";
 import { outboundText } from "./_inbound.ts";
 import { approvalKeyboard, askedRequests, finishApprovalPress } from "./_approvals.ts";
@@ -34,18 +35,6 @@ export { COMMAND_DENIED_MESSAGE, NO_ACCESS_MESSAGE } from "./_updates.ts";
 const logger = getLogger(["bub", "channels", "telegram"]);
 /** grammy (~70 ms of import time), imported when the bot is first needed (start, send). */
 const grammy = lazyImport(() => import("grammy"));
-
-/**
- * Largest file downloaded for a media item (2 MiB).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MAX_MEDIA_BYTES } from "@bub/core/channels";
- * assert.equal(MAX_MEDIA_BYTES, 2 * 1024 * 1024); // larger attachments are not downloaded
- * ```
- */
-export const MAX_MEDIA_BYTES: number = 2 * 1024 * 1024;
 
 /**
  * Options of {@link TelegramChannel}.
