@@ -8,7 +8,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { FakeSlackServer } from "../../../src/testing/fake_slack.ts";
-import { type MockReply, mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
 import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
 import { postgresUrl, withAdmin } from "../../tape/_postgres.ts";
 import {
@@ -20,16 +19,9 @@ import {
   type TempDirs,
   tempDirs,
 } from "../../cli/_spawn.ts";
+import { echoModel } from "./_echo_model.ts";
 
 const url = postgresUrl("chat webhooks in cluster mode");
-
-function echoModel(request: MockRequest): MockReply {
-  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-  const user = messages.findLast((message) => message.role === "user");
-  const prompt = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
-  const said = /\\?"message\\?":\s*\\?"([^"\\]*)/.exec(prompt)?.[1] ?? "";
-  return mockReply.text(`You said: ${said}`, { chunks: 3 });
-}
 
 if (url) {
   describe("Slack webhooks through the cluster inbox", () => {

@@ -7,7 +7,6 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { FakeGitHubServer } from "../../../src/testing/fake_github.ts";
-import { type MockReply, mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
 import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
 import {
   BIN,
@@ -18,14 +17,7 @@ import {
   type TempDirs,
   tempDirs,
 } from "../../cli/_spawn.ts";
-
-function echoModel(request: MockRequest): MockReply {
-  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-  const user = messages.findLast((message) => message.role === "user");
-  const prompt = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
-  const said = /\\?"message\\?":\s*\\?"([^"\\]*)/.exec(prompt)?.[1] ?? "";
-  return mockReply.text(`You said: ${said}`, { chunks: 2 });
-}
+import { echoModel } from "./_echo_model.ts";
 
 describe("bub gateway serving GitHub issue comments through the Chat SDK", () => {
   let dirs: TempDirs;

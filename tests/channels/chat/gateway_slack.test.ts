@@ -8,7 +8,6 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { FakeSlackServer } from "../../../src/testing/fake_slack.ts";
-import { type MockReply, mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
 import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
 import {
   BIN,
@@ -19,15 +18,7 @@ import {
   type TempDirs,
   tempDirs,
 } from "../../cli/_spawn.ts";
-
-/** Answers `You said: <message>` in three chunks. */
-function echoModel(request: MockRequest): MockReply {
-  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-  const user = messages.findLast((message) => message.role === "user");
-  const prompt = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
-  const said = /\\?"message\\?":\s*\\?"([^"\\]*)/.exec(prompt)?.[1] ?? "";
-  return mockReply.text(`You said: ${said}`, { chunks: 3 });
-}
+import { echoModel } from "./_echo_model.ts";
 
 describe("bub gateway serving Slack through the Chat SDK", () => {
   let dirs: TempDirs;
