@@ -13,6 +13,7 @@ import type { Attachment, Message } from "chat";
 import { getLogger } from "../../_internal/log.ts";
 import { MediaItem, type MediaType } from "../../kernel/channel_message.ts";
 import { MAX_MEDIA_BYTES } from "../media_limit.ts";
+import { readBounded } from "../../_internal/bounded_read.ts";
 
 /** Where a platform's files may be fetched from and with which authorization. */
 export interface MediaSource {
@@ -79,30 +80,20 @@ function trusted(url: URL, source: MediaSource): boolean {
     source.hosts.includes(url.hostname);
 }
 
-/** Reads `response`'s body, or null when it grows past `limit` bytes. */
+/** Reads `response`'s body, or null when it is (or grows) past `limit` bytes. */
 async function boundedBody(response: Response, limit: number): Promise<Uint8Array | null> {
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) {
     await response.body?.cancel();
     return null;
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > limit) {
-      await response.body?.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(chunk);
+  const tooLarge = new Error("too large");
+  try {
+    return await readBounded(response.body, limit, () => tooLarge);
+  } catch (error) {
+    if (error === tooLarge) return null;
+    throw error;
   }
-  const data = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    data.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return data;
 }
 
 /**
