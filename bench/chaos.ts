@@ -15,8 +15,13 @@
  * - model calls paid twice per crash: (model requests − 2 × turns) / crashes (target ≤ 1);
  * - restart → resumed answer: the recovery process's time from spawn to the answer (median, p95).
  *
+ * The `cluster` row (`_chaos_cluster.ts`) serves the turns by two `bub gateway` cluster instances
+ * over PostgreSQL instead (Telegram chats on a fake Bot API, one chat per turn): the serving
+ * instance is SIGKILLed and restarted at once, the other (or the restarted one) takes the session
+ * over when its 2 s lease expires and resumes the turn; its last column is kill → resumed answer.
+ *
  * Run: `scripts/tool deno run -A bench/chaos.ts [--turns 300] [--kill-rate 0.3]
- * [--stores file,sqlite,postgres]` (or `node`, `bun`); the PostgreSQL row needs a server:
+ * [--stores file,sqlite,postgres,cluster]` (or `node`, `bun`); the PostgreSQL rows need a server:
  * `scripts/postgres.sh -- scripts/tool deno run -A bench/chaos.ts`. Without one, the default
  * stores are file and SQLite. Slow by nature: two to three process starts per killed turn.
  *
@@ -30,6 +35,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { connectPg } from "../src/tape/postgres/_client.ts";
 import { MockLlmServer, mockReply, type MockRequest } from "../src/testing/mock_llm_server.ts";
+import { clusterChaosRow } from "./_chaos_cluster.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "src", "cli", "bin.ts");
@@ -43,7 +49,7 @@ function arg(name: string, fallback: string): string {
 const TURNS = Number(arg("turns", "300"));
 const KILL_RATE = Number(arg("kill-rate", "0.3"));
 const PG_URL = process.env.BUB_TEST_POSTGRES_URL ?? "";
-const STORES = arg("stores", PG_URL ? "file,sqlite,postgres" : "file,sqlite").split(",");
+const STORES = arg("stores", PG_URL ? "file,sqlite,postgres,cluster" : "file,sqlite").split(",");
 
 /** A database of its own on the server of `url`: its URL, and what drops it. */
 async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -223,5 +229,12 @@ console.log(
   }`,
 );
 const rows = [];
-for (const store of STORES) rows.push(await runStore(store));
+for (const store of STORES) {
+  if (store !== "cluster") rows.push(await runStore(store));
+  else if (!PG_URL) {
+    throw new Error("the cluster row needs BUB_TEST_POSTGRES_URL (scripts/postgres.sh)");
+  } else {rows.push(
+      await clusterChaosRow({ turns: TURNS, killRate: KILL_RATE, postgresUrl: PG_URL }),
+    );}
+}
 console.table(rows);
