@@ -1,10 +1,12 @@
 /**
  * The chaos bench's PostgreSQL cluster row (issue 30, Proof): turns served by two `bub gateway`
- * cluster instances (`_cluster_gateway.ts`, each its own process on the bench's runtime, with a
- * home of its own) over one PostgreSQL tape store (a fresh database, dropped afterwards), fed by
- * the fake Bot API and a mock model, both in the bench process. Each turn is a chat of its own
- * (one message, `TAG-c<n>`): "model → bash appends a line with its call id to a file → model →
- * answer", the answer rendered as a Telegram message. Turns run one after another.
+ * cluster instances (each its own process on the bench's runtime, with a home of its own and one
+ * shared workspace, as a deployment has: a session's tapes are named by the workspace) over one
+ * PostgreSQL tape store (a fresh database, dropped afterwards), fed by the fake Bot API and a mock
+ * model, both in the bench process. Each turn is a chat of its own (one message, `TAG-c<n>`):
+ * "model → bash (in the sandbox of a Telegram session) appends a line with its call id to a file
+ * in the workspace → model → answer", the answer sent to the chat by the bench reply plugin
+ * (`_chaos_reply_plugin.ts`). Turns run one after another.
  *
  * A random share of the turns (`killRate`) sees its serving instance (the one whose first model
  * request of the turn arrived; each instance has its own API key) SIGKILLed 0–60 ms after that
@@ -14,12 +16,13 @@
  * Measured: turns lost (no answer delivered by the end), duplicate lines (call ids appended more
  * than once), model calls paid twice per crash ((model requests − 2 × turns) / kills), and the
  * time from the kill to the resumed answer's `sendMessage` (kills that landed after the answer
- * are crashes, not resumptions). Duplicated answers are counted too.
+ * are crashes, not resumptions), and turns whose tool ran under two call ids. Duplicated answers
+ * are counted too.
  *
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -33,8 +36,8 @@ import { freshDatabase } from "./_cluster_pg.ts";
 import { percentile, sleep } from "./_process_measure.ts";
 import { ReplyWatch } from "./_reply_watch.ts";
 
-const GATEWAY = fileURLToPath(new URL("./_cluster_gateway.ts", import.meta.url));
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const BIN = fileURLToPath(new URL("../src/cli/bin.ts", import.meta.url));
+const PLUGIN = fileURLToPath(new URL("./_chaos_reply_plugin.ts", import.meta.url));
 const INSTANCES = 2;
 const LEASE_SECONDS = 2;
 const FIRST_USER = 70_000;
@@ -62,11 +65,14 @@ function runtimeName(): string {
   return "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node24";
 }
 
-function startInstance(home: string, env: Record<string, string>): Instance {
+/** Starts `bub gateway` in `workspace` (shared by the instances: a session's tapes are named by it). */
+function startInstance(workspace: string, home: string, env: Record<string, string>): Instance {
   mkdirSync(home, { recursive: true });
-  const [exe, args] = runtimeCommand(runtimeName(), GATEWAY, [home]);
+  writeFileSync(join(home, "config.yml"), `plugins:\n  - ${JSON.stringify(PLUGIN)}\n`);
+  const command = ["gateway", "--enable-channel", "telegram"];
+  const [exe, args] = runtimeCommand(runtimeName(), BIN, command);
   const child = spawn(exe, args, {
-    cwd: ROOT,
+    cwd: workspace,
     env: { ...process.env, ...env, BUB_HOME: home },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -88,7 +94,7 @@ async function stopInstance(instance: Instance): Promise<void> {
   const { child } = instance;
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.stdin!.end();
+  child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
   await exited;
   clearTimeout(timer);
@@ -100,13 +106,31 @@ function lastUser(request: MockRequest): string {
   return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
 }
 
+/**
+ * Turns whose tool ran under more than one call id (ids are `call_<turn>_<n>`): the model was asked
+ * again after the turn's tool had run, so its effect happened twice under a new id, which the
+ * duplicate-lines count (per call id) does not see.
+ */
+export function toolRanTwice(ids: Iterable<string>): number {
+  const perTurn = new Map<string, number>();
+  for (const id of ids) {
+    const turn = id.split("_")[1] ?? "";
+    perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+  }
+  return [...perTurn.values()].filter((n) => n > 1).length;
+}
+
 /** Runs the cluster row; its columns are those of `chaos.ts`'s other rows. */
 export async function clusterChaosRow(
   options: ClusterChaosOptions,
 ): Promise<Record<string, string | number>> {
   const { turns, killRate } = options;
   const root = mkdtempSync(join(tmpdir(), "bub-chaos-cluster-"));
-  const lines = join(root, "lines.txt");
+  // The instances' workspace: Telegram sessions run their commands in the sandbox (`sandbox:
+  // remote`), which binds the workspace read-write.
+  const workspace = join(root, "ws");
+  mkdirSync(workspace);
+  const lines = join(workspace, "lines.txt");
   const instances: Instance[] = [];
   const killedAt = new Map<number, number>();
   const decided = new Set<number>();
@@ -116,7 +140,7 @@ export async function clusterChaosRow(
     if (instance.child.pid !== pid || instance.child.exitCode !== null) return;
     instance.child.kill("SIGKILL");
     killedAt.set(turn, performance.now());
-    instances[slot] = startInstance(join(root, `instance-${slot}-${killedAt.size}`), env(slot));
+    instances[slot] = startInstance(workspace, join(root, `home-${slot}`), env(slot));
   };
   const model = await MockLlmServer.start({
     script: (request: MockRequest) => {
@@ -166,7 +190,7 @@ export async function clusterChaosRow(
       await schema.listTapes();
     }
     for (let slot = 0; slot < INSTANCES; slot++) {
-      instances.push(startInstance(join(root, `instance-${slot}-0`), env(slot)));
+      instances.push(startInstance(workspace, join(root, `home-${slot}`), env(slot)));
     }
     await Promise.all(instances.map((instance) => instance.serving)).catch((error) => {
       throw new Error(`${error.message}: ${instances.map((i) => i.stderr()).join("\n")}`);
@@ -222,6 +246,7 @@ export async function clusterChaosRow(
     resumed: recoveries.length,
     "turns lost": lost,
     "duplicate lines": duplicates,
+    "tool ran twice": toolRanTwice(counts.keys()),
     "model calls twice/crash": crashes === 0
       ? "-"
       : ((model.requests.length - 2 * turns) / crashes).toFixed(2),

@@ -12,6 +12,8 @@
  * - turns lost: turns whose answer never arrived (target 0);
  * - duplicate lines: call ids with more than one line in the file (a completed or started tool
  *   call that ran twice; target 0);
+ * - tool ran twice: turns with lines of more than one call id (the model was asked again after
+ *   the turn's tool had run, so the effect happened twice under a new call id);
  * - model calls paid twice per crash: (model requests − 2 × turns) / crashes (target ≤ 1);
  * - restart → resumed answer: the recovery process's time from spawn to the answer (median, p95).
  *
@@ -35,7 +37,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { connectPg } from "../src/tape/postgres/_client.ts";
 import { MockLlmServer, mockReply, type MockRequest } from "../src/testing/mock_llm_server.ts";
-import { clusterChaosRow } from "./_chaos_cluster.ts";
+import { clusterChaosRow, toolRanTwice } from "./_chaos_cluster.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "src", "cli", "bin.ts");
@@ -215,6 +217,7 @@ async function runStore(store: string): Promise<Record<string, string | number>>
     resumed: recoveries.length,
     "turns lost": lost.length,
     "duplicate lines": duplicates,
+    "tool ran twice": toolRanTwice(counts.keys()),
     "model calls twice/crash": crashes === 0
       ? "-"
       : ((server.requests.length - 2 * TURNS) / crashes).toFixed(2),
