@@ -135,6 +135,8 @@ export async function clusterChaosRow(
   const killedAt = new Map<number, number>();
   const decided = new Set<number>();
   let calls = 0;
+  // Per turn, the model requests it made (last message's role, instance): shown for odd turns.
+  const requests = new Map<number, string[]>();
   const kill = (slot: number, turn: number, pid: number | undefined) => {
     const instance = instances[slot]!;
     if (instance.child.pid !== pid || instance.child.exitCode !== null) return;
@@ -147,6 +149,10 @@ export async function clusterChaosRow(
       const messages = (request.body as { messages: { role: string }[] }).messages;
       const tag = /TAG-c(\d+)/.exec(lastUser(request));
       const turn = Number(tag?.[1] ?? 0);
+      const seen = `${messages.at(-1)?.role} from ${
+        /sk-chaos-\d/.exec(JSON.stringify(request.headers))
+      }`;
+      requests.set(turn, [...(requests.get(turn) ?? []), seen]);
       if (messages.at(-1)?.role === "tool") return mockReply.text(`done TAG-c${turn}.`);
       const slot = Number(/sk-chaos-(\d+)/.exec(JSON.stringify(request.headers))?.[1] ?? -1);
       if (turn > 0 && slot >= 0 && !decided.has(turn)) {
@@ -237,6 +243,12 @@ export async function clusterChaosRow(
     if (seen > 1) answeredTwice++;
   }
   const crashes = killedAt.size;
+  for (const [turn, list] of requests) {
+    const ran = [...counts.keys()].filter((id) => id.split("_")[1] === String(turn));
+    if (ran.length > 1) {
+      console.log(`cluster: turn ${turn} ran its tool as ${ran.join(", ")}; requests: ${list}`);
+    }
+  }
   const ms = (p: number) => (recoveries.length === 0 ? "-" : percentile(recoveries, p).toFixed(0));
   if (answeredTwice > 0) console.log(`cluster: ${answeredTwice} turns answered more than once`);
   return {
