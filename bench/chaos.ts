@@ -12,11 +12,18 @@
  * - turns lost: turns whose answer never arrived (target 0);
  * - duplicate lines: call ids with more than one line in the file (a completed or started tool
  *   call that ran twice; target 0);
+ * - tool ran twice: turns with lines of more than one call id (the model was asked again after
+ *   the turn's tool had run, so the effect happened twice under a new call id);
  * - model calls paid twice per crash: (model requests − 2 × turns) / crashes (target ≤ 1);
  * - restart → resumed answer: the recovery process's time from spawn to the answer (median, p95).
  *
+ * The `cluster` row (`_chaos_cluster.ts`) serves the turns by two `bub gateway` cluster instances
+ * over PostgreSQL instead (Telegram chats on a fake Bot API, one chat per turn): the serving
+ * instance is SIGKILLed and restarted at once, the other (or the restarted one) takes the session
+ * over when its 2 s lease expires and resumes the turn; its last column is kill → resumed answer.
+ *
  * Run: `scripts/tool deno run -A bench/chaos.ts [--turns 300] [--kill-rate 0.3]
- * [--stores file,sqlite,postgres]` (or `node`, `bun`); the PostgreSQL row needs a server:
+ * [--stores file,sqlite,postgres,cluster]` (or `node`, `bun`); the PostgreSQL rows need a server:
  * `scripts/postgres.sh -- scripts/tool deno run -A bench/chaos.ts`. Without one, the default
  * stores are file and SQLite. Slow by nature: two to three process starts per killed turn.
  *
@@ -30,6 +37,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { connectPg } from "../src/tape/postgres/_client.ts";
 import { MockLlmServer, mockReply, type MockRequest } from "../src/testing/mock_llm_server.ts";
+import { clusterChaosRow, toolRanTwice } from "./_chaos_cluster.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "src", "cli", "bin.ts");
@@ -43,7 +51,7 @@ function arg(name: string, fallback: string): string {
 const TURNS = Number(arg("turns", "300"));
 const KILL_RATE = Number(arg("kill-rate", "0.3"));
 const PG_URL = process.env.BUB_TEST_POSTGRES_URL ?? "";
-const STORES = arg("stores", PG_URL ? "file,sqlite,postgres" : "file,sqlite").split(",");
+const STORES = arg("stores", PG_URL ? "file,sqlite,postgres,cluster" : "file,sqlite").split(",");
 
 /** A database of its own on the server of `url`: its URL, and what drops it. */
 async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -209,6 +217,7 @@ async function runStore(store: string): Promise<Record<string, string | number>>
     resumed: recoveries.length,
     "turns lost": lost.length,
     "duplicate lines": duplicates,
+    "tool ran twice": toolRanTwice(counts.keys()),
     "model calls twice/crash": crashes === 0
       ? "-"
       : ((server.requests.length - 2 * TURNS) / crashes).toFixed(2),
@@ -223,5 +232,12 @@ console.log(
   }`,
 );
 const rows = [];
-for (const store of STORES) rows.push(await runStore(store));
+for (const store of STORES) {
+  if (store !== "cluster") rows.push(await runStore(store));
+  else if (!PG_URL) {
+    throw new Error("the cluster row needs BUB_TEST_POSTGRES_URL (scripts/postgres.sh)");
+  } else {rows.push(
+      await clusterChaosRow({ turns: TURNS, killRate: KILL_RATE, postgresUrl: PG_URL }),
+    );}
+}
 console.table(rows);
