@@ -8,7 +8,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
@@ -19,12 +19,20 @@ const ROOT = resolve(HERE, "..", "..");
 const CLOUD =
   /node_modules\/(@ai-sdk\/(google|google-vertex|azure|amazon-bedrock)|google-auth-library|aws4fetch|@smithy)\//;
 
+/**
+ * Node 24 (`--import` of a .ts file needs Node's type stripping): this process under Node, else
+ * the toolchain's `node24` (a bare `node` may be an older system Node).
+ */
+const NODE = "Deno" in globalThis || "Bun" in globalThis
+  ? [join(ROOT, ".tools", "bin", "node24")].find(existsSync) ?? "node"
+  : process.execPath;
+
 /** Runs `node --import _load_recorder.ts <args>`; its stdout and the packages it resolved. */
 async function resolvedBy(args: string[]): Promise<{ stdout: string; cloud: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), "bub-lazy-test-"));
   try {
     const file = join(dir, "loaded.txt");
-    const child = spawn("node", ["--import", join(HERE, "_load_recorder.ts"), ...args], {
+    const child = spawn(NODE, ["--import", join(HERE, "_load_recorder.ts"), ...args], {
       cwd: ROOT,
       env: { ...process.env, BUB_TEST_LOADED_FILE: file, BUB_HOME: dir, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"],
