@@ -12,7 +12,6 @@ import { type LoopbackServer, readBody, reply, startLoopbackServer } from "./_ht
 import { type FakeApiCall, FakeCallLog } from "./_fake_calls.ts";
 import {
   buttonsOf,
-  channelObject,
   componentInteraction,
   messageObject,
   multipartParams,
@@ -25,6 +24,7 @@ import {
   userObject,
 } from "./_discord_payloads.ts";
 import { FakeDiscordGateway, type GatewayIdentity } from "./_discord_gateway.ts";
+import { answerRoute } from "./_discord_rest.ts";
 
 /**
  * A Discord user of the fake.
@@ -334,7 +334,14 @@ export class FakeDiscordServer implements AsyncDisposable {
         });
       }
     }
-    const answer = this.#answer(route, path, params);
+    const answer = answerRoute({
+      applicationId: this.applicationId,
+      guildId: this.guildId,
+      channelId: this.channelId,
+      messages: this.#messages,
+      threads: this.#threads,
+      gateway: this.#gateway,
+    }, { route, path, params });
     if (answer && typeof answer === "object" && "id" in answer) params.__id = answer.id;
     this.log.record({ method: route, params, authorization });
     if (answer === undefined) return reply(res, 404, { message: "Unknown route", code: 0 });
@@ -344,58 +351,6 @@ export class FakeDiscordServer implements AsyncDisposable {
       return;
     }
     reply(res, 200, answer);
-  }
-
-  #answer(route: string, path: string, params: Record<string, unknown>): unknown {
-    const ids = path.split("/").filter((part) => /^\d+$/.test(part));
-    const botUser = userObject(this.applicationId, "bub", true);
-    switch (route) {
-      case "GET /gateway/bot":
-        return {
-          url: this.#gateway.url,
-          shards: 1,
-          session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
-        };
-      case "GET /users/{user}":
-        return botUser;
-      case "POST /channels/{channel}/messages": {
-        const stored = {
-          id: snowflake(),
-          channelId: ids[0]!,
-          content: String(params.content ?? ""),
-          components: (params.components as unknown[]) ?? [],
-        };
-        this.#messages.set(stored.id, stored);
-        return messageObject({ ...stored, author: botUser, guildId: this.guildId });
-      }
-      case "PATCH /channels/{channel}/messages/{message}": {
-        const stored = this.#messages.get(ids[1]!);
-        if (!stored) return undefined;
-        if ("content" in params) stored.content = String(params.content ?? "");
-        if ("components" in params) stored.components = (params.components as unknown[]) ?? [];
-        return messageObject({ ...stored, author: botUser, guildId: this.guildId });
-      }
-      case "POST /channels/{channel}/messages/{message}/threads": {
-        // A thread started from a message has the message's id.
-        const id = ids[1]!;
-        this.#threads.set(id, ids[1]!);
-        const thread = channelObject(id, this.guildId, {
-          parentId: ids[0]!,
-          name: String(params.name ?? "thread"),
-        });
-        this.#gateway.dispatch("THREAD_CREATE", { ...thread, newly_created: true });
-        return thread;
-      }
-      case "GET /channels/{channel}": {
-        const parent = this.#threads.has(ids[0]!) ? this.channelId : undefined;
-        return channelObject(ids[0]!, this.guildId, parent ? { parentId: parent } : {});
-      }
-      case "POST /channels/{channel}/typing":
-      case "POST /interactions/{id}/{token}/callback":
-        return null;
-      default:
-        return undefined;
-    }
   }
 
   /** Stops the REST server and the gateway. */
