@@ -16,6 +16,7 @@ import type {
   FakeUser,
   WaitForCallsOptions,
 } from "./_fake_telegram_types.ts";
+import { badRequest, type MethodResult, SentMessages } from "./_fake_telegram_sent.ts";
 
 const DEFAULT_TOKEN = "123456:TEST-TOKEN";
 
@@ -68,7 +69,7 @@ export class FakeTelegramServer implements AsyncDisposable {
   #nextMessageId = 1;
   #nextFileId = 1;
   #files = new Map<string, { file: FakeFile; data: Uint8Array }>();
-  #sent = new Map<number, Record<string, unknown>>();
+  readonly #sent: SentMessages;
   #nextCallbackId = 1;
   #pollWaiters = new Set<PollWaiter>();
   #callWaiters = new Set<CallWaiter>();
@@ -84,6 +85,7 @@ export class FakeTelegramServer implements AsyncDisposable {
       first_name: "Bub",
       username: options.botUsername ?? "bub_test_bot",
     };
+    this.#sent = new SentMessages(() => this.#nextMessageId++, this.bot);
   }
 
   /** Starts a server on a free port of 127.0.0.1. */
@@ -193,9 +195,7 @@ export class FakeTelegramServer implements AsyncDisposable {
    * its `message_id`, `text` and `reply_markup` (an inline keyboard, when it has one).
    */
   sentMessages(chatId: number): Record<string, unknown>[] {
-    return [...this.#sent.values()].filter((message) =>
-      (message.chat as { id: number }).id === chatId
-    );
+    return this.#sent.ofChat(chatId);
   }
 
   /**
@@ -329,12 +329,7 @@ export class FakeTelegramServer implements AsyncDisposable {
     method: string,
     params: Record<string, unknown>,
     res: ServerResponse,
-  ): Promise<
-    { ok: unknown } | { error: { code: number; body: Record<string, unknown> } } | undefined
-  > {
-    const bad = (description: string) => ({
-      error: { code: 400, body: { error_code: 400, description: `Bad Request: ${description}` } },
-    });
+  ): Promise<MethodResult | undefined> {
     switch (method) {
       case "getMe":
         return { ok: { ...this.bot, can_join_groups: true, can_read_all_group_messages: false } };
@@ -345,41 +340,20 @@ export class FakeTelegramServer implements AsyncDisposable {
         return { ok: true };
       case "getUpdates":
         return { ok: await this.#getUpdates(params, res) };
-      case "sendMessage": {
-        if (typeof params.text !== "string" || params.text.trim() === "") {
-          return bad("message text is empty");
-        }
-        if (params.text.length > 4096) return bad("message is too long");
-        if (!buttonsValid(params.reply_markup)) return bad("BUTTON_DATA_INVALID");
-        return { ok: this.#sentMessage(params) };
-      }
+      case "sendMessage":
+        return this.#sent.send(params);
       case "sendChatAction":
         return { ok: true };
       case "answerCallbackQuery":
         return typeof params.callback_query_id === "string" && params.callback_query_id !== ""
           ? { ok: true }
-          : bad("callback_query_id is empty");
+          : badRequest("callback_query_id is empty");
       case "editMessageText":
-      case "editMessageReplyMarkup": {
-        const message = this.#sent.get(Number(params.message_id));
-        if (!message || Number(params.chat_id) !== (message.chat as { id: number }).id) {
-          return bad("message to edit not found");
-        }
-        if (!buttonsValid(params.reply_markup)) return bad("BUTTON_DATA_INVALID");
-        if (method === "editMessageText") {
-          if (typeof params.text !== "string" || params.text.trim() === "") {
-            return bad("message text is empty");
-          }
-          message.text = params.text;
-        }
-        // Like Telegram: an edit without reply_markup removes the inline keyboard.
-        if (params.reply_markup === undefined) delete message.reply_markup;
-        else message.reply_markup = params.reply_markup;
-        return { ok: structuredClone(message) };
-      }
+      case "editMessageReplyMarkup":
+        return this.#sent.edit(method, params);
       case "getFile": {
         const entry = this.#files.get(String(params.file_id));
-        return entry ? { ok: entry.file } : bad("invalid file_id");
+        return entry ? { ok: entry.file } : badRequest("invalid file_id");
       }
       default:
         return {
@@ -389,20 +363,6 @@ export class FakeTelegramServer implements AsyncDisposable {
           },
         };
     }
-  }
-
-  #sentMessage(params: Record<string, unknown>): Record<string, unknown> {
-    const chatId = Number(params.chat_id);
-    const message: Record<string, unknown> = {
-      message_id: this.#nextMessageId++,
-      date: Math.floor(Date.now() / 1000),
-      from: this.bot,
-      chat: { id: chatId, type: chatId < 0 ? "group" : "private" },
-      text: params.text,
-      ...(params.reply_markup === undefined ? {} : { reply_markup: params.reply_markup }),
-    };
-    this.#sent.set(message.message_id as number, message);
-    return structuredClone(message);
   }
 
   async #getUpdates(params: Record<string, unknown>, res: ServerResponse): Promise<unknown[]> {
@@ -429,19 +389,4 @@ export class FakeTelegramServer implements AsyncDisposable {
     }
     return this.#updates.slice(0, limit);
   }
-}
-
-/** Like Telegram: every inline button's `callback_data` is 1 to 64 bytes. */
-function buttonsValid(markup: unknown): boolean {
-  if (markup === undefined) return true;
-  const rows = (markup as { inline_keyboard?: unknown })?.inline_keyboard;
-  if (!Array.isArray(rows)) return typeof markup === "object" && markup !== null;
-  return rows.every((row) =>
-    Array.isArray(row) && row.every((button) => {
-      const data = (button as { callback_data?: unknown })?.callback_data;
-      if (data === undefined) return true;
-      const bytes = typeof data === "string" ? new TextEncoder().encode(data).length : 0;
-      return bytes >= 1 && bytes <= 64;
-    })
-  );
 }
