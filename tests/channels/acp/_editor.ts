@@ -83,7 +83,7 @@ export interface Buffers {
 /**
  * A test editor's terminals: `terminal/*` really spawn the command (in its own process group,
  * with `ACP_TEST_EDITOR=editor` added, so its output shows who ran it); `log` records each
- * request.
+ * request (`terminal/create` also records the pid of the process it spawned).
  */
 export interface Terminals {
   log: { method: string; terminalId: string; params: Record<string, unknown> }[];
@@ -112,7 +112,6 @@ function serveTerminals(client: acp.ClientApp, terminals: Terminals): void {
   client
     .onRequest(acp.methods.client.terminal.create, ({ params }) => {
       const terminalId = `term-${++next}`;
-      log("terminal/create", terminalId, params);
       const env: Record<string, string | undefined> = { ...process.env, ACP_TEST_EDITOR: "editor" };
       for (const { name, value } of params.env ?? []) env[name] = value;
       const child = spawn(params.command, params.args ?? [], {
@@ -121,6 +120,7 @@ function serveTerminals(client: acp.ClientApp, terminals: Terminals): void {
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
       });
+      log("terminal/create", terminalId, { ...params, pid: child.pid });
       const terminal: RunningTerminal = {
         child,
         output: "",
