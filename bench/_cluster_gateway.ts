@@ -5,7 +5,11 @@
  * bench plugin that renders each turn's model output as a Telegram message (`_telegram_reply.ts`).
  * Prints `bub gateway: serving telegram` once serving; stops when stdin ends or on SIGTERM. Runs on Deno, Node 24 and Bun.
  *
- * Usage: _cluster_gateway.ts <home>
+ * Usage: _cluster_gateway.ts <home> <workspace>
+ *
+ * Every instance of a cluster gets the same workspace (as a deployment does: a session's tapes
+ * are named by the workspace, so instances with workspaces of their own would each have their
+ * own session tapes, and a takeover would never find the tape of the turn it takes over).
  *
  * @module
  */
@@ -17,13 +21,13 @@ import type { BuiltinRuntime } from "../src/builtin/runtime.ts";
 import { configureCliLogging } from "../src/cli/logging.ts";
 import { telegramReplyPlugin } from "./_telegram_reply.ts";
 
-const home = process.argv[2];
-if (!home) throw new Error("usage: _cluster_gateway.ts <home>");
+const [home, workspace] = process.argv.slice(2);
+if (!home || !workspace) throw new Error("usage: _cluster_gateway.ts <home> <workspace>");
 // Logs to stderr as `bub gateway` does (warnings and up unless `BUB_LOG_LEVEL` says otherwise).
 configureCliLogging();
 const bub = new BubFramework({
   home,
-  workspace: home,
+  workspace,
   configFile: join(home, "config.yml"),
   loadDotenv: false,
 });

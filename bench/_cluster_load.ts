@@ -1,8 +1,9 @@
 /**
  * One row of the cluster bench: N gateway instances (`_cluster_gateway.ts`, each its own process
- * on a chosen runtime) over one tape store, serving the Telegram channel against a fake Bot API
- * (here, in the bench process) and the mock model (its own process). Every chat is a closed loop:
- * it sends a message carrying a unique tag, waits for the reply carrying the tag, sends the next.
+ * on a chosen runtime, with a home of its own and one shared workspace) over one tape store,
+ * serving the Telegram channel against a fake Bot API (here, in the bench process) and the mock
+ * model (its own process). Every chat is a closed loop: it sends a message carrying a unique tag,
+ * waits for the reply carrying the tag, sends the next.
  * After a warm-up, a steady window counts the answered messages (turns/s) and their latency
  * (update queued → `sendMessage` received); then the chats stop and the replies still under way
  * are drained, so lost and duplicated replies cover the whole run.
@@ -10,7 +11,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -106,10 +107,14 @@ interface Instance {
 function startInstance(
   runtime: string,
   home: string,
+  workspace: string,
   env: Record<string, string>,
   log: string | null,
 ): Instance {
-  const [exe, args] = runtimeCommand(runtime === "node" ? "node24" : runtime, GATEWAY, [home]);
+  const [exe, args] = runtimeCommand(runtime === "node" ? "node24" : runtime, GATEWAY, [
+    home,
+    workspace,
+  ]);
   const child = spawn(exe, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -173,6 +178,9 @@ export async function clusterRow(options: ClusterRowOptions): Promise<ClusterRow
   };
   const watch = new ReplyWatch(telegram);
   const instances: Instance[] = [];
+  // One workspace for every instance, as a deployment has (session tapes are named by it).
+  const workspace = join(root, "workspace");
+  mkdirSync(workspace);
   try {
     const spawned = performance.now();
     for (let i = 0; i < options.instances; i++) {
@@ -181,7 +189,7 @@ export async function clusterRow(options: ClusterRowOptions): Promise<ClusterRow
       const log = options.logDir
         ? join(options.logDir, `${options.label ?? "row"}-instance-${i}.log`)
         : null;
-      instances.push(startInstance(runtime, home, { ...env, BUB_HOME: home }, log));
+      instances.push(startInstance(runtime, home, workspace, { ...env, BUB_HOME: home }, log));
     }
     await Promise.race([
       Promise.all(instances.map((instance) => instance.serving)),

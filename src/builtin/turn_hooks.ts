@@ -18,7 +18,8 @@ import {
 } from "./approval_commands.ts";
 import { approvalAsk } from "./approval_rules.ts";
 import { isRecoveryMessage, RECOVER_STATE_KEY } from "./turn_recovery_start.ts";
-import { isRedelivered } from "../channels/cluster/redelivery.ts";
+import { isRedelivered, redeliveredAnswer } from "../channels/cluster/redelivery.ts";
+import { textEvents } from "../agent/text_events.ts";
 import { type Envelope, fieldOf } from "../kernel/envelope.ts";
 import { inboundOf } from "../kernel/inbound.ts";
 import { contextStrOf } from "../kernel/channel_message.ts";
@@ -111,8 +112,12 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       const resume = resumeOutcomesOf(message);
       if (resume !== null) state[RESUME_STATE_KEY] = resume;
       if (isRecoveryMessage(message)) state[RECOVER_STATE_KEY] = true;
-      // A cluster's redelivery of an interrupted turn's message: resume that turn, else run it.
-      else if (isRedelivered(message)) state[RECOVER_STATE_KEY] = "or_run";
+      // A cluster's redelivery of an interrupted turn's message: resume that turn, else deliver
+      // its answer when it had run to its end, else run it.
+      else if (isRedelivered(message)) {
+        const answer = redeliveredAnswer(message);
+        state[RECOVER_STATE_KEY] = answer === null ? "or_run" : { answer };
+      }
       const tape = agent.sessionTape(sessionId, {
         _runtime_workspace: runtime.framework.workspace,
       });
@@ -156,6 +161,9 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
         const resumed = await runtime.agent.recoverTurn({ sessionId, state, signal });
         if (resumed !== null) return resumed;
         if (recover === true) return new AsyncStreamEvents((async function* () {})());
+        // The turn ran to its end (its tools too): its answer again, no model call, no tool.
+        const answer = (recover as { answer?: unknown } | null)?.answer;
+        if (typeof answer === "string") return textEvents(answer, true);
       }
       if (typeof prompt === "string" && isApprovalCommand(prompt)) {
         return await runApprovalCommand(runtime, { line: prompt, sessionId, state, signal });

@@ -17,6 +17,7 @@ import type { TapeLease } from "../../tape/postgres_store.ts";
 import type { FencedTapeStore } from "./_fenced_store.ts";
 import { markRedelivered } from "./redelivery.ts";
 import {
+  type Interruption,
   MESSAGE_REJECTED,
   recordInterruption,
   TURN_COMPLETED,
@@ -70,7 +71,7 @@ export class SessionRun {
   readonly session: string;
   #ctx: SessionContext;
   #lease: TapeLease;
-  #interrupted: number | null = null;
+  #interrupted: Interruption | null = null;
   #queue: Item[];
   #seen: Set<number>;
   #newest = 0;
@@ -224,8 +225,9 @@ export class SessionRun {
     let envelope: Envelope;
     try {
       envelope = item.envelope ?? host.decode(item.message.body);
-      // The message a dead owner's turn was running: that turn resumes instead of a new one.
-      if (id === this.#interrupted) markRedelivered(envelope);
+      // The message a dead owner's turn was running: that turn resumes instead of a new one
+      // (or, when it had run to its end, its answer is delivered again).
+      if (id === this.#interrupted?.messageId) markRedelivered(envelope, this.#interrupted.answer);
     } catch (error) {
       // A row no instance can run would be claimed again forever: it completes as rejected.
       logger.error("cluster.message_rejected session={session} id={id}: {error}", {

@@ -7,6 +7,9 @@ import { sessionTapeName } from "../../../src/tape/naming.ts";
 import { PostgresTapeStore } from "../../../src/tape/postgres_store.ts";
 import { TapeQuery } from "../../../src/tape/query.ts";
 import { dropSchema, postgresUrl, uniqueSchema } from "../../tape/_postgres.ts";
+import { mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
+import { defineTool } from "../../../src/tools/tool.ts";
+import { turnFixture } from "../../agent/_turn_fixture.ts";
 
 const url = postgresUrl("cluster fenced tape store");
 
@@ -44,5 +47,47 @@ if (url) {
     const next = (await inner.acquireLease("telegram:3", "a", 60_000))!;
     store.fence("telegram:1", next);
     assert.equal(store.isLost("telegram:1"), false);
+  });
+}
+
+if (url) {
+  test("a turn's tool call and the call's start are in the fenced journal, as another instance reads it, before the tool runs", async (t) => {
+    const schema = uniqueSchema();
+    t.after(() => dropSchema(url, schema));
+    await using inner = new PostgresTapeStore(url, { schema });
+    await using other = new PostgresTapeStore(url, { schema }); // another instance's view
+    const store = new FencedTapeStore(inner);
+    let tape = "";
+    const seen: unknown[] = [];
+    const probe = defineTool({
+      name: "probe",
+      description: "Reads the journal the way a taker-over would, while it runs.",
+      parameters: { type: "object", properties: {} },
+      context: true,
+      handler: async (_args, ctx) => {
+        for (const fork of await other.journalPending(tape)) {
+          for (const entry of fork.entries) {
+            if (entry.kind === "tool_call") seen.push(["tool_call", entry.payload.calls]);
+            if (entry.payload.name === "tool.start") seen.push(["tool.start", entry.payload.data]);
+          }
+        }
+        return `probed ${ctx.callId}`;
+      },
+    });
+    await using fx = await turnFixture({
+      tools: [probe],
+      plugins: [{ name: "fenced-store", provideTapeStore: () => store }],
+      script: (request: MockRequest) =>
+        (request.body as { messages: { role: string }[] }).messages.at(-1)?.role === "tool"
+          ? mockReply.text("done")
+          : mockReply.toolCall("probe", {}, { id: "call_probe" }),
+    });
+    tape = sessionTapeName("cli:local", fx.home);
+    store.fence("cli:local", (await inner.acquireLease("cli:local", "a", 60_000))!);
+    const result = await fx.turn("probe it");
+    assert.equal(result.modelOutput, "done");
+    assert.deepEqual(seen.map((item) => (item as unknown[])[0]), ["tool_call", "tool.start"]);
+    assert.equal((seen[0] as [string, { id: string }[]])[1][0]!.id, "call_probe");
+    assert.deepEqual((seen[1] as [string, unknown])[1], { call_id: "call_probe", tool: "probe" });
   });
 }
