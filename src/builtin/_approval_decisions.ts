@@ -104,6 +104,10 @@ export interface ApprovalOutcome {
 
 /** What deciding leaves of the suspended step: the outcomes, or the ids that still wait. */
 export interface SettlePlan {
+  /** The suspended step. */
+  step: number;
+  /** The step's call ids held for approval (decided or not). */
+  held: string[];
   outcomes: Record<string, CallOutcome>;
   waiting: string[];
 }
@@ -121,14 +125,16 @@ export async function settlePlan(
   const byCall = new Map(requests.map((entry) => [entry.request.call_id, entry]));
   const outcomes: Record<string, CallOutcome> = {};
   const waiting: string[] = [];
+  const held: string[] = [];
   for (const call of suspended.calls) {
     const entry = byCall.get(call.id);
+    if (entry !== undefined) held.push(call.id);
     if (entry === undefined || suspended.completed.has(call.id)) continue;
     if (entry.decision === null) waiting.push(entry.request.id);
     else if (entry.decision.decision === "approve") outcomes[call.id] = { kind: "run" };
     else outcomes[call.id] = { kind: "result", result: denialText(entry.decision), ok: false };
   }
-  return { outcomes, waiting };
+  return { step: suspended.step, held, outcomes, waiting };
 }
 
 export function decisionStatus(decision: ApprovalDecision): ApprovalOutcome["status"] {

@@ -2,10 +2,12 @@
  * The approval comma commands: `,approve <id> [always]`, `,deny <id> [reason]` and
  * `,approvals`. An id is found through the workspace's approvals index tape, so a decision may
  * come from any session, channel or process; the decision is recorded on the asking session's
- * tape, and once every held call of its suspended step is decided the turn resumes there: in this
- * turn's stream when the decision came from the same session, else as a turn of its own whose
- * answer goes to the asking session's channel and chat. Expiry is checked when a request is
- * touched (decided or listed); an expired request is recorded `expired` then.
+ * tape, and once every held call of its suspended step is decided the turn resumes there, from
+ * the tape (`_approval_resume.ts`: the resume is claimed once, by a compare-and-swap): in this
+ * turn's stream when the decision came from the same session, else as a turn of the asking
+ * session (an inbound of its own, through the cluster's inbox when there is one) whose answer
+ * goes to its channel and chat. Expiry is checked when a request is touched (decided or listed);
+ * an expired request is recorded `expired` then.
  *
  * @module
  */
@@ -19,8 +21,7 @@ import {
   TURN_ORIGIN_STATE_KEY,
   turnOrigin,
 } from "../agent/approvals.ts";
-import type { CallOutcome } from "../agent/turn_resume.ts";
-import { ChannelMessage } from "../kernel/channel_message.ts";
+import { inboxRouteOf } from "../channels/cluster/inbox_route.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import { lastIdOf } from "../tape/store.ts";
@@ -38,24 +39,24 @@ import {
   type SettlePlan,
   settlePlan,
 } from "./_approval_decisions.ts";
+import {
+  APPROVAL_RESUME_CONTEXT_KEY,
+  APPROVAL_RESUME_STATE_KEY,
+  claimResume,
+  resumeInbound,
+} from "./_approval_resume.ts";
 
-export { APPROVAL_OUTCOME_STATE_KEY, type ApprovalOutcome };
+export {
+  APPROVAL_OUTCOME_STATE_KEY,
+  APPROVAL_RESUME_CONTEXT_KEY,
+  APPROVAL_RESUME_STATE_KEY,
+  type ApprovalOutcome,
+};
 
 const logger = getLogger(["bub", "approvals"]);
 
-/** Inbound envelopes made to resume a turn in another session, with their outcomes. */
-const resumes = new WeakMap<object, Record<string, CallOutcome>>();
-
-/** The turn-state key of a resumed turn's outcomes (set by `loadState`). */
-export const RESUME_STATE_KEY = "_runtime_approval_resume";
-
 /** The turn-state key that says the session's last turn is suspended (set by `loadState`). */
 export const SUSPENDED_STATE_KEY = "_runtime_turn_suspended";
-
-/** The outcomes a resume envelope carries, or null (only envelopes made here carry any). */
-export function resumeOutcomesOf(message: unknown): Record<string, CallOutcome> | null {
-  return typeof message === "object" && message !== null ? resumes.get(message) ?? null : null;
-}
 
 /** The turn-state key that says the answer is the pending-approvals notice (see `loadState`). */
 export const APPROVAL_NOTICE_STATE_KEY = "_runtime_approval_notice";
@@ -77,6 +78,10 @@ export interface ApprovalCommandArgs {
   signal?: AbortSignal;
   /** The clock. Default `Date.now`. */
   now?: () => number;
+}
+
+function silent(): AsyncStreamEvents {
+  return new AsyncStreamEvents((async function* () {})());
 }
 
 function textEvents(text: string, rest: AsyncStreamEvents | null = null): AsyncStreamEvents {
@@ -126,6 +131,9 @@ export function runPendingNotice(
   return serialized(runtime, args.sessionId, () => deps.list(true));
 }
 
+/** What runs once the session's lock is released. */
+type Later = () => Promise<AsyncStreamEvents>;
+
 type Wanted = { decision: "approve"; always: boolean } | { decision: "deny"; reason: string };
 
 /** One command's view of the approvals. */
@@ -161,13 +169,15 @@ class Approvals {
   }
 
   /**
-   * `,approvals`: the pending requests of this session. Expired ones are recorded so, and when
-   * that decides the suspended step the turn resumes here. `blocked`: the answer to a message
-   * that came while the turn waits.
+   * `,approvals`: the pending requests of this session. Expired ones are recorded so; when
+   * nothing waits any more (decided here, elsewhere, or expired) the suspended turn resumes here,
+   * once (see `claimResume`). `blocked`: the answer to a message that came while the turn waits.
+   * The inbound that resumes a turn decided in another session answers only with the resume.
    */
   async list(blocked: boolean): Promise<AsyncStreamEvents> {
     const sessionId = this.#args.sessionId;
     const tape = this.#tape(sessionId);
+    const quiet = this.#args.state[APPROVAL_RESUME_STATE_KEY] === true;
     for (let attempt = 1;; attempt++) {
       const lastId = await lastIdOf(tape.store, tape.name);
       const { requests } = await readApprovals(tape);
@@ -193,16 +203,26 @@ class Approvals {
       let text = lines.length === 0
         ? "No pending approvals in this session."
         : `${head}\n${lines.join("\n")}`;
-      if (expired.length === 0 && !(blocked && lines.length === 0)) return textEvents(text);
-      const plan = await settlePlan(tape, requests);
       if (expired.length > 0) {
         if (!(await recordIfLast(tape, expired, lastId))) {
           if (attempt < DECISION_ATTEMPTS) continue;
           throw contended(sessionId);
         }
         text = `${expired.length} approval(s) expired; the model is told so.\n${text}`;
-      }
-      return await this.#settle(sessionId, null, text, plan);
+      } else if (lines.length > 0) return quiet ? silent() : textEvents(text);
+      const claim = await claimResume(tape, sessionId);
+      if (claim === null) return quiet && expired.length === 0 ? silent() : textEvents(text);
+      const decided = claim.decided.map((line) => `Approval ${line}.`).join("\n");
+      const resumed = await this.#runtime.agent.resumeTurn({
+        sessionId,
+        state: this.#args.state,
+        outcomes: claim.plan.outcomes,
+        signal: this.#args.signal,
+      });
+      const said = expired.length > 0
+        ? `${expired.length} approval(s) expired; the model is told so.`
+        : decided;
+      return textEvents(`${said} The turn goes on.`, resumed);
     }
   }
 
@@ -214,11 +234,13 @@ class Approvals {
       this.#outcome({ id, status: "unknown" });
       return textEvents(unknown);
     }
-    return await serialized(
+    const decided = await serialized(
       this.#runtime,
       sessionId,
       () => this.#decideIn(sessionId, id, wanted, unknown),
     );
+    // The asking session's own turn takes its lock again (the resume of another session).
+    return typeof decided === "function" ? await decided() : decided;
   }
 
   /**
@@ -233,7 +255,7 @@ class Approvals {
     id: string,
     wanted: Wanted,
     unknown: string,
-  ): Promise<AsyncStreamEvents> {
+  ): Promise<AsyncStreamEvents | Later> {
     const tape = this.#tape(sessionId);
     for (let attempt = 1;; attempt++) {
       const lastId = await lastIdOf(tape.store, tape.name);
@@ -289,40 +311,52 @@ class Approvals {
     }
   }
 
-  /** Resumes the asking session's turn when the plan says every held call of its step is decided. */
+  /**
+   * Resumes the asking session's turn when the plan says every held call of its step is decided:
+   * here when the decision came from that session (claimed once, see `claimResume`), else by an
+   * inbound of that session (through the cluster's inbox when this process is a cluster instance:
+   * the instance holding the session's lease resumes it under its fence), which reads the
+   * decisions back from the tape.
+   */
   async #settle(
     sessionId: string,
-    request: ApprovalRequest | null,
+    request: ApprovalRequest,
     answer: string,
     plan: SettlePlan | null,
-  ): Promise<AsyncStreamEvents> {
-    const state = this.#args.state;
+  ): Promise<AsyncStreamEvents | Later> {
     if (plan === null) return textEvents(answer);
-    const { outcomes, waiting } = plan;
-    if (waiting.length > 0) {
-      const next = waiting.map((other) => `,approve ${other}`).join(", ");
+    if (plan.waiting.length > 0) {
+      const next = plan.waiting.map((other) => `,approve ${other}`).join(", ");
       return textEvents(`${answer} The turn goes on once the rest is decided: ${next}.`);
     }
-    if (sessionId === this.#args.sessionId || request === null) {
+    if (sessionId === this.#args.sessionId) {
+      const claim = await claimResume(this.#tape(sessionId), sessionId);
+      if (claim === null) return textEvents(answer); // another process resumed it first
       const resumed = await this.#runtime.agent.resumeTurn({
         sessionId,
-        state,
-        outcomes,
+        state: this.#args.state,
+        outcomes: claim.plan.outcomes,
         signal: this.#args.signal,
       });
       return textEvents(answer, resumed);
     }
     const target = `${request.channel ?? "default"}:${request.chat_id ?? "default"}`;
-    const inbound = new ChannelMessage({
+    const inbound = resumeInbound({
       sessionId,
-      channel: request.channel ?? "default",
-      chatId: request.chat_id ?? "default",
-      content: `,approve ${request.id}`,
-      context: { sender_id: request.owner ?? "" },
+      channel: request.channel,
+      chatId: request.chat_id,
+      owner: request.owner,
+      id: request.id,
     });
-    resumes.set(inbound, outcomes);
-    await this.#runtime.framework.processInbound(inbound, { stream: true });
-    return textEvents(`${answer} The answer went to ${target}.`);
+    const route = inboxRouteOf(this.#runtime.framework);
+    return async () => {
+      if (route !== null) {
+        await route(inbound);
+        return textEvents(`${answer} The turn goes on in ${target}; its answer goes there.`);
+      }
+      await this.#runtime.framework.processInbound(inbound, { stream: true });
+      return textEvents(`${answer} The answer went to ${target}.`);
+    };
   }
 }
 

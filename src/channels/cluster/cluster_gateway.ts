@@ -30,6 +30,7 @@ import {
 } from "./_envelope_codec.ts";
 import { FencedTapeStore } from "./_fenced_store.ts";
 import { electedChannel } from "./_poller_election.ts";
+import { setInboxRoute } from "./inbox_route.ts";
 import { ClusterWorker } from "./_worker.ts";
 
 const logger = getLogger(["bub", "channels", "cluster"]);
@@ -121,6 +122,8 @@ export class ClusterGateway {
     this.#framework = framework;
     const fenced = this.#fenced;
     framework.register({ name: "bub-cluster", provideTapeStore: () => fenced }, "bub-cluster");
+    // Bub's own inbounds (an approval's resume of another chat's turn) go to the inbox too.
+    setInboxRoute(framework, (message) => this.#enqueue(message));
     const elected = options.electedPollers ?? {};
     const store = this.store;
     const retryMs = this.#pollMs;

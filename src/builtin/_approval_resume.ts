@@ -1,0 +1,105 @@
+/**
+ * Private: resuming a turn whose held calls are all decided, from the tape alone. The decisions
+ * are on the asking session's tape; whoever runs that session next (this process, another one,
+ * the cluster instance holding its lease) reads them back and claims the resume with a
+ * compare-and-swap append of `approval.resumed {step, call_ids}` ({@link claimResume}), so of
+ * two processes that see "every held call decided" at once only one resumes. A decision from
+ * another session reaches the asking one as an inbound of its own ({@link resumeInbound}): a
+ * `,approvals` in the asking chat, which lists nothing and resumes the turn.
+ *
+ * @module
+ */
+import { readApprovals } from "../agent/approvals.ts";
+import { ChannelMessage } from "../kernel/channel_message.ts";
+import { eventEntry } from "../tape/entry.ts";
+import { appendIfLast, lastIdOf } from "../tape/store.ts";
+import type { Tape } from "../tape/tape.ts";
+import {
+  contended,
+  DECISION_ATTEMPTS,
+  said,
+  type SettlePlan,
+  settlePlan,
+} from "./_approval_decisions.ts";
+
+/** The event that claims a suspended step's resume (after its `tool_call`, on the session tape). */
+export const APPROVAL_RESUMED = "approval.resumed";
+
+/**
+ * The context key of an inbound made to resume a turn decided in another session (its value:
+ * the deciding approval id). Its `,approvals` answers nothing when there is nothing to resume.
+ */
+export const APPROVAL_RESUME_CONTEXT_KEY = "approval_resume";
+
+/** The turn-state key set for such an inbound (by `loadState`). */
+export const APPROVAL_RESUME_STATE_KEY = "_runtime_approval_resume";
+
+/** A claimed resume: the outcomes of the step's held calls and how each was decided. */
+export interface ResumeClaim {
+  /** The plan (no call waits). */
+  plan: SettlePlan;
+  /** `<id> approved by 42`, one per decided request of the step. */
+  decided: string[];
+}
+
+/** True when an `approval.resumed` follows the newest `tool_call` of `tape` (claimed already). */
+async function claimed(tape: Tape): Promise<boolean> {
+  const entries = await tape.query().all();
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (entry.kind === "tool_call" || entry.kind === "tool_result") return false;
+    if (entry.kind === "event" && entry.payload.name === APPROVAL_RESUMED) return true;
+  }
+  return false;
+}
+
+/**
+ * Claims the resume of the session's suspended step when every held call of it is decided and
+ * nobody claimed it yet: the claim is appended only when the tape's newest id is still the one
+ * read before (else all is read again). Null when there is nothing to resume here (no suspended
+ * step, a call still waits, or another process claimed it).
+ */
+export async function claimResume(tape: Tape, sessionId: string): Promise<ResumeClaim | null> {
+  for (let attempt = 1;; attempt++) {
+    const lastId = await lastIdOf(tape.store, tape.name);
+    if (await claimed(tape)) return null;
+    const { requests } = await readApprovals(tape);
+    const plan = await settlePlan(tape, requests);
+    if (plan === null || plan.waiting.length > 0 || plan.held.length === 0) return null;
+    const callIds = plan.held;
+    const entry = eventEntry(APPROVAL_RESUMED, { step: plan.step, call_ids: callIds });
+    if (await appendIfLast(tape.store, tape.name, [entry], lastId)) {
+      const decided = requests.flatMap(({ request, decision }) =>
+        decision !== null && request.call_id !== null && callIds.includes(request.call_id)
+          ? [`${request.id} ${said(decision)}`]
+          : []
+      );
+      return { plan, decided };
+    }
+    if (attempt >= DECISION_ATTEMPTS) throw contended(sessionId);
+  }
+}
+
+/** Where the asking session answers. */
+export interface AskingSession {
+  sessionId: string;
+  channel: string | null;
+  chatId: string | null;
+  owner: string | null;
+  /** The approval id whose decision completed the step. */
+  id: string;
+}
+
+/**
+ * The inbound that resumes the asking session's turn where that session runs: `,approvals`
+ * from its owner in its chat, marked (see {@link APPROVAL_RESUME_CONTEXT_KEY}).
+ */
+export function resumeInbound(asking: AskingSession): ChannelMessage {
+  return new ChannelMessage({
+    sessionId: asking.sessionId,
+    channel: asking.channel ?? "default",
+    chatId: asking.chatId ?? "default",
+    content: ",approvals",
+    context: { sender_id: asking.owner ?? "", [APPROVAL_RESUME_CONTEXT_KEY]: asking.id },
+  });
+}
