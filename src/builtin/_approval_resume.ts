@@ -10,7 +10,10 @@
  * @module
  */
 import { readApprovals } from "../agent/approvals.ts";
+import { inboxRouteOf } from "../channels/cluster/inbox_route.ts";
 import { ChannelMessage } from "../kernel/channel_message.ts";
+import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
+import type { TurnState } from "../kernel/turn.ts";
 import { eventEntry } from "../tape/entry.ts";
 import { appendIfLast, lastIdOf } from "../tape/store.ts";
 import type { Tape } from "../tape/tape.ts";
@@ -21,6 +24,7 @@ import {
   type SettlePlan,
   settlePlan,
 } from "./_approval_decisions.ts";
+import type { BuiltinRuntime } from "./runtime.ts";
 
 /** The event that claims a suspended step's resume (after its `tool_call`, on the session tape). */
 export const APPROVAL_RESUMED = "approval.resumed";
@@ -102,4 +106,59 @@ export function resumeInbound(asking: AskingSession): ChannelMessage {
     content: ",approvals",
     context: { sender_id: asking.owner ?? "", [APPROVAL_RESUME_CONTEXT_KEY]: asking.id },
   });
+}
+
+/** An empty answer (nothing goes to the chat). */
+export function silent(): AsyncStreamEvents {
+  return new AsyncStreamEvents((async function* () {})());
+}
+
+/** `text` as an answer, followed by the stream `rest` (a resumed turn) when given. */
+export function textEvents(text: string, rest: AsyncStreamEvents | null = null): AsyncStreamEvents {
+  async function* events(): AsyncGenerator<StreamEvent> {
+    yield { kind: "text", data: { delta: text } };
+    if (rest === null) {
+      yield { kind: "final", data: { text, ok: true } };
+      return;
+    }
+    yield { kind: "text", data: { delta: "\n\n" } };
+    yield* rest;
+  }
+  return new AsyncStreamEvents(events(), rest === null ? {} : { state: rest.state });
+}
+
+/**
+ * Claims the resume of the session's suspended step ({@link claimResume}) and resumes it in this
+ * turn: `answer(claim)`, then the resumed turn's stream. Null when there is nothing to resume.
+ */
+export async function resumeHere(
+  runtime: BuiltinRuntime,
+  turn: { sessionId: string; state: TurnState; signal?: AbortSignal },
+  answer: (claim: ResumeClaim) => string,
+): Promise<AsyncStreamEvents | null> {
+  const { sessionId, state, signal } = turn;
+  const claim = await claimResume(runtime.agent.sessionTape(sessionId, state), sessionId);
+  if (claim === null) return null;
+  const outcomes = claim.plan.outcomes;
+  const resumed = await runtime.agent.resumeTurn({ sessionId, state, outcomes, signal });
+  return textEvents(answer(claim), resumed);
+}
+
+/**
+ * Has the asking session resume its turn: its {@link resumeInbound} goes to the cluster's inbox
+ * (the instance holding the session's lease runs it, fenced), or runs in this process when there
+ * is no cluster or the session is an interface's. Says where the answer goes.
+ */
+export async function resumeElsewhere(
+  runtime: BuiltinRuntime,
+  asking: AskingSession,
+): Promise<string> {
+  const target = `${asking.channel ?? "default"}:${asking.chatId ?? "default"}`;
+  const inbound = resumeInbound(asking);
+  const route = inboxRouteOf(runtime.framework);
+  if (route !== null && await route(inbound)) {
+    return `The turn goes on in ${target}; its answer goes there.`;
+  }
+  await runtime.framework.processInbound(inbound, { stream: true });
+  return `The answer went to ${target}.`;
 }

@@ -14,15 +14,13 @@
 import { getLogger } from "../_internal/log.ts";
 import {
   APPROVAL_INDEX_SESSION,
-  type ApprovalDecision,
   type ApprovalRequest,
   findApprovalSession,
   readApprovals,
   TURN_ORIGIN_STATE_KEY,
   turnOrigin,
 } from "../agent/approvals.ts";
-import { inboxRouteOf } from "../channels/cluster/inbox_route.ts";
-import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
+import type { AsyncStreamEvents } from "../kernel/stream.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import { lastIdOf } from "../tape/store.ts";
 import type { Tape } from "../tape/tape.ts";
@@ -32,18 +30,23 @@ import {
   type ApprovalOutcome,
   contended,
   DECISION_ATTEMPTS,
+  decisionOf,
   decisionStatus,
+  pendingOrExpired,
   recordIfLast,
   said,
   serialized,
   type SettlePlan,
   settlePlan,
+  type Wanted,
 } from "./_approval_decisions.ts";
 import {
   APPROVAL_RESUME_CONTEXT_KEY,
   APPROVAL_RESUME_STATE_KEY,
-  claimResume,
-  resumeInbound,
+  resumeElsewhere,
+  resumeHere,
+  silent,
+  textEvents,
 } from "./_approval_resume.ts";
 
 export {
@@ -78,23 +81,6 @@ export interface ApprovalCommandArgs {
   signal?: AbortSignal;
   /** The clock. Default `Date.now`. */
   now?: () => number;
-}
-
-function silent(): AsyncStreamEvents {
-  return new AsyncStreamEvents((async function* () {})());
-}
-
-function textEvents(text: string, rest: AsyncStreamEvents | null = null): AsyncStreamEvents {
-  async function* events(): AsyncGenerator<StreamEvent> {
-    yield { kind: "text", data: { delta: text } };
-    if (rest === null) {
-      yield { kind: "final", data: { text, ok: true } };
-      return;
-    }
-    yield { kind: "text", data: { delta: "\n\n" } };
-    yield* rest;
-  }
-  return new AsyncStreamEvents(events(), rest === null ? {} : { state: rest.state });
 }
 
 /** Runs an approval command; its answer (and a resumed turn of this session) as a stream. */
@@ -133,8 +119,6 @@ export function runPendingNotice(
 
 /** What runs once the session's lock is released. */
 type Later = () => Promise<AsyncStreamEvents>;
-
-type Wanted = { decision: "approve"; always: boolean } | { decision: "deny"; reason: string };
 
 /** One command's view of the approvals. */
 class Approvals {
@@ -181,22 +165,7 @@ class Approvals {
     for (let attempt = 1;; attempt++) {
       const lastId = await lastIdOf(tape.store, tape.name);
       const { requests } = await readApprovals(tape);
-      const lines: string[] = [];
-      const expired: { request: ApprovalRequest; decision: ApprovalDecision }[] = [];
-      for (const item of requests) {
-        const { request, decision, askedAt } = item;
-        if (decision !== null) continue;
-        if (Date.parse(request.expires_at) <= this.#now()) {
-          item.decision = { id: request.id, decision: "expired", by: "expiry" };
-          expired.push({ request, decision: item.decision });
-          continue;
-        }
-        const age = Math.max(0, Math.round((this.#now() - Date.parse(askedAt)) / 1000));
-        lines.push(
-          `${request.id}  ${request.tool}  ${request.reason || "-"}  asked ${age}s ago, ` +
-            `expires ${request.expires_at}`,
-        );
-      }
+      const { lines, expired } = pendingOrExpired(requests, this.#now());
       const head = blocked
         ? "This session's turn waits for approval; decide first (,approve <id> / ,deny <id>):"
         : "Pending approvals (,approve <id> / ,deny <id>):";
@@ -210,19 +179,17 @@ class Approvals {
         }
         text = `${expired.length} approval(s) expired; the model is told so.\n${text}`;
       } else if (lines.length > 0) return quiet ? silent() : textEvents(text);
-      const claim = await claimResume(tape, sessionId);
-      if (claim === null) return quiet && expired.length === 0 ? silent() : textEvents(text);
-      const decided = claim.decided.map((line) => `Approval ${line}.`).join("\n");
-      const resumed = await this.#runtime.agent.resumeTurn({
-        sessionId,
-        state: this.#args.state,
-        outcomes: claim.plan.outcomes,
-        signal: this.#args.signal,
-      });
-      const said = expired.length > 0
-        ? `${expired.length} approval(s) expired; the model is told so.`
-        : decided;
-      return textEvents(`${said} The turn goes on.`, resumed);
+      const resumed = await resumeHere(
+        this.#runtime,
+        this.#args,
+        (claim) =>
+          `${
+            expired.length > 0
+              ? `${expired.length} approval(s) expired; the model is told so.`
+              : claim.decided.map((line) => `Approval ${line}.`).join("\n")
+          } The turn goes on.`,
+      );
+      return resumed ?? (quiet && expired.length === 0 ? silent() : textEvents(text));
     }
   }
 
@@ -282,24 +249,7 @@ class Approvals {
         this.#outcome({ id, status: "already_decided", by: said(item.decision) });
         return textEvents(`Approval ${id} was already decided: ${said(item.decision)}.`);
       }
-      const by = this.#decider ?? "the user";
-      let decision: ApprovalDecision;
-      let answer: string;
-      if (Date.parse(request.expires_at) <= this.#now()) {
-        decision = { id, decision: "expired", by: "expiry" };
-        answer = `Approval ${id} expired at ${request.expires_at}; the model is told so.`;
-      } else if (wanted.decision === "approve") {
-        decision = { id, decision: "approve", by, ...(wanted.always ? { always: true } : {}) };
-        answer = `Approved ${id}${wanted.always ? " (always, in this session)" : ""}.`;
-      } else {
-        decision = {
-          id,
-          decision: "deny",
-          by,
-          ...(wanted.reason ? { reason: wanted.reason } : {}),
-        };
-        answer = `Denied ${id}.`;
-      }
+      const { decision, answer } = decisionOf(request, wanted, this.#decider, this.#now());
       item.decision = decision;
       const plan = await settlePlan(tape, requests);
       if (!(await recordIfLast(tape, [{ request, decision }], lastId))) {
@@ -330,33 +280,18 @@ class Approvals {
       return textEvents(`${answer} The turn goes on once the rest is decided: ${next}.`);
     }
     if (sessionId === this.#args.sessionId) {
-      const claim = await claimResume(this.#tape(sessionId), sessionId);
-      if (claim === null) return textEvents(answer); // another process resumed it first
-      const resumed = await this.#runtime.agent.resumeTurn({
-        sessionId,
-        state: this.#args.state,
-        outcomes: claim.plan.outcomes,
-        signal: this.#args.signal,
-      });
-      return textEvents(answer, resumed);
+      // Null: another process resumed it first.
+      return await resumeHere(this.#runtime, this.#args, () => answer) ?? textEvents(answer);
     }
-    const target = `${request.channel ?? "default"}:${request.chat_id ?? "default"}`;
-    const inbound = resumeInbound({
+    const asking = {
       sessionId,
       channel: request.channel,
       chatId: request.chat_id,
       owner: request.owner,
       id: request.id,
-    });
-    const route = inboxRouteOf(this.#runtime.framework);
-    return async () => {
-      if (route !== null) {
-        await route(inbound);
-        return textEvents(`${answer} The turn goes on in ${target}; its answer goes there.`);
-      }
-      await this.#runtime.framework.processInbound(inbound, { stream: true });
-      return textEvents(`${answer} The answer went to ${target}.`);
     };
+    // After the lock: the asking session's turn takes it (in this process).
+    return async () => textEvents(`${answer} ${await resumeElsewhere(this.#runtime, asking)}`);
   }
 }
 

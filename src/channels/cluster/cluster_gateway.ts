@@ -122,12 +122,17 @@ export class ClusterGateway {
     this.#framework = framework;
     const fenced = this.#fenced;
     framework.register({ name: "bub-cluster", provideTapeStore: () => fenced }, "bub-cluster");
-    // Bub's own inbounds (an approval's resume of another chat's turn) go to the inbox too.
-    setInboxRoute(framework, (message) => this.#enqueue(message));
     const elected = options.electedPollers ?? {};
     const store = this.store;
     const retryMs = this.#pollMs;
     const local = new Set<string>();
+    // Bub's own inbounds (an approval's resume of another chat's turn) go to the inbox too,
+    // except an interface's, which runs here.
+    setInboxRoute(framework, async (message) => {
+      if (local.has(inboundOf(message).channel ?? "")) return false;
+      await this.#enqueue(message);
+      return true;
+    });
     const view: ChannelFramework = {
       getChannels: (handler: MessageHandler) => {
         // Interfaces (the terminal, the web console) answer a connection of this process: their

@@ -2,15 +2,16 @@
  * The inbox route of a cluster instance: a cluster gateway names, for its framework, how an
  * inbound made by Bub itself (the resume of a turn whose approvals were decided in another chat)
  * enters the shared inbox, the way a channel's messages do. Whichever instance holds or claims
- * the session's lease then runs it under its fence. Without a route (one process) the caller
- * runs the inbound itself.
+ * the session's lease then runs it under its fence. An interface's session (the terminal, the web
+ * console) stays with the instance its user is connected to: the route declines it, and the
+ * caller runs the inbound itself, as it does without a route (one process).
  *
  * @module
  */
 import type { Envelope } from "../../kernel/envelope.ts";
 
-/** Enqueues an inbound for its session. */
-export type InboxRoute = (message: Envelope) => Promise<void>;
+/** Enqueues an inbound for its session: true, or false when it must run here (an interface's). */
+export type InboxRoute = (message: Envelope) => Promise<boolean>;
 
 const routes = new WeakMap<object, InboxRoute>();
 
@@ -23,8 +24,8 @@ const routes = new WeakMap<object, InboxRoute>();
  * import { inboxRouteOf, setInboxRoute } from "./inbox_route.ts";
  * const framework = {};
  * const queued: unknown[] = [];
- * setInboxRoute(framework, (message) => Promise.resolve(void queued.push(message)));
- * await inboxRouteOf(framework)!({ content: "hi" });
+ * setInboxRoute(framework, (message) => Promise.resolve(queued.push(message) > 0));
+ * assert.equal(await inboxRouteOf(framework)!({ content: "hi" }), true);
  * assert.equal(queued.length, 1);
  * ```
  */
