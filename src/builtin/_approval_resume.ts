@@ -15,6 +15,7 @@ import { ChannelMessage } from "../kernel/channel_message.ts";
 import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import { eventEntry } from "../tape/entry.ts";
+import { forkJournalOf } from "../tape/fork_journal.ts";
 import { appendIfLast, lastIdOf } from "../tape/store.ts";
 import type { Tape } from "../tape/tape.ts";
 import {
@@ -46,13 +47,26 @@ export interface ResumeClaim {
   decided: string[];
 }
 
-/** True when an `approval.resumed` follows the newest `tool_call` of `tape` (claimed already). */
-async function claimed(tape: Tape): Promise<boolean> {
+/**
+ * How long a claim holds without a journaled fork on the tape: a resume journals its first entry
+ * right after claiming, so a claim this old with no journal is one whose claimer died in between
+ * (the resume is claimed again rather than wedged).
+ */
+export const CLAIM_HOLD_MS = 60_000;
+
+/**
+ * True when an `approval.resumed` follows the newest `tool_call` of `tape` and still holds: it is
+ * recent, or a fork of the tape is journaled (the resume runs, or crash recovery takes it over).
+ */
+async function claimed(tape: Tape, now: number): Promise<boolean> {
   const entries = await tape.query().all();
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i]!;
     if (entry.kind === "tool_call" || entry.kind === "tool_result") return false;
-    if (entry.kind === "event" && entry.payload.name === APPROVAL_RESUMED) return true;
+    if (entry.kind !== "event" || entry.payload.name !== APPROVAL_RESUMED) continue;
+    if (now - Date.parse(entry.date) < CLAIM_HOLD_MS) return true;
+    const journal = forkJournalOf(tape.store);
+    return journal !== null && (await journal.journalPending(tape.name)).length > 0;
   }
   return false;
 }
@@ -61,12 +75,16 @@ async function claimed(tape: Tape): Promise<boolean> {
  * Claims the resume of the session's suspended step when every held call of it is decided and
  * nobody claimed it yet: the claim is appended only when the tape's newest id is still the one
  * read before (else all is read again). Null when there is nothing to resume here (no suspended
- * step, a call still waits, or another process claimed it).
+ * step, a call still waits, or another process claimed it and its claim holds).
  */
-export async function claimResume(tape: Tape, sessionId: string): Promise<ResumeClaim | null> {
+export async function claimResume(
+  tape: Tape,
+  sessionId: string,
+  now: () => number = Date.now,
+): Promise<ResumeClaim | null> {
   for (let attempt = 1;; attempt++) {
     const lastId = await lastIdOf(tape.store, tape.name);
-    if (await claimed(tape)) return null;
+    if (await claimed(tape, now())) return null;
     const { requests } = await readApprovals(tape);
     const plan = await settlePlan(tape, requests);
     if (plan === null || plan.waiting.length > 0 || plan.held.length === 0) return null;
@@ -133,11 +151,12 @@ export function textEvents(text: string, rest: AsyncStreamEvents | null = null):
  */
 export async function resumeHere(
   runtime: BuiltinRuntime,
-  turn: { sessionId: string; state: TurnState; signal?: AbortSignal },
+  turn: { sessionId: string; state: TurnState; signal?: AbortSignal; now?: () => number },
   answer: (claim: ResumeClaim) => string,
 ): Promise<AsyncStreamEvents | null> {
   const { sessionId, state, signal } = turn;
-  const claim = await claimResume(runtime.agent.sessionTape(sessionId, state), sessionId);
+  const tape = runtime.agent.sessionTape(sessionId, state);
+  const claim = await claimResume(tape, sessionId, turn.now);
   if (claim === null) return null;
   const outcomes = claim.plan.outcomes;
   const resumed = await runtime.agent.resumeTurn({ sessionId, state, outcomes, signal });
