@@ -104,6 +104,10 @@ export interface ApprovalOutcome {
 
 /** What deciding leaves of the suspended step: the outcomes, or the ids that still wait. */
 export interface SettlePlan {
+  /** The suspended step. */
+  step: number;
+  /** The step's call ids held for approval (decided or not). */
+  held: string[];
   outcomes: Record<string, CallOutcome>;
   waiting: string[];
 }
@@ -121,14 +125,16 @@ export async function settlePlan(
   const byCall = new Map(requests.map((entry) => [entry.request.call_id, entry]));
   const outcomes: Record<string, CallOutcome> = {};
   const waiting: string[] = [];
+  const held: string[] = [];
   for (const call of suspended.calls) {
     const entry = byCall.get(call.id);
+    if (entry !== undefined) held.push(call.id);
     if (entry === undefined || suspended.completed.has(call.id)) continue;
     if (entry.decision === null) waiting.push(entry.request.id);
     else if (entry.decision.decision === "approve") outcomes[call.id] = { kind: "run" };
     else outcomes[call.id] = { kind: "result", result: denialText(entry.decision), ok: false };
   }
-  return { outcomes, waiting };
+  return { step: suspended.step, held, outcomes, waiting };
 }
 
 export function decisionStatus(decision: ApprovalDecision): ApprovalOutcome["status"] {
@@ -146,4 +152,65 @@ export function contended(sessionId: string): BubError {
     `Cannot record the approval decision: the tape of session ${sessionId} kept changing ` +
       `(${DECISION_ATTEMPTS} attempts); try again`,
   );
+}
+
+/** What a command asks for. */
+export type Wanted = { decision: "approve"; always: boolean } | {
+  decision: "deny";
+  reason: string;
+};
+
+/**
+ * The decision `wanted` of `request` by `decider` at `now` (expired when it is past its expiry),
+ * and how it is answered.
+ */
+export function decisionOf(
+  request: ApprovalRequest,
+  wanted: Wanted,
+  decider: string | null,
+  now: number,
+): { decision: ApprovalDecision; answer: string } {
+  const { id } = request;
+  const by = decider ?? "the user";
+  if (Date.parse(request.expires_at) <= now) {
+    return {
+      decision: { id, decision: "expired", by: "expiry" },
+      answer: `Approval ${id} expired at ${request.expires_at}; the model is told so.`,
+    };
+  }
+  if (wanted.decision === "approve") {
+    return {
+      decision: { id, decision: "approve", by, ...(wanted.always ? { always: true } : {}) },
+      answer: `Approved ${id}${wanted.always ? " (always, in this session)" : ""}.`,
+    };
+  }
+  const reason = wanted.reason ? { reason: wanted.reason } : {};
+  return { decision: { id, decision: "deny", by, ...reason }, answer: `Denied ${id}.` };
+}
+
+/**
+ * The listing lines of the pending requests, and the expired ones not recorded yet (their
+ * decision is set on `requests`' items, to be recorded).
+ */
+export function pendingOrExpired(
+  requests: SessionApprovals["requests"],
+  now: number,
+): { lines: string[]; expired: { request: ApprovalRequest; decision: ApprovalDecision }[] } {
+  const lines: string[] = [];
+  const expired: { request: ApprovalRequest; decision: ApprovalDecision }[] = [];
+  for (const item of requests) {
+    const { request, decision, askedAt } = item;
+    if (decision !== null) continue;
+    if (Date.parse(request.expires_at) <= now) {
+      item.decision = { id: request.id, decision: "expired", by: "expiry" };
+      expired.push({ request, decision: item.decision });
+      continue;
+    }
+    const age = Math.max(0, Math.round((now - Date.parse(askedAt)) / 1000));
+    lines.push(
+      `${request.id}  ${request.tool}  ${request.reason || "-"}  asked ${age}s ago, ` +
+        `expires ${request.expires_at}`,
+    );
+  }
+  return { lines, expired };
 }

@@ -2,26 +2,25 @@
  * The approval comma commands: `,approve <id> [always]`, `,deny <id> [reason]` and
  * `,approvals`. An id is found through the workspace's approvals index tape, so a decision may
  * come from any session, channel or process; the decision is recorded on the asking session's
- * tape, and once every held call of its suspended step is decided the turn resumes there: in this
- * turn's stream when the decision came from the same session, else as a turn of its own whose
- * answer goes to the asking session's channel and chat. Expiry is checked when a request is
- * touched (decided or listed); an expired request is recorded `expired` then.
+ * tape, and once every held call of its suspended step is decided the turn resumes there, from
+ * the tape (`_approval_resume.ts`: the resume is claimed once, by a compare-and-swap): in this
+ * turn's stream when the decision came from the same session, else as a turn of the asking
+ * session (an inbound of its own, through the cluster's inbox when there is one) whose answer
+ * goes to its channel and chat. Expiry is checked when a request is touched (decided or listed);
+ * an expired request is recorded `expired` then.
  *
  * @module
  */
 import { getLogger } from "../_internal/log.ts";
 import {
   APPROVAL_INDEX_SESSION,
-  type ApprovalDecision,
   type ApprovalRequest,
   findApprovalSession,
   readApprovals,
   TURN_ORIGIN_STATE_KEY,
   turnOrigin,
 } from "../agent/approvals.ts";
-import type { CallOutcome } from "../agent/turn_resume.ts";
-import { ChannelMessage } from "../kernel/channel_message.ts";
-import { AsyncStreamEvents, type StreamEvent } from "../kernel/stream.ts";
+import type { AsyncStreamEvents } from "../kernel/stream.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import { lastIdOf } from "../tape/store.ts";
 import type { Tape } from "../tape/tape.ts";
@@ -31,31 +30,36 @@ import {
   type ApprovalOutcome,
   contended,
   DECISION_ATTEMPTS,
+  decisionOf,
   decisionStatus,
+  pendingOrExpired,
   recordIfLast,
   said,
   serialized,
   type SettlePlan,
   settlePlan,
+  type Wanted,
 } from "./_approval_decisions.ts";
+import {
+  APPROVAL_RESUME_CONTEXT_KEY,
+  APPROVAL_RESUME_STATE_KEY,
+  resumeElsewhere,
+  resumeHere,
+  silent,
+  textEvents,
+} from "./_approval_resume.ts";
 
-export { APPROVAL_OUTCOME_STATE_KEY, type ApprovalOutcome };
+export {
+  APPROVAL_OUTCOME_STATE_KEY,
+  APPROVAL_RESUME_CONTEXT_KEY,
+  APPROVAL_RESUME_STATE_KEY,
+  type ApprovalOutcome,
+};
 
 const logger = getLogger(["bub", "approvals"]);
 
-/** Inbound envelopes made to resume a turn in another session, with their outcomes. */
-const resumes = new WeakMap<object, Record<string, CallOutcome>>();
-
-/** The turn-state key of a resumed turn's outcomes (set by `loadState`). */
-export const RESUME_STATE_KEY = "_runtime_approval_resume";
-
 /** The turn-state key that says the session's last turn is suspended (set by `loadState`). */
 export const SUSPENDED_STATE_KEY = "_runtime_turn_suspended";
-
-/** The outcomes a resume envelope carries, or null (only envelopes made here carry any). */
-export function resumeOutcomesOf(message: unknown): Record<string, CallOutcome> | null {
-  return typeof message === "object" && message !== null ? resumes.get(message) ?? null : null;
-}
 
 /** The turn-state key that says the answer is the pending-approvals notice (see `loadState`). */
 export const APPROVAL_NOTICE_STATE_KEY = "_runtime_approval_notice";
@@ -77,19 +81,6 @@ export interface ApprovalCommandArgs {
   signal?: AbortSignal;
   /** The clock. Default `Date.now`. */
   now?: () => number;
-}
-
-function textEvents(text: string, rest: AsyncStreamEvents | null = null): AsyncStreamEvents {
-  async function* events(): AsyncGenerator<StreamEvent> {
-    yield { kind: "text", data: { delta: text } };
-    if (rest === null) {
-      yield { kind: "final", data: { text, ok: true } };
-      return;
-    }
-    yield { kind: "text", data: { delta: "\n\n" } };
-    yield* rest;
-  }
-  return new AsyncStreamEvents(events(), rest === null ? {} : { state: rest.state });
 }
 
 /** Runs an approval command; its answer (and a resumed turn of this session) as a stream. */
@@ -126,7 +117,8 @@ export function runPendingNotice(
   return serialized(runtime, args.sessionId, () => deps.list(true));
 }
 
-type Wanted = { decision: "approve"; always: boolean } | { decision: "deny"; reason: string };
+/** What runs once the session's lock is released. */
+type Later = () => Promise<AsyncStreamEvents>;
 
 /** One command's view of the approvals. */
 class Approvals {
@@ -161,48 +153,43 @@ class Approvals {
   }
 
   /**
-   * `,approvals`: the pending requests of this session. Expired ones are recorded so, and when
-   * that decides the suspended step the turn resumes here. `blocked`: the answer to a message
-   * that came while the turn waits.
+   * `,approvals`: the pending requests of this session. Expired ones are recorded so; when
+   * nothing waits any more (decided here, elsewhere, or expired) the suspended turn resumes here,
+   * once (see `claimResume`). `blocked`: the answer to a message that came while the turn waits.
+   * The inbound that resumes a turn decided in another session answers only with the resume.
    */
   async list(blocked: boolean): Promise<AsyncStreamEvents> {
     const sessionId = this.#args.sessionId;
     const tape = this.#tape(sessionId);
+    const quiet = this.#args.state[APPROVAL_RESUME_STATE_KEY] === true;
     for (let attempt = 1;; attempt++) {
       const lastId = await lastIdOf(tape.store, tape.name);
       const { requests } = await readApprovals(tape);
-      const lines: string[] = [];
-      const expired: { request: ApprovalRequest; decision: ApprovalDecision }[] = [];
-      for (const item of requests) {
-        const { request, decision, askedAt } = item;
-        if (decision !== null) continue;
-        if (Date.parse(request.expires_at) <= this.#now()) {
-          item.decision = { id: request.id, decision: "expired", by: "expiry" };
-          expired.push({ request, decision: item.decision });
-          continue;
-        }
-        const age = Math.max(0, Math.round((this.#now() - Date.parse(askedAt)) / 1000));
-        lines.push(
-          `${request.id}  ${request.tool}  ${request.reason || "-"}  asked ${age}s ago, ` +
-            `expires ${request.expires_at}`,
-        );
-      }
+      const { lines, expired } = pendingOrExpired(requests, this.#now());
       const head = blocked
         ? "This session's turn waits for approval; decide first (,approve <id> / ,deny <id>):"
         : "Pending approvals (,approve <id> / ,deny <id>):";
       let text = lines.length === 0
         ? "No pending approvals in this session."
         : `${head}\n${lines.join("\n")}`;
-      if (expired.length === 0 && !(blocked && lines.length === 0)) return textEvents(text);
-      const plan = await settlePlan(tape, requests);
       if (expired.length > 0) {
         if (!(await recordIfLast(tape, expired, lastId))) {
           if (attempt < DECISION_ATTEMPTS) continue;
           throw contended(sessionId);
         }
         text = `${expired.length} approval(s) expired; the model is told so.\n${text}`;
-      }
-      return await this.#settle(sessionId, null, text, plan);
+      } else if (lines.length > 0) return quiet ? silent() : textEvents(text);
+      const resumed = await resumeHere(
+        this.#runtime,
+        this.#args,
+        (claim) =>
+          `${
+            expired.length > 0
+              ? `${expired.length} approval(s) expired; the model is told so.`
+              : claim.decided.map((line) => `Approval ${line}.`).join("\n")
+          } The turn goes on.`,
+      );
+      return resumed ?? (quiet && expired.length === 0 ? silent() : textEvents(text));
     }
   }
 
@@ -214,11 +201,13 @@ class Approvals {
       this.#outcome({ id, status: "unknown" });
       return textEvents(unknown);
     }
-    return await serialized(
+    const decided = await serialized(
       this.#runtime,
       sessionId,
       () => this.#decideIn(sessionId, id, wanted, unknown),
     );
+    // The asking session's own turn takes its lock again (the resume of another session).
+    return typeof decided === "function" ? await decided() : decided;
   }
 
   /**
@@ -233,7 +222,7 @@ class Approvals {
     id: string,
     wanted: Wanted,
     unknown: string,
-  ): Promise<AsyncStreamEvents> {
+  ): Promise<AsyncStreamEvents | Later> {
     const tape = this.#tape(sessionId);
     for (let attempt = 1;; attempt++) {
       const lastId = await lastIdOf(tape.store, tape.name);
@@ -260,24 +249,7 @@ class Approvals {
         this.#outcome({ id, status: "already_decided", by: said(item.decision) });
         return textEvents(`Approval ${id} was already decided: ${said(item.decision)}.`);
       }
-      const by = this.#decider ?? "the user";
-      let decision: ApprovalDecision;
-      let answer: string;
-      if (Date.parse(request.expires_at) <= this.#now()) {
-        decision = { id, decision: "expired", by: "expiry" };
-        answer = `Approval ${id} expired at ${request.expires_at}; the model is told so.`;
-      } else if (wanted.decision === "approve") {
-        decision = { id, decision: "approve", by, ...(wanted.always ? { always: true } : {}) };
-        answer = `Approved ${id}${wanted.always ? " (always, in this session)" : ""}.`;
-      } else {
-        decision = {
-          id,
-          decision: "deny",
-          by,
-          ...(wanted.reason ? { reason: wanted.reason } : {}),
-        };
-        answer = `Denied ${id}.`;
-      }
+      const { decision, answer } = decisionOf(request, wanted, this.#decider, this.#now());
       item.decision = decision;
       const plan = await settlePlan(tape, requests);
       if (!(await recordIfLast(tape, [{ request, decision }], lastId))) {
@@ -289,40 +261,37 @@ class Approvals {
     }
   }
 
-  /** Resumes the asking session's turn when the plan says every held call of its step is decided. */
+  /**
+   * Resumes the asking session's turn when the plan says every held call of its step is decided:
+   * here when the decision came from that session (claimed once, see `claimResume`), else by an
+   * inbound of that session (through the cluster's inbox when this process is a cluster instance:
+   * the instance holding the session's lease resumes it under its fence), which reads the
+   * decisions back from the tape.
+   */
   async #settle(
     sessionId: string,
-    request: ApprovalRequest | null,
+    request: ApprovalRequest,
     answer: string,
     plan: SettlePlan | null,
-  ): Promise<AsyncStreamEvents> {
-    const state = this.#args.state;
+  ): Promise<AsyncStreamEvents | Later> {
     if (plan === null) return textEvents(answer);
-    const { outcomes, waiting } = plan;
-    if (waiting.length > 0) {
-      const next = waiting.map((other) => `,approve ${other}`).join(", ");
+    if (plan.waiting.length > 0) {
+      const next = plan.waiting.map((other) => `,approve ${other}`).join(", ");
       return textEvents(`${answer} The turn goes on once the rest is decided: ${next}.`);
     }
-    if (sessionId === this.#args.sessionId || request === null) {
-      const resumed = await this.#runtime.agent.resumeTurn({
-        sessionId,
-        state,
-        outcomes,
-        signal: this.#args.signal,
-      });
-      return textEvents(answer, resumed);
+    if (sessionId === this.#args.sessionId) {
+      // Null: another process resumed it first.
+      return await resumeHere(this.#runtime, this.#args, () => answer) ?? textEvents(answer);
     }
-    const target = `${request.channel ?? "default"}:${request.chat_id ?? "default"}`;
-    const inbound = new ChannelMessage({
+    const asking = {
       sessionId,
-      channel: request.channel ?? "default",
-      chatId: request.chat_id ?? "default",
-      content: `,approve ${request.id}`,
-      context: { sender_id: request.owner ?? "" },
-    });
-    resumes.set(inbound, outcomes);
-    await this.#runtime.framework.processInbound(inbound, { stream: true });
-    return textEvents(`${answer} The answer went to ${target}.`);
+      channel: request.channel,
+      chatId: request.chat_id,
+      owner: request.owner,
+      id: request.id,
+    };
+    // After the lock: the asking session's turn takes it (in this process).
+    return async () => textEvents(`${answer} ${await resumeElsewhere(this.#runtime, asking)}`);
   }
 }
 

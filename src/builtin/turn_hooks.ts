@@ -6,12 +6,11 @@
  */
 import { type ToolCall, ToolCallDecision } from "../kernel/agent_hooks.ts";
 import { TURN_ORIGIN_STATE_KEY } from "../agent/approvals.ts";
-import type { CallOutcome } from "../agent/turn_resume.ts";
 import { modelToolName } from "../tools/tool.ts";
 import {
+  APPROVAL_RESUME_CONTEXT_KEY,
+  APPROVAL_RESUME_STATE_KEY,
   isApprovalCommand,
-  RESUME_STATE_KEY,
-  resumeOutcomesOf,
   runApprovalCommand,
   runPendingNotice,
   SUSPENDED_STATE_KEY,
@@ -109,8 +108,10 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
         // Where its answer went (a resume at start sends it the same way).
         output_channel: inbound.outputChannel,
       };
-      const resume = resumeOutcomesOf(message);
-      if (resume !== null) state[RESUME_STATE_KEY] = resume;
+      // The resume of a turn whose approvals were decided in another session (see its key).
+      if (inbound.context[APPROVAL_RESUME_CONTEXT_KEY] !== undefined) {
+        state[APPROVAL_RESUME_STATE_KEY] = true;
+      }
       if (isRecoveryMessage(message)) state[RECOVER_STATE_KEY] = true;
       // A cluster's redelivery of an interrupted turn's message: resume that turn, else deliver
       // its answer when it had run to its end, else run it.
@@ -149,11 +150,6 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
     },
     async runModelStream({ prompt, sessionId, state, signal }) {
       const model = typeof state.model === "string" && state.model ? state.model : null;
-      const outcomes = state[RESUME_STATE_KEY] as Record<string, CallOutcome> | undefined;
-      if (outcomes !== undefined) {
-        delete state[RESUME_STATE_KEY];
-        return await runtime.agent.resumeTurn({ sessionId, state, outcomes, model, signal });
-      }
       const recover = state[RECOVER_STATE_KEY];
       if (recover !== undefined) {
         // Resume at start (or a redelivered message): the session's interrupted turn.

@@ -11,6 +11,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Envelope } from "../../src/kernel/envelope.ts";
+import { createEntry } from "../../src/tape/entry.ts";
+import type { TapeStore } from "../../src/tape/store.ts";
+import { Tape } from "../../src/tape/tape.ts";
 import { mockReply } from "../../src/testing/mock_llm_server.ts";
 import { defineTool } from "../../src/tools/tool.ts";
 import {
@@ -209,6 +212,35 @@ describe("approvals", () => {
     assert.equal(resumed?.chatId, "local");
     assert.equal(resumed?.sessionId, "cli:local");
     assert.equal(readFileSync(join(fx.home, "secret.txt"), "utf8"), "touched\n");
+  });
+
+  test("a resume claimed by a process that died before it journaled anything is claimed again once the claim is stale", async () => {
+    const fx = await fixture([
+      mockReply.toolCall("tests_touch", { name: "secret" }),
+      mockReply.text("Done after all."),
+    ]);
+    open.push(fx);
+    const id = approvalId((await fx.turn(from("alice", "touch it"))).modelOutput);
+    const tape = new Tape({ store: fx.bub.getTapeStore<TapeStore>()! })
+      .sessionTape("cli:local", fx.home);
+    await tape.appendEvent("approval.decided", { id, decision: "approve", by: "alice" });
+    const claim = (minutesAgo: number) =>
+      tape.store.append(
+        tape.name,
+        createEntry(
+          "event",
+          { name: "approval.resumed", data: { step: 1, call_ids: [] } },
+          {},
+          new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+        ),
+      );
+    await claim(0); // a live claimer: its claim holds
+    assert.doesNotMatch((await fx.turn(from("alice", "go on?"))).modelOutput, /Done after all/);
+    await claim(2); // a dead one's: two minutes old and no fork journaled
+    const resumed = await fx.turn(from("alice", "go on?"));
+    assert.match(resumed.modelOutput, /Done after all\./);
+    assert.equal(readFileSync(join(fx.home, "secret.txt"), "utf8"), "touched\n");
+    assert.equal(fx.server.requests.length, 2);
   });
 
   test("a message sent while the turn waits is answered with the pending approvals, without a model call", async () => {

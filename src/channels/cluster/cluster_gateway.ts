@@ -30,6 +30,7 @@ import {
 } from "./_envelope_codec.ts";
 import { FencedTapeStore } from "./_fenced_store.ts";
 import { electedChannel } from "./_poller_election.ts";
+import { setInboxRoute } from "./inbox_route.ts";
 import { ClusterWorker } from "./_worker.ts";
 
 const logger = getLogger(["bub", "channels", "cluster"]);
@@ -125,6 +126,13 @@ export class ClusterGateway {
     const store = this.store;
     const retryMs = this.#pollMs;
     const local = new Set<string>();
+    // Bub's own inbounds (an approval's resume of another chat's turn) go to the inbox too,
+    // except an interface's, which runs here.
+    setInboxRoute(framework, async (message) => {
+      if (local.has(inboundOf(message).channel ?? "")) return false;
+      await this.#enqueue(message);
+      return true;
+    });
     const view: ChannelFramework = {
       getChannels: (handler: MessageHandler) => {
         // Interfaces (the terminal, the web console) answer a connection of this process: their
