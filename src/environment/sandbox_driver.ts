@@ -49,7 +49,18 @@ export interface SandboxDriverOptions {
 export interface SandboxDriver extends ProcessDriver {
   /** The profile every child runs under. */
   readonly profile: SandboxProfile;
-  /** Releases what the driver holds (its cgroups once their processes are gone, its proxy). */
+  /**
+   * Starts the next command's sandbox ahead of it (a spare, `_sandbox_spare.ts`) unless one waits
+   * or the driver has no spares or is closed: call it before a command is likely (a turn's model
+   * call), so even a session's first command skips the sandbox's set-up. `envPassthrough` must be
+   * what the command's request will carry. An unused spare ends after its idle timeout or at
+   * {@link SandboxDriver.close}.
+   */
+  prepare(envPassthrough?: readonly string[] | null): void;
+  /**
+   * Releases what the driver holds (its spare, its cgroups once their processes are gone, its
+   * proxy); the driver then refuses to start anything.
+   */
   close(): Promise<void>;
 }
 
@@ -88,6 +99,12 @@ export function createSandboxDriver(
    */
   let cgroups: { dirs: string[]; memory: boolean } | null = null;
   const spares = options.spare === false ? null : new SpareSlot(inner);
+  let closed = false;
+  /** A start after `close` would bring back the cgroups and the proxy that `close` released. */
+  const refuseClosed = (): void => {
+    if (!closed) return;
+    throw new BubError("invalid_input", "Cannot start a sandboxed process: the sandbox is closed");
+  };
   /** The variables added to a command's environment (`requested`: the request's own). */
   const commandEnv = (requested: Record<string, string> | null): Record<string, string> => {
     // The host's TMPDIR is not inside; the private /tmp is.
@@ -109,6 +126,7 @@ export function createSandboxDriver(
     request: DriverSpawnRequest,
     command: string[] | null,
   ): Promise<DriverChild> => {
+    refuseClosed();
     base ??= bwrapArgs(profile);
     cgroups ??= createSessionCgroups(profile.limits);
     // Where a memory cgroup bounds the session, address space stays unbounded.
@@ -121,6 +139,7 @@ export function createSandboxDriver(
     if (allow !== null) {
       egress ??= startEgress(allow, upstreams);
       const proxy = await egress;
+      refuseClosed();
       bindProxy = ["--bind", proxy.socketPath, EGRESS_SOCKET];
       relay = EGRESS_RELAY;
     }
@@ -161,7 +180,13 @@ export function createSandboxDriver(
       spares?.fill(key, () => start(request, null));
       return child;
     },
+    prepare(envPassthrough: readonly string[] | null = null): void {
+      if (closed) return;
+      const request = { file: "true", args: [], cwd: null, env: null, envPassthrough };
+      spares?.fill(JSON.stringify(envPassthrough), () => start(request, null));
+    },
     async close(): Promise<void> {
+      closed = true;
       await spares?.close();
       const dirs = cgroups?.dirs ?? [];
       cgroups = null;

@@ -5,7 +5,16 @@
  *
  * @module
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server } from "node:net";
@@ -148,4 +157,21 @@ export async function listener(): Promise<Listener> {
   return Object.assign(state, {
     [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
+}
+
+/** The pids of this process's children that run `bwrap`. */
+export function bwrapPids(): Set<number> {
+  const pids = new Set<number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const file = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0")[0]!;
+      if (parent === process.pid && file.endsWith("bwrap")) {
+        pids.add(Number(name));
+      }
+    } catch { /* exited meanwhile */ }
+  }
+  return pids;
 }
