@@ -9,7 +9,9 @@
  * included; when the command itself exits, its init exits and the kernel kills what is left.
  * `bwrap` gets only the tool environment (`tool_env.ts`), so `/proc/1/environ` inside holds
  * nothing of Bub's. Once a session has run a command, the next one's sandbox is started ahead of
- * it and waits (`_sandbox_spare.ts`), so a command pays little of the sandbox's set-up.
+ * it and waits (`_sandbox_spare.ts`), so a command pays little of the sandbox's set-up; a turn
+ * starts its session's first one while the model is asked ({@link SandboxDriver.prepare}).
+ * On macOS the same profile runs under Seatbelt instead (`seatbelt_driver.ts`).
  *
  * @module
  */
@@ -31,6 +33,8 @@ import { noProxyFor } from "./_no_proxy.ts";
 import { bwrapArgs, prlimitArgs, type SandboxProfile } from "./sandbox_profile.ts";
 import { SPARE_TRAMPOLINE, spareRequest, SpareSlot } from "./_sandbox_spare.ts";
 import { createSessionCgroups, joinCgroupsArgv, removeCgroup } from "./_sandbox_cgroups.ts";
+import { sandboxBackend } from "./sandbox_backend.ts";
+import { createSeatbeltDriver } from "./seatbelt_driver.ts";
 
 /** Options of {@link createSandboxDriver}. */
 export interface SandboxDriverOptions {
@@ -65,7 +69,8 @@ export interface SandboxDriver extends ProcessDriver {
 }
 
 /**
- * Wraps `inner` so every child runs in `profile`'s sandbox.
+ * Wraps `inner` so every child runs in `profile`'s sandbox: bubblewrap, or on macOS Seatbelt
+ * (`seatbelt_driver.ts`, which ignores `options`).
  *
  * @example
  * ```ts ignore
@@ -85,6 +90,7 @@ export function createSandboxDriver(
   profile: SandboxProfile,
   options: SandboxDriverOptions = {},
 ): SandboxDriver {
+  if (sandboxBackend() === "seatbelt") return createSeatbeltDriver(inner, profile);
   const bwrap = options.bwrap ?? "bwrap";
   const prlimit = options.prlimit ?? "prlimit";
   let base: string[] | null = null;

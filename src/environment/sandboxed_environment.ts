@@ -1,6 +1,6 @@
 /**
  * {@link SandboxedEnvironment}: a {@link LocalEnvironment} whose processes run in a bubblewrap
- * sandbox and whose file reads and writes (the fs tools) reach only what the sandbox shows:
+ * sandbox (Seatbelt on macOS: `seatbelt_driver.ts`) and whose file reads and writes (the fs tools) reach only what the sandbox shows:
  * the workspace and the extra paths, never a hidden one.
  *
  * @module

@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server } from "node:net";
 import { probeSandbox } from "../../../src/environment/sandbox_probe.ts";
+import { sandboxBackend } from "../../../src/environment/sandbox_backend.ts";
 import {
   DEFAULT_SANDBOX_LIMITS,
   type SandboxProfile,
@@ -26,8 +27,14 @@ import {
 import { SandboxedEnvironment } from "../../../src/environment/sandboxed_environment.ts";
 import type { Environment } from "../../../src/kernel/environment.ts";
 
-/** Why the sandbox suites are skipped here, or false when `bwrap` runs (probed once). */
+/**
+ * Why the sandbox suites are skipped here, or false when `bwrap` runs (probed once). They test
+ * bubblewrap; macOS's Seatbelt has its own suite (`sandbox_seatbelt.test.ts`).
+ */
 export const SKIP: string | false = await (async () => {
+  if (sandboxBackend() === "seatbelt") {
+    return "these suites test bubblewrap (Linux); Seatbelt's is sandbox_seatbelt.test.ts";
+  }
   const probe = await probeSandbox();
   return probe.ok ? false : `the sandbox cannot run on this host: ${probe.reason}`;
 })();
