@@ -4,13 +4,14 @@
  * on every host; the driver that runs it is `seatbelt_driver.ts`.
  *
  * Seatbelt cannot remount anything, so where bubblewrap shows only what it binds, this profile
- * denies by default and allows: reading the system folders, the workspace and the extra paths;
- * writing the workspace, the read-write extra paths and the command's own scratch folder (its
- * `TMPDIR` and `HOME`, made by the driver); then denies the user's home and every hidden path
- * again, except what was allowed inside them on purpose (the workspace, an extra path), and
- * hidden paths inside those stay denied. Processes may signal and inspect only processes of the
- * same sandbox. The network is `(allow network*)` for `on`, nothing for `off`, and for an
- * allowlist only the egress proxy's port on 127.0.0.1.
+ * denies by default, then (the last matching rule wins): allows reading the system folders;
+ * denies the user's home and every hidden path (Bub's home); allows reading the workspace, the
+ * extra paths and the command's own scratch folder (its `TMPDIR` and `HOME`, made by the driver),
+ * even inside the home, and writing the workspace, the read-write extra paths and the scratch;
+ * then denies again the hidden paths inside those. The folders above a shown path expose their
+ * metadata only. Processes may signal and inspect only processes of the same sandbox. The network
+ * is `(allow network*)` for `on`, nothing for `off`, and for an allowlist only the egress proxy's
+ * port on 127.0.0.1.
  *
  * Rules match real paths (`/tmp` is `/private/tmp` there): every path is resolved first. The last
  * matching rule wins.
