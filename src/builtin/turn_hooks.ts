@@ -144,9 +144,12 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       return buildBuiltinPrompt(message);
     },
     async runModelStream({ prompt, sessionId, state, signal }) {
-      // A sandboxed session's next command finds its sandbox started while the model is asked.
+      // A sandboxed session's next command finds its sandbox started while the model is asked
+      // (a comma command runs at once: a spare started now would only be waited for).
       const environment = state._runtime_environment;
-      if (environment instanceof SandboxedEnvironment) void environment.prepare().catch(() => {});
+      if (environment instanceof SandboxedEnvironment && !isCommaPrompt(prompt)) {
+        void environment.prepare().catch(() => {});
+      }
       const model = typeof state.model === "string" && state.model ? state.model : null;
       const outcomes = state[RESUME_STATE_KEY] as Record<string, CallOutcome> | undefined;
       if (outcomes !== undefined) {
