@@ -185,10 +185,10 @@ describe("the system prompt of a sandboxed session", { skip: SKIP }, () => {
 });
 
 describe("the spare sandbox of a turn", { skip: SKIP }, () => {
-  test("a web turn starts its session's sandbox while the model is asked", async () => {
+  test("a web turn starts its session's sandbox while the model is asked; closing ends it", async () => {
     /** Whether a bwrap of this process ran while the model answered (polled for up to 5 s). */
     let seen = false;
-    await using fx = await turnFixture({
+    const fx = await turnFixture({
       script: [async () => {
         const deadline = Date.now() + 5_000;
         while (!(seen = bwrapPids().size > 0) && Date.now() < deadline) {
@@ -197,7 +197,13 @@ describe("the spare sandbox of a turn", { skip: SKIP }, () => {
         return mockReply.text("a");
       }],
     });
-    await fx.turn({ channel: "web", chatId: "w", content: "hi" });
-    assert.ok(seen, "a spare sandbox was started before the session ran any command");
+    try {
+      await fx.turn({ channel: "web", chatId: "w", content: "hi" });
+      assert.ok(seen, "a spare sandbox was started before the session ran any command");
+    } finally {
+      await fx[Symbol.asyncDispose]();
+    }
+    // The session ran no command: its spare ends with the running scope, not 30 s later.
+    await eventually(() => bwrapPids().size === 0, "no bwrap after the scope closed", 5_000);
   });
 });
