@@ -3,7 +3,8 @@
  * session's environment (network off, and a host allowlist, which adds the egress relay), each with
  * and without the spare sandbox (`_sandbox_spare.ts`: "cold" is every command paying its own
  * sandbox, as before the spare), runs interleaved with a pause between commands as a chat has;
- * then 300 sandboxed commands at once against 300 raw spawns.
+ * then a session's FIRST command (a fresh environment each run: cold, or prepared when the turn
+ * starts), then 300 sandboxed commands at once against 300 raw spawns.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import { processDriver } from "../src/environment/driver_select.ts";
 import { LocalEnvironment } from "../src/environment/local_environment.ts";
 import { createSandboxDriver } from "../src/environment/sandbox_driver.ts";
 import { probeSandbox } from "../src/environment/sandbox_probe.ts";
+import { SandboxedEnvironment } from "../src/environment/sandboxed_environment.ts";
 import {
   DEFAULT_SANDBOX_LIMITS,
   type SandboxNetwork,
@@ -27,6 +29,8 @@ const RUNS = 40;
 const WARMUP = 5;
 const PAUSE_MS = 50;
 const BURST = 300;
+/** Stand-ins for the model call between a turn's start and its first bash command. */
+const MODEL_MS = [30, 100];
 
 function median(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -102,6 +106,7 @@ export async function printSandboxRows(): Promise<void> {
       const p50 = median(samples[k]!);
       console.log(`| ${name} | ${p50.toFixed(1)} | ${(p50 - host).toFixed(1)} |`);
     }
+    await printFirstCommandRows(profile("off"));
     // A burst: one session (its process limit raised: each command is ~3 processes).
     await using burst = sandboxed("off", true, 4 * BURST);
     const rounds: [number[], number[]] = [[], []];
@@ -123,5 +128,84 @@ export async function printSandboxRows(): Promise<void> {
   } finally {
     for (const [, env] of paths) await env.close();
     rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/** The first-command rows alone (`shell.bench.ts --sandbox-first`). */
+export async function printFirstCommandSandboxRows(): Promise<void> {
+  const probe = await probeSandbox();
+  if (!probe.ok) {
+    console.log(`\nsandbox rows skipped: ${probe.reason}`);
+    return;
+  }
+  const workspace = mkdtempSync(join(tmpdir(), "bub-bench-sandbox-"));
+  try {
+    await printFirstCommandRows({
+      workspace,
+      network: "off",
+      readOnly: [process.execPath],
+      readWrite: [],
+      hidden: [],
+      home: process.env.HOME ?? null,
+      limits: DEFAULT_SANDBOX_LIMITS,
+    });
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A session's first command, each run in a fresh environment (created, used once, closed): on the
+ * host; sandboxed and cold (before `prepare`, and still a comma command's: it has no model call
+ * to hide a start behind, and a spare it waited for cost more than a direct start, measured); and
+ * a turn whose model asks for bash, the sandbox prepared when the turn starts and the command run
+ * after a model call of {@link MODEL_MS} (the command alone is timed).
+ */
+async function printFirstCommandRows(profile: SandboxProfile): Promise<void> {
+  type Path = [string, () => LocalEnvironment, (env: LocalEnvironment) => Promise<void>];
+  const sandbox = () => new SandboxedEnvironment(profile);
+  const prepared = (ms: number) => async (env: LocalEnvironment) => {
+    const started = (env as SandboxedEnvironment).prepare();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    await started;
+  };
+  const paths: Path[] = [
+    ["host", () => new LocalEnvironment(profile.workspace), async () => {}],
+    ["sandbox, cold (before; a comma command still)", sandbox, async () => {}],
+    ...MODEL_MS.map((ms): Path => [
+      `sandbox, prepared at turn start, ${ms} ms model call`,
+      sandbox,
+      prepared(ms),
+    ]),
+  ];
+  const samples: number[][] = paths.map(() => []);
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    for (const [k, [, create, before]] of paths.entries()) {
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      const env = create();
+      try {
+        await before(env);
+        const start = performance.now();
+        await runTrue(env);
+        if (i >= WARMUP) samples[k]!.push(performance.now() - start);
+      } finally {
+        await env.close();
+      }
+    }
+  }
+  const host = median(samples[0]!);
+  console.log("");
+  console.log(
+    `a session's first command: p50 of ${RUNS} runs of \`true\`, each in a fresh environment ` +
+      "(network off), interleaved; the host row is the baseline.",
+  );
+  console.log("");
+  console.log("| path | p50 ms | over host ms | ratio to host |");
+  console.log("|---|---|---|---|");
+  for (const [k, [name]] of paths.entries()) {
+    const p50 = median(samples[k]!);
+    console.log(
+      `| ${name} | ${p50.toFixed(1)} | ${(p50 - host).toFixed(1)} | ${(p50 / host).toFixed(2)}× |`,
+    );
   }
 }

@@ -9,11 +9,13 @@
  * the same turns with `BUB_TAPE_STORE=memory`, which leaves out the file tape's commit (a new
  * tape file, its lock and an fdatasync per turn). Last, where bubblewrap runs, the sandbox
  * (`_sandbox_shell.ts`): `true` on the host against a sandboxed session with network off and with
- * a host allowlist, with and without the spare sandbox, and 300 sandboxed commands at once
- * against 300 raw spawns.
+ * a host allowlist, with and without the spare sandbox, a session's first command (cold, or its
+ * sandbox prepared when the turn starts), and 300 sandboxed commands at once against 300 raw
+ * spawns.
  *
  * Run: `scripts/tool deno run -A bench/shell.bench.ts` (also `scripts/tool node …`, `scripts/tool bun …`);
- * `--sandbox-only` runs the sandbox rows alone.
+ * `--sandbox-only` runs the sandbox rows alone, `--sandbox-first` only those of a session's first
+ * command.
  * Targets: latency ≤ 1.3× raw, throughput ≥ 0.8× raw, a comma command's turn ≤ 2× raw, a
  * sandboxed command ≤ host + 15 ms.
  *
@@ -26,10 +28,12 @@ import { createNodeDriver } from "../src/environment/node_driver.ts";
 import { LocalEnvironment } from "../src/environment/local_environment.ts";
 import type { ProcessDriver } from "../src/environment/process_driver.ts";
 import { concurrentMs, rawEcho, rawEchoDeno, sequentialMs, startCommaBub } from "./_comma_turns.ts";
-import { printSandboxRows } from "./_sandbox_shell.ts";
+import { printFirstCommandSandboxRows, printSandboxRows } from "./_sandbox_shell.ts";
 
-if (process.argv.includes("--sandbox-only")) {
-  await printSandboxRows();
+if (process.argv.includes("--sandbox-only") || process.argv.includes("--sandbox-first")) {
+  await (process.argv.includes("--sandbox-first")
+    ? printFirstCommandSandboxRows
+    : printSandboxRows)();
   process.exit(0);
 }
 

@@ -14,11 +14,7 @@ import { getLogger } from "../_internal/log.ts";
 import { BubError } from "../kernel/errors.ts";
 import { LocalEnvironment } from "../environment/local_environment.ts";
 import { SandboxedEnvironment } from "../environment/sandboxed_environment.ts";
-import {
-  egressRelayMissing,
-  probeSandbox,
-  SANDBOX_INSTALL_HINT,
-} from "../environment/sandbox_probe.ts";
+import { egressRelayMissing, probeSandbox, sandboxRemedy } from "../environment/sandbox_probe.ts";
 import type { SandboxNetwork, SandboxProfile } from "../environment/sandbox_profile.ts";
 import type { ShellManager } from "../environment/shell_manager.ts";
 import type { ShellScope } from "../environment/shell_scope.ts";
@@ -197,9 +193,9 @@ export function sandboxProfile(
 function warnUnsandboxed(reason: string): void {
   logger.warn(
     "SANDBOX UNAVAILABLE: {reason}. Commands of remote sessions run UNSANDBOXED on this host, " +
-      "with all of this user's rights. Install it with `{hint}`, or set sandbox: required to " +
-      "refuse to start without it (sandbox: off silences this).",
-    { reason, hint: SANDBOX_INSTALL_HINT },
+      "with all of this user's rights. To fix it, {remedy}; or set sandbox: required to refuse " +
+      "to start without it (sandbox: off silences this).",
+    { reason, remedy: sandboxRemedy() },
   );
 }
 
@@ -239,7 +235,7 @@ export function createEnvironmentHooks(options: EnvironmentHooksOptions): Enviro
     if (mode === "required") {
       throw new BubError(
         "config",
-        `Cannot start: sandbox is required but ${probe.reason} (install it with \`${SANDBOX_INSTALL_HINT}\`, or set sandbox: remote)`,
+        `Cannot start: sandbox is required but ${probe.reason} (${sandboxRemedy()}, or set sandbox: remote)`,
         { setting: "sandbox", reason: probe.reason },
       );
     }

@@ -9,10 +9,12 @@ import { realpathSync } from "node:fs";
 import {
   egressRelayMissing,
   probeSandbox,
-  SANDBOX_INSTALL_HINT,
   sandboxMemoryBound,
+  sandboxRemedy,
 } from "../environment/sandbox_probe.ts";
 import type { SandboxNetwork, SandboxProfile } from "../environment/sandbox_profile.ts";
+import { sandboxBackend } from "../environment/sandbox_backend.ts";
+import { SEATBELT_SYSTEM_PATHS } from "../environment/seatbelt_profile.ts";
 import { redactedProxy } from "../environment/egress_proxy.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { CliExit, type CliOutput } from "./cli_io.ts";
@@ -149,6 +151,8 @@ export async function sandboxStatusCommand(
   const runs = covered.sandboxed && probe.ok;
   const data = {
     mode: settings.sandbox,
+    /** Which sandbox runs commands here (`bwrap` keeps its name for the status of either). */
+    backend: sandboxBackend() ?? "none",
     bwrap: probe.ok ? "works" : probe.reason,
     socat: relay ? "found" : "missing",
     session,
@@ -185,6 +189,7 @@ function realpathOrSelf(path: string): string {
 function describe(
   data: {
     mode: string;
+    backend: string;
     bwrap: string;
     socat: string;
     session: string;
@@ -194,31 +199,39 @@ function describe(
   profile: ReturnType<typeof sandboxProfile>,
   hosts: readonly string[],
 ): string[] {
+  const seatbelt = data.backend === "seatbelt";
   const lines = [
     `sandbox: ${data.mode}`,
-    `bwrap: ${
-      data.bwrap === "works"
-        ? "works"
-        : `unavailable: ${data.bwrap} (install: ${SANDBOX_INSTALL_HINT})`
+    `${seatbelt ? "seatbelt (sandbox-exec)" : "bwrap"}: ${
+      data.bwrap === "works" ? "works" : `unavailable: ${data.bwrap} (${sandboxRemedy()})`
     }`,
-    `socat: ${
-      data.socat === "found"
-        ? "found"
-        : "missing: sandboxed sessions reach no host (apt-get install socat)"
-    }`,
+    ...(seatbelt ? [] : [
+      `socat: ${
+        data.socat === "found"
+          ? "found"
+          : "missing: sandboxed sessions reach no host (apt-get install socat)"
+      }`,
+    ]),
     `session ${data.session}: ${data.sandboxed ? "sandboxed" : "not sandboxed"} (${data.why})`,
   ];
   if (!data.sandboxed) return lines;
   const limits = profile.limits;
   lines.push(
     `  workspace (read-write): ${profile.workspace}`,
-    "  system directories (read-only): /usr /bin /sbin /lib* /etc (private files masked) /opt",
+    `  system directories (read-only): ${
+      seatbelt
+        ? SEATBELT_SYSTEM_PATHS.join(" ")
+        : "/usr /bin /sbin /lib* /etc (private files masked) /opt"
+    }`,
     `  extra read-only (sandbox_paths, skills, the runtime): ${
       profile.readOnly.join(" ") || "none"
     }`,
     `  extra read-write (sandbox_paths :rw): ${profile.readWrite.join(" ") || "none"}`,
     `  hidden (Bub's home: config, tapes, logs): ${profile.hidden.join(" ") || "none"}`,
-    `  home ${profile.home ?? "-"}, /tmp: private and empty at each command's start`,
+    seatbelt
+      ? `  home ${profile.home ?? "-"} denied; $HOME and $TMPDIR: a folder of each command, ` +
+        "empty at its start (/tmp is not writable)"
+      : `  home ${profile.home ?? "-"}, /tmp: private and empty at each command's start`,
     `  network (sandbox_network${
       hosts.length > 0 ? " + the Telegram Bot API, telegram.api_root" : ""
     }): ${networkText(profile.network)}`,

@@ -30,6 +30,7 @@ import { buildBuiltinPrompt } from "./build_prompt.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
 import { builtinSystemPrompt } from "./system_prompt.ts";
 import { recoverUnknownTool } from "./tool_guidance.ts";
+import { SandboxedEnvironment } from "../environment/sandboxed_environment.ts";
 
 /** A message's per-turn resource: entered by `loadState`, exited by `saveState`. */
 export interface MessageLifespan {
@@ -149,6 +150,12 @@ export function createTurnHooks(runtime: BuiltinRuntime): {
       return buildBuiltinPrompt(message);
     },
     async runModelStream({ prompt, sessionId, state, signal }) {
+      // A sandboxed session's next command finds its sandbox started while the model is asked
+      // (a comma command runs at once: a spare started now would only be waited for).
+      const environment = state._runtime_environment;
+      if (environment instanceof SandboxedEnvironment && !isCommaPrompt(prompt)) {
+        void environment.prepare().catch(() => {});
+      }
       const model = typeof state.model === "string" && state.model ? state.model : null;
       const recover = state[RECOVER_STATE_KEY];
       if (recover !== undefined) {

@@ -25,8 +25,12 @@ export interface EgressProxyOptions {
   allow: readonly string[];
   /** Allowed hosts reached through another proxy (e.g. `telegram.proxy`); others go direct. */
   upstreams?: readonly EgressUpstream[];
-  /** The Unix socket path to listen on (created; removed on dispose). */
-  socketPath: string;
+  /**
+   * The Unix socket path to listen on (created; removed on dispose), or `{ port }` for a TCP port
+   * on 127.0.0.1 (0 picks a free one): the Seatbelt sandbox (macOS) has no network namespace to
+   * relay from, so its profile lets commands reach only this port.
+   */
+  socketPath: string | { port: number };
   /** Told about every refused request (for the log). */
   onRefused?: (target: string, reason: string) => void;
   /** Largest request head accepted, in bytes (431 over it). Default 16 KiB. */
@@ -37,8 +41,10 @@ export interface EgressProxyOptions {
 
 /** A running egress proxy; dispose it to stop it and close its connections. */
 export interface EgressProxy extends AsyncDisposable {
-  /** The socket it listens on. */
+  /** The socket it listens on ("" when it listens on a TCP port). */
   readonly socketPath: string;
+  /** The TCP port on 127.0.0.1 it listens on, or null (a Unix socket). */
+  readonly port: number | null;
 }
 
 /** One parsed allowlist entry. */
@@ -229,34 +235,48 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       if (!client.destroyed) reply(client, "502 Bad Gateway", `cannot reach ${where}: ${error}`);
     });
   };
+  if (typeof options.socketPath !== "string") {
+    await listen(server, { port: options.socketPath.port, host: "127.0.0.1" });
+    return {
+      socketPath: "",
+      port: (server.address() as { port: number }).port,
+      async [Symbol.asyncDispose]() {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const socket of open) socket.destroy();
+        await closed;
+      },
+    };
+  }
+  const socketPath = options.socketPath;
   try {
-    await listen(server, options.socketPath);
+    await listen(server, socketPath);
   } catch (error) {
     // A socket left by a process that died: nobody answers on it, so it is taken over.
     if ((error as { code?: unknown }).code !== "EADDRINUSE") throw error;
-    if (await answers(options.socketPath)) {
-      throw new BubError("config", `Another process serves ${options.socketPath}`, null, {
+    if (await answers(socketPath)) {
+      throw new BubError("config", `Another process serves ${socketPath}`, null, {
         cause: error,
       });
     }
-    rmSync(options.socketPath, { force: true });
-    await listen(server, options.socketPath);
+    rmSync(socketPath, { force: true });
+    await listen(server, socketPath);
   }
   return {
-    socketPath: options.socketPath,
+    socketPath,
+    port: null,
     async [Symbol.asyncDispose]() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of open) socket.destroy();
       await closed;
-      rmSync(options.socketPath, { force: true });
+      rmSync(socketPath, { force: true });
     },
   };
 }
 
-function listen(server: Server, path: string): Promise<void> {
+function listen(server: Server, where: string | { port: number; host: string }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(path, () => {
+    server.listen(where, () => {
       server.off("error", reject);
       resolve();
     });

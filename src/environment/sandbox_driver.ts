@@ -9,7 +9,9 @@
  * included; when the command itself exits, its init exits and the kernel kills what is left.
  * `bwrap` gets only the tool environment (`tool_env.ts`), so `/proc/1/environ` inside holds
  * nothing of Bub's. Once a session has run a command, the next one's sandbox is started ahead of
- * it and waits (`_sandbox_spare.ts`), so a command pays little of the sandbox's set-up.
+ * it and waits (`_sandbox_spare.ts`), so a command pays little of the sandbox's set-up; a turn
+ * starts its session's first one while the model is asked ({@link SandboxDriver.prepare}).
+ * On macOS the same profile runs under Seatbelt instead (`seatbelt_driver.ts`).
  *
  * @module
  */
@@ -31,6 +33,8 @@ import { noProxyFor } from "./_no_proxy.ts";
 import { bwrapArgs, prlimitArgs, type SandboxProfile } from "./sandbox_profile.ts";
 import { SPARE_TRAMPOLINE, spareRequest, SpareSlot } from "./_sandbox_spare.ts";
 import { createSessionCgroups, joinCgroupsArgv, removeCgroup } from "./_sandbox_cgroups.ts";
+import { sandboxBackend } from "./sandbox_backend.ts";
+import { createSeatbeltDriver } from "./seatbelt_driver.ts";
 
 /** Options of {@link createSandboxDriver}. */
 export interface SandboxDriverOptions {
@@ -49,12 +53,24 @@ export interface SandboxDriverOptions {
 export interface SandboxDriver extends ProcessDriver {
   /** The profile every child runs under. */
   readonly profile: SandboxProfile;
-  /** Releases what the driver holds (its cgroups once their processes are gone, its proxy). */
+  /**
+   * Starts the next command's sandbox ahead of it (a spare, `_sandbox_spare.ts`) unless one waits
+   * or the driver has no spares or is closed: call it before a command is likely (a turn's model
+   * call), so even a session's first command skips the sandbox's set-up. `envPassthrough` must be
+   * what the command's request will carry. An unused spare ends after its idle timeout or at
+   * {@link SandboxDriver.close}.
+   */
+  prepare(envPassthrough?: readonly string[] | null): void;
+  /**
+   * Releases what the driver holds (its spare, its cgroups once their processes are gone, its
+   * proxy); the driver then refuses to start anything.
+   */
   close(): Promise<void>;
 }
 
 /**
- * Wraps `inner` so every child runs in `profile`'s sandbox.
+ * Wraps `inner` so every child runs in `profile`'s sandbox: bubblewrap, or on macOS Seatbelt
+ * (`seatbelt_driver.ts`, which ignores `options`).
  *
  * @example
  * ```ts ignore
@@ -74,6 +90,7 @@ export function createSandboxDriver(
   profile: SandboxProfile,
   options: SandboxDriverOptions = {},
 ): SandboxDriver {
+  if (sandboxBackend() === "seatbelt") return createSeatbeltDriver(inner, profile);
   const bwrap = options.bwrap ?? "bwrap";
   const prlimit = options.prlimit ?? "prlimit";
   let base: string[] | null = null;
@@ -88,6 +105,12 @@ export function createSandboxDriver(
    */
   let cgroups: { dirs: string[]; memory: boolean } | null = null;
   const spares = options.spare === false ? null : new SpareSlot(inner);
+  let closed = false;
+  /** A start after `close` would bring back the cgroups and the proxy that `close` released. */
+  const refuseClosed = (): void => {
+    if (!closed) return;
+    throw new BubError("invalid_input", "Cannot start a sandboxed process: the sandbox is closed");
+  };
   /** The variables added to a command's environment (`requested`: the request's own). */
   const commandEnv = (requested: Record<string, string> | null): Record<string, string> => {
     // The host's TMPDIR is not inside; the private /tmp is.
@@ -109,6 +132,7 @@ export function createSandboxDriver(
     request: DriverSpawnRequest,
     command: string[] | null,
   ): Promise<DriverChild> => {
+    refuseClosed();
     base ??= bwrapArgs(profile);
     cgroups ??= createSessionCgroups(profile.limits);
     // Where a memory cgroup bounds the session, address space stays unbounded.
@@ -121,6 +145,7 @@ export function createSandboxDriver(
     if (allow !== null) {
       egress ??= startEgress(allow, upstreams);
       const proxy = await egress;
+      refuseClosed();
       bindProxy = ["--bind", proxy.socketPath, EGRESS_SOCKET];
       relay = EGRESS_RELAY;
     }
@@ -161,7 +186,13 @@ export function createSandboxDriver(
       spares?.fill(key, () => start(request, null));
       return child;
     },
+    prepare(envPassthrough: readonly string[] | null = null): void {
+      if (closed) return;
+      const request = { file: "true", args: [], cwd: null, env: null, envPassthrough };
+      spares?.fill(JSON.stringify(envPassthrough), () => start(request, null));
+    },
     async close(): Promise<void> {
+      closed = true;
       await spares?.close();
       const dirs = cgroups?.dirs ?? [];
       cgroups = null;

@@ -278,7 +278,7 @@ export function sandboxPromptNote(profile: SandboxProfile): string {
   return `<sandbox>
 Your commands run in a sandbox. They read and write the workspace ${profile.workspace}${
     extra.length > 0 ? ` and reach ${extra.join(", ")}` : ""
-  }, and read the system directories. /tmp and $HOME are private and empty at each command's
+  }, and read the system directories. $TMPDIR and $HOME are private and empty at each command's
 start; every other path, the user's files and Bub's own do not exist there. The network is ${
     networkNote(profile.network)
   }. Background jobs end with their command. A permission error or a missing path outside the

@@ -1,6 +1,6 @@
 /**
  * {@link SandboxedEnvironment}: a {@link LocalEnvironment} whose processes run in a bubblewrap
- * sandbox and whose file reads and writes (the fs tools) reach only what the sandbox shows:
+ * sandbox (Seatbelt on macOS: `seatbelt_driver.ts`) and whose file reads and writes (the fs tools) reach only what the sandbox shows:
  * the workspace and the extra paths, never a hidden one.
  *
  * @module
@@ -70,6 +70,7 @@ export class SandboxedEnvironment extends LocalEnvironment {
     super(profile.workspace, { envPassthrough: options.envPassthrough });
     this.profile = profile;
     this.#inner = options.driver ?? null;
+    this.#envPassthrough = options.envPassthrough ?? null;
     // Settled before the first prompt: the lifespan has probed already.
     this.#available = options.available?.().then((ok) => this.#sandboxed = ok) ?? null;
     this.#available?.catch(() => {});
@@ -98,14 +99,29 @@ export class SandboxedEnvironment extends LocalEnvironment {
   }
 
   #inner: ProcessDriver | null;
+  #envPassthrough: readonly string[] | null;
   #sandbox: SandboxDriver | null = null;
   #available: Promise<boolean> | null = null;
   #sandboxed = true;
+  #closed = false;
 
-  /** The driver processes start through: the sandboxing one unless the sandbox is unavailable. */
+  /**
+   * The driver processes start through: the sandboxing one unless the sandbox is unavailable.
+   *
+   * @throws BubError (invalid_input) once closed: a sandbox driver created then would outlive
+   *   the session (its spare, cgroups and proxy are released only by `close`)
+   */
   override get driver(): ProcessDriver {
     if (!this.#sandboxed) return this.#inner ?? processDriver();
-    this.#sandbox ??= createSandboxDriver(this.#inner ?? processDriver(), this.profile);
+    if (this.#sandbox === null) {
+      if (this.#closed) {
+        throw new BubError(
+          "invalid_input",
+          "Cannot start a sandboxed process: the session's environment is closed",
+        );
+      }
+      this.#sandbox = createSandboxDriver(this.#inner ?? processDriver(), this.profile);
+    }
     return this.#sandbox;
   }
 
@@ -116,8 +132,47 @@ export class SandboxedEnvironment extends LocalEnvironment {
     return await super.spawn(command, opts);
   }
 
-  /** Releases the sandbox's resources (see {@link SandboxDriver.close}). */
+  /**
+   * Starts the next command's sandbox ahead of it (see {@link SandboxDriver.prepare}): called when
+   * a turn of the session starts, so that the sandbox's set-up runs while the model is asked and
+   * even the session's first command finds its sandbox waiting. Nothing happens when a spare
+   * waits already, the sandbox is unavailable (after the probe) or refused (a workspace holding
+   * the home), or the environment is closed; an unused spare ends after its idle timeout or at
+   * {@link SandboxedEnvironment.close}. Resolves once the spare's start is asked for.
+   *
+   * @example
+   * ```ts ignore
+   * import { SandboxedEnvironment } from "./sandboxed_environment.ts";
+   * import { DEFAULT_SANDBOX_LIMITS } from "./sandbox_profile.ts";
+   * await using env = new SandboxedEnvironment({
+   *   workspace: "/tmp", network: "off", readOnly: [], readWrite: [], hidden: [], home: null,
+   *   limits: DEFAULT_SANDBOX_LIMITS,
+   * });
+   * await env.prepare(); // the model is asked meanwhile
+   * const proc = await env.spawn("ls"); // runs in the sandbox started above
+   * ```
+   */
+  async prepare(): Promise<void> {
+    if (this.#available !== null) {
+      try {
+        this.#sandboxed = await this.#available;
+      } catch {
+        return; // `required` without a sandbox: the command reports it
+      }
+    }
+    // Closed while the probe was awaited: a driver created now would never be closed.
+    if (this.#closed || !this.#sandboxed) return;
+    try {
+      this.#refuseHomeWorkspace();
+    } catch {
+      return; // the command itself reports it
+    }
+    (this.driver as SandboxDriver).prepare(this.#envPassthrough);
+  }
+
+  /** Releases the sandbox's resources (see {@link SandboxDriver.close}); nothing starts after. */
   override async close(): Promise<void> {
+    this.#closed = true;
     await super.close();
     await this.#sandbox?.close();
   }

@@ -1,5 +1,5 @@
 /**
- * The sandbox's egress proxy over its Unix socket, on every runtime: CONNECT and plain HTTP reach
+ * The sandbox's egress proxy over its Unix socket (or a TCP port, for macOS), on every runtime: CONNECT and plain HTTP reach
  * only allowlisted hosts and ports (a refused target never sees a connection), hop-by-hop proxy
  * headers are not forwarded, bad and oversized requests get clear answers, bad allowlist
  * entries are typed config errors, and disposing closes open tunnels.
@@ -39,10 +39,15 @@ async function upstream(
   return { port, server, seen, count: () => count };
 }
 
-/** Sends `text` on the proxy's socket; resolves with what came back once `until` matches or it closes. */
-function ask(path: string, text: string, until?: RegExp): Promise<string> {
+/**
+ * Sends `text` on the proxy's socket (a TCP port of 127.0.0.1 when a number); resolves with what
+ * came back once `until` matches or it closes.
+ */
+function ask(path: string | number, text: string, until?: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = createConnection(path);
+    const socket = typeof path === "number"
+      ? createConnection({ port: path, host: "127.0.0.1" })
+      : createConnection(path);
     let got = "";
     socket.on("data", (chunk) => {
       got += chunk.toString("latin1");
@@ -144,6 +149,26 @@ describe("sandbox egress proxy", () => {
       assert.equal(target.count(), 0, "the refused target saw no connection");
     } finally {
       target.server.close();
+    }
+  });
+
+  test("on a TCP port of 127.0.0.1 (the macOS sandbox's door) it tunnels and refuses alike", async () => {
+    const echo = await upstream((socket, text) => {
+      if (text.endsWith("\n")) socket.write(`echo:${text}`);
+    });
+    try {
+      await using proxy = await startEgressProxy({
+        allow: [`127.0.0.1:${echo.port}`],
+        socketPath: { port: 0 },
+      });
+      assert.equal(proxy.socketPath, "");
+      const port = proxy.port!;
+      const got = await ask(port, `CONNECT 127.0.0.1:${echo.port} HTTP/1.1\r\n\r\nping\n`, /ping/);
+      assert.match(got, /^HTTP\/1\.1 200 Connection Established\r\n\r\necho:ping\n$/);
+      const refused = await ask(port, "CONNECT example.com:443 HTTP/1.1\r\n\r\n");
+      assert.match(refused, /^HTTP\/1\.1 403 /);
+    } finally {
+      echo.server.close();
     }
   });
 

@@ -5,11 +5,21 @@
  *
  * @module
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server } from "node:net";
 import { probeSandbox } from "../../../src/environment/sandbox_probe.ts";
+import { sandboxBackend } from "../../../src/environment/sandbox_backend.ts";
 import {
   DEFAULT_SANDBOX_LIMITS,
   type SandboxProfile,
@@ -17,8 +27,14 @@ import {
 import { SandboxedEnvironment } from "../../../src/environment/sandboxed_environment.ts";
 import type { Environment } from "../../../src/kernel/environment.ts";
 
-/** Why the sandbox suites are skipped here, or false when `bwrap` runs (probed once). */
+/**
+ * Why the sandbox suites are skipped here, or false when `bwrap` runs (probed once). They test
+ * bubblewrap; macOS's Seatbelt has its own suite (`sandbox_seatbelt.test.ts`).
+ */
 export const SKIP: string | false = await (async () => {
+  if (sandboxBackend() === "seatbelt") {
+    return "these suites test bubblewrap (Linux); Seatbelt's is sandbox_seatbelt.test.ts";
+  }
   const probe = await probeSandbox();
   return probe.ok ? false : `the sandbox cannot run on this host: ${probe.reason}`;
 })();
@@ -148,4 +164,21 @@ export async function listener(): Promise<Listener> {
   return Object.assign(state, {
     [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
+}
+
+/** The pids of this process's children that run `bwrap`. */
+export function bwrapPids(): Set<number> {
+  const pids = new Set<number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const file = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0")[0]!;
+      if (parent === process.pid && file.endsWith("bwrap")) {
+        pids.add(Number(name));
+      }
+    } catch { /* exited meanwhile */ }
+  }
+  return pids;
 }

@@ -1,8 +1,9 @@
 /**
- * The spare sandbox: once a session has run a command, its next command's sandbox is started
- * ahead and waits. Each command still starts in a fresh sandbox (an empty `/tmp`, its own working
- * directory, variables and stdin), a waiting spare is the process the next command runs as, and
- * closing the environment ends the spare.
+ * The spare sandbox: once a session has run a command, or a turn of it has started (`prepare`),
+ * its next command's sandbox is started ahead and waits. Each command still starts in a fresh
+ * sandbox (an empty `/tmp`, its own working directory, variables and stdin), a waiting spare is
+ * the process the next command runs as, and closing the environment ends the spare, even while it
+ * is being started.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,24 +11,9 @@ import { findExecutable } from "../../../src/_internal/find_executable.ts";
 import { mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { type Layout, layout, sandboxOf, SKIP } from "./_helpers.ts";
-
-/** The pids of this process's children that run `bwrap`. */
-function bwrapPids(): Set<number> {
-  const pids = new Set<number>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const file = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0")[0]!;
-      if (parent === process.pid && file.endsWith("bwrap")) {
-        pids.add(Number(name));
-      }
-    } catch { /* exited meanwhile */ }
-  }
-  return pids;
-}
+import { bwrapPids, type Layout, layout, profileOf, sandboxOf, SKIP } from "./_helpers.ts";
+import { SandboxedEnvironment } from "../../../src/environment/sandboxed_environment.ts";
+import { BubError } from "../../../src/kernel/errors.ts";
 
 /** The leader of process group `pgid` and its members that still run. */
 function groupMembers(pgid: number): number[] {
@@ -130,5 +116,56 @@ describe("the spare sandbox of a session", { skip: SKIP }, () => {
       await env.close();
     }
     await eventually(() => processesIn(workspace).length === 0, "no process of the sandbox");
+  });
+
+  test("a prepared session's first command runs in the sandbox started before it", async () => {
+    const env = sandboxOf(dirs);
+    try {
+      assert.equal(bwrapPids().size, 0);
+      await env.prepare();
+      await eventually(() => bwrapPids().size > 0, "the prepared spare");
+      const waiting = bwrapPids();
+      await env.prepare(); // a spare waits: no second one
+      const first = await env.spawn("echo first");
+      first.closeStdin();
+      assert.ok(waiting.has(first.pid), "the first command is the bwrap that was waiting");
+      assert.equal(await new Response(first.stdout).text(), "first\n");
+      assert.equal(await first.wait(), 0);
+    } finally {
+      await env.close();
+    }
+    await eventually(() => bwrapPids().size === 0, "no bwrap after close");
+  });
+
+  test("a session that ran nothing leaves no bwrap once closed", async () => {
+    const env = sandboxOf(dirs);
+    await env.prepare();
+    await eventually(() => bwrapPids().size > 0, "the prepared spare");
+    const [spare] = [...bwrapPids()];
+    await env.close();
+    await eventually(() => groupMembers(spare!).length === 0, "the spare to end");
+    assert.equal(bwrapPids().size, 0);
+    // Nothing starts again in a closed session.
+    await env.prepare();
+    await assert.rejects(env.spawn("true"), (error) => error instanceof BubError);
+    assert.equal(bwrapPids().size, 0);
+  });
+
+  test("closing a session while its spare is being started leaves no bwrap", async () => {
+    for (let i = 0; i < 36; i++) {
+      // The probe's answer comes before, with or after the close (0-6 ms), as a lifespan's does.
+      const delay = i % 7;
+      const env = new SandboxedEnvironment(profileOf(dirs), {
+        available: () => new Promise((resolve) => setTimeout(() => resolve(true), delay)),
+      });
+      const prepared = env.prepare();
+      // A first command racing the close too (every third round), then the close itself.
+      const command = i % 3 === 0 ? env.spawn("true").then((proc) => proc.wait()) : null;
+      await new Promise((resolve) => setTimeout(resolve, (i * 5) % 11));
+      await env.close();
+      await prepared;
+      await command?.catch((error) => assert.ok(error instanceof BubError, String(error)));
+    }
+    await eventually(() => bwrapPids().size === 0, "no bwrap left", 5_000);
   });
 });

@@ -11,7 +11,15 @@ import process from "node:process";
 import { BubFramework } from "../../../src/builtin/framework.ts";
 import { mockReply } from "../../../src/testing/mock_llm_server.ts";
 import { turnFixture } from "../../agent/_turn_fixture.ts";
-import { type Layout, layout, leaksNothing, listener, PLANTED, SKIP } from "./_helpers.ts";
+import {
+  bwrapPids,
+  type Layout,
+  layout,
+  leaksNothing,
+  listener,
+  PLANTED,
+  SKIP,
+} from "./_helpers.ts";
 
 /** Host processes running `sleep <marker>`. */
 function hostSleeps(marker: string): number {
@@ -173,5 +181,29 @@ describe("the system prompt of a sandboxed session", { skip: SKIP }, () => {
     assert.match(web!, /The network is off/);
     assert.ok(web!.includes(fx.home), "names the workspace");
     assert.doesNotMatch(cli!, /<sandbox>/);
+  });
+});
+
+describe("the spare sandbox of a turn", { skip: SKIP }, () => {
+  test("a web turn starts its session's sandbox while the model is asked; closing ends it", async () => {
+    /** Whether a bwrap of this process ran while the model answered (polled for up to 5 s). */
+    let seen = false;
+    const fx = await turnFixture({
+      script: [async () => {
+        const deadline = Date.now() + 5_000;
+        while (!(seen = bwrapPids().size > 0) && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return mockReply.text("a");
+      }],
+    });
+    try {
+      await fx.turn({ channel: "web", chatId: "w", content: "hi" });
+      assert.ok(seen, "a spare sandbox was started before the session ran any command");
+    } finally {
+      await fx[Symbol.asyncDispose]();
+    }
+    // The session ran no command: its spare ends with the running scope, not 30 s later.
+    await eventually(() => bwrapPids().size === 0, "no bwrap after the scope closed", 5_000);
   });
 });
