@@ -3,9 +3,10 @@
  * `head -c 100000000 /dev/zero` through `LocalEnvironment`, against the raw runtime APIs
  * (`Deno.Command` on Deno, `child_process.spawn` everywhere), printed as ratios; then a comma
  * command's whole turn (`,echo marker-<i>-end` through `processInbound`, one session per command,
- * the builtin plugin with its default file tape) against the raw spawn of the same
- * `bash -c 'echo …'` read to the end (`Deno.Command` on Deno, `child_process.spawn` elsewhere),
- * one after another and 300 at once, in alternating blocks so machine load hits both alike; and
+ * the builtin plugin with its default file tape, on the host: `sandbox: off`) against the raw
+ * spawn of the same `bash -c 'echo …'` read to the end (`Deno.Command` on Deno,
+ * `child_process.spawn` elsewhere), one after another and 300 at once, in alternating blocks so
+ * machine load hits both alike; and
  * the same turns with `BUB_TAPE_STORE=memory`, which leaves out the file tape's commit (a new
  * tape file, its lock and an fdatasync per turn). Last, where bubblewrap runs, the sandbox
  * (`_sandbox_shell.ts`): `true` on the host against a sandboxed session with network off and with
