@@ -25,7 +25,12 @@ export interface CommaBub extends AsyncDisposable {
   turn(i: number): Promise<string>;
 }
 
-/** Starts a Bub in a fresh home (removed on dispose); `env` adds builtin settings. */
+/**
+ * Starts a Bub in a fresh home (removed on dispose); `env` adds builtin settings. Its commands run
+ * on the host (`BUB_SANDBOX=off` unless `env` says otherwise): the bench channel is not the local
+ * terminal, so the default `sandbox: remote` would put each session's first command through a new
+ * bubblewrap sandbox (~30 ms on a busy 2-core machine), which `_sandbox_shell.ts` measures apart.
+ */
 export async function startCommaBub(env: Record<string, string> = {}): Promise<CommaBub> {
   const { BubFramework } = await import("../src/builtin/framework.ts");
   const home = mkdtempSync(join(tmpdir(), "bub-comma-bench-"));
@@ -34,7 +39,9 @@ export async function startCommaBub(env: Record<string, string> = {}): Promise<C
     configFile: join(home, "config.yml"),
     loadDotenv: false,
     workspace: home,
-    builtin: { env: { BUB_MODEL: "openai:none", BUB_API_KEY: "sk-none", ...env } },
+    builtin: {
+      env: { BUB_MODEL: "openai:none", BUB_API_KEY: "sk-none", BUB_SANDBOX: "off", ...env },
+    },
   });
   bub.loadBuiltinHooks();
   const scope = await bub.running();

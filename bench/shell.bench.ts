@@ -3,11 +3,14 @@
  * `head -c 100000000 /dev/zero` through `LocalEnvironment`, against the raw runtime APIs
  * (`Deno.Command` on Deno, `child_process.spawn` everywhere), printed as ratios; then a comma
  * command's whole turn (`,echo marker-<i>-end` through `processInbound`, one session per command,
- * the builtin plugin with its default file tape) against the raw spawn of the same
- * `bash -c 'echo …'` read to the end (`Deno.Command` on Deno, `child_process.spawn` elsewhere),
- * one after another and 300 at once, in alternating blocks so machine load hits both alike; and
+ * the builtin plugin with its default file tape, on the host: `sandbox: off`) against the raw
+ * spawn of the same `bash -c 'echo …'` read to the end (`Deno.Command` on Deno,
+ * `child_process.spawn` elsewhere), one after another and 300 at once, in alternating blocks so
+ * machine load hits both alike; and
  * the same turns with `BUB_TAPE_STORE=memory`, which leaves out the file tape's commit (a new
- * tape file, its lock and an fdatasync per turn). Last, where bubblewrap runs, the sandbox
+ * tape file, its lock and an fdatasync per turn); then the layers of such a turn timed in one
+ * round-robin (`_comma_layers.ts`: raw spawn, new process group, LocalEnvironment, turn with the
+ * tape in memory, turn with the file tape). Last, where bubblewrap runs, the sandbox
  * (`_sandbox_shell.ts`): `true` on the host against a sandboxed session with network off and with
  * a host allowlist, with and without the spare sandbox, a session's first command (cold, or its
  * sandbox prepared when the turn starts), and 300 sandboxed commands at once against 300 raw
@@ -28,6 +31,7 @@ import { createNodeDriver } from "../src/environment/node_driver.ts";
 import { LocalEnvironment } from "../src/environment/local_environment.ts";
 import type { ProcessDriver } from "../src/environment/process_driver.ts";
 import { concurrentMs, rawEcho, rawEchoDeno, sequentialMs, startCommaBub } from "./_comma_turns.ts";
+import { printCommaLayers } from "./_comma_layers.ts";
 import { printFirstCommandSandboxRows, printSandboxRows } from "./_sandbox_shell.ts";
 
 if (process.argv.includes("--sandbox-only") || process.argv.includes("--sandbox-first")) {
@@ -45,6 +49,8 @@ const SEQUENTIAL_BLOCKS = 6;
 const SEQUENTIAL_BLOCK = 50;
 const CONCURRENT = 300;
 const CONCURRENT_ROUNDS = 3;
+/** Round-robin rounds of the comma turn's layers (`_comma_layers.ts`). */
+const LAYER_ROUNDS = 150;
 const BYTES = 100_000_000;
 const HEAD = ["head", "-c", String(BYTES), "/dev/zero"];
 
@@ -239,5 +245,7 @@ async function commaRows(
     }
   }
 }
+
+await printCommaLayers(LAYER_ROUNDS, 20);
 
 await printSandboxRows();

@@ -7,7 +7,7 @@
  * @module
  */
 import { accessSync, constants, statSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { BubError } from "../../kernel/errors.ts";
 import { validateTapeName } from "../entry.ts";
@@ -15,6 +15,7 @@ import { KeyedMutex } from "../store/_mutex.ts";
 import { retrySecondsOption, StoreRetry } from "../store/_retry.ts";
 import { appendBatch, type BatchMerge, isFullDisk, type PreparedEntry } from "./_append.ts";
 import { FileCaches } from "./_cache.ts";
+import { FreshListing } from "./_fresh_listing.ts";
 import { FileJournals } from "./_journal.ts";
 import { LockTemplate } from "./_lock_template.ts";
 import { OpenFiles } from "./_open_files.ts";
@@ -42,6 +43,8 @@ export class FileStoreCore {
   readonly stop: AbortController = new AbortController();
   readonly retry: StoreRetry;
   readonly journals: FileJournals;
+  /** The folder's names, one listing shared by callers that ask while another runs. */
+  readonly listing: FreshListing;
   #ready: Promise<void> | null = null;
   #directorySeen = false;
 
@@ -52,6 +55,7 @@ export class FileStoreCore {
     this.template = new LockTemplate(directory);
     this.spare = new SpareFile(directory);
     this.journals = new FileJournals(this.durable);
+    this.listing = new FreshListing(() => readdir(directory));
     this.retry = new StoreRetry({
       kind: "file",
       name: JSON.stringify(directory),

@@ -7,7 +7,6 @@
  * @module
  */
 import { renameSync, unlinkSync } from "node:fs";
-import { readdir } from "node:fs/promises";
 import type { TapeEntry } from "../entry.ts";
 import { type PendingFork, validateForkId } from "../fork_journal.ts";
 import { prepareBatch } from "./_append.ts";
@@ -82,9 +81,9 @@ export async function journalDiscard(
 
 /** The tapes with a journal (or an unfinished merge) in the directory, sorted. */
 export async function journalTapes(core: FileStoreCore): Promise<string[]> {
-  let names: string[];
+  let names: readonly string[];
   try {
-    names = await readdir(core.directory);
+    names = await core.listing.names();
   } catch (error) {
     if (errorCode(error) === "ENOENT") return [];
     throw error;
@@ -97,16 +96,16 @@ export async function journalTapes(core: FileStoreCore): Promise<string[]> {
 /** The journals of `tape` left on disk, oldest first (a merge a killed process left is finished first). */
 export async function journalPending(core: FileStoreCore, tape: string): Promise<PendingFork[]> {
   const path = core.pathOf(tape);
-  let names: string[];
+  let names: readonly string[];
   try {
-    names = await readdir(core.directory);
+    names = await core.listing.names();
   } catch (error) {
     if (errorCode(error) === "ENOENT") return [];
     core.fail("list forks of", tape, error);
   }
   if (names.includes(`${tape}.jsonl.merging`)) {
     await finishTapeMerge(core, tape, path);
-    names = await readdir(core.directory); // an undone merge is a journal again
+    names = await core.listing.names(); // an undone merge is a journal again
   }
   return readJournals(names, tape, path);
 }
