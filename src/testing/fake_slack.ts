@@ -1,7 +1,9 @@
 /**
  * A fake Slack on 127.0.0.1 for tests: the Web API methods the Chat SDK's Slack adapter calls
- * (`auth.test`, `chat.postMessage`, `chat.update`, `users.info`, …; anything else answers `ok`)
- * and a sender of signed Events API webhooks (Slack's `v0` HMAC signature, retry headers).
+ * (`auth.test`, `chat.postMessage`, `chat.update`, `users.info`, …; anything else answers `ok`),
+ * a sender of signed Events API webhooks (Slack's `v0` HMAC signature, retry headers) and socket
+ * mode (`apps.connections.open` with the app token, then a WebSocket of envelopes: {@link
+ * FakeSlackServer.socket}).
  *
  * @module
  */
@@ -9,8 +11,22 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
 import { blockActionsPayload, chunkText, textOf, webApiAnswer } from "./_slack_payloads.ts";
+import { FakeSlackSocket } from "./_slack_socket.ts";
 
 export type { FakeApiCall } from "./_fake_calls.ts";
+export type { FakeSlackSocket, SocketEnvelope, SocketSendOptions } from "./_slack_socket.ts";
+
+/** A button of a message the bot posted (see {@link FakeSlackServer.buttonsIn}). */
+export interface SlackButton {
+  /** The button's `action_id`. */
+  actionId: string;
+  /** Its `value`. */
+  value: string;
+  /** The `ts` of the message holding it. */
+  messageTs: string;
+  /** The `ts` of that message's thread. */
+  threadTs: string;
+}
 
 /**
  * Options of one delivered event.
@@ -52,12 +68,16 @@ export class FakeSlackServer implements AsyncDisposable {
   readonly botToken = "xoxb-fake-slack-token";
   /** The signing secret of the app's webhooks. */
   readonly signingSecret = "fake-slack-signing-secret";
+  /** The app-level token of socket mode (`apps.connections.open`). */
+  readonly appToken = "xapp-fake-slack-app-token";
   /** The bot's user id. */
   readonly botUserId = "UBUB";
   /** The workspace. */
   readonly teamId = "T0001";
   /** The API calls received. */
   readonly log: FakeCallLog = new FakeCallLog();
+  /** Socket mode: the connections, the envelopes sent over them and their acknowledgements. */
+  readonly socket: FakeSlackSocket;
   #http: LoopbackServer;
   #ts = 1_700_000_000;
   #rateLimited = new Map<string, number>();
@@ -66,8 +86,9 @@ export class FakeSlackServer implements AsyncDisposable {
   /** Files the bot uploaded (`files.uploadV2`): name and bytes by file id. */
   readonly uploads: Map<string, { filename: string; data: Uint8Array | null }> = new Map();
 
-  private constructor(http: LoopbackServer) {
+  private constructor(http: LoopbackServer, socket: FakeSlackSocket) {
     this.#http = http;
+    this.socket = socket;
   }
 
   /** Starts the fake on a free port. */
@@ -80,7 +101,10 @@ export class FakeSlackServer implements AsyncDisposable {
         else if (!res.destroyed) res.destroy();
       },
     );
-    ref.server = new FakeSlackServer(http);
+    ref.server = new FakeSlackServer(
+      http,
+      await FakeSlackSocket.start("xapp-fake-slack-app-token"),
+    );
     return ref.server;
   }
 
@@ -194,11 +218,10 @@ export class FakeSlackServer implements AsyncDisposable {
   async click(
     url: string,
     user: string,
-    button: { actionId: string; value: string; messageTs: string; threadTs: string },
+    button: SlackButton,
     options: { channel?: string; secret?: string } = {},
   ): Promise<Response> {
-    const channel = options.channel ?? "C0001";
-    const payload = blockActionsPayload(this.teamId, user, channel, button, this.nextTs());
+    const payload = this.clickPayload(user, button, options.channel);
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
     const timestamp = String(Math.floor(Date.now() / 1000));
     return await fetch(url, {
@@ -214,10 +237,16 @@ export class FakeSlackServer implements AsyncDisposable {
     });
   }
 
+  /**
+   * The `block_actions` payload of `user` clicking `button` in `channel` (default `C0001`): what
+   * {@link click} posts, or an `interactive` envelope of socket mode carries.
+   */
+  clickPayload(user: string, button: SlackButton, channel = "C0001"): Record<string, unknown> {
+    return blockActionsPayload(this.teamId, user, channel, button, this.nextTs());
+  }
+
   /** The buttons the bot posted in `channel` (Block Kit `actions` elements), in order. */
-  buttonsIn(
-    channel: string,
-  ): { actionId: string; value: string; messageTs: string; threadTs: string }[] {
+  buttonsIn(channel: string): SlackButton[] {
     const out = [];
     for (const call of this.log.of("chat.postMessage")) {
       const p = call.params;
@@ -276,6 +305,10 @@ export class FakeSlackServer implements AsyncDisposable {
       return reply(res, upload ? 200 : 404, { ok: Boolean(upload) });
     }
     const token = authorization.replace(/^Bearer\s+/i, "") || String(params.token ?? "");
+    if (method === "apps.connections.open") {
+      this.log.record({ method, params, authorization });
+      return reply(res, 200, this.socket.open(token));
+    }
     const limited = this.#rateLimited.get(method) ?? 0;
     if (limited > 0) {
       this.#rateLimited.set(method, limited - 1);
@@ -321,9 +354,10 @@ export class FakeSlackServer implements AsyncDisposable {
     res.end(file.data);
   }
 
-  /** Stops the server. */
-  close(): Promise<void> {
-    return this.#http.close();
+  /** Stops the server and its socket-mode endpoint. */
+  async close(): Promise<void> {
+    await this.socket.close();
+    await this.#http.close();
   }
 
   /** Same as {@link close}. */

@@ -182,16 +182,20 @@ export class ChatChannel extends Channel {
     await chat.initialize();
     this.#chat = chat;
     this.#sdk = sdk;
-    const webhook = chat.webhooks[this.name]!;
-    this.#route = await this.#options.webhooks.register(
-      this.name,
-      (request) => webhook(request, { waitUntil: (task) => this.#track(task) }),
-    );
-    if (this.#platform.connect) {
+    const credentials = this.#options.credentials;
+    if (this.#platform.webhooks(credentials)) {
+      const webhook = chat.webhooks[this.name]!;
+      this.#route = await this.#options.webhooks.register(
+        this.name,
+        (request) => webhook(request, { waitUntil: (task) => this.#track(task) }),
+      );
+    }
+    const outward = this.#platform.connection?.(credentials) ?? null;
+    if (outward !== null) {
       try {
-        this.#connection = await connectPlatform(() => this.#platform.connect!(adapter), {
+        this.#connection = await connectPlatform(() => outward.open(adapter), {
           url: this.#options.clusterUrl ?? null,
-          job: `${this.name}-gateway:${this.#options.credentials.applicationId ?? ""}`,
+          job: outward.job,
           channel: this.name,
         });
       } catch (error) {
