@@ -10,23 +10,24 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
-import { blockActionsPayload, chunkText, textOf, webApiAnswer } from "./_slack_payloads.ts";
+import {
+  blockActionsPayload,
+  type MessageEventOptions,
+  messageEventPayload,
+  webApiAnswer,
+} from "./_slack_payloads.ts";
+import {
+  postedButtons,
+  type PostedMessage,
+  postedMessages,
+  type SlackButton,
+} from "./_slack_posted.ts";
 import { FakeSlackSocket } from "./_slack_socket.ts";
 
 export type { FakeApiCall } from "./_fake_calls.ts";
 export type { FakeSlackSocket, SocketEnvelope, SocketSendOptions } from "./_slack_socket.ts";
-
-/** A button of a message the bot posted (see {@link FakeSlackServer.buttonsIn}). */
-export interface SlackButton {
-  /** The button's `action_id`. */
-  actionId: string;
-  /** Its `value`. */
-  value: string;
-  /** The `ts` of the message holding it. */
-  messageTs: string;
-  /** The `ts` of that message's thread. */
-  threadTs: string;
-}
+export type { PostedMessage, SlackButton } from "./_slack_posted.ts";
+export type { MessageEventOptions } from "./_slack_payloads.ts";
 
 /**
  * Options of one delivered event.
@@ -152,39 +153,13 @@ export class FakeSlackServer implements AsyncDisposable {
   messageEvent(
     user: string,
     text: string,
-    options: {
-      channel?: string;
-      ts?: string;
-      threadTs?: string;
-      eventId?: string;
-      direct?: boolean;
-      files?: Record<string, unknown>[];
-    } = {},
+    options: MessageEventOptions = {},
   ): Record<string, unknown> {
-    const ts = options.ts ?? this.nextTs();
-    return {
-      token: "verification",
-      team_id: this.teamId,
-      api_app_id: "A0001",
-      type: "event_callback",
-      event_id: options.eventId ?? `Ev${String(this.#eventId++).padStart(6, "0")}`,
-      event_time: Math.floor(Date.now() / 1000),
-      event: {
-        type: text.includes(`<@${this.botUserId}>`) ? "app_mention" : "message",
-        user,
-        text,
-        ts,
-        event_ts: ts,
-        channel: options.channel ?? (options.direct ? "D0001" : "C0001"),
-        channel_type: options.direct ? "im" : "channel",
-        team: this.teamId,
-        ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
-        ...(options.files ? { files: options.files } : {}),
-        ...(options.files && !text.includes(`<@${this.botUserId}>`)
-          ? { subtype: "file_share" }
-          : {}),
-      },
-    };
+    return messageEventPayload({ teamId: this.teamId, botUserId: this.botUserId }, user, text, {
+      ...options,
+      ts: options.ts ?? this.nextTs(),
+      eventId: options.eventId ?? `Ev${String(this.#eventId++).padStart(6, "0")}`,
+    });
   }
 
   /** POSTs `payload` to `url` as Slack does (signed unless told otherwise); returns the response. */
@@ -247,48 +222,12 @@ export class FakeSlackServer implements AsyncDisposable {
 
   /** The buttons the bot posted in `channel` (Block Kit `actions` elements), in order. */
   buttonsIn(channel: string): SlackButton[] {
-    const out = [];
-    for (const call of this.log.of("chat.postMessage")) {
-      const p = call.params;
-      if (String(p.channel) !== channel || typeof p.blocks !== "string") continue;
-      const blocks = JSON.parse(p.blocks) as { type: string; elements?: unknown[] }[];
-      for (const block of blocks.filter((b) => b.type === "actions")) {
-        for (const element of (block.elements ?? []) as Record<string, unknown>[]) {
-          if (element.type !== "button") continue;
-          out.push({
-            actionId: String(element.action_id),
-            value: String(element.value ?? ""),
-            messageTs: String(p.__ts),
-            threadTs: String(p.thread_ts ?? p.__ts),
-          });
-        }
-      }
-    }
-    return out;
+    return postedButtons(this.log.calls, channel);
   }
 
   /** The texts posted or last updated in `channel`, in order of posting. */
-  messagesIn(channel: string): { ts: string; text: string; threadTs: string | null }[] {
-    const out = new Map<string, { ts: string; text: string; threadTs: string | null }>();
-    for (const call of this.log.calls) {
-      const p = call.params;
-      // A call answered 429 posted nothing.
-      if (String(p.channel) !== channel || p.rateLimited) continue;
-      if (call.method === "chat.startStream") {
-        const ts = String(p.__ts);
-        out.set(ts, { ts, text: chunkText(p), threadTs: (p.thread_ts as string) ?? null });
-      } else if (call.method === "chat.appendStream" || call.method === "chat.stopStream") {
-        const entry = out.get(String(p.ts));
-        if (entry) entry.text += chunkText(p);
-      } else if (call.method === "chat.postMessage") {
-        const ts = String(p.__ts);
-        out.set(ts, { ts, text: textOf(p), threadTs: (p.thread_ts as string) ?? null });
-      } else if (call.method === "chat.update") {
-        const entry = out.get(String(p.ts));
-        if (entry) entry.text = textOf(p);
-      }
-    }
-    return [...out.values()];
+  messagesIn(channel: string): PostedMessage[] {
+    return postedMessages(this.log.calls, channel);
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
