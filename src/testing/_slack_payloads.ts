@@ -17,7 +17,15 @@ export function chunkText(params: Record<string, unknown>): string {
   return chunks.map((chunk) => (chunk as { text?: unknown }).text ?? "").join("");
 }
 
-/** Options of a message event (see `FakeSlackServer.messageEvent`). */
+/**
+ * Options of a message event (see `FakeSlackServer.messageEvent`).
+ *
+ * @example
+ * ```ts
+ * import type { MessageEventOptions } from "@bub/core/testing";
+ * const reply: MessageEventOptions = { threadTs: "1700000001.000100" };
+ * ```
+ */
 export interface MessageEventOptions {
   /** The channel (default `C0001`, or `D0001` for a direct message). */
   channel?: string;

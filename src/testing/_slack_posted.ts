@@ -7,7 +7,20 @@
 import type { FakeApiCall } from "./_fake_calls.ts";
 import { chunkText, textOf } from "./_slack_payloads.ts";
 
-/** A button of a message the bot posted. */
+/**
+ * A button of a message the bot posted.
+ *
+ * @example
+ * ```ts
+ * import type { SlackButton } from "@bub/core/testing";
+ * const approve: SlackButton = {
+ *   actionId: "bub_approve",
+ *   value: ",approve abcdefghij",
+ *   messageTs: "1700000002.000100",
+ *   threadTs: "1700000001.000100",
+ * };
+ * ```
+ */
 export interface SlackButton {
   /** The button's `action_id`. */
   actionId: string;
@@ -19,7 +32,15 @@ export interface SlackButton {
   threadTs: string;
 }
 
-/** A message the bot posted, with its text as last edited or streamed. */
+/**
+ * A message the bot posted, with its text as last edited or streamed.
+ *
+ * @example
+ * ```ts
+ * import type { PostedMessage } from "@bub/core/testing";
+ * const answer: PostedMessage = { ts: "1700000002.000100", text: "Hi", threadTs: null };
+ * ```
+ */
 export interface PostedMessage {
   /** Its `ts`. */
   ts: string;

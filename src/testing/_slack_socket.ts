@@ -9,7 +9,15 @@
  */
 import { startWsServer, type WsConnection, type WsServer } from "./_ws_server.ts";
 
-/** One envelope the fake sent. */
+/**
+ * One envelope the fake sent.
+ *
+ * @example
+ * ```ts
+ * import type { SocketEnvelope } from "@bub/core/testing";
+ * const acked = (envelope: SocketEnvelope) => envelope.ack !== null;
+ * ```
+ */
 export interface SocketEnvelope {
   /** Its `envelope_id`. */
   readonly envelopeId: string;
@@ -23,7 +31,15 @@ export interface SocketEnvelope {
   ack: Record<string, unknown> | null;
 }
 
-/** Options of {@link FakeSlackSocket.send}. */
+/**
+ * Options of {@link FakeSlackSocket.send}.
+ *
+ * @example
+ * ```ts
+ * import type { SocketSendOptions } from "@bub/core/testing";
+ * const redelivery: SocketSendOptions = { retryAttempt: 1 };
+ * ```
+ */
 export interface SocketSendOptions {
   /** `retry_attempt` (default 0), with `retry_reason: "timeout"` when above 0. */
   readonly retryAttempt?: number;
@@ -32,7 +48,18 @@ export interface SocketSendOptions {
 /** Most deliveries of one unacknowledged envelope (Slack retries up to three times). */
 const MAX_ATTEMPTS = 4;
 
-/** The socket-mode side of the fake Slack. */
+/**
+ * The socket-mode side of the fake Slack (`FakeSlackServer.socket`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeSlackServer } from "@bub/core/testing";
+ * await using slack = await FakeSlackServer.start();
+ * assert.deepEqual(slack.socket.open("xapp-wrong"), { ok: false, error: "invalid_auth" });
+ * assert.equal(slack.socket.accepted, 0);
+ * ```
+ */
 export class FakeSlackSocket {
   /** How long an envelope may wait for its acknowledgement before it is redelivered (ms). */
   ackTimeoutMs = 3000;

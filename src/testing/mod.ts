@@ -41,6 +41,8 @@ export { FakeTelegramServer } from "./fake_telegram.ts";
 export {
   FakeSlackServer,
   type FakeSlackSocket,
+  type MessageEventOptions,
+  type PostedMessage,
   type SlackButton,
   type SlackDeliveryOptions,
   type SocketEnvelope,

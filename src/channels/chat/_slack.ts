@@ -9,7 +9,8 @@
  *   reconnects when Slack drops the socket (a `disconnect` message, a lost connection).
  *
  * Bub opens the socket itself ({@link SlackSocketAdapter.connectSocket}) rather than at the
- * adapter's initialization, so that in a cluster only the elected instance holds it.
+ * adapter's initialization, so that in a cluster only the elected instance holds it; its client
+ * (`@slack/socket-mode`, as the adapter's) logs to Bub's log instead of the console.
  *
  * @module
  */
@@ -80,11 +81,29 @@ export interface SlackSocketAdapter extends Adapter {
   connectSocket(): Promise<AsyncDisposable>;
 }
 
-/** Creates the Slack adapter (imports it). */
+/** The Socket Mode client's logger over the SDK's (Bub's log, secrets redacted). */
+function socketLogger(logger: Logger, level: unknown): unknown {
+  return {
+    // Debug lines carry whole envelopes (an event's verification token among them): dropped.
+    debug: () => {},
+    info: (...parts: unknown[]) => logger.debug(`Socket Mode: ${parts.join(" ")}`),
+    warn: (...parts: unknown[]) => logger.warn(`Socket Mode: ${parts.join(" ")}`),
+    error: (...parts: unknown[]) => logger.error(`Socket Mode: ${parts.join(" ")}`),
+    setLevel: () => {},
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+/** Creates the Slack adapter (imports it, and in socket mode the Socket Mode client). */
 export async function createSlackAdapter(
   settings: SlackAdapterSettings,
 ): Promise<SlackSocketAdapter> {
-  const { SlackAdapter } = await import("@chat-adapter/slack");
+  const [{ SlackAdapter }, socketMode] = await Promise.all([
+    import("@chat-adapter/slack"),
+    settings.mode === "socket" ? import("@slack/socket-mode") : null,
+  ]);
+  const logger = settings.logger;
 
   class BubSlackAdapter extends SlackAdapter {
     /** Not at initialization: {@link connectSocket} connects, on the elected instance. */
@@ -92,11 +111,40 @@ export async function createSlackAdapter(
       return Promise.resolve();
     }
 
+    /**
+     * Opens the socket as the adapter would, with the client logging to Bub's log (its own
+     * logger writes to the console) and a failing event logged rather than left unhandled.
+     */
     async connectSocket(): Promise<AsyncDisposable> {
+      if (socketMode === null || !settings.appToken) {
+        throw new BubError("config", "Cannot connect to Slack: the channel is not in socket mode", {
+          platform: "slack",
+        });
+      }
+      const { SocketModeClient, LogLevel } = socketMode;
+      type Options = NonNullable<ConstructorParameters<typeof SocketModeClient>[0]>;
+      const client = new SocketModeClient({
+        appToken: settings.appToken,
+        logger: socketLogger(logger, LogLevel.INFO) as Options["logger"],
+        ...(settings.apiBase ? { clientOptions: { slackApiUrl: settings.apiBase } } : {}),
+      });
+      client.on("slack_event", async (event: SocketEvent) => {
+        try {
+          await this.routeSocketEvent(
+            event.body,
+            event.type,
+            event.ack,
+            undefined,
+            event.retry_num,
+          );
+        } catch (error) {
+          logger.error(`Slack socket event ${event.type} failed: ${(error as Error).message}`);
+        }
+      });
       try {
-        await super.startSocketMode();
+        await client.start();
       } catch (error) {
-        await this.disconnect().catch(() => {});
+        await client.disconnect().catch(() => {});
         throw new BubError(
           "config",
           "Cannot connect to Slack in socket mode (check BUB_SLACK_APP_TOKEN and " +
@@ -105,7 +153,8 @@ export async function createSlackAdapter(
           { cause: error },
         );
       }
-      return { [Symbol.asyncDispose]: () => this.disconnect() };
+      logger.info("Slack socket mode connected");
+      return { [Symbol.asyncDispose]: () => client.disconnect() };
     }
   }
 
@@ -119,7 +168,15 @@ export async function createSlackAdapter(
       ? { appToken: settings.appToken ?? "" }
       : { signingSecret: settings.signingSecret ?? "" }),
     ...(settings.apiBase ? { apiUrl: settings.apiBase } : {}),
-    logger: settings.logger,
+    logger,
   });
   return adapter as unknown as SlackSocketAdapter;
+}
+
+/** What the Socket Mode client emits as `slack_event`. */
+interface SocketEvent {
+  readonly ack: (response?: Record<string, unknown>) => Promise<void>;
+  readonly body: Record<string, unknown>;
+  readonly type: string;
+  readonly retry_num?: number;
 }
