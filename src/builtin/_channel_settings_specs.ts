@@ -6,7 +6,10 @@
  */
 import { s as z } from "../_internal/schema.ts";
 import type { SectionSpec } from "./_settings_fields.ts";
-import { field, int, nonNegative, str, textList } from "./_settings_schemas.ts";
+import { checked, field, int, nonNegative, str, textList } from "./_settings_schemas.ts";
+
+/** The ways the Slack channel receives events. */
+export const SLACK_MODES: readonly string[] = ["webhook", "socket"];
 
 /** Spec of the channels settings. */
 export const CHANNELS: SectionSpec = {
@@ -66,6 +69,21 @@ export const SLACK: SectionSpec = {
   fields: [
     field("bot_token", "string", str, "a string", ""),
     field("signing_secret", "string", str, "a string", ""),
+    field("app_token", "string", str, "a string", ""),
+    field(
+      "mode",
+      "string",
+      () =>
+        checked(
+          textList(),
+          (value) =>
+            value === null || value === "" || SLACK_MODES.includes(String(value))
+              ? null
+              : `must be one of ${SLACK_MODES.join(", ")}`,
+        ),
+      `"webhook", "socket", or null (socket when app_token is set and signing_secret is not)`,
+      null,
+    ),
     field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
     field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
     field("api_base", "string", textList, "a URL string, or null", null),

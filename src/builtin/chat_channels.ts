@@ -48,6 +48,8 @@ export function chatChannels(
       credentials: {
         botToken: settings.bot_token,
         signingSecret: settings.signing_secret,
+        appToken: settings.app_token,
+        mode: settings.mode,
         token: settings.token,
         webhookSecret: settings.webhook_secret,
         publicKey: settings.public_key,

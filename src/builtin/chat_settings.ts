@@ -24,6 +24,13 @@ export interface ChatPlatformSettings {
   bot_token?: string;
   /** Slack: the signing secret of the app's requests. */
   signing_secret?: string;
+  /** Slack: the app-level token (`xapp-…`) of socket mode. */
+  app_token?: string;
+  /**
+   * Slack: `webhook` (Events API) or `socket` (socket mode); null = socket when `app_token` is
+   * set and `signing_secret` is not.
+   */
+  mode?: string | null;
   /** GitHub: a personal access token. */
   token?: string;
   /** GitHub: the webhook secret. */

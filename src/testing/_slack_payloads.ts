@@ -17,6 +17,62 @@ export function chunkText(params: Record<string, unknown>): string {
   return chunks.map((chunk) => (chunk as { text?: unknown }).text ?? "").join("");
 }
 
+/**
+ * Options of a message event (see `FakeSlackServer.messageEvent`).
+ *
+ * @example
+ * ```ts
+ * import type { MessageEventOptions } from "@bub/core/testing";
+ * const reply: MessageEventOptions = { threadTs: "1700000001.000100" };
+ * ```
+ */
+export interface MessageEventOptions {
+  /** The channel (default `C0001`, or `D0001` for a direct message). */
+  channel?: string;
+  /** The message's `ts` (default: a fresh one). */
+  ts?: string;
+  /** The thread it replies in. */
+  threadTs?: string;
+  /** The `event_id` (default: a fresh one). */
+  eventId?: string;
+  /** A direct message (`im`). */
+  direct?: boolean;
+  /** Slack file objects attached (`file_share` unless it mentions the bot). */
+  files?: Record<string, unknown>[];
+}
+
+/** An `event_callback` payload of a message from `user` (`ts` and `eventId` given). */
+export function messageEventPayload(
+  ids: { teamId: string; botUserId: string },
+  user: string,
+  text: string,
+  options: MessageEventOptions & { ts: string; eventId: string },
+): Record<string, unknown> {
+  const ts = options.ts;
+  const mention = text.includes(`<@${ids.botUserId}>`);
+  return {
+    token: "verification",
+    team_id: ids.teamId,
+    api_app_id: "A0001",
+    type: "event_callback",
+    event_id: options.eventId,
+    event_time: Math.floor(Date.now() / 1000),
+    event: {
+      type: mention ? "app_mention" : "message",
+      user,
+      text,
+      ts,
+      event_ts: ts,
+      channel: options.channel ?? (options.direct ? "D0001" : "C0001"),
+      channel_type: options.direct ? "im" : "channel",
+      team: ids.teamId,
+      ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+      ...(options.files ? { files: options.files } : {}),
+      ...(options.files && !mention ? { subtype: "file_share" } : {}),
+    },
+  };
+}
+
 /** A `block_actions` interaction: `user` clicks `button` in `channel`. */
 export function blockActionsPayload(
   teamId: string,

@@ -1,16 +1,33 @@
 /**
  * A fake Slack on 127.0.0.1 for tests: the Web API methods the Chat SDK's Slack adapter calls
- * (`auth.test`, `chat.postMessage`, `chat.update`, `users.info`, …; anything else answers `ok`)
- * and a sender of signed Events API webhooks (Slack's `v0` HMAC signature, retry headers).
+ * (`auth.test`, `chat.postMessage`, `chat.update`, `users.info`, …; anything else answers `ok`),
+ * a sender of signed Events API webhooks (Slack's `v0` HMAC signature, retry headers) and socket
+ * mode (`apps.connections.open` with the app token, then a WebSocket of envelopes: {@link
+ * FakeSlackServer.socket}).
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
-import { blockActionsPayload, chunkText, textOf, webApiAnswer } from "./_slack_payloads.ts";
+import {
+  blockActionsPayload,
+  type MessageEventOptions,
+  messageEventPayload,
+  webApiAnswer,
+} from "./_slack_payloads.ts";
+import {
+  postedButtons,
+  type PostedMessage,
+  postedMessages,
+  type SlackButton,
+} from "./_slack_posted.ts";
+import { FakeSlackSocket } from "./_slack_socket.ts";
 
 export type { FakeApiCall } from "./_fake_calls.ts";
+export type { FakeSlackSocket, SocketEnvelope, SocketSendOptions } from "./_slack_socket.ts";
+export type { PostedMessage, SlackButton } from "./_slack_posted.ts";
+export type { MessageEventOptions } from "./_slack_payloads.ts";
 
 /**
  * Options of one delivered event.
@@ -52,12 +69,16 @@ export class FakeSlackServer implements AsyncDisposable {
   readonly botToken = "xoxb-fake-slack-token";
   /** The signing secret of the app's webhooks. */
   readonly signingSecret = "fake-slack-signing-secret";
+  /** The app-level token of socket mode (`apps.connections.open`). */
+  readonly appToken = "xapp-fake-slack-app-token";
   /** The bot's user id. */
   readonly botUserId = "UBUB";
   /** The workspace. */
   readonly teamId = "T0001";
   /** The API calls received. */
   readonly log: FakeCallLog = new FakeCallLog();
+  /** Socket mode: the connections, the envelopes sent over them and their acknowledgements. */
+  readonly socket: FakeSlackSocket;
   #http: LoopbackServer;
   #ts = 1_700_000_000;
   #rateLimited = new Map<string, number>();
@@ -66,8 +87,9 @@ export class FakeSlackServer implements AsyncDisposable {
   /** Files the bot uploaded (`files.uploadV2`): name and bytes by file id. */
   readonly uploads: Map<string, { filename: string; data: Uint8Array | null }> = new Map();
 
-  private constructor(http: LoopbackServer) {
+  private constructor(http: LoopbackServer, socket: FakeSlackSocket) {
     this.#http = http;
+    this.socket = socket;
   }
 
   /** Starts the fake on a free port. */
@@ -80,7 +102,10 @@ export class FakeSlackServer implements AsyncDisposable {
         else if (!res.destroyed) res.destroy();
       },
     );
-    ref.server = new FakeSlackServer(http);
+    ref.server = new FakeSlackServer(
+      http,
+      await FakeSlackSocket.start("xapp-fake-slack-app-token"),
+    );
     return ref.server;
   }
 
@@ -128,39 +153,13 @@ export class FakeSlackServer implements AsyncDisposable {
   messageEvent(
     user: string,
     text: string,
-    options: {
-      channel?: string;
-      ts?: string;
-      threadTs?: string;
-      eventId?: string;
-      direct?: boolean;
-      files?: Record<string, unknown>[];
-    } = {},
+    options: MessageEventOptions = {},
   ): Record<string, unknown> {
-    const ts = options.ts ?? this.nextTs();
-    return {
-      token: "verification",
-      team_id: this.teamId,
-      api_app_id: "A0001",
-      type: "event_callback",
-      event_id: options.eventId ?? `Ev${String(this.#eventId++).padStart(6, "0")}`,
-      event_time: Math.floor(Date.now() / 1000),
-      event: {
-        type: text.includes(`<@${this.botUserId}>`) ? "app_mention" : "message",
-        user,
-        text,
-        ts,
-        event_ts: ts,
-        channel: options.channel ?? (options.direct ? "D0001" : "C0001"),
-        channel_type: options.direct ? "im" : "channel",
-        team: this.teamId,
-        ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
-        ...(options.files ? { files: options.files } : {}),
-        ...(options.files && !text.includes(`<@${this.botUserId}>`)
-          ? { subtype: "file_share" }
-          : {}),
-      },
-    };
+    return messageEventPayload({ teamId: this.teamId, botUserId: this.botUserId }, user, text, {
+      ...options,
+      ts: options.ts ?? this.nextTs(),
+      eventId: options.eventId ?? `Ev${String(this.#eventId++).padStart(6, "0")}`,
+    });
   }
 
   /** POSTs `payload` to `url` as Slack does (signed unless told otherwise); returns the response. */
@@ -194,11 +193,10 @@ export class FakeSlackServer implements AsyncDisposable {
   async click(
     url: string,
     user: string,
-    button: { actionId: string; value: string; messageTs: string; threadTs: string },
+    button: SlackButton,
     options: { channel?: string; secret?: string } = {},
   ): Promise<Response> {
-    const channel = options.channel ?? "C0001";
-    const payload = blockActionsPayload(this.teamId, user, channel, button, this.nextTs());
+    const payload = this.clickPayload(user, button, options.channel);
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
     const timestamp = String(Math.floor(Date.now() / 1000));
     return await fetch(url, {
@@ -214,52 +212,22 @@ export class FakeSlackServer implements AsyncDisposable {
     });
   }
 
+  /**
+   * The `block_actions` payload of `user` clicking `button` in `channel` (default `C0001`): what
+   * {@link click} posts, or an `interactive` envelope of socket mode carries.
+   */
+  clickPayload(user: string, button: SlackButton, channel = "C0001"): Record<string, unknown> {
+    return blockActionsPayload(this.teamId, user, channel, button, this.nextTs());
+  }
+
   /** The buttons the bot posted in `channel` (Block Kit `actions` elements), in order. */
-  buttonsIn(
-    channel: string,
-  ): { actionId: string; value: string; messageTs: string; threadTs: string }[] {
-    const out = [];
-    for (const call of this.log.of("chat.postMessage")) {
-      const p = call.params;
-      if (String(p.channel) !== channel || typeof p.blocks !== "string") continue;
-      const blocks = JSON.parse(p.blocks) as { type: string; elements?: unknown[] }[];
-      for (const block of blocks.filter((b) => b.type === "actions")) {
-        for (const element of (block.elements ?? []) as Record<string, unknown>[]) {
-          if (element.type !== "button") continue;
-          out.push({
-            actionId: String(element.action_id),
-            value: String(element.value ?? ""),
-            messageTs: String(p.__ts),
-            threadTs: String(p.thread_ts ?? p.__ts),
-          });
-        }
-      }
-    }
-    return out;
+  buttonsIn(channel: string): SlackButton[] {
+    return postedButtons(this.log.calls, channel);
   }
 
   /** The texts posted or last updated in `channel`, in order of posting. */
-  messagesIn(channel: string): { ts: string; text: string; threadTs: string | null }[] {
-    const out = new Map<string, { ts: string; text: string; threadTs: string | null }>();
-    for (const call of this.log.calls) {
-      const p = call.params;
-      // A call answered 429 posted nothing.
-      if (String(p.channel) !== channel || p.rateLimited) continue;
-      if (call.method === "chat.startStream") {
-        const ts = String(p.__ts);
-        out.set(ts, { ts, text: chunkText(p), threadTs: (p.thread_ts as string) ?? null });
-      } else if (call.method === "chat.appendStream" || call.method === "chat.stopStream") {
-        const entry = out.get(String(p.ts));
-        if (entry) entry.text += chunkText(p);
-      } else if (call.method === "chat.postMessage") {
-        const ts = String(p.__ts);
-        out.set(ts, { ts, text: textOf(p), threadTs: (p.thread_ts as string) ?? null });
-      } else if (call.method === "chat.update") {
-        const entry = out.get(String(p.ts));
-        if (entry) entry.text = textOf(p);
-      }
-    }
-    return [...out.values()];
+  messagesIn(channel: string): PostedMessage[] {
+    return postedMessages(this.log.calls, channel);
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -276,6 +244,10 @@ export class FakeSlackServer implements AsyncDisposable {
       return reply(res, upload ? 200 : 404, { ok: Boolean(upload) });
     }
     const token = authorization.replace(/^Bearer\s+/i, "") || String(params.token ?? "");
+    if (method === "apps.connections.open") {
+      this.log.record({ method, params, authorization });
+      return reply(res, 200, this.socket.open(token));
+    }
     const limited = this.#rateLimited.get(method) ?? 0;
     if (limited > 0) {
       this.#rateLimited.set(method, limited - 1);
@@ -321,9 +293,10 @@ export class FakeSlackServer implements AsyncDisposable {
     res.end(file.data);
   }
 
-  /** Stops the server. */
-  close(): Promise<void> {
-    return this.#http.close();
+  /** Stops the server and its socket-mode endpoint. */
+  async close(): Promise<void> {
+    await this.socket.close();
+    await this.#http.close();
   }
 
   /** Same as {@link close}. */

@@ -38,7 +38,16 @@ export {
   type RecordedStream,
 } from "../channels/memory_channel.ts";
 export { FakeTelegramServer } from "./fake_telegram.ts";
-export { FakeSlackServer, type SlackDeliveryOptions } from "./fake_slack.ts";
+export {
+  FakeSlackServer,
+  type FakeSlackSocket,
+  type MessageEventOptions,
+  type PostedMessage,
+  type SlackButton,
+  type SlackDeliveryOptions,
+  type SocketEnvelope,
+  type SocketSendOptions,
+} from "./fake_slack.ts";
 export { FakeDiscordServer, type FakeDiscordUser } from "./fake_discord.ts";
 export { type FakeApiCall, FakeCallLog } from "./_fake_calls.ts";
 export {

@@ -159,7 +159,13 @@ export class ChatChannel extends Channel {
     const sdkLog = sdkLogger(this.name, secrets);
     const adapter = await this.#platform.createAdapter(this.#options.credentials, sdkLog);
     const userName = this.#options.credentials.userName || "bub";
-    const { sdk, chat } = await createSdkChat(this.name, adapter, userName, sdkLog);
+    const { sdk, chat } = await createSdkChat(
+      this.name,
+      adapter,
+      userName,
+      sdkLog,
+      this.#options.clusterUrl ?? null,
+    );
     const on = (route: InboundRoute) => (thread: Thread, message: Message) =>
       this.#inbound(thread, message, route);
     chat.onDirectMessage(on("direct"));
@@ -179,25 +185,31 @@ export class ChatChannel extends Channel {
           })
         ));
     }
-    await chat.initialize();
-    this.#chat = chat;
-    this.#sdk = sdk;
-    const webhook = chat.webhooks[this.name]!;
-    this.#route = await this.#options.webhooks.register(
-      this.name,
-      (request) => webhook(request, { waitUntil: (task) => this.#track(task) }),
-    );
-    if (this.#platform.connect) {
-      try {
-        this.#connection = await connectPlatform(() => this.#platform.connect!(adapter), {
+    try {
+      await chat.initialize();
+      this.#chat = chat;
+      this.#sdk = sdk;
+      const credentials = this.#options.credentials;
+      if (this.#platform.webhooks(credentials)) {
+        const webhook = chat.webhooks[this.name]!;
+        this.#route = await this.#options.webhooks.register(
+          this.name,
+          (request) => webhook(request, { waitUntil: (task) => this.#track(task) }),
+        );
+      }
+      const outward = this.#platform.connection?.(credentials) ?? null;
+      if (outward !== null) {
+        this.#connection = await connectPlatform(() => outward.open(adapter), {
           url: this.#options.clusterUrl ?? null,
-          job: `${this.name}-gateway:${this.#options.credentials.applicationId ?? ""}`,
+          job: outward.job,
           channel: this.name,
         });
-      } catch (error) {
-        await this.#teardown();
-        throw error;
       }
+    } catch (error) {
+      // Shut down what started: the SDK's state (a cluster's database pool), the route.
+      this.#chat = chat;
+      await this.#teardown();
+      throw error;
     }
     logger.info(
       "{channel}.start allow_users_count={users} allow_channels_count={channels}",

@@ -9,6 +9,12 @@ import type { Adapter, Logger } from "chat";
 import { redactSecrets } from "../../_internal/redact.ts";
 import { getLogger } from "../../_internal/log.ts";
 import { BubError } from "../../kernel/errors.ts";
+import {
+  createSlackAdapter,
+  slackMode,
+  type SlackSocketAdapter,
+  slackSocketJob,
+} from "./_slack.ts";
 
 /**
  * The credentials and endpoints of one platform (Bub's setting names).
@@ -26,8 +32,15 @@ import { BubError } from "../../kernel/errors.ts";
 export interface ChatCredentials {
   /** Slack: the bot token (`xoxb-…`). */
   botToken?: string;
-  /** Slack: the signing secret. */
+  /** Slack: the signing secret (webhook mode). */
   signingSecret?: string;
+  /** Slack: the app-level token (`xapp-…`) of socket mode. */
+  appToken?: string;
+  /**
+   * Slack: `webhook` or `socket`; unset = socket when `appToken` is set and `signingSecret` is
+   * not.
+   */
+  mode?: string | null;
   /** GitHub: a personal access token. */
   token?: string;
   /** GitHub: the webhook secret. */
@@ -60,8 +73,21 @@ export interface ChatPlatform {
   createAdapter(credentials: ChatCredentials, logger: Logger): Promise<Adapter>;
   /** The ids `allow_channels` may name for an SDK channel id (without the platform prefix). */
   channelKeys(channelId: string): string[];
-  /** Opens the platform's outward connection (Discord's gateway), if it has one. */
-  connect?(adapter: Adapter): Promise<AsyncDisposable>;
+  /** Whether the platform receives webhooks (at `POST /webhooks/<name>`) with these credentials. */
+  webhooks(credentials: ChatCredentials): boolean;
+  /**
+   * The platform's outward connection (Discord's gateway, Slack's socket mode), if it has one
+   * with these credentials: the cluster job naming it (one instance holds it) and how to open it.
+   */
+  connection?(credentials: ChatCredentials): OutwardConnection | null;
+}
+
+/** An outward connection of a platform (see {@link ChatPlatform.connection}). */
+export interface OutwardConnection {
+  /** The job a cluster elects one holder of (`discord-gateway:<application id>`). */
+  readonly job: string;
+  /** Opens the connection through the started adapter; disposing closes it. */
+  open(adapter: Adapter): Promise<AsyncDisposable>;
 }
 
 function required(platform: string, value: string | undefined, env: string): string {
@@ -71,25 +97,39 @@ function required(platform: string, value: string | undefined, env: string): str
   });
 }
 
-/** Slack through the Events API (webhooks signed with the signing secret). */
+/**
+ * Slack: the Events API (webhooks signed with the signing secret) or socket mode (an outward
+ * WebSocket opened with the app-level token; no webhook route).
+ */
 const SLACK: ChatPlatform = {
   name: "slack",
   answersStrangers: true,
   ephemeralRefusals: true,
   buttons: true,
   configured: (c) => (c.botToken ?? "").trim() !== "",
-  secrets: (c) => [c.botToken ?? "", c.signingSecret ?? ""],
+  secrets: (c) => [c.botToken ?? "", c.signingSecret ?? "", c.appToken ?? ""],
   async createAdapter(c, logger) {
-    const { createSlackAdapter } = await import("@chat-adapter/slack");
-    const apiBase = c.apiBase ? c.apiBase.replace(/\/*$/, "/") : undefined;
-    return createSlackAdapter({
+    const mode = slackMode(c);
+    return await createSlackAdapter({
       botToken: required("slack", c.botToken, "BUB_SLACK_BOT_TOKEN"),
-      signingSecret: required("slack", c.signingSecret, "BUB_SLACK_SIGNING_SECRET"),
-      ...(apiBase ? { apiUrl: apiBase } : {}),
+      mode,
+      signingSecret: mode === "webhook"
+        ? required("slack", c.signingSecret, "BUB_SLACK_SIGNING_SECRET")
+        : null,
+      appToken: mode === "socket" ? required("slack", c.appToken, "BUB_SLACK_APP_TOKEN") : null,
+      apiBase: c.apiBase ? c.apiBase.replace(/\/*$/, "/") : null,
       logger,
-    }) as unknown as Adapter;
+    });
   },
   channelKeys: (id) => [id],
+  webhooks: (c) => slackMode(c) === "webhook",
+  connection(c) {
+    if (slackMode(c) !== "socket") return null;
+    return {
+      job: slackSocketJob(c.appToken ?? ""),
+      open: (adapter) => (adapter as SlackSocketAdapter).connectSocket(),
+    };
+  },
 };
 
 /** GitHub issue and pull-request comments (webhooks signed with the webhook secret). */
@@ -112,6 +152,7 @@ const GITHUB: ChatPlatform = {
     }) as unknown as Adapter;
   },
   channelKeys: (id) => [id],
+  webhooks: () => true,
 };
 
 /**
@@ -142,8 +183,13 @@ const DISCORD: ChatPlatform = {
     const [guild = "", channel = ""] = id.split(":");
     return [channel, guild, id].filter((key) => key !== "" && key !== "@me");
   },
-  connect: (adapter) =>
-    (adapter as unknown as { connectGateway(): Promise<AsyncDisposable> }).connectGateway(),
+  // Button clicks arrive as signed interactions.
+  webhooks: () => true,
+  connection: (c) => ({
+    job: `discord-gateway:${c.applicationId ?? ""}`,
+    open: (adapter) =>
+      (adapter as unknown as { connectGateway(): Promise<AsyncDisposable> }).connectGateway(),
+  }),
 };
 
 /**

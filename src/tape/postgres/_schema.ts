@@ -8,7 +8,7 @@ import { BubError } from "../../kernel/errors.ts";
 import type { PgSql } from "./_client.ts";
 
 /** The schema version this code writes and understands. */
-export const PG_SCHEMA_VERSION = 4;
+export const PG_SCHEMA_VERSION = 5;
 
 /** Fully qualified table names of one schema. */
 export interface PgTables {
@@ -29,6 +29,11 @@ export interface PgTables {
   readonly forks: string;
   /** `<schema>.bub_fork_entries`: the journaled entries, primary key `(tape, fork, seq)`. */
   readonly forkEntries: string;
+  /**
+   * `<schema>.bub_chat_subscriptions`: the chat threads (`slack:<channel>:<ts>`) the bot follows
+   * without a mention, shared by a cluster's instances.
+   */
+  readonly chatSubscriptions: string;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -51,6 +56,7 @@ export function pgTables(schema: string): PgTables {
     inbox: `${q}.bub_inbox`,
     forks: `${q}.bub_forks`,
     forkEntries: `${q}.bub_fork_entries`,
+    chatSubscriptions: `${q}.bub_chat_subscriptions`,
   };
 }
 
@@ -93,6 +99,11 @@ function _migrations(t: PgTables): string[][] {
         tape text NOT NULL, fork text NOT NULL, seq bigint NOT NULL, kind text NOT NULL,
         anchor text, event text, payload json NOT NULL, meta json NOT NULL, date text NOT NULL,
         PRIMARY KEY (tape, fork, seq))`,
+    ],
+    [
+      // The Chat SDK's thread subscriptions of a cluster (`_shared_state.ts` in channels/chat).
+      `CREATE TABLE IF NOT EXISTS ${t.chatSubscriptions} (
+        thread text PRIMARY KEY, created timestamptz NOT NULL DEFAULT clock_timestamp())`,
     ],
   ];
 }

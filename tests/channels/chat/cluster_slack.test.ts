@@ -2,8 +2,9 @@
  * Webhooks in cluster mode: two real `bub gateway` instances on one PostgreSQL tape store (a
  * database of its own) serve Slack. Either instance may receive a signed event; the message goes
  * through the shared inbox, deduplicated by Slack's message id, and exactly one instance answers:
- * the same event delivered to both is answered once (a comma command too), and 20 events spread
- * over both get 20 answers, none twice.
+ * the same event delivered to both is answered once (a comma command too), 20 events spread
+ * over both get 20 answers, none twice, and a thread followed after a mention on one instance
+ * has its replies without a mention answered by the other (subscriptions in the database).
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -127,6 +128,21 @@ if (url) {
       await slack.deliver(webhooks[0]!, later.event);
       await until(() => inThread(later.ts).includes("You said: after the command"), "later");
       assert.equal(inThread(ts).length, 1, JSON.stringify(inThread(ts)));
+    });
+
+    test("a thread reply without a mention, delivered to the other instance, is answered once", async () => {
+      const { event, ts } = mention("start a thread on a");
+      await slack.deliver(webhooks[0]!, event);
+      await until(() => inThread(ts).includes("You said: start a thread on a"), "the answer");
+      const reply = slack.messageEvent(ADA, "a reply for b", { threadTs: ts });
+      assert.equal((await slack.deliver(webhooks[1]!, reply)).status, 200);
+      await until(() => inThread(ts).includes("You said: a reply for b"), "the reply's answer");
+      const later = mention("after the reply");
+      await slack.deliver(webhooks[1]!, later.event);
+      await until(() => inThread(later.ts).includes("You said: after the reply"), "later");
+      assert.deepEqual(inThread(ts), ["You said: start a thread on a", "You said: a reply for b"]);
+      const asked = model.requests.map((request) => JSON.stringify(request.body));
+      assert.equal(asked.filter((body) => body.includes("a reply for b")).length, 1);
     });
 
     test("20 events spread over both instances get 20 answers, none twice", async () => {

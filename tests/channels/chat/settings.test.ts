@@ -14,6 +14,7 @@ import { registerBuiltinConfigSections } from "../../../src/builtin/settings.ts"
 import { misspeltSettings } from "../../../src/builtin/misspelt_settings.ts";
 import { validateConfig } from "../../../src/kernel/configure.ts";
 import { BubError } from "../../../src/kernel/errors.ts";
+import { slackMode } from "../../../src/channels/chat/_slack.ts";
 
 function configError(pattern: RegExp): (error: unknown) => boolean {
   return (error) => {
@@ -37,6 +38,28 @@ describe("chat platform settings", () => {
     assert.equal(settings.allow_users, "U1,U2");
     assert.equal(settings.api_base, "http://127.0.0.1:1/api/");
     assert.equal(settings.allow_channels, null);
+  });
+
+  test("Slack's mode: socket when app_token is set without signing_secret, else webhook; a bad BUB_SLACK_MODE is refused", () => {
+    const mode = (env: Record<string, string>) => {
+      const s = loadChatPlatformSettings("slack", { env });
+      return slackMode({ appToken: s.app_token, signingSecret: s.signing_secret, mode: s.mode });
+    };
+    assert.equal(mode({ BUB_SLACK_APP_TOKEN: "xapp-1" }), "socket");
+    assert.equal(mode({ BUB_SLACK_APP_TOKEN: "xapp-1", BUB_SLACK_SIGNING_SECRET: "s" }), "webhook");
+    assert.equal(mode({ BUB_SLACK_SIGNING_SECRET: "s" }), "webhook");
+    assert.equal(
+      mode({
+        BUB_SLACK_APP_TOKEN: "xapp-1",
+        BUB_SLACK_SIGNING_SECRET: "s",
+        BUB_SLACK_MODE: "socket",
+      }),
+      "socket",
+    );
+    assert.throws(
+      () => loadChatPlatformSettings("slack", { env: { BUB_SLACK_MODE: "rtm" } }),
+      configError(/mode must be one of webhook, socket, got "rtm" \(from BUB_SLACK_MODE\)/),
+    );
   });
 
   test("GitHub reads token, webhook_secret and user_name (default bub); a YAML list is a comma list", () => {

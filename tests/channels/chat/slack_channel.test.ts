@@ -90,6 +90,29 @@ describe("slack channel admission", () => {
     });
   });
 
+  test("socket mode with a wrong app token fails to start with a config error naming the setting", async () => {
+    await using slack = await FakeSlackServer.start();
+    const webhooks = new WebhookServer({ port: 0 });
+    const channel = new ChatChannel({
+      platform: "slack",
+      handler: () => Promise.resolve(),
+      credentials: { botToken: slack.botToken, appToken: "xapp-wrong", apiBase: slack.apiBase },
+      allowUsers: ["UADA"],
+      webhooks,
+    });
+    await assert.rejects(channel.start(new AbortController()), (error: Error) => {
+      assert.equal((error as { kind?: string }).kind, "config");
+      assert.match(error.message, /socket mode \(check BUB_SLACK_APP_TOKEN/);
+      assert.match(error.message, /invalid_auth/);
+      assert.doesNotMatch(error.message, /xapp-wrong/);
+      return true;
+    });
+    assert.equal(slack.callsOf("apps.connections.open").length, 1);
+    assert.equal(slack.socket.accepted, 0);
+    // Socket mode registers no webhook route: the shared server never listened.
+    assert.throws(() => webhooks.url, /not listening/);
+  });
+
   test('with allow_users "*" anyone talks but a comma command from an unlisted user is refused', async () => {
     await using slack = await FakeSlackServer.start();
     const webhooks = new WebhookServer({ port: 0 });
