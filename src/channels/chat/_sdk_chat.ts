@@ -13,6 +13,7 @@ export async function createSdkChat(
   adapter: Adapter,
   userName: string,
   logger: Logger,
+  streamPlaceholder?: string,
 ): Promise<{ sdk: typeof import("chat"); chat: Chat }> {
   const [sdk, { createMemoryState }] = await Promise.all([
     import("chat"),
@@ -27,6 +28,9 @@ export async function createSdkChat(
     // The SDK's default ("drop" a message while the thread's handler runs) would lose messages
     // during a hand-off to the channel manager.
     concurrency: "concurrent",
+    ...(streamPlaceholder === undefined
+      ? {}
+      : { fallbackStreamingPlaceholderText: streamPlaceholder }),
   });
   return { sdk, chat };
 }

@@ -159,7 +159,13 @@ export class ChatChannel extends Channel {
     const sdkLog = sdkLogger(this.name, secrets);
     const adapter = await this.#platform.createAdapter(this.#options.credentials, sdkLog);
     const userName = this.#options.credentials.userName || "bub";
-    const { sdk, chat } = await createSdkChat(this.name, adapter, userName, sdkLog);
+    const { sdk, chat } = await createSdkChat(
+      this.name,
+      adapter,
+      userName,
+      sdkLog,
+      this.#platform.streamPlaceholder,
+    );
     const on = (route: InboundRoute) => (thread: Thread, message: Message) =>
       this.#inbound(thread, message, route);
     chat.onDirectMessage(on("direct"));
