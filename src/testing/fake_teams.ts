@@ -18,12 +18,17 @@ import {
   signServiceToken,
 } from "./_teams_jwt.ts";
 import {
+  connectorMethod,
+  type FakeTeamsActivity,
+  type FakeTeamsButton,
+  TeamsConnector,
+} from "./_teams_connector.ts";
+import {
   type ActivityContext,
   type FakeTeamsUser,
   invokeActivity,
   messageActivity,
   submitActivity,
-  type TeamsButtonData,
   type TeamsConversationOptions,
 } from "./_teams_activities.ts";
 
@@ -47,42 +52,6 @@ export interface TeamsDeliveryOptions {
   serviceUrl?: string;
 }
 
-/**
- * An activity the bot sent (its latest text and attachments), with its updates.
- *
- * @example
- * ```ts
- * import type { FakeTeamsActivity } from "@bub/core/testing";
- * const sent: FakeTeamsActivity = {
- *   id: "m1", conversation: "a:dm", type: "message", text: "hi", attachments: [], updates: 0,
- * };
- * ```
- */
-export interface FakeTeamsActivity {
-  /** The id the fake gave it. */
-  readonly id: string;
-  /** Its conversation id. */
-  readonly conversation: string;
-  /** `message` or `typing`. */
-  readonly type: string;
-  /** Its latest text. */
-  text: string;
-  /** Its latest attachments (Adaptive Cards: `{ contentType, content }`). */
-  attachments: { contentType?: string; content?: unknown }[];
-  /** How often it was updated (`PUT`). */
-  updates: number;
-}
-
-/** An `Action.Submit` button of a card the bot sent. */
-export interface FakeTeamsButton extends TeamsButtonData {
-  /** The button's title. */
-  readonly title: string;
-  /** The id of the card's activity. */
-  readonly messageId: string;
-}
-
-const ACTIVITY = /^\/teams\/v3\/conversations\/([^/]+)\/activities(?:\/([^/?]+))?$/;
-const MEMBER = /^\/teams\/v3\/conversations\/([^/]+)\/members\/([^/]+)$/;
 const TOKEN = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
 
 /**
@@ -112,8 +81,7 @@ export class FakeTeamsServer implements AsyncDisposable {
   #key: SigningKey;
   #stranger: SigningKey;
   #tokens = new Set<string>();
-  #nextId = 1;
-  #activities: FakeTeamsActivity[] = [];
+  #connector = new TeamsConnector();
   #rateLimited = new Map<string, number>();
 
   private constructor(http: LoopbackServer, key: SigningKey, stranger: SigningKey) {
@@ -219,24 +187,12 @@ export class FakeTeamsServer implements AsyncDisposable {
 
   /** The activities the bot sent to `conversation` (typing included), in order. */
   activitiesIn(conversation: string): FakeTeamsActivity[] {
-    return this.#activities.filter((activity) => activity.conversation === conversation);
+    return this.#connector.activitiesIn(conversation);
   }
 
   /** The `Action.Submit` buttons of the cards the bot sent to `conversation`. */
   buttonsIn(conversation: string): FakeTeamsButton[] {
-    const buttons: FakeTeamsButton[] = [];
-    for (const activity of this.activitiesIn(conversation)) {
-      for (const attachment of activity.attachments) {
-        const actions = (attachment.content as { actions?: unknown[] } | undefined)?.actions ?? [];
-        for (
-          const action of actions as { type?: string; title?: string; data?: TeamsButtonData }[]
-        ) {
-          if (action.type !== "Action.Submit" || !action.data?.actionId) continue;
-          buttons.push({ ...action.data, title: action.title ?? "", messageId: activity.id });
-        }
-      }
-    }
-    return buttons;
+    return this.#connector.buttonsIn(conversation);
   }
 
   /** The calls of `method` (`POST /teams/v3/conversations/{conversation}/activities`). */
@@ -249,17 +205,8 @@ export class FakeTeamsServer implements AsyncDisposable {
     const path = url.pathname.replace(/\/{2,}/g, "/");
     const params = parseParams(req, await readBody(req), url);
     const verb = req.method ?? "GET";
-    const activity = ACTIVITY.exec(path);
-    const member = MEMBER.exec(path);
-    const method = activity
-      ? `${verb} /teams/v3/conversations/{conversation}/activities${
-        activity[2] ? "/{activity}" : ""
-      }`
-      : member
-      ? `${verb} /teams/v3/conversations/{conversation}/members/{member}`
-      : TOKEN.test(path)
-      ? `${verb} /{tenant}/oauth2/v2.0/token`
-      : `${verb} ${path}`;
+    const method = connectorMethod(verb, path) ??
+      (TOKEN.test(path) ? `${verb} /{tenant}/oauth2/v2.0/token` : `${verb} ${path}`);
     const authorization = String(req.headers.authorization ?? "");
     // Typing activities are let through: a limit hits the sends and updates of messages.
     const limited = params.type === "typing" ? 0 : this.#rateLimited.get(method) ?? 0;
@@ -293,31 +240,8 @@ export class FakeTeamsServer implements AsyncDisposable {
       res.end(JSON.stringify({ error: { code: "TooManyRequests" } }));
       return;
     }
-    if (member) {
-      const id = decodeURIComponent(member[2]!);
-      return reply(res, 200, { id, name: id, userPrincipalName: `${id}@example.test` });
-    }
-    if (activity && verb === "POST") {
-      const sent: FakeTeamsActivity = {
-        id: `m${this.#nextId++}`,
-        conversation: decodeURIComponent(activity[1]!),
-        type: String(params.type ?? "message"),
-        text: String(params.text ?? ""),
-        attachments: (params.attachments as FakeTeamsActivity["attachments"]) ?? [],
-        updates: 0,
-      };
-      this.#activities.push(sent);
-      return reply(res, 201, { id: sent.id });
-    }
-    if (activity && verb === "PUT") {
-      const sent = this.#activities.find((a) => a.id === activity[2]);
-      if (!sent) return reply(res, 404, { error: { code: "ActivityNotFound" } });
-      sent.text = String(params.text ?? "");
-      sent.attachments = (params.attachments as FakeTeamsActivity["attachments"]) ?? [];
-      sent.updates++;
-      return reply(res, 200, { id: sent.id });
-    }
-    reply(res, 404, { error: { code: "NotFound", message: `${verb} ${path}` } });
+    const [status, answer] = this.#connector.answer(verb, path, params);
+    reply(res, status, answer);
   }
 
   /** Stops the server. */
@@ -330,3 +254,5 @@ export class FakeTeamsServer implements AsyncDisposable {
     return this.close();
   }
 }
+
+export type { FakeTeamsActivity, FakeTeamsButton };
