@@ -50,6 +50,10 @@ export interface TeamsDeliveryOptions {
   audience?: string;
   /** Signs for another `serviceurl` than the activity's. */
   serviceUrl?: string;
+  /** Signs with another issuer than Bot Framework's. */
+  issuer?: string;
+  /** Seconds until the token expires (default 3600; negative: expired). */
+  expiresIn?: number;
 }
 
 const TOKEN = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
@@ -156,6 +160,25 @@ export class FakeTeamsServer implements AsyncDisposable {
     return invokeActivity(this.#context, user, data, button.messageId, options);
   }
 
+  /** The `Authorization` header Bot Framework would send with `activity` (null: `unsigned`). */
+  async authorization(
+    activity: Record<string, unknown>,
+    options: TeamsDeliveryOptions = {},
+  ): Promise<string | null> {
+    if (options.unsigned) return null;
+    // A forgery names the listed key but is signed by another one.
+    const key = options.forged
+      ? { ...this.#key, privateKey: this.#stranger.privateKey }
+      : this.#key;
+    const token = await signServiceToken(key, {
+      audience: options.audience ?? this.appId,
+      serviceUrl: options.serviceUrl ?? String(activity.serviceUrl),
+      ...(options.issuer ? { issuer: options.issuer } : {}),
+      ...(options.expiresIn === undefined ? {} : { expiresIn: options.expiresIn }),
+    });
+    return `Bearer ${token}`;
+  }
+
   /** POSTs `activity` to the bot at `url` with a signed Bearer token, as Bot Framework does. */
   async deliver(
     url: string,
@@ -163,17 +186,8 @@ export class FakeTeamsServer implements AsyncDisposable {
     options: TeamsDeliveryOptions = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { "content-type": "application/json" };
-    if (!options.unsigned) {
-      // A forgery names the listed key but is signed by another one.
-      const key = options.forged
-        ? { ...this.#key, privateKey: this.#stranger.privateKey }
-        : this.#key;
-      const token = await signServiceToken(key, {
-        audience: options.audience ?? this.appId,
-        serviceUrl: options.serviceUrl ?? String(activity.serviceUrl),
-      });
-      headers.authorization = `Bearer ${token}`;
-    }
+    const authorization = await this.authorization(activity, options);
+    if (authorization !== null) headers.authorization = authorization;
     return await fetch(url, { method: "POST", headers, body: JSON.stringify(activity) });
   }
 
