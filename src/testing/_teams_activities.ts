@@ -104,7 +104,15 @@ export function messageActivity(
   };
 }
 
-/** A button's data as the adapter put it on the card (`{ actionId, value }`). */
+/**
+ * A button's data as the adapter puts it on the card (`{ actionId, value }`).
+ *
+ * @example
+ * ```ts
+ * import type { TeamsButtonData } from "@bub/core/testing";
+ * const approve: TeamsButtonData = { actionId: "bub_approve", value: ",approve abcdefghij" };
+ * ```
+ */
 export interface TeamsButtonData {
   /** The button's action id. */
   readonly actionId: string;

@@ -33,7 +33,17 @@ export interface FakeTeamsActivity {
   updates: number;
 }
 
-/** An `Action.Submit` button of a card the bot sent. */
+/**
+ * An `Action.Submit` button of a card the bot sent.
+ *
+ * @example
+ * ```ts
+ * import type { FakeTeamsButton } from "@bub/core/testing";
+ * const button: FakeTeamsButton = {
+ *   actionId: "bub_deny", value: ",deny abcdefghij", title: "Deny", messageId: "m3",
+ * };
+ * ```
+ */
 export interface FakeTeamsButton extends TeamsButtonData {
   /** The button's title. */
   readonly title: string;
