@@ -23,6 +23,8 @@ import { BubError } from "../../kernel/errors.ts";
 export const BOT_FRAMEWORK_OPENID_BASE = "https://login.botframework.com";
 /** Where Microsoft Entra issues the bot's tokens. */
 export const MICROSOFT_LOGIN_BASE = "https://login.microsoftonline.com";
+/** The scope of the bot's tokens for the Bot Connector. */
+export const BOT_FRAMEWORK_SCOPE = "https://api.botframework.com/.default";
 /** The issuer of the Bot Connector service's tokens. */
 export const BOT_FRAMEWORK_ISSUER = "https://api.botframework.com";
 
@@ -194,14 +196,19 @@ export class BotFrameworkAuth {
   }
 
   /**
-   * A token of the bot for `scope` (Bot Framework's or Microsoft Graph's), from the
-   * client-credentials grant of the app's tenant (`tenantId` when the adapter names one).
+   * A token of the bot for `scope` from the client-credentials grant. Bot Framework's scope is
+   * always asked of the app's own tenant (`botframework.com` for a multi-tenant app), whatever
+   * the Teams SDK passes (it fills in a `TENANT_ID` variable of the environment); another scope
+   * (Microsoft Graph) of the tenant the SDK names, else the app's, else `common`.
    *
    * @throws {BubError} kind `config` when the login endpoint refuses the app's credentials,
    *   `temporary` when it cannot be reached or fails
    */
   async token(scope: string, tenantId?: string): Promise<string> {
-    const tenant = tenantId || this.#options.tenantId || "botframework.com";
+    const own = this.#options.tenantId?.trim() || "";
+    const tenant = scope === BOT_FRAMEWORK_SCOPE
+      ? own || "botframework.com"
+      : tenantId || own || "common";
     const cacheKey = `${tenant} ${scope}`;
     const cached = this.#tokens.get(cacheKey);
     const entry = cached ? await cached.catch(() => null) : null;

@@ -58,12 +58,15 @@ describe("Bot Framework authentication of the Teams channel", () => {
     assert.equal(teams.callsOf("GET /v1/.well-known/keys").length, keysBefore + 1);
   });
 
-  test("the bot's token is fetched once and reused, from the app's tenant when it has one", async () => {
+  test("the bot's token is fetched once and reused, from botframework.com or the app's own tenant", async () => {
     const grants = () => teams.callsOf("POST /{tenant}/oauth2/v2.0/token").length;
     const before = grants();
     const multi = auth();
     const first = await multi.token(SCOPE);
     assert.equal(await multi.token(SCOPE), first);
+    // The SDK may name a tenant (an environment's TENANT_ID): a multi-tenant bot's token still
+    // comes from botframework.com.
+    assert.equal(await multi.token(SCOPE, "11111111-2222-3333-4444-555555555555"), first);
     assert.equal(grants(), before + 1);
     await auth({ tenantId: teams.tenantId }).token(SCOPE);
     assert.equal(
