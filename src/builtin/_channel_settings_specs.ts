@@ -1,6 +1,7 @@
 /**
  * Private: the field specs of the channel settings — the channel manager's (debounce, active
- * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's, Discord's and Teams'.
+ * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's, Discord's and
+ * Teams'.
  *
  * @module
  */

@@ -1,8 +1,8 @@
 /**
  * The Chat SDK channels of the builtin plugin: one {@link ChatChannel} per chat platform
- * (`slack`, `github`, `discord`, `teams`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
- * {@link WebhookServer} (`webhook_host`, `webhook_port`). A channel imports the SDK only when it
- * starts, so a platform that is not enabled costs nothing.
+ * (`slack`, `github`, `discord`, `teams`), configured from `channels.<platform>` /
+ * `BUB_<PLATFORM>_*`, sharing one {@link WebhookServer} (`webhook_host`, `webhook_port`). A
+ * channel imports the SDK only when it starts, so a platform that is not enabled costs nothing.
  *
  * @module
  */

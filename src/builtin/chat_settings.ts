@@ -1,8 +1,8 @@
 /**
  * The settings of the Chat SDK channels: one section per platform under `channels:` in
  * `config.yml` (`channels: { slack: { bot_token, … } }`, env `BUB_SLACK_*`; `github`, env
- * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`; `teams`, env `BUB_TEAMS_*`) and the webhook server
- * they share (`webhook_host`, `webhook_port`, env `BUB_WEBHOOK_HOST`, `BUB_WEBHOOK_PORT`).
+ * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`; `teams`, env `BUB_TEAMS_*`) and the webhook
+ * server they share (`webhook_host`, `webhook_port`, env `BUB_WEBHOOK_HOST`, `BUB_WEBHOOK_PORT`).
  *
  * @module
  */
