@@ -220,6 +220,8 @@ describe("bub gateway serving Microsoft Teams through the Chat SDK", () => {
       "bub_approve_always",
       "bub_deny",
     ]);
+    // The channel post's `<at>bub</at>` mention is not part of the prompt.
+    assert.ok(promptsMention('\\"message\\":\\"write the effect\\"', 0));
     const approve = buttons[0]!;
     const id = /^,approve ([a-z2-7]{10})$/.exec(approve.value ?? "")?.[1];
     assert.ok(id, approve.value);
