@@ -1,6 +1,7 @@
 /**
  * Private: the field specs of the channel settings — the channel manager's (debounce, active
- * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's and Discord's.
+ * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's, Discord's and
+ * Teams'.
  *
  * @module
  */
@@ -112,6 +113,20 @@ export const DISCORD: SectionSpec = {
     field("bot_token", "string", str, "a string", ""),
     field("public_key", "string", str, "a string", ""),
     field("application_id", "string", str, "a string", ""),
+    field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
+    field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
+    field("api_base", "string", textList, "a URL string, or null", null),
+  ],
+};
+
+/** Spec of the Microsoft Teams channel settings (YAML `channels: { teams: … }`, `BUB_TEAMS_*`). */
+export const TEAMS: SectionSpec = {
+  section: "channels.teams",
+  prefix: "BUB_TEAMS_",
+  fields: [
+    field("app_id", "string", str, "a string", ""),
+    field("app_password", "string", str, "a string", ""),
+    field("tenant_id", "string", str, "a string", ""),
     field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
     field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
     field("api_base", "string", textList, "a URL string, or null", null),

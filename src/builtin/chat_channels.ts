@@ -1,8 +1,8 @@
 /**
  * The Chat SDK channels of the builtin plugin: one {@link ChatChannel} per chat platform
- * (`slack`, `github`, `discord`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
- * {@link WebhookServer} (`webhook_host`, `webhook_port`). A channel imports the SDK only when it
- * starts, so a platform that is not enabled costs nothing.
+ * (`slack`, `github`, `discord`, `teams`), configured from `channels.<platform>` /
+ * `BUB_<PLATFORM>_*`, sharing one {@link WebhookServer} (`webhook_host`, `webhook_port`). A
+ * channel imports the SDK only when it starts, so a platform that is not enabled costs nothing.
  *
  * @module
  */
@@ -54,6 +54,9 @@ export function chatChannels(
         webhookSecret: settings.webhook_secret,
         publicKey: settings.public_key,
         applicationId: settings.application_id,
+        appId: settings.app_id,
+        appPassword: settings.app_password,
+        tenantId: settings.tenant_id,
         userName: settings.user_name,
         apiBase: settings.api_base,
       },

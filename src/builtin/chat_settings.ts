@@ -1,22 +1,22 @@
 /**
  * The settings of the Chat SDK channels: one section per platform under `channels:` in
  * `config.yml` (`channels: { slack: { bot_token, … } }`, env `BUB_SLACK_*`; `github`, env
- * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`) and the webhook server they share (`webhook_host`, `webhook_port`, env
- * `BUB_WEBHOOK_HOST`, `BUB_WEBHOOK_PORT`).
+ * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`; `teams`, env `BUB_TEAMS_*`) and the webhook
+ * server they share (`webhook_host`, `webhook_port`, env `BUB_WEBHOOK_HOST`, `BUB_WEBHOOK_PORT`).
  *
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { loadSection, type SectionSpec } from "./_settings_fields.ts";
-import { DISCORD, GITHUB, SLACK, WEBHOOKS } from "./_settings_specs.ts";
+import { DISCORD, GITHUB, SLACK, TEAMS, WEBHOOKS } from "./_settings_specs.ts";
 import type { SettingsSources } from "./settings_types.ts";
 
 /** The YAML key holding one section per chat platform. */
 export const CHANNELS_KEY = "channels";
 
 /** The chat platforms Bub serves through the Chat SDK. */
-export type ChatPlatformName = "slack" | "github" | "discord";
+export type ChatPlatformName = "slack" | "github" | "discord" | "teams";
 
 /** The settings of one chat platform (keys as in `config.yml`). */
 export interface ChatPlatformSettings {
@@ -41,9 +41,15 @@ export interface ChatPlatformSettings {
   public_key?: string;
   /** Discord: the application id. */
   application_id?: string;
+  /** Teams: the bot's Microsoft app id (its Azure Bot registration). */
+  app_id?: string;
+  /** Teams: the app's client secret. */
+  app_password?: string;
+  /** Teams: the tenant of a single-tenant app (empty: a multi-tenant app). */
+  tenant_id?: string;
   /** User ids or names allowed to talk (comma-separated); `*` = everyone. */
   allow_users: string | null;
-  /** Channel ids (Slack), `owner/repo` (GitHub), channel or guild ids (Discord) served. */
+  /** Channel ids (Slack), `owner/repo` (GitHub), channel or guild ids (Discord), conversation ids (Teams) served. */
   allow_channels: string | null;
   /** The platform's Web API base URL (proxies, tests). */
   api_base: string | null;
@@ -61,10 +67,11 @@ const SPECS: Record<ChatPlatformName, SectionSpec> = {
   slack: SLACK,
   github: GITHUB,
   discord: DISCORD,
+  teams: TEAMS,
 };
 
 /** The platforms with settings, in a stable order. */
-export const CHAT_PLATFORMS: readonly ChatPlatformName[] = ["slack", "github", "discord"];
+export const CHAT_PLATFORMS: readonly ChatPlatformName[] = ["slack", "github", "discord", "teams"];
 
 function platformData(
   platform: string,

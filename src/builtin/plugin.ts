@@ -226,7 +226,7 @@ export function createBuiltinPlugin(framework: BubHost): BuiltinPlugin {
           print: (line, warning) =>
             warning ? framework.cliOutput.err(line) : framework.cliOutput.out(line),
         }),
-        // Slack, GitHub: the Chat SDK and its adapter are imported when the channel starts.
+        // Slack, GitHub, Discord, Teams: the Chat SDK and its adapter are imported when the channel starts.
         ...chatChannels(messageHandler, runtime.sources, (line) => framework.cliOutput.out(line)),
       ];
     },

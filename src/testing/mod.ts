@@ -55,6 +55,17 @@ export {
   type FakeGitHubUser,
   type GitHubDeliveryOptions,
 } from "./fake_github.ts";
+export {
+  type FakeTeamsActivity,
+  type FakeTeamsButton,
+  FakeTeamsServer,
+  type TeamsDeliveryOptions,
+} from "./fake_teams.ts";
+export type {
+  FakeTeamsUser,
+  TeamsButtonData,
+  TeamsConversationOptions,
+} from "./_teams_activities.ts";
 export type {
   FakeChat,
   FakeFile,

@@ -10,14 +10,15 @@ import type { Adapter, Chat, Logger, StateAdapter } from "chat";
 
 /**
  * Imports the SDK and creates its `Chat` over `adapter` (keyed `name`); returns both. With
- * `clusterUrl` (the cluster's tape store) thread subscriptions are kept in its database.
+ * `clusterUrl` (the cluster's tape store) thread subscriptions are kept in its database; with
+ * `streamPlaceholder` a streamed answer is first posted as that text and then edited.
  */
 export async function createSdkChat(
   name: string,
   adapter: Adapter,
   userName: string,
   logger: Logger,
-  clusterUrl: string | null = null,
+  options: { clusterUrl?: string | null; streamPlaceholder?: string } = {},
 ): Promise<{ sdk: typeof import("chat"); chat: Chat }> {
   const [sdk, { createMemoryState }] = await Promise.all([
     import("chat"),
@@ -25,6 +26,7 @@ export async function createSdkChat(
   ]);
   // The memory state's own copy of `chat` types differs only nominally (same shape).
   const memory = createMemoryState() as unknown as StateAdapter;
+  const { clusterUrl = null, streamPlaceholder } = options;
   const state = clusterUrl === null
     ? memory
     : new (await import("./_shared_state.ts")).SharedSubscriptionsState(memory, clusterUrl);
@@ -36,6 +38,9 @@ export async function createSdkChat(
     // The SDK's default ("drop" a message while the thread's handler runs) would lose messages
     // during a hand-off to the channel manager.
     concurrency: "concurrent",
+    ...(streamPlaceholder === undefined
+      ? {}
+      : { fallbackStreamingPlaceholderText: streamPlaceholder }),
   });
   return { sdk, chat };
 }

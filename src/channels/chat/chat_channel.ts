@@ -1,7 +1,8 @@
 /**
- * The `chat` channel family: one Bub channel per enabled platform (`slack`, `github`), each
- * hosting Vercel's Chat SDK with that platform's adapter. The SDK and the adapter are imported
- * when the channel starts; inbound webhooks arrive through the shared {@link WebhookServer}.
+ * The `chat` channel family: one Bub channel per enabled platform (`slack`, `github`, `discord`,
+ * `teams`), each hosting Vercel's Chat SDK with that platform's adapter. The SDK and the adapter
+ * are imported when the channel starts; inbound webhooks arrive through the shared
+ * {@link WebhookServer}.
  *
  * @module
  */
@@ -42,7 +43,7 @@ import type { WebhookServer } from "./webhook_server.ts";
  * ```
  */
 export interface ChatChannelOptions {
-  /** The platform, also the channel name: `slack` or `github`. */
+  /** The platform, also the channel name: `slack`, `github`, `discord` or `teams`. */
   platform: string;
   /** Receives inbound messages (the channel manager's handler). */
   handler: MessageHandler;
@@ -82,7 +83,7 @@ export interface ChatChannelOptions {
  * ```
  */
 export class ChatChannel extends Channel {
-  /** The platform's name (`slack`, `github`). */
+  /** The platform's name (`slack`, `github`, `discord`, `teams`). */
   readonly name: string;
   readonly #options: ChatChannelOptions;
   readonly #platform: ChatPlatform;
@@ -164,7 +165,10 @@ export class ChatChannel extends Channel {
       adapter,
       userName,
       sdkLog,
-      this.#options.clusterUrl ?? null,
+      {
+        clusterUrl: this.#options.clusterUrl ?? null,
+        streamPlaceholder: this.#platform.streamPlaceholder,
+      },
     );
     const on = (route: InboundRoute) => (thread: Thread, message: Message) =>
       this.#inbound(thread, message, route);

@@ -49,6 +49,12 @@ export interface ChatCredentials {
   publicKey?: string;
   /** Discord: the application id. */
   applicationId?: string;
+  /** Teams: the bot's Microsoft app id. */
+  appId?: string;
+  /** Teams: the app's client secret. */
+  appPassword?: string;
+  /** Teams: the tenant of a single-tenant app (empty: multi-tenant). */
+  tenantId?: string;
   /** The bot's user name (GitHub: its login, which mentions name). */
   userName?: string;
   /** The platform's Web API base URL (proxies, tests); null = the platform's own. */
@@ -80,6 +86,11 @@ export interface ChatPlatform {
    * with these credentials: the cluster job naming it (one instance holds it) and how to open it.
    */
   connection?(credentials: ChatCredentials): OutwardConnection | null;
+  /**
+   * The text a streamed answer is posted as before its first edit, where the SDK would otherwise
+   * buffer the stream into one post at its end (Teams outside a DM's open webhook).
+   */
+  readonly streamPlaceholder?: string;
 }
 
 /** An outward connection of a platform (see {@link ChatPlatform.connection}). */
@@ -192,6 +203,50 @@ const DISCORD: ChatPlatform = {
   }),
 };
 
+/** Decodes a base64url text (Teams thread ids); "" when it is not one. */
+function fromBase64Url(text: string): string {
+  try {
+    const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
+    const binary = atob(base64 + "=".repeat((4 - base64.length % 4) % 4));
+    return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Microsoft Teams: Bot Framework activities at `POST /webhooks/teams`, checked and answered with
+ * Bub's Bot Framework authentication (`_teams_auth.ts`). A channel id is
+ * `<conversation>:<serviceUrl>` in base64url; `allow_channels` names the conversation id (a
+ * channel's `19:…@thread.tacv2`, a chat's `19:…@thread.v2`, a DM's `a:…`).
+ */
+const TEAMS: ChatPlatform = {
+  name: "teams",
+  answersStrangers: true,
+  // The adapter's ephemeral messages are Teams' targeted messages, still a preview feature.
+  ephemeralRefusals: false,
+  buttons: true,
+  configured: (c) => (c.appId ?? "").trim() !== "",
+  secrets: (c) => [c.appPassword ?? ""],
+  async createAdapter(c, logger) {
+    const { createTeamsAdapter } = await import("./_teams.ts");
+    return await createTeamsAdapter({
+      appId: required("teams", c.appId, "BUB_TEAMS_APP_ID"),
+      appPassword: required("teams", c.appPassword, "BUB_TEAMS_APP_PASSWORD"),
+      tenantId: c.tenantId ?? "",
+      userName: c.userName || "bub",
+      apiBase: c.apiBase ?? null,
+      logger,
+    });
+  },
+  channelKeys(id) {
+    const conversation = fromBase64Url(id.split(":")[0] ?? "");
+    return [conversation.replace(/;messageid=.*$/, ""), id].filter((key) => key !== "");
+  },
+  webhooks: () => true,
+  streamPlaceholder: "...",
+};
+
 /**
  * The platforms by name.
  *
@@ -206,6 +261,7 @@ export const CHAT_PLATFORMS: Readonly<Record<string, ChatPlatform>> = {
   slack: SLACK,
   github: GITHUB,
   discord: DISCORD,
+  teams: TEAMS,
 };
 
 /** A Chat SDK logger writing to Bub's log (category `bub.channels.<platform>`), secrets redacted. */

@@ -10,6 +10,7 @@ import {
   loadWebhookSettings,
 } from "../../../src/builtin/chat_settings.ts";
 import { chatChannels } from "../../../src/builtin/chat_channels.ts";
+import { CHAT_PLATFORMS, sdkLogger } from "../../../src/channels/chat/platforms.ts";
 import { registerBuiltinConfigSections } from "../../../src/builtin/settings.ts";
 import { misspeltSettings } from "../../../src/builtin/misspelt_settings.ts";
 import { validateConfig } from "../../../src/kernel/configure.ts";
@@ -97,6 +98,27 @@ describe("chat platform settings", () => {
     );
   });
 
+  test("Teams reads app_id, app_password, tenant_id and api_base; allow_channels names a conversation id", async () => {
+    const settings = loadChatPlatformSettings("teams", {
+      env: { BUB_TEAMS_APP_PASSWORD: "secret-env", BUB_TEAMS_ALLOW_USERS: "29:ada" },
+      config: { channels: { teams: { app_id: "app-1", api_base: "http://127.0.0.1:9" } } },
+    });
+    assert.equal(settings.app_id, "app-1");
+    assert.equal(settings.app_password, "secret-env");
+    assert.equal(settings.tenant_id, "");
+    assert.equal(settings.api_base, "http://127.0.0.1:9");
+    const teams = CHAT_PLATFORMS.teams!;
+    // An SDK channel id: conversation and serviceUrl in base64url.
+    const b64 = (text: string) =>
+      btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    const id = `${b64("19:general@thread.tacv2;messageid=17")}:${b64("https://smba.test/teams/")}`;
+    assert.deepEqual(teams.channelKeys(id), ["19:general@thread.tacv2", id]);
+    await assert.rejects(
+      teams.createAdapter({ appId: "app-1" }, sdkLogger("teams", [])),
+      configError(/BUB_TEAMS_APP_PASSWORD/),
+    );
+  });
+
   test("the webhook server defaults to 127.0.0.1:8788; BUB_WEBHOOK_PORT outside 0..65535 is refused", () => {
     assert.deepEqual(loadWebhookSettings({}), { webhook_host: "127.0.0.1", webhook_port: 8788 });
     assert.equal(loadWebhookSettings({ config: { webhook_port: 9000 } }).webhook_port, 9000);
@@ -126,6 +148,7 @@ describe("chat platform settings", () => {
       ["slack", false],
       ["github", false],
       ["discord", false],
+      ["teams", false],
     ]);
     const github = chatChannels(() => Promise.resolve(), { env: { BUB_GITHUB_TOKEN: "ghp_1" } });
     assert.deepEqual(github.filter((c) => c.enabled).map((c) => c.name), ["github"]);

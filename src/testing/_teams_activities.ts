@@ -1,0 +1,149 @@
+/**
+ * Private: the Bot Framework activities the fake Teams sends to a bot — a message (in a DM, or
+ * a channel post mentioning the bot), an Adaptive Card `Action.Submit` click (a message activity
+ * carrying the button's data) and an `adaptiveCard/action` invoke.
+ *
+ * @module
+ */
+
+/**
+ * A Teams user of the fake.
+ *
+ * @example
+ * ```ts
+ * import type { FakeTeamsUser } from "@bub/core/testing";
+ * const ada: FakeTeamsUser = { id: "29:ada", name: "Ada", aadObjectId: "aad-ada" };
+ * ```
+ */
+export interface FakeTeamsUser {
+  /** The Teams user id (`29:…`), what `allow_users` names. */
+  readonly id: string;
+  /** The display name. */
+  readonly name: string;
+  /** The Entra object id. */
+  readonly aadObjectId: string;
+}
+
+/**
+ * Where an activity happens.
+ *
+ * @example
+ * ```ts
+ * import type { TeamsConversationOptions } from "@bub/core/testing";
+ * const channel: TeamsConversationOptions = {
+ *   conversation: "19:general@thread.tacv2",
+ *   type: "channel",
+ * };
+ * ```
+ */
+export interface TeamsConversationOptions {
+  /** The conversation id (default: the user's DM, `a:dm-<user id>`). */
+  conversation?: string;
+  /** The conversation type (default `personal`; `channel` mentions the bot). */
+  type?: "personal" | "channel";
+  /** The activity id (default: a fresh one); a redelivery reuses it. */
+  id?: string;
+}
+
+/** What the activities are built from. */
+export interface ActivityContext {
+  /** The Bot Connector URL replies go to. */
+  readonly serviceUrl: string;
+  /** The bot's app id. */
+  readonly appId: string;
+  /** The bot's name. */
+  readonly botName: string;
+  /** The tenant. */
+  readonly tenantId: string;
+}
+
+/** The parts every activity from `user` shares. */
+function base(
+  context: ActivityContext,
+  user: FakeTeamsUser,
+  options: TeamsConversationOptions,
+): Record<string, unknown> {
+  const type = options.type ?? "personal";
+  const conversation = options.conversation ?? `a:dm-${user.id.replace(/^\d+:/, "")}`;
+  return {
+    id: options.id ?? `1${Date.now()}${Math.floor(Math.random() * 1e6)}`,
+    timestamp: new Date().toISOString(),
+    channelId: "msteams",
+    serviceUrl: context.serviceUrl,
+    from: { id: user.id, name: user.name, aadObjectId: user.aadObjectId },
+    recipient: { id: `28:${context.appId}`, name: context.botName },
+    conversation: {
+      id: conversation,
+      conversationType: type,
+      tenantId: context.tenantId,
+      ...(type === "channel" ? { isGroup: true } : {}),
+    },
+    channelData: { tenant: { id: context.tenantId } },
+  };
+}
+
+/** A message from `user` (in a channel it mentions the bot). */
+export function messageActivity(
+  context: ActivityContext,
+  user: FakeTeamsUser,
+  text: string,
+  options: TeamsConversationOptions = {},
+): Record<string, unknown> {
+  const activity = base(context, user, options);
+  if (options.type !== "channel") return { ...activity, type: "message", text };
+  const mention = `<at>${context.botName}</at>`;
+  return {
+    ...activity,
+    type: "message",
+    text: `${mention} ${text}`,
+    entities: [{
+      type: "mention",
+      text: mention,
+      mentioned: { id: `28:${context.appId}`, name: context.botName },
+    }],
+  };
+}
+
+/**
+ * A button's data as the adapter puts it on the card (`{ actionId, value }`).
+ *
+ * @example
+ * ```ts
+ * import type { TeamsButtonData } from "@bub/core/testing";
+ * const approve: TeamsButtonData = { actionId: "bub_approve", value: ",approve abcdefghij" };
+ * ```
+ */
+export interface TeamsButtonData {
+  /** The button's action id. */
+  readonly actionId: string;
+  /** The button's value. */
+  readonly value?: string;
+}
+
+/** A click on an `Action.Submit` button of card `messageId`: a message activity with `value`. */
+export function submitActivity(
+  context: ActivityContext,
+  user: FakeTeamsUser,
+  data: TeamsButtonData,
+  messageId: string,
+  options: TeamsConversationOptions = {},
+): Record<string, unknown> {
+  return { ...base(context, user, options), type: "message", replyToId: messageId, value: data };
+}
+
+/** A click on card `messageId` delivered as an `adaptiveCard/action` invoke. */
+export function invokeActivity(
+  context: ActivityContext,
+  user: FakeTeamsUser,
+  data: TeamsButtonData,
+  messageId: string,
+  options: TeamsConversationOptions = {},
+): Record<string, unknown> {
+  return {
+    ...base(context, user, options),
+    type: "invoke",
+    name: "adaptiveCard/action",
+    replyToId: messageId,
+    value: { action: { type: "Action.Execute", data }, trigger: "manual" },
+  };
+}

@@ -1,0 +1,272 @@
+/**
+ * A fake Microsoft Teams (Bot Framework) on 127.0.0.1 for tests, serving what Bub's `api_base`
+ * and an activity's `serviceUrl` point at: Bot Framework's OpenID metadata and JWKS (an RS256 key
+ * it generates), the token endpoint (client credentials checked against the app id and password),
+ * and the Bot Connector REST API under `/teams/` (activities sent and updated are recorded;
+ * `rateLimit` answers a route 429 with `Retry-After`). It sends activities to a bot signed with
+ * its key, or forged.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type FakeApiCall, FakeCallLog } from "./_fake_calls.ts";
+import {
+  generateSigningKey,
+  signAccessToken,
+  type SigningKey,
+  signServiceToken,
+} from "./_teams_jwt.ts";
+import {
+  connectorMethod,
+  type FakeTeamsActivity,
+  type FakeTeamsButton,
+  TeamsConnector,
+} from "./_teams_connector.ts";
+import {
+  type ActivityContext,
+  type FakeTeamsUser,
+  invokeActivity,
+  messageActivity,
+  submitActivity,
+  type TeamsConversationOptions,
+} from "./_teams_activities.ts";
+
+/**
+ * How one activity is delivered.
+ *
+ * @example
+ * ```ts
+ * import type { TeamsDeliveryOptions } from "@bub/core/testing";
+ * const forged: TeamsDeliveryOptions = { forged: true };
+ * ```
+ */
+export interface TeamsDeliveryOptions {
+  /** Leaves the `Authorization` header out. */
+  unsigned?: boolean;
+  /** Signs with another key than the one the JWKS lists (a forgery naming the listed key id). */
+  forged?: boolean;
+  /** Signs for another audience than the bot's app id. */
+  audience?: string;
+  /** Signs for another `serviceurl` than the activity's. */
+  serviceUrl?: string;
+  /** Signs with another issuer than Bot Framework's. */
+  issuer?: string;
+  /** Seconds until the token expires (default 3600; negative: expired). */
+  expiresIn?: number;
+}
+
+const TOKEN = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
+
+/**
+ * The fake Teams.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FakeTeamsServer } from "@bub/core/testing";
+ * await using teams = await FakeTeamsServer.start();
+ * const metadata = await fetch(`${teams.apiBase}/v1/.well-known/openidconfiguration`);
+ * assert.match((await metadata.json()).jwks_uri, /\/v1\/\.well-known\/keys$/);
+ * ```
+ */
+export class FakeTeamsServer implements AsyncDisposable {
+  /** The bot's Microsoft app id. */
+  readonly appId = "00000000-0000-4000-8000-0000000000b0";
+  /** The app's client secret. */
+  readonly appPassword = "fake-teams-app-password";
+  /** The tenant. */
+  readonly tenantId = "00000000-0000-4000-8000-00000000000t";
+  /** The bot's name. */
+  readonly botName = "bub";
+  /** The requests received. */
+  readonly log: FakeCallLog = new FakeCallLog();
+  #http: LoopbackServer;
+  #key: SigningKey;
+  #stranger: SigningKey;
+  #tokens = new Set<string>();
+  #connector = new TeamsConnector();
+  #rateLimited = new Map<string, number>();
+
+  private constructor(http: LoopbackServer, key: SigningKey, stranger: SigningKey) {
+    this.#http = http;
+    this.#key = key;
+    this.#stranger = stranger;
+  }
+
+  /** Starts the fake on a free port. */
+  static async start(): Promise<FakeTeamsServer> {
+    const [key, stranger] = await Promise.all([
+      generateSigningKey("fake-teams-key"),
+      generateSigningKey("not-listed-key"),
+    ]);
+    const ref: { server?: FakeTeamsServer } = {};
+    const http = await startLoopbackServer(
+      (req, res) => ref.server!.#handle(req, res),
+      (res, error) => {
+        if (!res.headersSent) reply(res, 500, { error: String(error) });
+        else if (!res.destroyed) res.destroy();
+      },
+    );
+    ref.server = new FakeTeamsServer(http, key, stranger);
+    return ref.server;
+  }
+
+  /** The login base (`http://127.0.0.1:<port>`), Bub's `api_base`. */
+  get apiBase(): string {
+    return `http://127.0.0.1:${this.#http.port}`;
+  }
+
+  /** The Bot Connector URL the activities name (`<apiBase>/teams/`). */
+  get serviceUrl(): string {
+    return `${this.apiBase}/teams/`;
+  }
+
+  get #context(): ActivityContext {
+    return {
+      serviceUrl: this.serviceUrl,
+      appId: this.appId,
+      botName: this.botName,
+      tenantId: this.tenantId,
+    };
+  }
+
+  /** A message from `user` (a DM unless `options.type` is `channel`). */
+  message(
+    user: FakeTeamsUser,
+    text: string,
+    options?: TeamsConversationOptions,
+  ): Record<string, unknown> {
+    return messageActivity(this.#context, user, text, options);
+  }
+
+  /** `user`'s click on `button`, as Teams sends an `Action.Submit` (a message with `value`). */
+  submit(
+    user: FakeTeamsUser,
+    button: FakeTeamsButton,
+    options?: TeamsConversationOptions,
+  ): Record<string, unknown> {
+    const data = { actionId: button.actionId, value: button.value };
+    return submitActivity(this.#context, user, data, button.messageId, options);
+  }
+
+  /** `user`'s click on `button` as an `adaptiveCard/action` invoke. */
+  invoke(
+    user: FakeTeamsUser,
+    button: FakeTeamsButton,
+    options?: TeamsConversationOptions,
+  ): Record<string, unknown> {
+    const data = { actionId: button.actionId, value: button.value };
+    return invokeActivity(this.#context, user, data, button.messageId, options);
+  }
+
+  /** The `Authorization` header Bot Framework would send with `activity` (null: `unsigned`). */
+  async authorization(
+    activity: Record<string, unknown>,
+    options: TeamsDeliveryOptions = {},
+  ): Promise<string | null> {
+    if (options.unsigned) return null;
+    // A forgery names the listed key but is signed by another one.
+    const key = options.forged
+      ? { ...this.#key, privateKey: this.#stranger.privateKey }
+      : this.#key;
+    const token = await signServiceToken(key, {
+      audience: options.audience ?? this.appId,
+      serviceUrl: options.serviceUrl ?? String(activity.serviceUrl),
+      ...(options.issuer ? { issuer: options.issuer } : {}),
+      ...(options.expiresIn === undefined ? {} : { expiresIn: options.expiresIn }),
+    });
+    return `Bearer ${token}`;
+  }
+
+  /** POSTs `activity` to the bot at `url` with a signed Bearer token, as Bot Framework does. */
+  async deliver(
+    url: string,
+    activity: Record<string, unknown>,
+    options: TeamsDeliveryOptions = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    const authorization = await this.authorization(activity, options);
+    if (authorization !== null) headers.authorization = authorization;
+    return await fetch(url, { method: "POST", headers, body: JSON.stringify(activity) });
+  }
+
+  /**
+   * Answers the next `times` requests of `method` (as logged; typing activities are let through)
+   * with 429 and `Retry-After: 1`.
+   */
+  rateLimit(method: string, times = 1): void {
+    this.#rateLimited.set(method, times);
+  }
+
+  /** The activities the bot sent to `conversation` (typing included), in order. */
+  activitiesIn(conversation: string): FakeTeamsActivity[] {
+    return this.#connector.activitiesIn(conversation);
+  }
+
+  /** The `Action.Submit` buttons of the cards the bot sent to `conversation`. */
+  buttonsIn(conversation: string): FakeTeamsButton[] {
+    return this.#connector.buttonsIn(conversation);
+  }
+
+  /** The calls of `method` (`POST /teams/v3/conversations/{conversation}/activities`). */
+  callsOf(method: string): FakeApiCall[] {
+    return this.log.of(method);
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const path = url.pathname.replace(/\/{2,}/g, "/");
+    const params = parseParams(req, await readBody(req), url);
+    const verb = req.method ?? "GET";
+    const method = connectorMethod(verb, path) ??
+      (TOKEN.test(path) ? `${verb} /{tenant}/oauth2/v2.0/token` : `${verb} ${path}`);
+    const authorization = String(req.headers.authorization ?? "");
+    // Typing activities are let through: a limit hits the sends and updates of messages.
+    const limited = params.type === "typing" ? 0 : this.#rateLimited.get(method) ?? 0;
+    this.log.record({
+      method,
+      params: { ...params, __path: path, ...(limited ? { rateLimited: true } : {}) },
+      authorization,
+    });
+    if (path === "/v1/.well-known/openidconfiguration") {
+      return reply(res, 200, {
+        issuer: "https://api.botframework.com",
+        jwks_uri: `${this.apiBase}/v1/.well-known/keys`,
+        id_token_signing_alg_values_supported: ["RS256"],
+      });
+    }
+    if (path === "/v1/.well-known/keys") return reply(res, 200, { keys: [this.#key.jwk] });
+    if (TOKEN.test(path) && verb === "POST") {
+      if (params.client_id !== this.appId || params.client_secret !== this.appPassword) {
+        return reply(res, 401, { error: "invalid_client" });
+      }
+      const token = await signAccessToken(this.#key, this.appId, String(params.scope ?? ""));
+      this.#tokens.add(token);
+      return reply(res, 200, { token_type: "Bearer", expires_in: 3600, access_token: token });
+    }
+    if (!this.#tokens.has(authorization.replace(/^Bearer /, ""))) {
+      return reply(res, 401, { error: { code: "Unauthorized", message: "Bad bot token" } });
+    }
+    if (limited > 0) {
+      this.#rateLimited.set(method, limited - 1);
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+      res.end(JSON.stringify({ error: { code: "TooManyRequests" } }));
+      return;
+    }
+    const [status, answer] = this.#connector.answer(verb, path, params);
+    reply(res, status, answer);
+  }
+
+  /** Stops the server. */
+  close(): Promise<void> {
+    return this.#http.close();
+  }
+
+  /** Same as {@link close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+export type { FakeTeamsActivity, FakeTeamsButton };
