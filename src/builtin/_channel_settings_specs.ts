@@ -1,6 +1,6 @@
 /**
  * Private: the field specs of the channel settings — the channel manager's (debounce, active
- * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's and Discord's.
+ * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's, Discord's and Linear's.
  *
  * @module
  */
@@ -94,6 +94,21 @@ export const DISCORD: SectionSpec = {
     field("bot_token", "string", str, "a string", ""),
     field("public_key", "string", str, "a string", ""),
     field("application_id", "string", str, "a string", ""),
+    field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
+    field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
+    field("api_base", "string", textList, "a URL string, or null", null),
+  ],
+};
+
+/** Spec of the Linear channel settings (YAML `channels: { linear: … }`, `BUB_LINEAR_*`). */
+export const LINEAR: SectionSpec = {
+  section: "channels.linear",
+  prefix: "BUB_LINEAR_",
+  fields: [
+    field("api_key", "string", str, "a string", ""),
+    field("access_token", "string", str, "a string", ""),
+    field("webhook_secret", "string", str, "a string", ""),
+    field("user_name", "string", str, "a string", "bub"),
     field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
     field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
     field("api_base", "string", textList, "a URL string, or null", null),

@@ -26,10 +26,26 @@ import {
   str,
   textList,
 } from "./_settings_schemas.ts";
-import { CHANNELS, DISCORD, GITHUB, SLACK, TELEGRAM, WEBHOOKS } from "./_channel_settings_specs.ts";
+import {
+  CHANNELS,
+  DISCORD,
+  GITHUB,
+  LINEAR,
+  SLACK,
+  TELEGRAM,
+  WEBHOOKS,
+} from "./_channel_settings_specs.ts";
 import { SANDBOX } from "./_sandbox_settings_specs.ts";
 
-export { CHANNELS, DISCORD, GITHUB, SLACK, TELEGRAM, WEBHOOKS } from "./_channel_settings_specs.ts";
+export {
+  CHANNELS,
+  DISCORD,
+  GITHUB,
+  LINEAR,
+  SLACK,
+  TELEGRAM,
+  WEBHOOKS,
+} from "./_channel_settings_specs.ts";
 export { SANDBOX, SANDBOX_MODES, sandboxNetworkOf } from "./_sandbox_settings_specs.ts";
 import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/mcp_manager.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
@@ -226,4 +242,5 @@ export const SETTINGS_SPECS: readonly SectionSpec[] = [
   SLACK,
   GITHUB,
   DISCORD,
+  LINEAR,
 ];

@@ -1,6 +1,6 @@
 /**
  * The Chat SDK channels of the builtin plugin: one {@link ChatChannel} per chat platform
- * (`slack`, `github`, `discord`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
+ * (`slack`, `github`, `discord`, `linear`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
  * {@link WebhookServer} (`webhook_host`, `webhook_port`). A channel imports the SDK only when it
  * starts, so a platform that is not enabled costs nothing.
  *
@@ -50,6 +50,8 @@ export function chatChannels(
         signingSecret: settings.signing_secret,
         token: settings.token,
         webhookSecret: settings.webhook_secret,
+        apiKey: settings.api_key,
+        accessToken: settings.access_token,
         publicKey: settings.public_key,
         applicationId: settings.application_id,
         userName: settings.user_name,

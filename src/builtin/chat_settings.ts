@@ -1,7 +1,7 @@
 /**
  * The settings of the Chat SDK channels: one section per platform under `channels:` in
  * `config.yml` (`channels: { slack: { bot_token, … } }`, env `BUB_SLACK_*`; `github`, env
- * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`) and the webhook server they share (`webhook_host`, `webhook_port`, env
+ * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`; `linear`, env `BUB_LINEAR_*`) and the webhook server they share (`webhook_host`, `webhook_port`, env
  * `BUB_WEBHOOK_HOST`, `BUB_WEBHOOK_PORT`).
  *
  * @module
@@ -9,14 +9,14 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { loadSection, type SectionSpec } from "./_settings_fields.ts";
-import { DISCORD, GITHUB, SLACK, WEBHOOKS } from "./_settings_specs.ts";
+import { DISCORD, GITHUB, LINEAR, SLACK, WEBHOOKS } from "./_settings_specs.ts";
 import type { SettingsSources } from "./settings_types.ts";
 
 /** The YAML key holding one section per chat platform. */
 export const CHANNELS_KEY = "channels";
 
 /** The chat platforms Bub serves through the Chat SDK. */
-export type ChatPlatformName = "slack" | "github" | "discord";
+export type ChatPlatformName = "slack" | "github" | "discord" | "linear";
 
 /** The settings of one chat platform (keys as in `config.yml`). */
 export interface ChatPlatformSettings {
@@ -26,9 +26,13 @@ export interface ChatPlatformSettings {
   signing_secret?: string;
   /** GitHub: a personal access token. */
   token?: string;
-  /** GitHub: the webhook secret. */
+  /** GitHub, Linear: the webhook secret. */
   webhook_secret?: string;
-  /** GitHub: the bot account's login (mentions are `@<user_name>`). */
+  /** Linear: a personal API key. */
+  api_key?: string;
+  /** Linear: an OAuth access token (instead of the API key). */
+  access_token?: string;
+  /** GitHub, Linear: the bot account's name (mentions are `@<user_name>`). */
   user_name?: string;
   /** Discord: the application's public key (hex), which signs its interactions. */
   public_key?: string;
@@ -36,7 +40,7 @@ export interface ChatPlatformSettings {
   application_id?: string;
   /** User ids or names allowed to talk (comma-separated); `*` = everyone. */
   allow_users: string | null;
-  /** Channel ids (Slack), `owner/repo` (GitHub), channel or guild ids (Discord) served. */
+  /** Channel ids (Slack), `owner/repo` (GitHub), channel or guild ids (Discord), issue ids (Linear) served. */
   allow_channels: string | null;
   /** The platform's Web API base URL (proxies, tests). */
   api_base: string | null;
@@ -54,10 +58,16 @@ const SPECS: Record<ChatPlatformName, SectionSpec> = {
   slack: SLACK,
   github: GITHUB,
   discord: DISCORD,
+  linear: LINEAR,
 };
 
 /** The platforms with settings, in a stable order. */
-export const CHAT_PLATFORMS: readonly ChatPlatformName[] = ["slack", "github", "discord"];
+export const CHAT_PLATFORMS: readonly ChatPlatformName[] = [
+  "slack",
+  "github",
+  "discord",
+  "linear",
+];
 
 function platformData(
   platform: string,

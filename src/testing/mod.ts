@@ -46,6 +46,11 @@ export {
   type FakeGitHubUser,
   type GitHubDeliveryOptions,
 } from "./fake_github.ts";
+export {
+  FakeLinearServer,
+  type FakeLinearUser,
+  type LinearDeliveryOptions,
+} from "./fake_linear.ts";
 export type {
   FakeChat,
   FakeFile,

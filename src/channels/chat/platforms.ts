@@ -30,12 +30,16 @@ export interface ChatCredentials {
   signingSecret?: string;
   /** GitHub: a personal access token. */
   token?: string;
-  /** GitHub: the webhook secret. */
+  /** GitHub, Linear: the webhook secret. */
   webhookSecret?: string;
   /** Discord: the application's public key (hex), which signs its interactions. */
   publicKey?: string;
   /** Discord: the application id. */
   applicationId?: string;
+  /** Linear: a personal API key. */
+  apiKey?: string;
+  /** Linear: an OAuth access token (instead of the API key). */
+  accessToken?: string;
   /** The bot's user name (GitHub: its login, which mentions name). */
   userName?: string;
   /** The platform's Web API base URL (proxies, tests); null = the platform's own. */
@@ -115,6 +119,34 @@ const GITHUB: ChatPlatform = {
 };
 
 /**
+ * Linear issue comments (webhooks signed with the webhook secret; answers are replies under the
+ * comment, edited while they stream). A channel id is the issue's id.
+ */
+const LINEAR: ChatPlatform = {
+  name: "linear",
+  // Like GitHub: a comment thread is shared by the whole workspace, so no refusals there.
+  answersStrangers: false,
+  ephemeralRefusals: false,
+  buttons: false,
+  configured: (c) => (c.apiKey ?? "").trim() !== "" || (c.accessToken ?? "").trim() !== "",
+  secrets: (c) => [c.apiKey ?? "", c.accessToken ?? "", c.webhookSecret ?? ""],
+  async createAdapter(c, logger) {
+    const { createLinearAdapter } = await import("./_linear.ts");
+    const accessToken = (c.accessToken ?? "").trim();
+    return await createLinearAdapter({
+      ...(accessToken
+        ? { accessToken }
+        : { apiKey: required("linear", c.apiKey, "BUB_LINEAR_API_KEY") }),
+      webhookSecret: required("linear", c.webhookSecret, "BUB_LINEAR_WEBHOOK_SECRET"),
+      userName: c.userName || "bub",
+      apiBase: c.apiBase ? c.apiBase.trim() : null,
+      logger,
+    });
+  },
+  channelKeys: (id) => [id],
+};
+
+/**
  * Discord: messages over the gateway, button clicks as interactions signed with the
  * application's Ed25519 key. A channel id is `<guild>:<channel>` (`@me:<dm>` for a DM), and
  * `allow_channels` may name the channel or the whole guild (server).
@@ -160,6 +192,7 @@ export const CHAT_PLATFORMS: Readonly<Record<string, ChatPlatform>> = {
   slack: SLACK,
   github: GITHUB,
   discord: DISCORD,
+  linear: LINEAR,
 };
 
 /** A Chat SDK logger writing to Bub's log (category `bub.channels.<platform>`), secrets redacted. */

@@ -103,8 +103,13 @@ describe("chat platform settings", () => {
       ["slack", false],
       ["github", false],
       ["discord", false],
+      ["linear", false],
     ]);
     const github = chatChannels(() => Promise.resolve(), { env: { BUB_GITHUB_TOKEN: "ghp_1" } });
     assert.deepEqual(github.filter((c) => c.enabled).map((c) => c.name), ["github"]);
+    const linear = chatChannels(() => Promise.resolve(), {
+      config: { channels: { linear: { access_token: "lin_oauth_1" } } },
+    });
+    assert.deepEqual(linear.filter((c) => c.enabled).map((c) => c.name), ["linear"]);
   });
 });
