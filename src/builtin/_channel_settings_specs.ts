@@ -1,6 +1,6 @@
 /**
  * Private: the field specs of the channel settings — the channel manager's (debounce, active
- * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's, Discord's and Linear's.
+ * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's, Discord's, Linear's and Google Chat's.
  *
  * @module
  */
@@ -112,5 +112,23 @@ export const LINEAR: SectionSpec = {
     field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
     field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
     field("api_base", "string", textList, "a URL string, or null", null),
+  ],
+};
+
+/** Spec of the Google Chat channel settings (YAML `channels: { gchat: … }`, `BUB_GCHAT_*`). */
+export const GCHAT: SectionSpec = {
+  section: "channels.gchat",
+  prefix: "BUB_GCHAT_",
+  fields: [
+    field("credentials", "string", str, "a string", ""),
+    field("project_number", "string", str, "a string", ""),
+    field("endpoint_url", "string", str, "a string", ""),
+    field("bot_user_id", "string", str, "a string", ""),
+    field("user_name", "string", str, "a string", "bub"),
+    field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
+    field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
+    field("api_base", "string", textList, "a URL string, or null", null),
+    field("token_url", "string", textList, "a URL string, or null", null),
+    field("certs_url", "string", textList, "a URL string, or null", null),
   ],
 };

@@ -29,6 +29,7 @@ import {
 import {
   CHANNELS,
   DISCORD,
+  GCHAT,
   GITHUB,
   LINEAR,
   SLACK,
@@ -40,6 +41,7 @@ import { SANDBOX } from "./_sandbox_settings_specs.ts";
 export {
   CHANNELS,
   DISCORD,
+  GCHAT,
   GITHUB,
   LINEAR,
   SLACK,
@@ -243,4 +245,5 @@ export const SETTINGS_SPECS: readonly SectionSpec[] = [
   GITHUB,
   DISCORD,
   LINEAR,
+  GCHAT,
 ];

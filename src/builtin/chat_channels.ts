@@ -1,6 +1,6 @@
 /**
  * The Chat SDK channels of the builtin plugin: one {@link ChatChannel} per chat platform
- * (`slack`, `github`, `discord`, `linear`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
+ * (`slack`, `github`, `discord`, `linear`, `gchat`), configured from `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one
  * {@link WebhookServer} (`webhook_host`, `webhook_port`). A channel imports the SDK only when it
  * starts, so a platform that is not enabled costs nothing.
  *
@@ -52,6 +52,12 @@ export function chatChannels(
         webhookSecret: settings.webhook_secret,
         apiKey: settings.api_key,
         accessToken: settings.access_token,
+        serviceAccount: settings.credentials,
+        projectNumber: settings.project_number,
+        endpointUrl: settings.endpoint_url,
+        botUserId: settings.bot_user_id,
+        tokenUrl: settings.token_url,
+        certsUrl: settings.certs_url,
         publicKey: settings.public_key,
         applicationId: settings.application_id,
         userName: settings.user_name,

@@ -1,7 +1,7 @@
 /**
  * The settings of the Chat SDK channels: one section per platform under `channels:` in
  * `config.yml` (`channels: { slack: { bot_token, … } }`, env `BUB_SLACK_*`; `github`, env
- * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`; `linear`, env `BUB_LINEAR_*`) and the webhook server they share (`webhook_host`, `webhook_port`, env
+ * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`; `linear`, env `BUB_LINEAR_*`; `gchat`, env `BUB_GCHAT_*`) and the webhook server they share (`webhook_host`, `webhook_port`, env
  * `BUB_WEBHOOK_HOST`, `BUB_WEBHOOK_PORT`).
  *
  * @module
@@ -9,14 +9,14 @@
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { loadSection, type SectionSpec } from "./_settings_fields.ts";
-import { DISCORD, GITHUB, LINEAR, SLACK, WEBHOOKS } from "./_settings_specs.ts";
+import { DISCORD, GCHAT, GITHUB, LINEAR, SLACK, WEBHOOKS } from "./_settings_specs.ts";
 import type { SettingsSources } from "./settings_types.ts";
 
 /** The YAML key holding one section per chat platform. */
 export const CHANNELS_KEY = "channels";
 
 /** The chat platforms Bub serves through the Chat SDK. */
-export type ChatPlatformName = "slack" | "github" | "discord" | "linear";
+export type ChatPlatformName = "slack" | "github" | "discord" | "linear" | "gchat";
 
 /** The settings of one chat platform (keys as in `config.yml`). */
 export interface ChatPlatformSettings {
@@ -32,6 +32,18 @@ export interface ChatPlatformSettings {
   api_key?: string;
   /** Linear: an OAuth access token (instead of the API key). */
   access_token?: string;
+  /** Google Chat: the service account key (its JSON, or the path of its JSON file). */
+  credentials?: string;
+  /** Google Chat: the Google Cloud project number (the audience of Google Chat's tokens). */
+  project_number?: string;
+  /** Google Chat: the app's HTTP endpoint URL (an accepted token audience). */
+  endpoint_url?: string;
+  /** Google Chat: the app's user resource name (`users/123…`). */
+  bot_user_id?: string;
+  /** Google Chat: the OAuth token endpoint (proxies, tests). */
+  token_url?: string | null;
+  /** Google Chat: the certificates of Google Chat's signing account (proxies, tests). */
+  certs_url?: string | null;
   /** GitHub, Linear: the bot account's name (mentions are `@<user_name>`). */
   user_name?: string;
   /** Discord: the application's public key (hex), which signs its interactions. */
@@ -59,6 +71,7 @@ const SPECS: Record<ChatPlatformName, SectionSpec> = {
   github: GITHUB,
   discord: DISCORD,
   linear: LINEAR,
+  gchat: GCHAT,
 };
 
 /** The platforms with settings, in a stable order. */
@@ -67,6 +80,7 @@ export const CHAT_PLATFORMS: readonly ChatPlatformName[] = [
   "github",
   "discord",
   "linear",
+  "gchat",
 ];
 
 function platformData(

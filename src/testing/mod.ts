@@ -51,6 +51,7 @@ export {
   type FakeLinearUser,
   type LinearDeliveryOptions,
 } from "./fake_linear.ts";
+export { type FakeGChatMessage, FakeGChatServer, type FakeGChatUser } from "./fake_gchat.ts";
 export type {
   FakeChat,
   FakeFile,

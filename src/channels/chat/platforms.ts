@@ -40,6 +40,18 @@ export interface ChatCredentials {
   apiKey?: string;
   /** Linear: an OAuth access token (instead of the API key). */
   accessToken?: string;
+  /** Google Chat: the service account key (its JSON, or the path of its JSON file). */
+  serviceAccount?: string;
+  /** Google Chat: the Google Cloud project number (the audience of Google Chat's tokens). */
+  projectNumber?: string;
+  /** Google Chat: the app's HTTP endpoint URL (an accepted token audience). */
+  endpointUrl?: string;
+  /** Google Chat: the app's user resource name (`users/123…`). */
+  botUserId?: string;
+  /** Google Chat: the OAuth token endpoint (proxies, tests); null = Google's. */
+  tokenUrl?: string | null;
+  /** Google Chat: the certificates of Google Chat's signing account; null = Google's. */
+  certsUrl?: string | null;
   /** The bot's user name (GitHub: its login, which mentions name). */
   userName?: string;
   /** The platform's Web API base URL (proxies, tests); null = the platform's own. */
@@ -147,6 +159,45 @@ const LINEAR: ChatPlatform = {
 };
 
 /**
+ * Google Chat as an HTTP-endpoint app (events with a Bearer JWT signed by Google; answers through
+ * the Chat API with a service account). A channel id is the space (`spaces/AAA`), which
+ * `allow_channels` may name with or without `spaces/`.
+ */
+const GCHAT: ChatPlatform = {
+  name: "gchat",
+  answersStrangers: true,
+  // privateMessageViewer: only the refused user sees the answer.
+  ephemeralRefusals: true,
+  buttons: true,
+  configured: (c) => (c.serviceAccount ?? "").trim() !== "",
+  secrets(c) {
+    const key = c.serviceAccount ?? "";
+    const privateKey = /"private_key"\s*:\s*"([^"]+)"/.exec(key)?.[1] ?? "";
+    return [key.trim().startsWith("{") ? key : "", privateKey];
+  },
+  async createAdapter(c, logger) {
+    const { createGoogleChatAdapter } = await import("./_gchat.ts");
+    const projectNumber = (c.projectNumber ?? "").trim() || null;
+    const endpointUrl = (c.endpointUrl ?? "").trim() || null;
+    if (!projectNumber && !endpointUrl) {
+      required("gchat", "", "BUB_GCHAT_PROJECT_NUMBER (or BUB_GCHAT_ENDPOINT_URL)");
+    }
+    return await createGoogleChatAdapter({
+      credentials: required("gchat", c.serviceAccount, "BUB_GCHAT_CREDENTIALS"),
+      projectNumber,
+      endpointUrl,
+      botUserId: (c.botUserId ?? "").trim() || null,
+      userName: c.userName || "bub",
+      apiBase: c.apiBase ? c.apiBase.trim() : null,
+      tokenUrl: c.tokenUrl ? c.tokenUrl.trim() : null,
+      certsUrl: c.certsUrl ? c.certsUrl.trim() : null,
+      logger,
+    });
+  },
+  channelKeys: (id) => [id, id.replace(/^spaces\//, "")],
+};
+
+/**
  * Discord: messages over the gateway, button clicks as interactions signed with the
  * application's Ed25519 key. A channel id is `<guild>:<channel>` (`@me:<dm>` for a DM), and
  * `allow_channels` may name the channel or the whole guild (server).
@@ -193,6 +244,7 @@ export const CHAT_PLATFORMS: Readonly<Record<string, ChatPlatform>> = {
   github: GITHUB,
   discord: DISCORD,
   linear: LINEAR,
+  gchat: GCHAT,
 };
 
 /** A Chat SDK logger writing to Bub's log (category `bub.channels.<platform>`), secrets redacted. */
