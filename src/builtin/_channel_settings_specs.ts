@@ -123,6 +123,7 @@ export const GCHAT: SectionSpec = {
     field("credentials", "string", str, "a string", ""),
     field("project_number", "string", str, "a string", ""),
     field("endpoint_url", "string", str, "a string", ""),
+    field("addon_service_account", "string", str, "a string", ""),
     field("bot_user_id", "string", str, "a string", ""),
     field("user_name", "string", str, "a string", "bub"),
     field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
@@ -130,5 +131,6 @@ export const GCHAT: SectionSpec = {
     field("api_base", "string", textList, "a URL string, or null", null),
     field("token_url", "string", textList, "a URL string, or null", null),
     field("certs_url", "string", textList, "a URL string, or null", null),
+    field("oidc_certs_url", "string", textList, "a URL string, or null", null),
   ],
 };

@@ -58,6 +58,8 @@ export function chatChannels(
         botUserId: settings.bot_user_id,
         tokenUrl: settings.token_url,
         certsUrl: settings.certs_url,
+        addOnServiceAccount: settings.addon_service_account,
+        oidcCertsUrl: settings.oidc_certs_url,
         publicKey: settings.public_key,
         applicationId: settings.application_id,
         userName: settings.user_name,

@@ -44,6 +44,10 @@ export interface ChatPlatformSettings {
   token_url?: string | null;
   /** Google Chat: the certificates of Google Chat's signing account (proxies, tests). */
   certs_url?: string | null;
+  /** Google Chat: the app's Workspace add-on service account (signs add-on events). */
+  addon_service_account?: string;
+  /** Google Chat: Google's OIDC certificates (proxies, tests). */
+  oidc_certs_url?: string | null;
   /** GitHub, Linear: the bot account's name (mentions are `@<user_name>`). */
   user_name?: string;
   /** Discord: the application's public key (hex), which signs its interactions. */

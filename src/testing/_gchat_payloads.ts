@@ -28,7 +28,13 @@ export interface FakeGChatUser {
  * @example
  * ```ts
  * import type { FakeGChatMessage } from "@bub/core/testing";
- * const sent: FakeGChatMessage = { name: "spaces/S/messages/1", thread: null, text: "hi", buttons: [], viewer: null };
+ * const sent: FakeGChatMessage = {
+ *   name: "spaces/S/messages/1",
+ *   thread: null,
+ *   text: "hi",
+ *   buttons: [],
+ *   viewer: null,
+ * };
  * ```
  */
 export interface FakeGChatMessage {

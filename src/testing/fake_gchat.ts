@@ -1,10 +1,12 @@
 /**
  * A fake Google Chat on 127.0.0.1 for tests, with keys of its own: the certificates of the
- * signing account `chat@system.gserviceaccount.com` (`GET /certs`), the OAuth token endpoint
+ * signing account `chat@system.gserviceaccount.com` (`GET /certs`) and Google's OIDC
+ * certificates (`GET /oauth2/v1/certs`, for Workspace add-on tokens), the OAuth token endpoint
  * checking a service account's JWT bearer grant (`POST /token`), the Chat API calls the Chat
- * SDK's adapter makes (`POST /v1/spaces/<s>/messages`, `PUT` or `PATCH /v1/spaces/<s>/messages/<m>`,
- * anything else 404), a one-shot 429, and a sender of interaction events (messages, button
- * clicks) in the Workspace Add-ons shape, with a Bearer JWT signed as Google Chat signs them.
+ * SDK's adapter makes (`POST /v1/spaces/<s>/messages`, `PUT` or `PATCH
+ * /v1/spaces/<s>/messages/<m>`, anything else 404), a one-shot 429, and a sender of interaction
+ * events (messages, button clicks) in the Workspace add-on shape, with a Bearer JWT signed as
+ * Google signs them.
  *
  * @module
  */
@@ -41,6 +43,10 @@ export type { FakeGChatMessage, FakeGChatUser } from "./_gchat_payloads.ts";
 export class FakeGChatServer implements AsyncDisposable {
   /** The Google Cloud project number (the audience of the event tokens). */
   readonly projectNumber = "123456789012";
+  /** The app's HTTP endpoint URL (the audience of add-on tokens; it routes no request here). */
+  readonly endpointUrl = "https://bub.example.test/webhooks/gchat";
+  /** The service account of the app's Workspace add-on, which signs add-on events. */
+  readonly addOnAccount = "service-123456789012@gcp-sa-gsuiteaddons.iam.gserviceaccount.com";
   /** The app's user resource name. */
   readonly bot: FakeGChatUser = { name: "users/app-bub", displayName: "Bub" };
   /** The service account key the bot uses (JSON, as Google hands it out). */
@@ -49,6 +55,7 @@ export class FakeGChatServer implements AsyncDisposable {
   readonly log: FakeCallLog = new FakeCallLog();
   #http: LoopbackServer;
   #chatKey = keyPair();
+  #googleKey = keyPair();
   #account = keyPair();
   #email = "bub-bot@acme-project.iam.gserviceaccount.com";
   #token = `ya29.fake-${crypto.randomUUID()}`;
@@ -94,6 +101,11 @@ export class FakeGChatServer implements AsyncDisposable {
     return `${this.apiBase}certs`;
   }
 
+  /** Google's OIDC certificates (of add-on tokens), Bub's `oidc_certs_url`. */
+  get oidcCertsUrl(): string {
+    return `${this.apiBase}oauth2/v1/certs`;
+  }
+
   /** The bot's messages in `space` (`spaces/AAA`), in order. */
   messagesIn(space: string): FakeGChatMessage[] {
     return [...this.#messages.values()].filter((m) => m.name.startsWith(`${space}/`));
@@ -128,19 +140,27 @@ export class FakeGChatServer implements AsyncDisposable {
   }
 
   /**
-   * POSTs `event` to `url` as Google Chat does: a Bearer JWT from `chat@system.gserviceaccount.com`
-   * for the project number; `forged` signs with another key, `audience` names another one.
+   * POSTs `event` to `url` as Google Chat does, with a Bearer JWT: by default one of
+   * `chat@system.gserviceaccount.com` for the project number; with `addOn`, a Google OIDC token
+   * of that add-on account (`true`: the app's own, {@link addOnAccount}) for the
+   * {@link endpointUrl}. `forged` signs with another key, `audience` names another one.
    */
-  async deliver(
-    url: string,
-    event: Record<string, unknown>,
-    options: { forged?: boolean; audience?: string; unsigned?: boolean } = {},
-  ): Promise<Response> {
+  async deliver(url: string, event: Record<string, unknown>, options: {
+    forged?: boolean;
+    audience?: string;
+    unsigned?: boolean;
+    addOn?: string | true;
+  } = {}): Promise<Response> {
     const now = Math.floor(Date.now() / 1000);
-    const key = options.forged ? keyPair().privateKey : this.#chatKey.privateKey;
-    const token = signJwt(key, "chat-key-1", {
-      iss: CHAT_ISSUER,
-      aud: options.audience ?? this.projectNumber,
+    const addOn = options.addOn === true ? this.addOnAccount : options.addOn;
+    const signer = addOn ? this.#googleKey : this.#chatKey;
+    const key = options.forged ? keyPair().privateKey : signer.privateKey;
+    const claims = addOn
+      ? { iss: "https://accounts.google.com", email: addOn, email_verified: true }
+      : { iss: CHAT_ISSUER };
+    const token = signJwt(key, addOn ? "google-key-1" : "chat-key-1", {
+      ...claims,
+      aud: options.audience ?? (addOn ? this.endpointUrl : this.projectNumber),
       iat: now,
       exp: now + 3600,
     });
@@ -163,6 +183,9 @@ export class FakeGChatServer implements AsyncDisposable {
       authorization,
     });
     if (method === "GET /certs") return reply(res, 200, { "chat-key-1": this.#chatKey.publicKey });
+    if (method === "GET /oauth2/v1/certs") {
+      return reply(res, 200, { "google-key-1": this.#googleKey.publicKey });
+    }
     if (method === "POST /token") return this.#grant(res, params);
     if (authorization !== `Bearer ${this.#token}`) {
       return reply(res, 401, { error: { code: 401, message: "Request had invalid credentials" } });

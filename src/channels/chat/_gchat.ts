@@ -6,16 +6,19 @@
  *
  * The adapter verifies the JWT itself: with `project_number`, a token self-signed by
  * `chat@system.gserviceaccount.com` whose audience is the project number, checked against that
- * account's published certificates; with `endpoint_url`, a Google OIDC token for that URL. Three
- * fixed Google URLs stand between it and an offline test, and Bub points each elsewhere through
- * a public seam, only when set:
+ * account's published certificates; with `endpoint_url`, a Google OIDC token for that URL from
+ * `chat@system.gserviceaccount.com` or the app's own Workspace add-on account
+ * (`addon_service_account`; add-on apps, whose event shape this adapter reads, always use it).
+ * Four fixed Google URLs stand between it and an offline test, and Bub points each elsewhere
+ * through a seam, only when set:
  * - `api_base`: the Chat API root (the adapter's own `apiUrl`);
  * - `certs_url`: the certificates of `chat@system.gserviceaccount.com` (the adapter fetches a
  *   constant URL; Bub replaces that one fetch, the verification stays the adapter's);
+ * - `oidc_certs_url`: Google's OIDC certificates (google-auth-library's OAuth2 client takes the
+ *   URL from its public `endpoints`, which Bub sets on the adapter's client);
  * - `token_url`: the service account's JWT bearer grant (google-auth-library sends it to a
  *   constant `https://oauth2.googleapis.com/token`; Bub redirects that one request with a
  *   request interceptor of the auth client's Gaxios transporter).
- * The `endpoint_url` path (Google's OIDC certificates) has no such seam and is not tested here.
  *
  * The transporter's interceptor also lets a message create (POST) or edit (PATCH) answered 429 be
  * retried as Gaxios retries GET and PUT (3 tries, backing off): Gaxios leaves those verbs alone and
@@ -49,6 +52,10 @@ export interface GoogleChatAdapterSettings {
   readonly tokenUrl: string | null;
   /** The certificates of `chat@system.gserviceaccount.com`, null = Google's. */
   readonly certsUrl: string | null;
+  /** The app's Workspace add-on service account (`service-<n>@gcp-sa-gsuiteaddons…`). */
+  readonly addOnServiceAccount: string | null;
+  /** Google's OIDC certificates (PEM), null = Google's. */
+  readonly oidcCertsUrl: string | null;
   /** The SDK's logger. */
   readonly logger: Logger;
 }
@@ -115,6 +122,9 @@ export async function createGoogleChatAdapter(
     ...(settings.projectNumber ? { googleChatProjectNumber: settings.projectNumber } : {}),
     ...(settings.endpointUrl ? { endpointUrl: settings.endpointUrl } : {}),
     ...(settings.botUserId ? { botUserId: settings.botUserId } : {}),
+    ...(settings.addOnServiceAccount
+      ? { workspaceAddOnServiceAccountEmail: settings.addOnServiceAccount }
+      : {}),
     ...(settings.apiBase ? { apiUrl: settings.apiBase } : {}),
     userName: settings.userName,
     logger: settings.logger,
@@ -137,6 +147,13 @@ export async function createGoogleChatAdapter(
         return cached.certs;
       },
     });
+  }
+  if (settings.oidcCertsUrl) {
+    // The adapter's (private) OAuth2 client checks endpoint-URL tokens against this URL.
+    const oauth2 = (adapter as unknown as {
+      oauth2Client: { endpoints: { oauth2FederatedSignonPemCertsUrl: string } };
+    }).oauth2Client;
+    oauth2.endpoints.oauth2FederatedSignonPemCertsUrl = settings.oidcCertsUrl;
   }
   const transporter = (adapter as unknown as { authClient: { transporter: GaxiosTransporter } })
     .authClient.transporter;

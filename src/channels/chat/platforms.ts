@@ -52,6 +52,10 @@ export interface ChatCredentials {
   tokenUrl?: string | null;
   /** Google Chat: the certificates of Google Chat's signing account; null = Google's. */
   certsUrl?: string | null;
+  /** Google Chat: the app's Workspace add-on service account (signs add-on events). */
+  addOnServiceAccount?: string;
+  /** Google Chat: Google's OIDC certificates; null = Google's. */
+  oidcCertsUrl?: string | null;
   /** The bot's user name (GitHub: its login, which mentions name). */
   userName?: string;
   /** The platform's Web API base URL (proxies, tests); null = the platform's own. */
@@ -171,9 +175,13 @@ const GCHAT: ChatPlatform = {
   buttons: true,
   configured: (c) => (c.serviceAccount ?? "").trim() !== "",
   secrets(c) {
-    const key = c.serviceAccount ?? "";
-    const privateKey = /"private_key"\s*:\s*"([^"]+)"/.exec(key)?.[1] ?? "";
-    return [key.trim().startsWith("{") ? key : "", privateKey];
+    const key = (c.serviceAccount ?? "").trim();
+    if (!key.startsWith("{")) return []; // a file path: the key itself never reaches a log line
+    let privateKey = "";
+    try {
+      privateKey = String((JSON.parse(key) as { private_key?: unknown }).private_key ?? "");
+    } catch { /* not JSON: the whole value is the secret */ }
+    return [key, privateKey, JSON.stringify(privateKey).slice(1, -1)].filter((s) => s !== "");
   },
   async createAdapter(c, logger) {
     const { createGoogleChatAdapter } = await import("./_gchat.ts");
@@ -191,6 +199,8 @@ const GCHAT: ChatPlatform = {
       apiBase: c.apiBase ? c.apiBase.trim() : null,
       tokenUrl: c.tokenUrl ? c.tokenUrl.trim() : null,
       certsUrl: c.certsUrl ? c.certsUrl.trim() : null,
+      addOnServiceAccount: (c.addOnServiceAccount ?? "").trim() || null,
+      oidcCertsUrl: c.oidcCertsUrl ? c.oidcCertsUrl.trim() : null,
       logger,
     });
   },

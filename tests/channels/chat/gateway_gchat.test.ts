@@ -1,7 +1,8 @@
 /**
  * `bub gateway --enable-channel gchat` as a real subprocess: the fake Google Chat delivers
  * interaction events with a Bearer JWT signed by its own `chat@system.gserviceaccount.com` key
- * (`BUB_GCHAT_CERTS_URL`), grants the service account a token (`BUB_GCHAT_TOKEN_URL`) and receives
+ * (`BUB_GCHAT_CERTS_URL`) or, as to a Workspace add-on, by its own Google OIDC key
+ * (`BUB_GCHAT_OIDC_CERTS_URL`), grants the service account a token (`BUB_GCHAT_TOKEN_URL`) and receives
  * the answers through its fake Chat API (`BUB_GCHAT_API_BASE`), streamed as a message edited to
  * the answer; the mock model answers, or calls `bash` under an `approvals:` rule, approved by a
  * card button.
@@ -64,6 +65,10 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
         BUB_GCHAT_API_BASE: gchat.apiBase,
         BUB_GCHAT_TOKEN_URL: gchat.tokenUrl,
         BUB_GCHAT_CERTS_URL: gchat.certsUrl,
+        // Both audiences: the project number (Chat's own tokens) and the endpoint URL (add-ons).
+        BUB_GCHAT_ENDPOINT_URL: gchat.endpointUrl,
+        BUB_GCHAT_ADDON_SERVICE_ACCOUNT: gchat.addOnAccount,
+        BUB_GCHAT_OIDC_CERTS_URL: gchat.oidcCertsUrl,
         BUB_GCHAT_ALLOW_USERS: ada.name,
         BUB_WEBHOOK_PORT: "0",
         BUB_STREAM_OUTPUT: "true",
@@ -136,6 +141,23 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
     await gchat.deliver(webhook, gchat.messageEvent(ada, "after the forgery", { space }));
     assert.deepEqual(await texts(space, "after the forgery"), ["You said: after the forgery"]);
     assert.ok(userTexts().slice(before).every((text) => !text.includes("forged")));
+  });
+
+  test("a Workspace add-on's OIDC token for the endpoint URL is accepted from the app's add-on only", async () => {
+    const space = `spaces/S${spaces++}`;
+    const other = "service-999@gcp-sa-gsuiteaddons.iam.gserviceaccount.com";
+    const event = (text: string) => gchat.messageEvent(ada, text, { space });
+    assert.equal((await gchat.deliver(webhook, event("x"), { addOn: other })).status, 401);
+    assert.equal(
+      (await gchat.deliver(webhook, event("x"), { addOn: true, forged: true })).status,
+      401,
+    );
+    const wrong = { addOn: true as const, audience: "https://elsewhere.test/" };
+    assert.equal((await gchat.deliver(webhook, event("x"), wrong)).status, 401);
+    const accepted = await gchat.deliver(webhook, event("from the add-on"), { addOn: true });
+    assert.equal(accepted.status, 200);
+    assert.deepEqual(await texts(space, "from the add-on"), ["You said: from the add-on"]);
+    assert.ok(gchat.callsOf("GET /oauth2/v1/certs").length >= 1);
   });
 
   test("a stranger is told 'Access denied.' privately; the model never sees them", async () => {
