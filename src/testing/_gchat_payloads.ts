@@ -79,7 +79,7 @@ export function messageEvent(
   user: FakeGChatUser,
   text: string,
   id: string,
-  options: { space?: string; thread?: string; mention?: boolean } = {},
+  options: { space?: string; thread?: string; mention?: boolean; dm?: boolean } = {},
 ): Record<string, unknown> {
   const space = options.space ?? "spaces/AAA";
   const thread = options.thread ?? `${space}/threads/${id}`;
@@ -100,7 +100,9 @@ export function messageEvent(
       user: sender,
       eventTime: new Date().toISOString(),
       messagePayload: {
-        space: { name: space, type: "ROOM", spaceType: "SPACE" },
+        space: options.dm
+          ? { name: space, type: "DM", spaceType: "DIRECT_MESSAGE" }
+          : { name: space, type: "ROOM", spaceType: "SPACE" },
         message: {
           name: `${space}/messages/${id}`,
           text: body,

@@ -121,11 +121,14 @@ export class FakeGChatServer implements AsyncDisposable {
     return this.log.of(method);
   }
 
-  /** A message event: `user` writes `text` in `space`, in `thread` (default: a new one). */
+  /**
+   * A message event: `user` writes `text` in `space`, in `thread` (default: a new one), mentioning
+   * the bot unless `mention` is false; `dm` makes the space a direct message.
+   */
   messageEvent(
     user: FakeGChatUser,
     text: string,
-    options: { space?: string; thread?: string; mention?: boolean } = {},
+    options: { space?: string; thread?: string; mention?: boolean; dm?: boolean } = {},
   ): Record<string, unknown> {
     return messageEvent(this.bot, user, text, `m${this.#nextId++}`, options);
   }

@@ -160,6 +160,15 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
     assert.ok(gchat.callsOf("GET /oauth2/v1/certs").length >= 1);
   });
 
+  test("a direct message is answered in the DM without a mention", async () => {
+    const space = `spaces/D${spaces++}`;
+    await gchat.deliver(
+      webhook,
+      gchat.messageEvent(ada, "just us", { space, dm: true, mention: false }),
+    );
+    assert.deepEqual(await texts(space, "You said: just us"), ["You said: just us"]);
+  });
+
   test("a stranger is told 'Access denied.' privately; the model never sees them", async () => {
     const before = model.requests.length;
     const space = `spaces/S${spaces++}`;
