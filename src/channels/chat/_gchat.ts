@@ -117,18 +117,26 @@ export async function createGoogleChatAdapter(
   settings: GoogleChatAdapterSettings,
 ): Promise<Adapter> {
   const { GoogleChatAdapter } = await import("@chat-adapter/gchat");
+  // Every option is given, empty when unset: the adapter would otherwise fall back to its
+  // GOOGLE_CHAT_* environment variables behind Bub's settings (one of them switches off the
+  // verification of Pub/Sub pushes, which Bub does not serve).
   const adapter = new GoogleChatAdapter({
     credentials: parseServiceAccount(settings.credentials),
-    ...(settings.projectNumber ? { googleChatProjectNumber: settings.projectNumber } : {}),
+    googleChatProjectNumber: settings.projectNumber ?? "",
     ...(settings.endpointUrl ? { endpointUrl: settings.endpointUrl } : {}),
-    ...(settings.botUserId ? { botUserId: settings.botUserId } : {}),
-    ...(settings.addOnServiceAccount
-      ? { workspaceAddOnServiceAccountEmail: settings.addOnServiceAccount }
-      : {}),
-    ...(settings.apiBase ? { apiUrl: settings.apiBase } : {}),
+    botUserId: settings.botUserId ?? "",
+    workspaceAddOnServiceAccountEmail: settings.addOnServiceAccount ?? "",
+    apiUrl: settings.apiBase ?? "https://chat.googleapis.com/",
+    pubsubTopic: "",
+    pubsubAudience: "",
+    pubsubServiceAccountEmail: "",
+    impersonateUser: "",
+    disableSignatureVerification: false,
     userName: settings.userName,
     logger: settings.logger,
   });
+  // No Workspace Events subscriptions (Pub/Sub): the adapter would warn on every new thread.
+  Object.defineProperty(adapter, "onThreadSubscribe", { value: () => Promise.resolve() });
   const certsUrl = settings.certsUrl;
   if (certsUrl) {
     let cached: { certs: unknown; at: number } | null = null;

@@ -9,6 +9,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
@@ -69,6 +70,9 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
         BUB_GCHAT_ENDPOINT_URL: gchat.endpointUrl,
         BUB_GCHAT_ADDON_SERVICE_ACCOUNT: gchat.addOnAccount,
         BUB_GCHAT_OIDC_CERTS_URL: gchat.oidcCertsUrl,
+        // The adapter's own variables must not act behind Bub's settings.
+        GOOGLE_CHAT_DISABLE_SIGNATURE_VERIFICATION: "true",
+        GOOGLE_CHAT_PUBSUB_TOPIC: "projects/acme/topics/chat",
         BUB_GCHAT_ALLOW_USERS: ada.name,
         BUB_WEBHOOK_PORT: "0",
         BUB_STREAM_OUTPUT: "true",
@@ -141,6 +145,25 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
     await gchat.deliver(webhook, gchat.messageEvent(ada, "after the forgery", { space }));
     assert.deepEqual(await texts(space, "after the forgery"), ["You said: after the forgery"]);
     assert.ok(userTexts().slice(before).every((text) => !text.includes("forged")));
+  });
+
+  test("an unverified Pub/Sub push gets 401 despite GOOGLE_CHAT_DISABLE_SIGNATURE_VERIFICATION", async () => {
+    const before = model.requests.length;
+    const space = `spaces/S${spaces++}`;
+    const { message } = (gchat.messageEvent(ada, "pushed", { space }).chat as {
+      messagePayload: { message: unknown };
+    }).messagePayload;
+    const push = {
+      subscription: "projects/acme/subscriptions/chat",
+      message: {
+        data: Buffer.from(JSON.stringify({ message })).toString("base64"),
+        attributes: { "ce-type": "google.workspace.chat.message.v1.created" },
+      },
+    };
+    assert.equal((await gchat.deliver(webhook, push, { unsigned: true })).status, 401);
+    await gchat.deliver(webhook, gchat.messageEvent(ada, "after the push", { space }));
+    assert.deepEqual(await texts(space, "after the push"), ["You said: after the push"]);
+    assert.ok(userTexts().slice(before).every((text) => !text.includes("pushed")));
   });
 
   test("a Workspace add-on's OIDC token for the endpoint URL is accepted from the app's add-on only", async () => {
