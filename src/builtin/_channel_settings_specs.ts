@@ -1,7 +1,7 @@
 /**
  * Private: the field specs of the channel settings — the channel manager's (debounce, active
- * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's, Discord's and
- * Teams'.
+ * window, enabled channels), Telegram's, the webhook server's, Slack's, GitHub's, Discord's,
+ * Teams', Linear's and Google Chat's.
  *
  * @module
  */
@@ -130,5 +130,40 @@ export const TEAMS: SectionSpec = {
     field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
     field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
     field("api_base", "string", textList, "a URL string, or null", null),
+  ],
+};
+
+/** Spec of the Linear channel settings (YAML `channels: { linear: … }`, `BUB_LINEAR_*`). */
+export const LINEAR: SectionSpec = {
+  section: "channels.linear",
+  prefix: "BUB_LINEAR_",
+  fields: [
+    field("api_key", "string", str, "a string", ""),
+    field("access_token", "string", str, "a string", ""),
+    field("webhook_secret", "string", str, "a string", ""),
+    field("user_name", "string", str, "a string", "bub"),
+    field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
+    field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
+    field("api_base", "string", textList, "a URL string, or null", null),
+  ],
+};
+
+/** Spec of the Google Chat channel settings (YAML `channels: { gchat: … }`, `BUB_GCHAT_*`). */
+export const GCHAT: SectionSpec = {
+  section: "channels.gchat",
+  prefix: "BUB_GCHAT_",
+  fields: [
+    field("credentials", "string", str, "a string", ""),
+    field("project_number", "string", str, "a string", ""),
+    field("endpoint_url", "string", str, "a string", ""),
+    field("addon_service_account", "string", str, "a string", ""),
+    field("bot_user_id", "string", str, "a string", ""),
+    field("user_name", "string", str, "a string", "bub"),
+    field("allow_users", "list_text", textList, "a comma-separated string, or null", null),
+    field("allow_channels", "list_text", textList, "a comma-separated string, or null", null),
+    field("api_base", "string", textList, "a URL string, or null", null),
+    field("token_url", "string", textList, "a URL string, or null", null),
+    field("certs_url", "string", textList, "a URL string, or null", null),
+    field("oidc_certs_url", "string", textList, "a URL string, or null", null),
   ],
 };

@@ -29,7 +29,9 @@ import {
 import {
   CHANNELS,
   DISCORD,
+  GCHAT,
   GITHUB,
+  LINEAR,
   SLACK,
   TEAMS,
   TELEGRAM,
@@ -40,7 +42,9 @@ import { SANDBOX } from "./_sandbox_settings_specs.ts";
 export {
   CHANNELS,
   DISCORD,
+  GCHAT,
   GITHUB,
+  LINEAR,
   SLACK,
   TEAMS,
   TELEGRAM,
@@ -243,4 +247,6 @@ export const SETTINGS_SPECS: readonly SectionSpec[] = [
   GITHUB,
   DISCORD,
   TEAMS,
+  LINEAR,
+  GCHAT,
 ];

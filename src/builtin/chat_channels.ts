@@ -1,8 +1,9 @@
 /**
  * The Chat SDK channels of the builtin plugin: one {@link ChatChannel} per chat platform
- * (`slack`, `github`, `discord`, `teams`), configured from `channels.<platform>` /
- * `BUB_<PLATFORM>_*`, sharing one {@link WebhookServer} (`webhook_host`, `webhook_port`). A
- * channel imports the SDK only when it starts, so a platform that is not enabled costs nothing.
+ * (`slack`, `github`, `discord`, `teams`, `linear`, `gchat`), configured from
+ * `channels.<platform>` / `BUB_<PLATFORM>_*`, sharing one {@link WebhookServer} (`webhook_host`,
+ * `webhook_port`). A channel imports the SDK only when it starts, so a platform that is not enabled
+ * costs nothing.
  *
  * @module
  */
@@ -52,6 +53,16 @@ export function chatChannels(
         mode: settings.mode,
         token: settings.token,
         webhookSecret: settings.webhook_secret,
+        apiKey: settings.api_key,
+        accessToken: settings.access_token,
+        serviceAccount: settings.credentials,
+        projectNumber: settings.project_number,
+        endpointUrl: settings.endpoint_url,
+        botUserId: settings.bot_user_id,
+        tokenUrl: settings.token_url,
+        certsUrl: settings.certs_url,
+        addOnServiceAccount: settings.addon_service_account,
+        oidcCertsUrl: settings.oidc_certs_url,
         publicKey: settings.public_key,
         applicationId: settings.application_id,
         appId: settings.app_id,

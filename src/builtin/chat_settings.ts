@@ -1,22 +1,23 @@
 /**
  * The settings of the Chat SDK channels: one section per platform under `channels:` in
  * `config.yml` (`channels: { slack: { bot_token, … } }`, env `BUB_SLACK_*`; `github`, env
- * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`; `teams`, env `BUB_TEAMS_*`) and the webhook
- * server they share (`webhook_host`, `webhook_port`, env `BUB_WEBHOOK_HOST`, `BUB_WEBHOOK_PORT`).
+ * `BUB_GITHUB_*`; `discord`, env `BUB_DISCORD_*`; `teams`, env `BUB_TEAMS_*`; `linear`, env
+ * `BUB_LINEAR_*`; `gchat`, env `BUB_GCHAT_*`) and the webhook server they share (`webhook_host`,
+ * `webhook_port`, env `BUB_WEBHOOK_HOST`, `BUB_WEBHOOK_PORT`).
  *
  * @module
  */
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
 import { loadSection, type SectionSpec } from "./_settings_fields.ts";
-import { DISCORD, GITHUB, SLACK, TEAMS, WEBHOOKS } from "./_settings_specs.ts";
+import { DISCORD, GCHAT, GITHUB, LINEAR, SLACK, TEAMS, WEBHOOKS } from "./_settings_specs.ts";
 import type { SettingsSources } from "./settings_types.ts";
 
 /** The YAML key holding one section per chat platform. */
 export const CHANNELS_KEY = "channels";
 
 /** The chat platforms Bub serves through the Chat SDK. */
-export type ChatPlatformName = "slack" | "github" | "discord" | "teams";
+export type ChatPlatformName = "slack" | "github" | "discord" | "teams" | "linear" | "gchat";
 
 /** The settings of one chat platform (keys as in `config.yml`). */
 export interface ChatPlatformSettings {
@@ -33,9 +34,29 @@ export interface ChatPlatformSettings {
   mode?: string | null;
   /** GitHub: a personal access token. */
   token?: string;
-  /** GitHub: the webhook secret. */
+  /** GitHub, Linear: the webhook secret. */
   webhook_secret?: string;
-  /** GitHub: the bot account's login (mentions are `@<user_name>`). */
+  /** Linear: a personal API key. */
+  api_key?: string;
+  /** Linear: an OAuth access token (instead of the API key). */
+  access_token?: string;
+  /** Google Chat: the service account key (its JSON, or the path of its JSON file). */
+  credentials?: string;
+  /** Google Chat: the Google Cloud project number (the audience of Google Chat's tokens). */
+  project_number?: string;
+  /** Google Chat: the app's HTTP endpoint URL (an accepted token audience). */
+  endpoint_url?: string;
+  /** Google Chat: the app's user resource name (`users/123…`). */
+  bot_user_id?: string;
+  /** Google Chat: the OAuth token endpoint (proxies, tests). */
+  token_url?: string | null;
+  /** Google Chat: the certificates of Google Chat's signing account (proxies, tests). */
+  certs_url?: string | null;
+  /** Google Chat: the app's Workspace add-on service account (signs add-on events). */
+  addon_service_account?: string;
+  /** Google Chat: Google's OIDC certificates (proxies, tests). */
+  oidc_certs_url?: string | null;
+  /** GitHub, Linear: the bot account's name (mentions are `@<user_name>`). */
   user_name?: string;
   /** Discord: the application's public key (hex), which signs its interactions. */
   public_key?: string;
@@ -49,7 +70,10 @@ export interface ChatPlatformSettings {
   tenant_id?: string;
   /** User ids or names allowed to talk (comma-separated); `*` = everyone. */
   allow_users: string | null;
-  /** Channel ids (Slack), `owner/repo` (GitHub), channel or guild ids (Discord), conversation ids (Teams) served. */
+  /**
+   * Channel ids (Slack), `owner/repo` (GitHub), channel or guild ids (Discord), conversation ids
+   * (Teams), issue ids (Linear) served.
+   */
   allow_channels: string | null;
   /** The platform's Web API base URL (proxies, tests). */
   api_base: string | null;
@@ -68,10 +92,19 @@ const SPECS: Record<ChatPlatformName, SectionSpec> = {
   github: GITHUB,
   discord: DISCORD,
   teams: TEAMS,
+  linear: LINEAR,
+  gchat: GCHAT,
 };
 
 /** The platforms with settings, in a stable order. */
-export const CHAT_PLATFORMS: readonly ChatPlatformName[] = ["slack", "github", "discord", "teams"];
+export const CHAT_PLATFORMS: readonly ChatPlatformName[] = [
+  "slack",
+  "github",
+  "discord",
+  "teams",
+  "linear",
+  "gchat",
+];
 
 function platformData(
   platform: string,

@@ -66,6 +66,12 @@ export type {
   TeamsButtonData,
   TeamsConversationOptions,
 } from "./_teams_activities.ts";
+export {
+  FakeLinearServer,
+  type FakeLinearUser,
+  type LinearDeliveryOptions,
+} from "./fake_linear.ts";
+export { type FakeGChatMessage, FakeGChatServer, type FakeGChatUser } from "./fake_gchat.ts";
 export type {
   FakeChat,
   FakeFile,

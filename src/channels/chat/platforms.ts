@@ -43,7 +43,7 @@ export interface ChatCredentials {
   mode?: string | null;
   /** GitHub: a personal access token. */
   token?: string;
-  /** GitHub: the webhook secret. */
+  /** GitHub, Linear: the webhook secret. */
   webhookSecret?: string;
   /** Discord: the application's public key (hex), which signs its interactions. */
   publicKey?: string;
@@ -55,6 +55,26 @@ export interface ChatCredentials {
   appPassword?: string;
   /** Teams: the tenant of a single-tenant app (empty: multi-tenant). */
   tenantId?: string;
+  /** Linear: a personal API key. */
+  apiKey?: string;
+  /** Linear: an OAuth access token (instead of the API key). */
+  accessToken?: string;
+  /** Google Chat: the service account key (its JSON, or the path of its JSON file). */
+  serviceAccount?: string;
+  /** Google Chat: the Google Cloud project number (the audience of Google Chat's tokens). */
+  projectNumber?: string;
+  /** Google Chat: the app's HTTP endpoint URL (an accepted token audience). */
+  endpointUrl?: string;
+  /** Google Chat: the app's user resource name (`users/123…`). */
+  botUserId?: string;
+  /** Google Chat: the OAuth token endpoint (proxies, tests); null = Google's. */
+  tokenUrl?: string | null;
+  /** Google Chat: the certificates of Google Chat's signing account; null = Google's. */
+  certsUrl?: string | null;
+  /** Google Chat: the app's Workspace add-on service account (signs add-on events). */
+  addOnServiceAccount?: string;
+  /** Google Chat: Google's OIDC certificates; null = Google's. */
+  oidcCertsUrl?: string | null;
   /** The bot's user name (GitHub: its login, which mentions name). */
   userName?: string;
   /** The platform's Web API base URL (proxies, tests); null = the platform's own. */
@@ -167,6 +187,81 @@ const GITHUB: ChatPlatform = {
 };
 
 /**
+ * Linear issue comments (webhooks signed with the webhook secret; answers are replies under the
+ * comment, edited while they stream). A channel id is the issue's id.
+ */
+const LINEAR: ChatPlatform = {
+  name: "linear",
+  // Like GitHub: a comment thread is shared by the whole workspace, so no refusals there.
+  answersStrangers: false,
+  ephemeralRefusals: false,
+  buttons: false,
+  configured: (c) => (c.apiKey ?? "").trim() !== "" || (c.accessToken ?? "").trim() !== "",
+  secrets: (c) => [c.apiKey ?? "", c.accessToken ?? "", c.webhookSecret ?? ""],
+  async createAdapter(c, logger) {
+    const { createLinearAdapter } = await import("./_linear.ts");
+    const accessToken = (c.accessToken ?? "").trim();
+    return await createLinearAdapter({
+      ...(accessToken
+        ? { accessToken }
+        : { apiKey: required("linear", c.apiKey, "BUB_LINEAR_API_KEY") }),
+      webhookSecret: required("linear", c.webhookSecret, "BUB_LINEAR_WEBHOOK_SECRET"),
+      userName: c.userName || "bub",
+      apiBase: c.apiBase ? c.apiBase.trim() : null,
+      logger,
+    });
+  },
+  channelKeys: (id) => [id],
+  webhooks: () => true,
+};
+
+/**
+ * Google Chat as an HTTP-endpoint app (events with a Bearer JWT signed by Google; answers through
+ * the Chat API with a service account). A channel id is the space (`spaces/AAA`), which
+ * `allow_channels` may name with or without `spaces/`.
+ */
+const GCHAT: ChatPlatform = {
+  name: "gchat",
+  answersStrangers: true,
+  // privateMessageViewer: only the refused user sees the answer.
+  ephemeralRefusals: true,
+  buttons: true,
+  configured: (c) => (c.serviceAccount ?? "").trim() !== "",
+  secrets(c) {
+    const key = (c.serviceAccount ?? "").trim();
+    if (!key.startsWith("{")) return []; // a file path: the key itself never reaches a log line
+    let privateKey = "";
+    try {
+      privateKey = String((JSON.parse(key) as { private_key?: unknown }).private_key ?? "");
+    } catch { /* not JSON: the whole value is the secret */ }
+    return [key, privateKey, JSON.stringify(privateKey).slice(1, -1)].filter((s) => s !== "");
+  },
+  async createAdapter(c, logger) {
+    const { createGoogleChatAdapter } = await import("./_gchat.ts");
+    const projectNumber = (c.projectNumber ?? "").trim() || null;
+    const endpointUrl = (c.endpointUrl ?? "").trim() || null;
+    if (!projectNumber && !endpointUrl) {
+      required("gchat", "", "BUB_GCHAT_PROJECT_NUMBER (or BUB_GCHAT_ENDPOINT_URL)");
+    }
+    return await createGoogleChatAdapter({
+      credentials: required("gchat", c.serviceAccount, "BUB_GCHAT_CREDENTIALS"),
+      projectNumber,
+      endpointUrl,
+      botUserId: (c.botUserId ?? "").trim() || null,
+      userName: c.userName || "bub",
+      apiBase: c.apiBase ? c.apiBase.trim() : null,
+      tokenUrl: c.tokenUrl ? c.tokenUrl.trim() : null,
+      certsUrl: c.certsUrl ? c.certsUrl.trim() : null,
+      addOnServiceAccount: (c.addOnServiceAccount ?? "").trim() || null,
+      oidcCertsUrl: c.oidcCertsUrl ? c.oidcCertsUrl.trim() : null,
+      logger,
+    });
+  },
+  channelKeys: (id) => [id, id.replace(/^spaces\//, "")],
+  webhooks: () => true,
+};
+
+/**
  * Discord: messages over the gateway, button clicks as interactions signed with the
  * application's Ed25519 key. A channel id is `<guild>:<channel>` (`@me:<dm>` for a DM), and
  * `allow_channels` may name the channel or the whole guild (server).
@@ -262,6 +357,8 @@ export const CHAT_PLATFORMS: Readonly<Record<string, ChatPlatform>> = {
   github: GITHUB,
   discord: DISCORD,
   teams: TEAMS,
+  linear: LINEAR,
+  gchat: GCHAT,
 };
 
 /** A Chat SDK logger writing to Bub's log (category `bub.channels.<platform>`), secrets redacted. */

@@ -1,9 +1,9 @@
 /**
- * The one HTTP server of the webhook chat platforms (Slack Events API, GitHub): `POST
- * /webhooks/<platform>` goes to that platform's handler, which verifies the signature itself (a
- * forged or missing one gets 401). It listens while at least one platform is registered, on
- * `webhook_host` (default 127.0.0.1) / `webhook_port`, served by Hono on every runtime like the
- * web console; a body over the limit is refused with 413 while it streams in.
+ * The one HTTP server of the webhook chat platforms (Slack Events API, GitHub, Linear, Google
+ * Chat): `POST /webhooks/<platform>` goes to that platform's handler, which verifies the signature
+ * itself (a forged or missing one gets 401). It listens while at least one platform is
+ * registered, on `webhook_host` (default 127.0.0.1) / `webhook_port`, served by Hono on every
+ * runtime like the web console; a body over the limit is refused with 413 while it streams in.
  *
  * @module
  */

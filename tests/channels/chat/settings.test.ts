@@ -149,8 +149,18 @@ describe("chat platform settings", () => {
       ["github", false],
       ["discord", false],
       ["teams", false],
+      ["linear", false],
+      ["gchat", false],
     ]);
     const github = chatChannels(() => Promise.resolve(), { env: { BUB_GITHUB_TOKEN: "ghp_1" } });
     assert.deepEqual(github.filter((c) => c.enabled).map((c) => c.name), ["github"]);
+    const linear = chatChannels(() => Promise.resolve(), {
+      config: { channels: { linear: { access_token: "lin_oauth_1" } } },
+    });
+    assert.deepEqual(linear.filter((c) => c.enabled).map((c) => c.name), ["linear"]);
+    const gchat = chatChannels(() => Promise.resolve(), {
+      env: { BUB_GCHAT_CREDENTIALS: "/etc/bub/service-account.json" },
+    });
+    assert.deepEqual(gchat.filter((c) => c.enabled).map((c) => c.name), ["gchat"]);
   });
 });
