@@ -30,7 +30,7 @@ import {
   tempDirs,
 } from "../../cli/_spawn.ts";
 import { withAdmin } from "../../tape/_postgres.ts";
-import { echoModel } from "./_echo_model.ts";
+import { echoModel, userParts } from "./_echo_model.ts";
 
 /** What {@link startGateway} starts. */
 export interface GatewayOptions {
@@ -71,6 +71,11 @@ export interface Gateway extends AsyncDisposable {
    * gateways' stderr.
    */
   waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs?: number): Promise<T>;
+  /**
+   * Waits for the first model request, after the `skip` first ones, whose last user message
+   * contains `text` (timeout as {@link waitFor}).
+   */
+  modelRequest(text: string, skip?: number, timeoutMs?: number): Promise<MockRequest>;
 }
 
 const WEBHOOKS = /webhooks on (http:\/\/127\.0\.0\.1:\d+)/;
@@ -164,6 +169,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     webhook: webhooks[0]!,
     webhooks,
     waitFor,
+    modelRequest: (text, skip = 0, timeoutMs) =>
+      waitFor(
+        () =>
+          model!.requests.slice(skip).find((request) =>
+            JSON.stringify(userParts(request)).includes(text)
+          ),
+        `a model request about "${text}"`,
+        timeoutMs,
+      ),
     [Symbol.asyncDispose]: dispose,
   };
 }

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { FakeSlackServer } from "../../../src/testing/fake_slack.ts";
 import { base64, PNG_BASE64 } from "../../agent/_media_files.ts";
 import { postgresUrl } from "../../tape/_postgres.ts";
+import { userParts } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
 
 const url = postgresUrl("chat webhooks in cluster mode");
@@ -113,17 +114,7 @@ if (url) {
       const files = [slack.addFile("cat.png", "image/png", png)];
       const event = slack.messageEvent(ADA, `<@${slack.botUserId}> see this`, { files });
       assert.equal((await slack.deliver(webhooks[0]!, event)).status, 200);
-      const request = await cluster.waitFor(
-        () =>
-          cluster.model.requests.slice(skip).find((request) =>
-            JSON.stringify(request.body).includes("see this")
-          ),
-        "a model request",
-        60_000,
-      );
-      const messages = (request.body as { messages: { role: string; content: unknown }[] })
-        .messages;
-      const parts = messages.findLast((message) => message.role === "user")!.content;
+      const parts = userParts(await cluster.modelRequest("see this", skip, 60_000));
       assert.ok(Array.isArray(parts), JSON.stringify(parts));
       assert.deepEqual(
         (parts as Record<string, unknown>[]).find((part) => part.type === "image_url"),

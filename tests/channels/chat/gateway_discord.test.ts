@@ -14,8 +14,8 @@
  * (an OpenAI-compatible provider) receives the image and the voice note as content parts with
  * their bytes, and the content type Discord gave.
  *
- * Each test uses messages (and so threads) of its own; the model answers by the message (see
- * `model` below).
+ * Each test uses messages (and so threads) of its own; the model answers by the message
+ * (`echoOrEffectModel`).
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -23,20 +23,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { FakeDiscordServer } from "../../../src/testing/fake_discord.ts";
-import { type MockReply, mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
 import { base64, oggOpusFile, PNG_BASE64 } from "../../agent/_media_files.ts";
-import { echoModel } from "./_echo_model.ts";
+import { echoOrEffectModel, userParts, WRITE_THE_EFFECT } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
-
-type Part = Record<string, unknown>;
-
-function userParts(request: MockRequest): Part[] | string {
-  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-  return messages.findLast((message) => message.role === "user")!.content as Part[] | string;
-}
-
-/** The approvals' marker: a turn asking for it calls `bash` writing the effect file. */
-const WRITE_THE_EFFECT = "write the effect";
 
 describe("bub gateway serving Discord through the Chat SDK", () => {
   let discord: FakeDiscordServer;
@@ -49,19 +38,11 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
   const OWNER = { id: "400000000000000001", username: "ada" };
   const OTHER = { id: "400000000000000002", username: "bob" };
 
-  /** Echoes, except the approvals' turn: `bash` writing the effect file, then "Effect written.". */
-  function model(request: MockRequest): MockReply {
-    const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-    if (!JSON.stringify(messages).includes(WRITE_THE_EFFECT)) return echoModel(request);
-    if (messages.at(-1)?.role === "tool") return mockReply.text("Effect written.");
-    return mockReply.toolCall("bash", { command: `echo ran >> ${effect}` });
-  }
-
   before(async () => {
     discord = await FakeDiscordServer.start();
     gateway = await startGateway({
       channel: "discord",
-      model,
+      model: echoOrEffectModel(() => effect),
       env: {
         BUB_DISCORD_BOT_TOKEN: discord.botToken,
         BUB_DISCORD_PUBLIC_KEY: discord.publicKey,
@@ -95,17 +76,6 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
       const texts = thread ? discord.messagesIn(thread).map((m) => m.content) : [];
       return texts.some((text) => text.includes(needle)) ? texts : undefined;
     }, `"${needle}"`);
-  }
-
-  /** The first model request after the `skip` first ones whose user prompt mentions `text`. */
-  async function requestAbout(text: string, skip: number): Promise<MockRequest> {
-    return await gateway.waitFor(
-      () =>
-        gateway.model.requests.slice(skip).find((request) =>
-          JSON.stringify(userParts(request)).includes(text)
-        ),
-      `a model request about "${text}"`,
-    );
   }
 
   test("a mention opens a thread and is answered there, streamed into one edited message", async () => {
@@ -279,7 +249,7 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
         discord.addAttachment("voice-message.ogg", "audio/ogg", ogg),
       ];
       discord.messageCreate(ADA, "what is this?", { attachments });
-      const parts = userParts(await requestAbout("what is this?", skip));
+      const parts = userParts(await gateway.modelRequest("what is this?", skip));
       assert.ok(Array.isArray(parts), JSON.stringify(parts));
       const text = String(parts.find((part) => part.type === "text")?.text);
       assert.match(text, /what is this\?/);
@@ -301,7 +271,7 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
       const big = new Uint8Array(3 * 1024 * 1024).fill(1);
       const attachments = [discord.addAttachment("movie.mp4", "video/mp4", big)];
       discord.messageCreate(ADA, "too big?", { attachments });
-      const parts = userParts(await requestAbout("too big?", skip));
+      const parts = userParts(await gateway.modelRequest("too big?", skip));
       const text = typeof parts === "string"
         ? parts
         : String(parts.find((part) => part.type === "text")?.text);

@@ -13,7 +13,7 @@
  * token; the mock model (an OpenAI-compatible provider) receives an image, an audio file and a
  * PDF as content parts with the files' bytes. A file over the media limit becomes a note.
  *
- * Each test uses threads of its own; the model answers by the message (see `model` below).
+ * Each test uses threads of its own; the model answers by the message (`echoOrEffectModel`).
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -22,20 +22,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { FakeSlackServer } from "../../../src/testing/fake_slack.ts";
-import { type MockReply, mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
 import { base64, mp3Frame, pdfFile, PNG_BASE64 } from "../../agent/_media_files.ts";
-import { echoModel } from "./_echo_model.ts";
+import { echoOrEffectModel, userParts, WRITE_THE_EFFECT } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
-
-type Part = Record<string, unknown>;
-
-function userParts(request: MockRequest): Part[] | string {
-  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-  return messages.findLast((message) => message.role === "user")!.content as Part[] | string;
-}
-
-/** The approvals' marker: a turn asking for it calls `bash` writing the effect file. */
-const WRITE_THE_EFFECT = "write the effect";
 
 describe("bub gateway serving Slack through the Chat SDK", () => {
   let slack: FakeSlackServer;
@@ -47,19 +36,11 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
   // Approvals: UBOB is not listed: no comma commands, no buttons.
   const OTHER = "UBOB";
 
-  /** Echoes, except the approvals' turn: `bash` writing the effect file, then "Effect written.". */
-  function model(request: MockRequest): MockReply {
-    const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-    if (!JSON.stringify(messages).includes(WRITE_THE_EFFECT)) return echoModel(request);
-    if (messages.at(-1)?.role === "tool") return mockReply.text("Effect written.");
-    return mockReply.toolCall("bash", { command: `echo ran >> ${effect}` });
-  }
-
   before(async () => {
     slack = await FakeSlackServer.start();
     gateway = await startGateway({
       channel: "slack",
-      model,
+      model: echoOrEffectModel(() => effect),
       env: {
         BUB_SLACK_BOT_TOKEN: slack.botToken,
         BUB_SLACK_SIGNING_SECRET: slack.signingSecret,
@@ -111,17 +92,6 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
 
   function tsOf(event: Record<string, unknown>): string {
     return (event.event as { ts: string }).ts;
-  }
-
-  /** The first model request after the `skip` first ones whose user prompt mentions `text`. */
-  async function requestAbout(text: string, skip: number): Promise<MockRequest> {
-    return await gateway.waitFor(
-      () =>
-        gateway.model.requests.slice(skip).find((request) =>
-          JSON.stringify(userParts(request)).includes(text)
-        ),
-      `a model request about "${text}"`,
-    );
   }
 
   test("a mention is answered in its thread, streamed into one message that is edited", async () => {
@@ -318,7 +288,7 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
       ];
       const event = slack.messageEvent(ALLOWED, `<@${slack.botUserId}> look at these`, { files });
       assert.equal((await slack.deliver(webhook, event)).status, 200);
-      const parts = userParts(await requestAbout("look at these", skip));
+      const parts = userParts(await gateway.modelRequest("look at these", skip));
       assert.ok(Array.isArray(parts), JSON.stringify(parts));
       const text = String(parts.find((part) => part.type === "text")?.text);
       assert.match(text, /look at these/);
@@ -347,7 +317,7 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
       const files = [slack.addFile("huge.pdf", "application/pdf", big)];
       const event = slack.messageEvent(ALLOWED, `<@${slack.botUserId}> too big?`, { files });
       assert.equal((await slack.deliver(webhook, event)).status, 200);
-      const parts = userParts(await requestAbout("too big?", skip));
+      const parts = userParts(await gateway.modelRequest("too big?", skip));
       const text = typeof parts === "string"
         ? parts
         : String(parts.find((part) => part.type === "text")?.text);
@@ -375,7 +345,7 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
           files: [file],
         });
         assert.equal((await slack.deliver(webhook, event)).status, 200);
-        const parts = userParts(await requestAbout("open this", skip));
+        const parts = userParts(await gateway.modelRequest("open this", skip));
         assert.equal(
           Array.isArray(parts) && parts.some((part) => part.type === "image_url"),
           false,
