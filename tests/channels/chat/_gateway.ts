@@ -3,9 +3,9 @@
  * on one PostgreSQL tape store of their own) serving one channel, answered by a mock model, with
  * throwaway directories. The test starts its fake platform and passes the platform's settings;
  * the harness adds what every gateway test sets (model, webhook port 0, short debounce), waits
- * until each instance serves webhooks, and disposes of everything it started.
+ * until each instance serves webhooks, and disposes of everything it started. In a test:
  *
- * ```ts
+ * ```text
  * const slack = await FakeSlackServer.start();
  * await using gateway = await startGateway({
  *   channel: "slack",
@@ -45,7 +45,12 @@ export interface GatewayOptions {
    * there, created now and dropped on dispose.
    */
   cluster?: { url: string; instances?: number };
-  /** Polled after each instance serves webhooks until true (e.g. Discord's gateway session). */
+  /**
+   * False for a channel without webhooks (a socket connection): the harness then waits for
+   * "serving <channel>" only and `webhook` is "". Default true.
+   */
+  webhooks?: boolean;
+  /** Polled after each instance started until true (e.g. Discord's gateway session). */
   ready?: () => boolean;
   /** What a timeout message shows besides the gateways' stderr (e.g. the fake's call log). */
   context?: () => string;
@@ -61,7 +66,7 @@ export interface Gateway extends AsyncDisposable {
   readonly instances: readonly Child[];
   /** The first instance. */
   readonly process: Child;
-  /** The first instance's webhook URL for the channel (`…/webhooks/<channel>`). */
+  /** The first instance's webhook URL for the channel (`…/webhooks/<channel>`; "" without). */
   readonly webhook: string;
   /** Each instance's webhook URL. */
   readonly webhooks: readonly string[];
@@ -152,9 +157,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         },
       );
       instances.push(child);
-      await child.waitFor(WEBHOOKS, { timeoutMs: 60_000 });
+      if (options.webhooks === false) {
+        await child.waitFor(`serving ${options.channel}`, { timeoutMs: 60_000 });
+        webhooks.push("");
+      } else {
+        await child.waitFor(WEBHOOKS, { timeoutMs: 60_000 });
+        webhooks.push(`${WEBHOOKS.exec(child.stdout)![1]}/webhooks/${options.channel}`);
+      }
       if (store) await child.waitFor(/cluster instance/, { timeoutMs: 60_000 });
-      webhooks.push(`${WEBHOOKS.exec(child.stdout)![1]}/webhooks/${options.channel}`);
       if (options.ready) await waitFor(options.ready, `gateway ${i} to be ready`, 60_000);
     }
   } catch (error) {
