@@ -168,3 +168,53 @@ export function pdfFile(): Uint8Array {
       "trailer<</Root 1 0 R>>\n%%EOF\n",
   );
 }
+
+type Audio<F extends string> = { type: "input_audio"; input_audio: { data: string; format: F } };
+
+/** What {@link mediaFixtures} gives: each file base64, and as the part a user sends. */
+export interface MediaFixtures {
+  MP3: string;
+  OGG: string;
+  WAV: string;
+  MP4: string;
+  PDF: string;
+  IMAGE_PART: { type: "image_url"; image_url: { url: string } };
+  MP3_PART: Audio<"mp3">;
+  OGG_PART: Audio<"ogg">;
+  WAV_PART: Audio<"wav">;
+  MP4_PART: { type: "video_url"; video_url: { url: string } };
+  PDF_PART: { type: "file"; file: { filename: string; file_data: string } };
+  /** The six parts, image first. */
+  MEDIA: MediaFixtures[`${"IMAGE" | "MP3" | "OGG" | "WAV" | "MP4" | "PDF"}_PART`][];
+}
+
+/**
+ * A PNG pixel, an mp3 frame, a 12 s Ogg voice note, a 2.5 s WAV, an MP4 and a PDF
+ * (`report.pdf`), base64 and as content parts.
+ */
+export function mediaFixtures(): MediaFixtures {
+  const [MP3, OGG, WAV, MP4, PDF] = [
+    mp3Frame(),
+    oggOpusFile(12),
+    wavFile(2.5),
+    mp4File(),
+    pdfFile(),
+  ]
+    .map(base64) as [string, string, string, string, string];
+  const audio = <F extends string>(data: string, format: F): Audio<F> => ({
+    type: "input_audio",
+    input_audio: { data, format },
+  });
+  const parts: Omit<MediaFixtures, "MP3" | "OGG" | "WAV" | "MP4" | "PDF" | "MEDIA"> = {
+    IMAGE_PART: { type: "image_url", image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+    MP3_PART: audio(MP3, "mp3"),
+    OGG_PART: audio(OGG, "ogg"),
+    WAV_PART: audio(WAV, "wav"),
+    MP4_PART: { type: "video_url", video_url: { url: `data:video/mp4;base64,${MP4}` } },
+    PDF_PART: {
+      type: "file",
+      file: { filename: "report.pdf", file_data: `data:application/pdf;base64,${PDF}` },
+    },
+  };
+  return { MP3, OGG, WAV, MP4, PDF, ...parts, MEDIA: Object.values(parts) };
+}

@@ -8,32 +8,9 @@ import assert from "node:assert/strict";
 import { ProviderModelClient } from "../../src/agent/providers/provider_model_client.ts";
 import type { ChatContentPart, ChatMessage } from "../../src/agent/model_client.ts";
 import { MockLlmServer, mockReply } from "../../src/testing/mock_llm_server.ts";
-import {
-  base64,
-  mp3Frame,
-  mp4File,
-  oggOpusFile,
-  pdfFile,
-  PNG_BASE64,
-  wavFile,
-} from "./_media_files.ts";
+import { mediaFixtures, PNG_BASE64 } from "./_media_files.ts";
 
-const MP3 = base64(mp3Frame());
-const OGG = base64(oggOpusFile(12));
-const WAV = base64(wavFile(2.5));
-const MP4 = base64(mp4File());
-const PDF = base64(pdfFile());
-
-const IMAGE_PART = { type: "image_url", image_url: { url: `data:image/png;base64,${PNG_BASE64}` } };
-const MP3_PART = { type: "input_audio", input_audio: { data: MP3, format: "mp3" } };
-const OGG_PART = { type: "input_audio", input_audio: { data: OGG, format: "ogg" } };
-const WAV_PART = { type: "input_audio", input_audio: { data: WAV, format: "wav" } };
-const MP4_PART = { type: "video_url", video_url: { url: `data:video/mp4;base64,${MP4}` } };
-const PDF_PART = {
-  type: "file",
-  file: { filename: "report.pdf", file_data: `data:application/pdf;base64,${PDF}` },
-};
-const MEDIA = [IMAGE_PART, MP3_PART, OGG_PART, WAV_PART, MP4_PART, PDF_PART];
+const { PDF, IMAGE_PART, OGG_PART, PDF_PART, MEDIA } = mediaFixtures();
 
 const NOTES = {
   mp3: "[audio, 417 bytes, audio/mpeg — this model cannot hear audio]",

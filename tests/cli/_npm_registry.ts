@@ -74,9 +74,40 @@ function newer(a: string, b: string): boolean {
   return false;
 }
 
+const packed = new Map<string, Promise<Published>>();
+
+/**
+ * Fixture `fixture` at `version`, packed with `npm pack` once per process (about a second each):
+ * every registry of a test file serves the same bytes.
+ */
+function packOnce(fixture: string, version: string): Promise<Published> {
+  const key = `${fixture}@${version}`;
+  let item = packed.get(key);
+  if (!item) {
+    item = (async () => {
+      const scratch = mkdtempSync(join(tmpdir(), "bub-registry-pack-"));
+      try {
+        const dir = materialize(fixture, version, join(scratch, "package"));
+        const tarball = await npmPack(dir, scratch);
+        return {
+          manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")),
+          tarball: readFileSync(tarball.file),
+          integrity: tarball.integrity,
+          shasum: tarball.shasum,
+        };
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    })();
+    // A failed pack is not kept: the next publish tries again.
+    item.catch(() => packed.delete(key));
+    packed.set(key, item);
+  }
+  return item;
+}
+
 /** Starts a fake registry; dispose it to stop it. */
 export async function startFakeRegistry(): Promise<FakeRegistry> {
-  const scratch = mkdtempSync(join(tmpdir(), "bub-registry-"));
   const packages = new Map<string, Map<string, Published>>();
   const requested: string[] = [];
   const stalled = new Set<string>();
@@ -125,22 +156,14 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
       stalled.add(name);
     },
     async publish(fixture, version) {
-      const dir = materialize(fixture, version, join(scratch, `${fixture}-${version}`));
-      const packed = await npmPack(dir, scratch);
-      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-      const versions = packages.get(manifest.name) ?? new Map();
-      versions.set(version, {
-        manifest,
-        tarball: readFileSync(packed.file),
-        integrity: packed.integrity,
-        shasum: packed.shasum,
-      });
-      packages.set(manifest.name, versions);
+      const item = await packOnce(fixture, version);
+      const versions = packages.get(item.manifest.name as string) ?? new Map();
+      versions.set(version, item);
+      packages.set(item.manifest.name as string, versions);
     },
     async [Symbol.asyncDispose]() {
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(scratch, { recursive: true, force: true });
     },
   };
 }

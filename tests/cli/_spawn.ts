@@ -18,6 +18,13 @@ export const BIN: string = join(ROOT, "src", "cli", "bin.ts");
 
 const isDeno = "Deno" in globalThis;
 
+/**
+ * Node's compile cache for every child (Deno and Bun ignore it): Node 24 strips the types of and
+ * compiles each of bub's modules at every start; the suite starts `bub` hundreds of times.
+ * Content-hashed, so one folder serves every run and every version of the sources.
+ */
+const NODE_COMPILE_CACHE = join(tmpdir(), "bub-test-node-compile-cache");
+
 /** The command line running `script` with `args` on the current runtime. */
 export function runtimeCommand(script: string, args: readonly string[] = []): string[] {
   return isDeno
@@ -84,6 +91,7 @@ export function childEnv(
   }
   // Deno keeps its transpile cache under HOME: keep using the real one.
   if (isDeno && !result.DENO_DIR) result.DENO_DIR = join(homedir(), ".cache", "deno");
+  result.NODE_COMPILE_CACHE ??= NODE_COMPILE_CACHE;
   result.HOME = dirs.home;
   result.BUB_HOME = dirs.bubHome;
   result.TMPDIR = dirs.tmp;

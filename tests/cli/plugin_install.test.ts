@@ -4,7 +4,7 @@
  * same fake), local folders and tarballs; installed plugins import `@bub/core` and share its
  * classes; a failed install leaves config.yml and the installed set as they were.
  */
-import { afterEach, describe, test } from "node:test";
+import { after, afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   copyFileSync,
@@ -21,6 +21,7 @@ import { type FakeRegistry, materialize, npmPack, startFakeRegistry } from "./_n
 import {
   BIN,
   childEnv,
+  type Cleanup,
   cleanupStack,
   type CliResult,
   runCli,
@@ -44,11 +45,11 @@ describe("bub install / uninstall / update / plugins", () => {
   afterEach(() => cleanup.run());
 
   /** Temp dirs, a fake registry, and the plugin project's .npmrc pointing npm (and @jsr) at it. */
-  async function setup(config: string): Promise<Setup> {
+  async function setup(config: string, stack: Cleanup = cleanup): Promise<Setup> {
     const dirs = tempDirs("bub-plugins-");
-    cleanup.defer(() => dirs.remove());
+    stack.defer(() => dirs.remove());
     const registry = await startFakeRegistry();
-    cleanup.defer(() => registry[Symbol.asyncDispose]());
+    stack.defer(() => registry[Symbol.asyncDispose]());
     dirs.writeConfig(config);
     const project = join(dirs.bubHome, "plugins");
     mkdirSync(project, { recursive: true });
@@ -57,6 +58,35 @@ describe("bub install / uninstall / update / plugins", () => {
       `registry=${registry.url}\n@jsr:registry=${registry.url}\n`,
     );
     return { dirs, registry, project, bub: (...args) => runCli(dirs, args, LONG) };
+  }
+
+  /**
+   * One project for the tests that check a failed install changes nothing, made by the first of
+   * them: `bub-plugin-greet` listed in config.yml, then installed with the `npm:` form (which
+   * must not list it twice). Each of those tests leaves it as it found it.
+   */
+  let greetProject: Promise<Setup & { install: CliResult; configAfter: string }> | undefined;
+  const shared = cleanupStack();
+  after(() => shared.run());
+
+  function withGreetInstalled(): Promise<Setup & { install: CliResult; configAfter: string }> {
+    greetProject ??= (async () => {
+      const project = await setup("# settings\nplugins:\n  - bub-plugin-greet\n", shared);
+      await project.registry.publish("greet", "1.0.0");
+      const install = await project.bub("install", "npm:bub-plugin-greet@^1.0.0");
+      return { ...project, install, configAfter: readFileSync(project.dirs.configFile, "utf8") };
+    })();
+    return greetProject;
+  }
+
+  /** config.yml, package.json, the lock file and node_modules' entries of `project`. */
+  function projectState({ dirs, project }: Setup) {
+    return {
+      config: readFileSync(dirs.configFile),
+      manifest: readFileSync(join(project, "package.json")),
+      lock: readFileSync(join(project, "package-lock.json")),
+      modules: readdirSync(join(project, "node_modules")).sort(),
+    };
   }
 
   function ok(result: CliResult): string {
@@ -162,23 +192,13 @@ describe("bub install / uninstall / update / plugins", () => {
   });
 
   test("a failed install (package missing, plugin import throws) leaves everything as it was", async () => {
-    const { dirs, registry, project, bub } = await setup(
-      "# settings\nplugins:\n  - bub-plugin-greet\n",
-    );
-    await registry.publish("greet", "1.0.0");
+    const greet = await withGreetInstalled();
+    const { registry, project, bub } = greet;
     await registry.publish("broken", "1.0.0");
     // Listed already: the npm: form installs the package without listing it twice.
-    ok(await bub("install", "npm:bub-plugin-greet@^1.0.0"));
-    assert.equal(
-      readFileSync(dirs.configFile, "utf8"),
-      "# settings\nplugins:\n  - bub-plugin-greet\n",
-    );
-    const state = () => ({
-      config: readFileSync(dirs.configFile),
-      manifest: readFileSync(join(project, "package.json")),
-      lock: readFileSync(join(project, "package-lock.json")),
-      modules: readdirSync(join(project, "node_modules")).sort(),
-    });
+    ok(greet.install);
+    assert.equal(greet.configAfter, "# settings\nplugins:\n  - bub-plugin-greet\n");
+    const state = () => projectState(greet);
     const before = state();
     const listed = ok(await bub("plugins"));
 
@@ -200,15 +220,10 @@ describe("bub install / uninstall / update / plugins", () => {
   });
 
   test("bub install stopped by SIGINT while npm runs puts everything back and exits 130", async () => {
-    const { dirs, registry, project, bub } = await setup("# settings\n");
-    await registry.publish("greet", "1.0.0");
-    ok(await bub("install", "bub-plugin-greet"));
-    const state = () => ({
-      config: readFileSync(dirs.configFile),
-      manifest: readFileSync(join(project, "package.json")),
-      lock: readFileSync(join(project, "package-lock.json")),
-      modules: readdirSync(join(project, "node_modules")).sort(),
-    });
+    const greet = await withGreetInstalled();
+    const { dirs, registry } = greet;
+    ok(greet.install);
+    const state = () => projectState(greet);
     const before = state();
     registry.stall("bub-plugin-slow");
     await using child = startChild(runtimeCommand(BIN, ["install", "bub-plugin-slow"]), {

@@ -8,89 +8,43 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { FakeDiscordServer } from "../../../src/testing/fake_discord.ts";
-import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
-import { postgresUrl, withAdmin } from "../../tape/_postgres.ts";
-import {
-  BIN,
-  type Child,
-  childEnv,
-  runtimeCommand,
-  startChild,
-  type TempDirs,
-  tempDirs,
-} from "../../cli/_spawn.ts";
-import { echoModel } from "./_echo_model.ts";
+import { postgresUrl } from "../../tape/_postgres.ts";
+import { type Gateway, startGateway } from "./_gateway.ts";
 
 const url = postgresUrl("Discord in cluster mode");
 
 if (url) {
   describe("Discord through the cluster inbox", () => {
-    const database = `bub_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-    let dirs: TempDirs;
     let discord: FakeDiscordServer;
-    let model: MockLlmServer;
-    const gateways: Child[] = [];
+    let cluster: Gateway;
     const ADA = { id: "500000000000000001", username: "ada" };
     const EVE = { id: "500000000000000666", username: "eve" };
 
     before(async () => {
-      await withAdmin(url, (sql) => sql.unsafe(`CREATE DATABASE "${database}"`));
-      const store = new URL(url);
-      store.pathname = `/${database}`;
-      dirs = tempDirs("bub-cluster-discord-");
       discord = await FakeDiscordServer.start();
-      model = await MockLlmServer.start({ script: echoModel });
-      for (const instance of ["a", "b"]) {
-        const gateway = startChild(
-          runtimeCommand(BIN, ["gateway", "--enable-channel", "discord"]),
-          {
-            cwd: dirs.workspace,
-            env: childEnv(dirs, {
-              BUB_MODEL: "custom:x",
-              BUB_API_BASE: model.url,
-              BUB_API_KEY: `sk-${instance}`,
-              BUB_TAPE_STORE: store.href,
-              BUB_CLUSTER_POLL_SECONDS: "0.1",
-              BUB_DISCORD_BOT_TOKEN: discord.botToken,
-              BUB_DISCORD_PUBLIC_KEY: discord.publicKey,
-              BUB_DISCORD_APPLICATION_ID: discord.applicationId,
-              BUB_DISCORD_API_BASE: discord.apiBase,
-              BUB_DISCORD_ALLOW_USERS: ADA.id,
-              BUB_WEBHOOK_PORT: "0",
-              BUB_STREAM_OUTPUT: "true",
-              BUB_DEBOUNCE_SECONDS: "0.05",
-              BUB_MAX_WAIT_SECONDS: "0.5",
-            }),
-          },
-        );
-        gateways.push(gateway);
-        await gateway.waitFor(/cluster instance/, { timeoutMs: 60_000 });
+      cluster = await startGateway({
+        channel: "discord",
+        cluster: { url },
+        env: {
+          BUB_DISCORD_BOT_TOKEN: discord.botToken,
+          BUB_DISCORD_PUBLIC_KEY: discord.publicKey,
+          BUB_DISCORD_APPLICATION_ID: discord.applicationId,
+          BUB_DISCORD_API_BASE: discord.apiBase,
+          BUB_DISCORD_ALLOW_USERS: ADA.id,
+          BUB_STREAM_OUTPUT: "true",
+        },
         // The first instance leads (and connects) before the second one starts.
-        await until(() => discord.identified === 1, "the elected gateway session");
-      }
+        ready: () => discord.identified === 1,
+      });
     });
 
     after(async () => {
-      for (const gateway of gateways) {
-        if (gateway.process.exitCode === null) gateway.process.kill("SIGTERM");
-      }
-      for (const gateway of gateways) await gateway.exited(10_000).catch(() => gateway.kill());
-      await model?.close();
+      await cluster?.[Symbol.asyncDispose]();
       await discord?.close();
-      dirs?.remove();
-      await withAdmin(url, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${database}"`));
     });
 
     async function until(check: () => boolean, what: string): Promise<void> {
-      const end = Date.now() + 60_000;
-      while (!check()) {
-        if (Date.now() > end) {
-          throw new Error(
-            `Timed out waiting for ${what}\n${gateways.map((g) => g.stderr).join("\n---\n")}`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await cluster.waitFor(check, what, 60_000);
     }
 
     const inThread = (id: string) => discord.messagesIn(id).map((m) => m.content);
@@ -105,7 +59,7 @@ if (url) {
       const later = discord.messageCreate(ADA, "after both");
       await until(() => inThread(String(later.id)).includes("You said: after both"), "later");
       assert.deepEqual(inThread(id), ["You said: to both"]);
-      const asked = model.requests.map((request) => JSON.stringify(request.body));
+      const asked = cluster.model.requests.map((request) => JSON.stringify(request.body));
       assert.equal(asked.filter((body) => body.includes("to both")).length, 1);
     });
 
@@ -140,8 +94,8 @@ if (url) {
     test("when the gateway holder dies, the other instance connects and answers", async () => {
       // The leader (the first instance) killed outright, as a crash: its PostgreSQL connection,
       // and with it the lead, goes away.
-      gateways[0]!.kill();
-      await gateways[0]!.exited(20_000).catch(() => null);
+      cluster.instances[0]!.kill();
+      await cluster.instances[0]!.exited(20_000).catch(() => null);
       await until(() => discord.identified === 2, "the follower's gateway session");
       const message = discord.messageCreate(ADA, "after the takeover");
       await until(() => inThread(String(message.id)).includes("You said: after the takeover"), "");

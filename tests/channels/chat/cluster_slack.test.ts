@@ -2,82 +2,48 @@
  * Webhooks in cluster mode: two real `bub gateway` instances on one PostgreSQL tape store (a
  * database of its own) serve Slack. Either instance may receive a signed event; the message goes
  * through the shared inbox, deduplicated by Slack's message id, and exactly one instance answers:
- * the same event delivered to both is answered once (a comma command too), 20 events spread
+ * the same event delivered to both is answered once (a comma command too), and 20 events spread
  * over both get 20 answers, none twice, and a thread followed after a mention on one instance
- * has its replies without a mention answered by the other (subscriptions in the database).
+ * has its replies without a mention answered by the other (subscriptions in the database). A mention with an image goes through the shared inbox
+ * (which stores the file's URL, not its bytes), and the instance that runs the turn fetches the
+ * file with the bot token: the mock model receives the image's bytes.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { FakeSlackServer } from "../../../src/testing/fake_slack.ts";
-import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
-import { postgresUrl, withAdmin } from "../../tape/_postgres.ts";
-import {
-  BIN,
-  type Child,
-  childEnv,
-  runtimeCommand,
-  startChild,
-  type TempDirs,
-  tempDirs,
-} from "../../cli/_spawn.ts";
-import { echoModel } from "./_echo_model.ts";
+import { base64, PNG_BASE64 } from "../../agent/_media_files.ts";
+import { postgresUrl } from "../../tape/_postgres.ts";
+import { userParts } from "./_echo_model.ts";
+import { type Gateway, startGateway } from "./_gateway.ts";
 
 const url = postgresUrl("chat webhooks in cluster mode");
 
 if (url) {
   describe("Slack webhooks through the cluster inbox", () => {
-    const database = `bub_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-    let dirs: TempDirs;
     let slack: FakeSlackServer;
-    let model: MockLlmServer;
-    const gateways: Child[] = [];
-    const webhooks: string[] = [];
+    let cluster: Gateway;
+    let webhooks: readonly string[];
     const ADA = "UADA";
 
     before(async () => {
-      await withAdmin(url, (sql) => sql.unsafe(`CREATE DATABASE "${database}"`));
-      const store = new URL(url);
-      store.pathname = `/${database}`;
-      dirs = tempDirs("bub-cluster-slack-");
       slack = await FakeSlackServer.start();
-      model = await MockLlmServer.start({ script: echoModel });
-      for (const instance of ["a", "b"]) {
-        const gateway = startChild(runtimeCommand(BIN, ["gateway", "--enable-channel", "slack"]), {
-          // The same workspace path: session tapes are named after it.
-          cwd: dirs.workspace,
-          env: childEnv(dirs, {
-            BUB_MODEL: "custom:x",
-            BUB_API_BASE: model.url,
-            BUB_API_KEY: `sk-${instance}`,
-            BUB_TAPE_STORE: store.href,
-            BUB_CLUSTER_POLL_SECONDS: "0.1",
-            BUB_SLACK_BOT_TOKEN: slack.botToken,
-            BUB_SLACK_SIGNING_SECRET: slack.signingSecret,
-            BUB_SLACK_API_BASE: slack.apiBase,
-            BUB_SLACK_ALLOW_USERS: ADA,
-            BUB_WEBHOOK_PORT: "0",
-            BUB_STREAM_OUTPUT: "true",
-            BUB_DEBOUNCE_SECONDS: "0.05",
-            BUB_MAX_WAIT_SECONDS: "0.5",
-          }),
-        });
-        gateways.push(gateway);
-        await gateway.waitFor(/webhooks on http:\/\/127\.0\.0\.1:\d+/, { timeoutMs: 60_000 });
-        await gateway.waitFor(/cluster instance/, { timeoutMs: 60_000 });
-        const base = /webhooks on (http:\/\/127\.0\.0\.1:\d+)/.exec(gateway.stdout)![1];
-        webhooks.push(`${base}/webhooks/slack`);
-      }
+      cluster = await startGateway({
+        channel: "slack",
+        cluster: { url },
+        env: {
+          BUB_SLACK_BOT_TOKEN: slack.botToken,
+          BUB_SLACK_SIGNING_SECRET: slack.signingSecret,
+          BUB_SLACK_API_BASE: slack.apiBase,
+          BUB_SLACK_ALLOW_USERS: ADA,
+          BUB_STREAM_OUTPUT: "true",
+        },
+      });
+      webhooks = cluster.webhooks;
     });
 
     after(async () => {
-      for (const gateway of gateways) {
-        if (gateway.process.exitCode === null) gateway.process.kill("SIGTERM");
-      }
-      for (const gateway of gateways) await gateway.exited(10_000).catch(() => gateway.kill());
-      await model?.close();
+      await cluster?.[Symbol.asyncDispose]();
       await slack?.close();
-      dirs?.remove();
-      await withAdmin(url, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${database}"`));
     });
 
     /** The bot's messages in the thread of `ts`. */
@@ -85,15 +51,7 @@ if (url) {
       slack.messagesIn("C0001").filter((m) => m.threadTs === ts).map((m) => m.text);
 
     async function until(check: () => boolean, what: string): Promise<void> {
-      const end = Date.now() + 60_000;
-      while (!check()) {
-        if (Date.now() > end) {
-          throw new Error(
-            `Timed out waiting for ${what}\n${gateways.map((g) => g.stderr).join("\n---\n")}`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await cluster.waitFor(check, what, 60_000);
     }
 
     function mention(text: string): { event: Record<string, unknown>; ts: string } {
@@ -116,7 +74,7 @@ if (url) {
       // The instance that runs the turn shows typing, whichever one received the event.
       const typing = slack.callsOf("assistant.threads.setStatus");
       assert.ok(typing.some((call) => call.params.thread_ts === ts), JSON.stringify(typing));
-      const asked = model.requests.map((request) => JSON.stringify(request.body));
+      const asked = cluster.model.requests.map((request) => JSON.stringify(request.body));
       assert.equal(asked.filter((body) => body.includes("to both")).length, 1);
     });
 
@@ -141,7 +99,7 @@ if (url) {
       await slack.deliver(webhooks[1]!, later.event);
       await until(() => inThread(later.ts).includes("You said: after the reply"), "later");
       assert.deepEqual(inThread(ts), ["You said: start a thread on a", "You said: a reply for b"]);
-      const asked = model.requests.map((request) => JSON.stringify(request.body));
+      const asked = cluster.model.requests.map((request) => JSON.stringify(request.body));
       assert.equal(asked.filter((body) => body.includes("a reply for b")).length, 1);
     });
 
@@ -159,10 +117,27 @@ if (url) {
         assert.deepEqual(inThread(ts), [`You said: event ${i}`]);
         assert.ok(typing().some((call) => call.params.thread_ts === ts), `typing ${i}`);
       }
-      const asked = model.requests.map((request) => JSON.stringify(request.body));
+      const asked = cluster.model.requests.map((request) => JSON.stringify(request.body));
       for (let i = 0; i < 20; i++) {
         const pattern = new RegExp(`event ${i}(?!\\d)`);
         assert.equal(asked.filter((body) => pattern.test(body)).length, 1, `event ${i}`);
+      }
+    });
+
+    test("an image sent to one instance reaches the model with its bytes, whichever instance answers", async () => {
+      const skip = cluster.model.requests.length;
+      const png = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
+      const files = [slack.addFile("cat.png", "image/png", png)];
+      const event = slack.messageEvent(ADA, `<@${slack.botUserId}> see this`, { files });
+      assert.equal((await slack.deliver(webhooks[0]!, event)).status, 200);
+      const parts = userParts(await cluster.modelRequest("see this", skip, 60_000));
+      assert.ok(Array.isArray(parts), JSON.stringify(parts));
+      assert.deepEqual(
+        (parts as Record<string, unknown>[]).find((part) => part.type === "image_url"),
+        { type: "image_url", image_url: { url: `data:image/png;base64,${base64(png)}` } },
+      );
+      for (const call of slack.callsOf("files-pri")) {
+        assert.equal(call.authorization, `Bearer ${slack.botToken}`);
       }
     });
   });

@@ -1,89 +1,77 @@
 /**
- * `bub gateway --enable-channel discord` as a real subprocess against the fake Discord: messages
- * arrive over the fake's WebSocket gateway (HELLO, IDENTIFY, READY, MESSAGE_CREATE), answers go
- * out through its REST API (`BUB_DISCORD_API_BASE`), streamed as one message that is edited;
- * signed interactions reach the gateway's webhook server.
+ * `bub gateway --enable-channel discord` as a real subprocess against the fake Discord, one for
+ * the whole file: messages arrive over the fake's WebSocket gateway (HELLO, IDENTIFY, READY,
+ * MESSAGE_CREATE), answers go out through its REST API (`BUB_DISCORD_API_BASE`), streamed as one
+ * message that is edited; signed interactions reach the gateway's webhook server.
+ *
+ * Approvals as buttons (message components): a mention whose turn calls `bash` under an
+ * `approvals:` rule gets the answer with `,approve <id>` and a message with Approve / Always /
+ * Deny buttons; a forged click gets 401, a click by a user who is not on `allow_users` is refused
+ * and runs nothing; the owner's click on Approve (over the gateway, as for an app without an
+ * interactions endpoint) runs the command once and the answer arrives.
+ *
+ * Attachments: a MESSAGE_CREATE carries attachments the fake serves from its CDN; the mock model
+ * (an OpenAI-compatible provider) receives the image and the voice note as content parts with
+ * their bytes, and the content type Discord gave.
+ *
+ * Each test uses messages (and so threads) of its own; the model answers by the message
+ * (`echoOrEffectModel`).
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import process from "node:process";
 import { FakeDiscordServer } from "../../../src/testing/fake_discord.ts";
-import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
-import {
-  BIN,
-  type Child,
-  childEnv,
-  runtimeCommand,
-  startChild,
-  type TempDirs,
-  tempDirs,
-} from "../../cli/_spawn.ts";
-import { echoModel } from "./_echo_model.ts";
+import { base64, oggOpusFile, PNG_BASE64 } from "../../agent/_media_files.ts";
+import { echoOrEffectModel, userParts, WRITE_THE_EFFECT } from "./_echo_model.ts";
+import { type Gateway, startGateway } from "./_gateway.ts";
 
 describe("bub gateway serving Discord through the Chat SDK", () => {
-  let dirs: TempDirs;
   let discord: FakeDiscordServer;
-  let model: MockLlmServer;
-  let gateway: Child;
+  let gateway: Gateway;
   let webhook: string;
+  let effect: string;
   const ADA = { id: "300000000000000001", username: "ada" };
   const EVE = { id: "300000000000000666", username: "eve" };
+  // Approvals: bob is in the allowed guild but not listed: no comma commands, no buttons.
+  const OWNER = { id: "400000000000000001", username: "ada" };
+  const OTHER = { id: "400000000000000002", username: "bob" };
 
   before(async () => {
-    dirs = tempDirs("bub-gateway-discord-");
     discord = await FakeDiscordServer.start();
-    model = await MockLlmServer.start({ script: echoModel });
-    gateway = startChild(runtimeCommand(BIN, ["gateway", "--enable-channel", "discord"]), {
-      cwd: dirs.workspace,
-      env: childEnv(dirs, {
-        BUB_MODEL: "custom:x",
-        BUB_API_BASE: model.url,
-        BUB_API_KEY: "sk-gateway",
+    gateway = await startGateway({
+      channel: "discord",
+      model: echoOrEffectModel(() => effect),
+      env: {
         BUB_DISCORD_BOT_TOKEN: discord.botToken,
         BUB_DISCORD_PUBLIC_KEY: discord.publicKey,
         BUB_DISCORD_APPLICATION_ID: discord.applicationId,
         BUB_DISCORD_API_BASE: discord.apiBase,
-        BUB_DISCORD_ALLOW_USERS: ADA.id,
-        BUB_WEBHOOK_PORT: "0",
+        BUB_DISCORD_ALLOW_USERS: `${ADA.id},${OWNER.id}`,
+        // The guild and ada's DM are served; a stranger there is still refused (both lists apply).
+        BUB_DISCORD_ALLOW_CHANNELS: `${discord.guildId},${discord.dmChannel(ADA)}`,
         BUB_STREAM_OUTPUT: "true",
-        BUB_DEBOUNCE_SECONDS: "0.05",
-        BUB_MAX_WAIT_SECONDS: "0.5",
-      }),
+        BUB_APPROVALS: JSON.stringify([
+          { tool: "bash", match: "effect\\.txt", reason: "writes the effect file" },
+        ]),
+      },
+      // Messages go to identified gateway sessions only: wait for the bot's.
+      ready: () => discord.identified > 0,
+      context: () => JSON.stringify(discord.log.calls),
     });
-    await gateway.waitFor(/webhooks on http:\/\/127\.0\.0\.1:\d+/, { timeoutMs: 60_000 });
-    // Messages go to identified gateway sessions only: wait for the bot's.
-    const end = Date.now() + 60_000;
-    while (discord.identified === 0 && Date.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const base = /webhooks on (http:\/\/127\.0\.0\.1:\d+)/.exec(gateway.stdout)![1];
-    webhook = `${base}/webhooks/discord`;
+    webhook = gateway.webhook;
+    effect = join(gateway.dirs.workspace, "effect.txt");
   });
 
   after(async () => {
-    if (gateway && gateway.process.exitCode === null) gateway.process.kill("SIGTERM");
-    await gateway?.exited(10_000).catch(() => gateway.kill());
-    await model?.close();
+    await gateway?.[Symbol.asyncDispose]();
     await discord?.close();
-    dirs?.remove();
   });
-
-  /** Waits until `probe` gives a value. */
-  async function until<T>(probe: () => T | undefined, what: string): Promise<T> {
-    const end = Date.now() + 30_000;
-    for (;;) {
-      const value = probe();
-      if (value !== undefined) return value;
-      if (Date.now() > end) {
-        throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(discord.log.calls)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   /** The bot's messages in the thread it opened on `message`, once one contains `needle`. */
   async function answers(message: Record<string, unknown>, needle: string): Promise<string[]> {
-    return await until(() => {
+    return await gateway.waitFor(() => {
       const thread = discord.threadOf(String(message.id));
       const texts = thread ? discord.messagesIn(thread).map((m) => m.content) : [];
       return texts.some((text) => text.includes(needle)) ? texts : undefined;
@@ -101,7 +89,7 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
     assert.equal(edits.at(-1)!.params.content, "You said: hello bub");
     const typing = discord.callsOf("POST /channels/{channel}/typing");
     assert.ok(typing.some((call) => call.params.__path === `/channels/${thread}/typing`));
-    assert.match(gateway.stdout, /serving discord/);
+    assert.match(gateway.process.stdout, /serving discord/);
   });
 
   test("a follow-up in the thread (no mention) continues the conversation there", async () => {
@@ -116,7 +104,7 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
   test("a direct message is answered in the DM", async () => {
     discord.messageCreate(ADA, "hello in private", { direct: true });
     const dm = discord.dmChannel(ADA);
-    const texts = await until(() => {
+    const texts = await gateway.waitFor(() => {
       const found = discord.messagesIn(dm).map((m) => m.content);
       return found.includes("You said: hello in private") ? found : undefined;
     }, "the DM answer");
@@ -138,23 +126,25 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
   });
 
   test("a stranger is refused and the model never sees their message", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const message = discord.messageCreate(EVE, "let me in");
     assert.deepEqual(await answers(message, "Access denied."), ["Access denied."]);
     const later = discord.messageCreate(ADA, "after the stranger");
     await answers(later, "You said: after the stranger");
-    const asked = model.requests.slice(before).map((request) => JSON.stringify(request.body));
+    const asked = gateway.model.requests.slice(before).map((request) =>
+      JSON.stringify(request.body)
+    );
     assert.ok(asked.every((body) => !body.includes("let me in")));
   });
 
   test("a comma command runs for an allowed user and is refused to a stranger", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const mine = discord.messageCreate(ADA, ",help");
     const [help] = await answers(mine, "Commands start with ','");
     assert.match(help!, /,tape\.info/);
     const theirs = discord.messageCreate(EVE, ",help");
     assert.deepEqual(await answers(theirs, "Access denied."), ["Access denied."]);
-    assert.equal(model.requests.length, before);
+    assert.equal(gateway.model.requests.length, before);
   });
 
   test("a duplicate delivery of the same message is answered once", async () => {
@@ -165,7 +155,7 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
     const later = discord.messageCreate(ADA, "after the duplicates");
     await answers(later, "You said: after the duplicates");
     assert.deepEqual(await answers(message, "only once"), ["You said: only once"]);
-    const asked = model.requests.map((request) => JSON.stringify(request.body));
+    const asked = gateway.model.requests.map((request) => JSON.stringify(request.body));
     assert.equal(asked.filter((body) => body.includes("only once")).length, 1);
   });
 
@@ -184,15 +174,118 @@ describe("bub gateway serving Discord through the Chat SDK", () => {
   test("a dropped gateway connection is re-established and messages are answered again", async () => {
     const sessions = discord.identified;
     discord.disconnectGateway();
-    await until(() => discord.identified > sessions || undefined, "a new gateway session");
+    await gateway.waitFor(() => discord.identified > sessions, "a new gateway session");
     const message = discord.messageCreate(ADA, "after the reconnect");
     assert.deepEqual(await answers(message, "You said: after the reconnect"), [
       "You said: after the reconnect",
     ]);
   });
 
+  describe("approvals as Discord buttons", () => {
+    test("a held call gets buttons; a forged click gets 401, a stranger's is refused, the owner's Approve runs it once", async () => {
+      const message = discord.messageCreate(OWNER, WRITE_THE_EFFECT);
+      const thread = await gateway.waitFor(
+        () => discord.threadOf(String(message.id)),
+        "the thread",
+      );
+      const card = await gateway.waitFor(
+        () => discord.messagesIn(thread).find((m) => m.buttons.length >= 3),
+        "the approval buttons",
+        60_000,
+      );
+      assert.deepEqual(card.buttons.map((b) => b.label), ["Approve", "Always", "Deny"]);
+      const approve = card.buttons[0]!;
+      const id = /^bub_approve\n,approve ([a-z2-7]{10})$/.exec(approve.customId)?.[1];
+      assert.ok(id, approve.customId);
+      const texts = () => discord.messagesIn(thread).map((m) => m.content);
+      assert.ok(texts().some((text) => text.includes(`,approve ${id}`)), JSON.stringify(texts()));
+      assert.equal(existsSync(effect), false);
+
+      const button = { customId: approve.customId, messageId: card.id };
+      const forged = await discord.click(webhook, OWNER, button, { forge: true });
+      assert.equal(forged.status, 401);
+      await forged.body?.cancel();
+      const refused = await discord.click(webhook, OTHER, button);
+      assert.equal(refused.status, 200);
+      // Discord's ack: "deferred update" (type 6), the button's message stays as it is.
+      assert.deepEqual(await refused.json(), { type: 6 });
+      await gateway.waitFor(
+        () => texts().find((text) => text.startsWith("Comma commands are only accepted")),
+        "the stranger's refusal",
+        60_000,
+      );
+      assert.equal(existsSync(effect), false);
+
+      // An app without an interactions endpoint gets clicks over the gateway: acknowledged by a
+      // REST callback (type 6, deferred update), then run like a signed one.
+      const clicked = discord.clickOverGateway(OWNER, button);
+      const [ack] = await discord.log.waitFor(
+        "POST /interactions/{id}/{token}/callback",
+        1,
+        (call) => String(call.params.__path).includes(`/interactions/${clicked}/`),
+      );
+      assert.equal(ack!.params.type, 6);
+      await gateway.waitFor(
+        () => texts().find((text) => text.includes("Effect written.")),
+        "the answer",
+        60_000,
+      );
+      assert.equal(readFileSync(effect, "utf8"), "ran\n");
+      const asked = gateway.model.requests.filter((request) =>
+        JSON.stringify(request.body).includes(WRITE_THE_EFFECT)
+      );
+      assert.equal(asked.length, 2);
+    });
+  });
+
+  describe("Discord attachments passed to the model", () => {
+    test("an image and a voice note arrive as image_url and input_audio parts, fetched from the CDN", async () => {
+      const before = discord.callsOf("GET /attachments").length;
+      const skip = gateway.model.requests.length;
+      const png = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
+      const ogg = oggOpusFile(1);
+      const attachments = [
+        discord.addAttachment("cat.png", "image/png", png),
+        discord.addAttachment("voice-message.ogg", "audio/ogg", ogg),
+      ];
+      discord.messageCreate(ADA, "what is this?", { attachments });
+      const parts = userParts(await gateway.modelRequest("what is this?", skip));
+      assert.ok(Array.isArray(parts), JSON.stringify(parts));
+      const text = String(parts.find((part) => part.type === "text")?.text);
+      assert.match(text, /what is this\?/);
+      assert.match(text, /voice-message\.ogg/);
+      assert.deepEqual(parts.find((part) => part.type === "image_url"), {
+        type: "image_url",
+        image_url: { url: `data:image/png;base64,${base64(png)}` },
+      });
+      assert.deepEqual(parts.find((part) => part.type === "input_audio"), {
+        type: "input_audio",
+        input_audio: { data: base64(ogg), format: "ogg" },
+      });
+      assert.equal(discord.callsOf("GET /attachments").length, before + 2);
+    });
+
+    test("an attachment over the media limit is not downloaded: the model gets a note", async () => {
+      const before = discord.callsOf("GET /attachments").length;
+      const skip = gateway.model.requests.length;
+      const big = new Uint8Array(3 * 1024 * 1024).fill(1);
+      const attachments = [discord.addAttachment("movie.mp4", "video/mp4", big)];
+      discord.messageCreate(ADA, "too big?", { attachments });
+      const parts = userParts(await gateway.modelRequest("too big?", skip));
+      const text = typeof parts === "string"
+        ? parts
+        : String(parts.find((part) => part.type === "text")?.text);
+      assert.match(text, /movie\.mp4/);
+      assert.match(text, /larger than the 2097152 byte media limit/);
+      if (Array.isArray(parts)) {
+        assert.equal(parts.some((part) => part.type === "video_url"), false);
+      }
+      assert.equal(discord.callsOf("GET /attachments").length, before);
+    });
+  });
+
   test("SIGTERM stops the gateway cleanly with exit code 0", async () => {
-    process.kill(gateway.process.pid!, "SIGTERM");
-    assert.equal(await gateway.exited(10_000), 0);
+    process.kill(gateway.process.process.pid!, "SIGTERM");
+    assert.equal(await gateway.process.exited(10_000), 0);
   });
 });

@@ -7,70 +7,43 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { FakeGitHubServer } from "../../../src/testing/fake_github.ts";
-import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
-import {
-  BIN,
-  type Child,
-  childEnv,
-  runtimeCommand,
-  startChild,
-  type TempDirs,
-  tempDirs,
-} from "../../cli/_spawn.ts";
-import { echoModel } from "./_echo_model.ts";
+import { type Gateway, startGateway } from "./_gateway.ts";
 
 describe("bub gateway serving GitHub issue comments through the Chat SDK", () => {
-  let dirs: TempDirs;
   let github: FakeGitHubServer;
-  let model: MockLlmServer;
-  let gateway: Child;
+  let gateway: Gateway;
   let webhook: string;
   const ada = { id: 501, login: "ada" };
   const eve = { id: 666, login: "eve" };
   let issue = 1;
 
   before(async () => {
-    dirs = tempDirs("bub-gateway-github-");
     github = await FakeGitHubServer.start();
-    model = await MockLlmServer.start({ script: echoModel });
-    gateway = startChild(runtimeCommand(BIN, ["gateway", "--enable-channel", "github"]), {
-      cwd: dirs.workspace,
-      env: childEnv(dirs, {
-        BUB_MODEL: "custom:x",
-        BUB_API_BASE: model.url,
-        BUB_API_KEY: "sk-gateway",
+    gateway = await startGateway({
+      channel: "github",
+      env: {
         BUB_GITHUB_TOKEN: github.token,
         BUB_GITHUB_WEBHOOK_SECRET: github.webhookSecret,
         BUB_GITHUB_API_BASE: github.apiBase,
         BUB_GITHUB_USER_NAME: github.bot.login,
         BUB_GITHUB_ALLOW_USERS: ada.login,
-        BUB_WEBHOOK_PORT: "0",
-        BUB_DEBOUNCE_SECONDS: "0.05",
-        BUB_MAX_WAIT_SECONDS: "0.5",
-      }),
+      },
+      context: () => JSON.stringify(github.log.calls),
     });
-    await gateway.waitFor(/webhooks on http:\/\/127\.0\.0\.1:\d+/, { timeoutMs: 60_000 });
-    const base = /webhooks on (http:\/\/127\.0\.0\.1:\d+)/.exec(gateway.stdout)![1];
-    webhook = `${base}/webhooks/github`;
+    webhook = gateway.webhook;
   });
 
   after(async () => {
-    if (gateway && gateway.process.exitCode === null) gateway.process.kill("SIGTERM");
-    await gateway?.exited(10_000).catch(() => gateway.kill());
-    await model?.close();
+    await gateway?.[Symbol.asyncDispose]();
     await github?.close();
-    dirs?.remove();
   });
 
   async function comments(number: number, needle: string): Promise<string[]> {
-    const end = Date.now() + 30_000;
-    while (!github.commentsOn("acme/app", number).some((text) => text.includes(needle))) {
-      if (Date.now() > end) {
-        throw new Error(`No "${needle}" on #${number}: ${JSON.stringify(github.log.calls)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return github.commentsOn("acme/app", number);
+    const posted = () => github.commentsOn("acme/app", number);
+    return await gateway.waitFor(
+      () => posted().some((text) => text.includes(needle)) && posted(),
+      `"${needle}" on #${number}`,
+    );
   }
 
   test("a comment mentioning the bot is answered with a comment on the same issue", async () => {
@@ -81,7 +54,7 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
   });
 
   test("a forged or missing signature gets 401 and runs nothing", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const number = issue++;
     const forged = github.commentEvent(ada, "@bub forged", { number });
     assert.equal((await github.deliver(webhook, forged, { secret: "wrong" })).status, 401);
@@ -91,12 +64,14 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
     assert.deepEqual(await comments(number, "after the forgery"), [
       "You said: after the forgery",
     ]);
-    const asked = model.requests.slice(before).map((request) => JSON.stringify(request.body));
+    const asked = gateway.model.requests.slice(before).map((request) =>
+      JSON.stringify(request.body)
+    );
     assert.ok(asked.every((body) => !body.includes("forged")));
   });
 
   test("a stranger gets no answer (no spam on public issues) and the model never sees them", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const number = issue++;
     await github.deliver(webhook, github.commentEvent(eve, "@bub let me in", { number }));
     await github.deliver(webhook, github.commentEvent(eve, "@bub ,help", { number }));
@@ -105,17 +80,19 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
     assert.deepEqual(await comments(number, "after the stranger"), [
       "You said: after the stranger",
     ]);
-    const asked = model.requests.slice(before).map((request) => JSON.stringify(request.body));
+    const asked = gateway.model.requests.slice(before).map((request) =>
+      JSON.stringify(request.body)
+    );
     assert.ok(asked.every((body) => !body.includes("let me in")));
   });
 
   test("a comma command from an allowed user runs and answers on the issue", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const number = issue++;
     await github.deliver(webhook, github.commentEvent(ada, "@bub ,help", { number }));
     const [help] = await comments(number, "Commands start with ','");
     assert.match(help!, /,tape\.info/);
-    assert.equal(model.requests.length, before);
+    assert.equal(gateway.model.requests.length, before);
   });
 
   test("a redelivered webhook (same delivery, same comment) is answered once", async () => {
@@ -134,7 +111,7 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
     );
     await comments(other, "after the redelivery");
     assert.deepEqual(github.commentsOn("acme/app", number), ["You said: only once"]);
-    const lastUser = model.requests.map((request) => {
+    const lastUser = gateway.model.requests.map((request) => {
       const messages = (request.body as { messages: { role: string; content: unknown }[] })
         .messages;
       return JSON.stringify(messages.findLast((message) => message.role === "user")?.content);
@@ -143,7 +120,7 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
   });
 
   test("SIGTERM stops the gateway cleanly with exit code 0", async () => {
-    process.kill(gateway.process.pid!, "SIGTERM");
-    assert.equal(await gateway.exited(10_000), 0);
+    process.kill(gateway.process.process.pid!, "SIGTERM");
+    assert.equal(await gateway.process.exited(10_000), 0);
   });
 });
