@@ -60,7 +60,7 @@ export {
 } from "./web/console.ts";
 export { WebChannel, type WebChannelOptions } from "./web/web_channel.ts";
 export { ChatChannel, type ChatChannelOptions } from "./chat/chat_channel.ts";
-export type { ChatCredentials } from "./chat/platforms.ts";
+export type { ChatCredentials } from "./chat/chat_platform.ts";
 export {
   DEFAULT_WEBHOOK_MAX_BODY_BYTES,
   type WebhookHandler,

@@ -23,7 +23,9 @@ import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } fro
 import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
 import { fetchMedia, type MediaSource, mediaSource, mediaUrlOf, outboundFiles } from "./_media.ts";
 import { outboundText, postStreamed, StreamedAnswers } from "./_stream.ts";
-import { CHAT_PLATFORMS, type ChatCredentials, type ChatPlatform, sdkLogger } from "./platforms.ts";
+import { CHAT_PLATFORMS } from "./platforms.ts";
+import type { ChatCredentials, ChatPlatform } from "./chat_platform.ts";
+import { sdkLogger } from "./_sdk_logger.ts";
 import type { WebhookServer } from "./webhook_server.ts";
 
 /**

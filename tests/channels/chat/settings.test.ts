@@ -10,7 +10,8 @@ import {
   loadWebhookSettings,
 } from "../../../src/builtin/chat_settings.ts";
 import { chatChannels } from "../../../src/builtin/chat_channels.ts";
-import { CHAT_PLATFORMS, sdkLogger } from "../../../src/channels/chat/platforms.ts";
+import { CHAT_PLATFORMS } from "../../../src/channels/chat/platforms.ts";
+import { sdkLogger } from "../../../src/channels/chat/_sdk_logger.ts";
 import { registerBuiltinConfigSections } from "../../../src/builtin/settings.ts";
 import { misspeltSettings } from "../../../src/builtin/misspelt_settings.ts";
 import { validateConfig } from "../../../src/kernel/configure.ts";
