@@ -230,9 +230,13 @@ const PROXY_ENV: Record<string, string> = {
 /**
  * Runs inside the sandbox before the command: `socat` relays 127.0.0.1:3128 to the proxy's socket
  * (the namespace has no other way out), the command starts once the port listens (seen in the
- * namespace's own `/proc/net/tcp`, without connecting), and `socat` ends with the namespace.
+ * namespace's own `/proc/net/tcp`, without connecting). `socat` gets SIGKILL when the shell that
+ * becomes the command ends (`setpriv --pdeathsig`): bwrap's init waits for every process of the
+ * sandbox, so a relay outliving the command kept the sandbox alive for good whenever Bub was
+ * killed while a spare was starting (8 of 20 rounds of SIGKILL left one).
  */
-const EGRESS_RELAY = `socat TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,fork,reuseaddr ` +
+const EGRESS_RELAY = `$(command -v setpriv >/dev/null && echo setpriv --pdeathsig KILL) ` +
+  `socat TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,fork,reuseaddr ` +
   `UNIX-CONNECT:${EGRESS_SOCKET} 2>/dev/null &
 for _ in $(seq 500); do grep -qi ':${
     EGRESS_PORT.toString(16).toUpperCase().padStart(4, "0")
