@@ -2,23 +2,24 @@
  * The builtin `Agent`: runs a turn on a fork of the session tape — comma commands eagerly, else
  * the agent loop over the model runner — and merges the fork back when the stream ends. A step
  * that held tool calls for approval records the requests and suspends the turn; `resumeTurn`
- * continues it from that step.
+ * continues it from that step. One step's tools, system prompt and steering are
+ * `_turn_steps.ts`; the comma path is `_comma_turn.ts`; the resume of a turn a crash interrupted,
+ * asked before a session's first turn here, is `turn_recovery.ts`.
  *
  * @module
  */
 import { resolve } from "node:path";
-import { getLogger } from "../_internal/log.ts";
 import type { AgentHost } from "../kernel/agent_host.ts";
-import type { Envelope } from "../kernel/envelope.ts";
 import type { AsyncStreamEvents } from "../kernel/stream.ts";
-import type { Prompt, TurnState } from "../kernel/turn.ts";
+import type { TurnState } from "../kernel/turn.ts";
 import { workspaceFromState } from "../environment/from_state.ts";
 import { InMemoryTapeStore } from "../tape/memory_store.ts";
 import type { TapeStore } from "../tape/store.ts";
 import { Tape } from "../tape/tape.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Tool } from "../tools/tool.ts";
-import { SystemBlocks } from "./_system_blocks.ts";
+import { commaLine, runCommaTurn } from "./_comma_turn.ts";
+import { type TurnSetup, TurnSteps } from "./_turn_steps.ts";
 import type {
   AgentOptions,
   AgentRunSettings,
@@ -27,27 +28,12 @@ import type {
 } from "./agent_options.ts";
 import { BubError } from "../kernel/errors.ts";
 import { agentLoop, type AgentLoopArgs } from "./agent_loop.ts";
-import {
-  APPROVAL_INDEX_SESSION,
-  approvalRequestText,
-  grantCovers,
-  readApprovals,
-  recordApprovalRequests,
-} from "./approvals.ts";
+import { approvalRequestText, recordApprovalRequests } from "./_approval_requests.ts";
+import { APPROVAL_INDEX_SESSION } from "./approval_records.ts";
 import { findSuspendedTurn, resumeStep } from "./turn_resume.ts";
 import { ModelRunner } from "./model_runner.ts";
-import { recordedOrigin, recoverTurn, TURN_RESUMED } from "./turn_recovery.ts";
+import { FirstTurnRecovery, recordedOrigin, recoverTurn, TURN_RESUMED } from "./turn_recovery.ts";
 import { followedBy, textEvents } from "./text_events.ts";
-
-const logger = getLogger(["bub", "agent"]);
-
-/** What every step of a turn shares. */
-interface TurnSetup {
-  prompt: Prompt;
-  model: string;
-  allowedTools: string[] | null;
-  allowedSkills: string[] | null;
-}
 
 export type {
   AgentOptions,
@@ -58,14 +44,6 @@ export type {
 } from "./agent_options.ts";
 export { workspaceFromState };
 export type { AgentHost };
-
-function promptText(prompt: Prompt | null): string {
-  if (prompt === null) return "";
-  if (typeof prompt === "string") return prompt;
-  return prompt.filter((part) => part.type === "text").map((part) => String(part.text ?? "")).join(
-    "\n",
-  );
-}
 
 /**
  * Runs turns for the builtin plugin. One agent per framework; its root tape is created on first
@@ -108,8 +86,8 @@ export class Agent {
   readonly modelRunner: ModelRunner;
   #options: AgentOptions;
   #tape: Tape | null = null;
-  #blocks = new SystemBlocks();
-  #recoveryChecked = new Set<string>();
+  #steps: TurnSteps;
+  #recovery = new FirstTurnRecovery();
 
   /**
    * Creates the object.
@@ -121,6 +99,7 @@ export class Agent {
     this.host = host;
     this.#options = options;
     this.modelRunner = new ModelRunner(options.client, host.getAgentHooks(), options.settings);
+    this.#steps = new TurnSteps(host, options, this.modelRunner);
   }
 
   /**
@@ -164,10 +143,7 @@ export class Agent {
 
   /** The tools of a run: all registered tools, or the allowed ones. */
   tools(allowedTools: Iterable<string> | null = null): Tool[] {
-    const registry = this.#options.registry;
-    if (allowedTools === null) return registry.list();
-    const names = new Set(registry.resolveToolNames([...allowedTools]));
-    return registry.list().filter((tool) => names.has(tool.name));
+    return this.#steps.tools(allowedTools);
   }
 
   /** Runs one turn as an event stream (see the module doc). */
@@ -179,24 +155,12 @@ export class Agent {
     if (!("session_id" in state) || state.session_id === null || state.session_id === undefined) {
       state.session_id = sessionId;
     }
-    // Once per session and process: a journal is left only by a dead process, so after the
-    // first turn here only a process that served the session alongside could leave one (a
-    // restart or a cluster takeover resumes through `recoverTurn` explicitly).
-    const tapeName = sessionId.startsWith("temp/") ? null : this.sessionTape(sessionId, state).name;
-    let recovered = null;
-    if (tapeName !== null && !this.#recoveryChecked.has(tapeName)) {
-      if (this.#recoveryChecked.size >= 10_000) this.#recoveryChecked.clear();
-      try {
-        recovered = await recoverTurn(this, { sessionId, state, signal: options.signal });
-      } catch (error) {
-        // A turn that cannot be resumed must not wedge the session: the new message runs.
-        logger.error("turn.resume_failed session={session} error={error}", {
-          session: sessionId,
-          error,
-        });
-      }
-      this.#recoveryChecked.add(tapeName);
-    }
+    // Before the session's first turn in this process: the turn a crash interrupted, if any.
+    const recovered = await this.#recovery.recover(this, {
+      sessionId,
+      state,
+      signal: options.signal,
+    });
     if (recovered !== null) return followedBy(recovered, () => this.#newTurn(options));
     return await this.#newTurn(options);
   }
@@ -232,19 +196,9 @@ export class Agent {
   async #startTurn(fork: Tape, options: RunStreamOptions): Promise<AsyncStreamEvents> {
     const { prompt, state } = options;
     await fork.ensureBootstrapAnchor(options.sessionId);
-    if (typeof prompt === "string" && prompt.trim().startsWith(",")) {
-      const run = this.#options.runCommand;
-      if (!run) {
-        throw new Error("comma commands are not available: no command runner is configured");
-      }
-      const output = await run({
-        line: prompt.trim().slice(1),
-        tape: fork,
-        state,
-        signal: options.signal,
-      });
-      await fork[Symbol.asyncDispose]();
-      return textEvents(output, true);
+    const line = commaLine(prompt);
+    if (line !== null) {
+      return await runCommaTurn(this.#options, fork, { line, state, signal: options.signal });
     }
     const allowedTools = options.allowedTools ? [...options.allowedTools] : null;
     const allowedSkills = options.allowedSkills ? [...options.allowedSkills] : null;
@@ -294,7 +248,7 @@ export class Agent {
           turn: suspended,
           outcomes,
           executor: this.modelRunner.executor,
-          tools: this.#stepTools(turn.allowedTools).modelTools,
+          tools: this.#steps.view(turn.allowedTools).modelTools,
           state,
           signal: options.signal,
         });
@@ -319,7 +273,7 @@ export class Agent {
       prompt: turn.prompt,
       model: turn.model,
       maxSteps: this.settings.maxSteps ?? Number.MAX_SAFE_INTEGER,
-      runStep: (stepPrompt) => this.#runStep(fork, stepPrompt, state, turn, signal),
+      runStep: (stepPrompt) => this.#steps.run(fork, stepPrompt, state, turn, signal),
       continuePrompt: (args) => this.host.continuePrompt(args),
       signal,
       onClose: () => fork[Symbol.asyncDispose](),
@@ -338,62 +292,5 @@ export class Agent {
         ),
       ...(resume ? { resume } : {}),
     });
-  }
-
-  #stepTools(allowedTools: string[] | null) {
-    // All tools: the registry's shared list (the same array while the tools are the same).
-    const tools = allowedTools === null ? this.registry.listShared() : this.tools(allowedTools);
-    return this.#blocks.toolsView(tools);
-  }
-
-  async #runStep(
-    tape: Tape,
-    prompt: Prompt | null,
-    state: TurnState,
-    turn: TurnSetup,
-    signal: AbortSignal | undefined,
-  ): Promise<AsyncStreamEvents> {
-    const { model, allowedTools, allowedSkills } = turn;
-    const view = this.#stepTools(allowedTools);
-    const skills = allowedSkills === null ? null : allowedSkills.map((name) => name.toLowerCase());
-    if (skills !== null) state.allowed_skills = skills;
-    const text = promptText(prompt);
-    const blocks = [
-      this.host.getSystemPrompt({ prompt: text, state }),
-      view.prompt,
-      this.#options.skillsPrompt?.({ promptText: text, state, allowedSkills: skills }) ?? "",
-    ];
-    const systemPrompt = this.#blocks.systemPrompt(blocks);
-    const steeringMessages = await this.#drainSteering(state);
-    return this.modelRunner.run({
-      tape,
-      model,
-      tools: view.modelTools,
-      systemPrompt,
-      prompt,
-      steeringMessages,
-      state,
-      signal,
-      approve: async (held) => grantCovers((await readApprovals(tape)).grants, held),
-    });
-  }
-
-  async #drainSteering(state: TurnState): Promise<Prompt[]> {
-    const inbox = state._runtime_steering_inbox as
-      | { drainMessages(state: TurnState): Promise<Envelope[]> }
-      | null
-      | undefined;
-    if (!inbox) return [];
-    const messages = await inbox.drainMessages(state);
-    if (messages.length === 0) return [];
-    return await Promise.all(messages.map((message) => {
-      const sessionId = (message as { sessionId?: unknown; session_id?: unknown }).sessionId ??
-        (message as { session_id?: unknown }).session_id;
-      return this.host.buildPrompt(
-        message,
-        String(sessionId ?? state.session_id ?? ""),
-        state,
-      );
-    }));
   }
 }

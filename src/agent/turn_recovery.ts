@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { getLogger } from "../_internal/log.ts";
 import type { TurnState } from "../kernel/turn.ts";
 import type { AsyncStreamEvents } from "../kernel/stream.ts";
 import { isRecord } from "../_internal/object.ts";
@@ -30,6 +31,8 @@ import {
   planInterruptedTurn,
   type ResumeCall,
 } from "./interrupted_turn.ts";
+
+const logger = getLogger(["bub", "agent"]);
 
 /**
  * The name of the event a resumed turn records first.
@@ -189,6 +192,43 @@ export async function recoverTurn(
     signal: options.signal,
     resumed: { fork: plan.fork, step: plan.step },
   });
+}
+
+/**
+ * Recovery before a session's first turn in this process: the builtin `Agent` asks it before
+ * every turn, and it calls {@link recoverTurn} once per session tape. A journal is left only by a
+ * dead process, so after the first turn here only a process that served the session alongside
+ * could leave one (a restart or a cluster takeover resumes through `recoverTurn` explicitly).
+ */
+export class FirstTurnRecovery {
+  #checked = new Set<string>();
+
+  /**
+   * The stream of the session's interrupted turn when this is the session's first turn here and
+   * a crash left one, else null. A turn that cannot be resumed is logged and not tried again:
+   * it must not wedge the session (the new message runs).
+   */
+  async recover(
+    agent: RecoveringAgent,
+    options: RecoverTurnOptions,
+  ): Promise<AsyncStreamEvents | null> {
+    const { sessionId, state } = options;
+    if (sessionId.startsWith("temp/")) return null;
+    const tapeName = agent.sessionTape(sessionId, state).name;
+    if (this.#checked.has(tapeName)) return null;
+    if (this.#checked.size >= 10_000) this.#checked.clear();
+    let recovered = null;
+    try {
+      recovered = await recoverTurn(agent, options);
+    } catch (error) {
+      logger.error("turn.resume_failed session={session} error={error}", {
+        session: sessionId,
+        error,
+      });
+    }
+    this.#checked.add(tapeName);
+    return recovered;
+  }
 }
 
 function _isEvent(entry: { kind: string; payload: Record<string, unknown> }, name: string) {

@@ -3,7 +3,8 @@
  * "managed" tapes), buffered until `mergeBack()` (§5.9). Over a store with a fork journal (file,
  * SQLite, PostgreSQL; see `fork_journal.ts`) every buffered append is also written to the fork's
  * journal before it resolves, and the merge commits the journal (all or nothing); reads are
- * answered from the buffer in memory as before.
+ * answered from the parent and the buffer in memory (`_fork_reads.ts`). Media never persists:
+ * every append keeps only the text parts of a payload (`media_redaction.ts`).
  *
  * @module
  */
@@ -11,12 +12,13 @@ import { randomUUID } from "node:crypto";
 import { isRecord } from "../_internal/object.ts";
 import { getLogger } from "../_internal/log.ts";
 import { redactKnownSecrets } from "../_internal/secrets.ts";
-import { BubError } from "../kernel/errors.ts";
 import { createEntry, type TapeEntry } from "./entry.ts";
 import { appendStoredCopies, InMemoryTapeStore } from "./memory_store.ts";
 import type { TapeQuery } from "./query.ts";
 import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
-import { latestEvents, pickLatestEvents } from "./latest_events.ts";
+import { latestEvents } from "./latest_events.ts";
+import { redactPayload } from "./media_redaction.ts";
+import { fetchManaged, latestManagedEvents } from "./_fork_reads.ts";
 import { provideForkLayers } from "./store/_live_view.ts";
 import { keepEntryText } from "./store/_entry_text.ts";
 import {
@@ -28,6 +30,8 @@ import {
 } from "./fork_journal.ts";
 
 const logger = getLogger(["bub", "tape"]);
+
+export { redactPayload };
 
 /**
  * Options of {@link ForkTapeStore}.
@@ -54,32 +58,6 @@ export interface ForkTapeStoreOptions {
    * are journaled with the next append that must be, or with the merge.
    */
   deferrable?: (entry: TapeEntry) => boolean;
-}
-
-function _textOnly(parts: unknown[]): unknown[] {
-  return parts.filter((part) => isRecord(part) && part.type === "text");
-}
-
-/**
- * Keeps only the text parts of a list `content` (else of a list `prompt`): media never persists.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { redactPayload } from "@bub/core/tape";
- * const text = { type: "text", text: "What is this?" };
- * const image = { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } };
- * assert.deepEqual(redactPayload({ role: "user", content: [text, image] }).content, [text]);
- * ```
- */
-export function redactPayload(payload: Record<string, unknown>): Record<string, unknown> {
-  if ("content" in payload) {
-    return Array.isArray(payload.content)
-      ? { ...payload, content: _textOnly(payload.content) }
-      : payload;
-  }
-  if (Array.isArray(payload.prompt)) return { ...payload, prompt: _textOnly(payload.prompt) };
-  return payload;
 }
 
 /**
@@ -231,38 +209,22 @@ export class ForkTapeStore implements TapeStore {
   /** Parent results (unless reset here) followed by the buffered entries (§5.9). */
   async fetchAll(query: TapeQuery): Promise<TapeEntry[]> {
     if (!this.#managed(query.tape)) return await this.parent.fetchAll(query);
-    let result: TapeEntry[] = [];
-    if (!this.#reset.has(query.tape)) {
-      try {
-        result = await this.parent.fetchAll(query);
-      } catch (error) {
-        if (!BubError.isInstance(error)) throw error;
-      }
-    }
-    const kinds = query.kindList.length ? new Set(query.kindList) : null;
-    for (const entry of this.#local.read(query.tape) ?? []) {
-      if (
-        entry.kind === "anchor" &&
-        (query.afterLast ||
-          (query.afterAnchorName !== null && entry.payload.name === query.afterAnchorName))
-      ) {
-        result = [];
-        continue;
-      }
-      if (kinds && !kinds.has(entry.kind)) continue;
-      result.push(entry);
-    }
-    return query.limitCount === null ? result : result.slice(0, query.limitCount);
+    return await fetchManaged(this.#parentOf(query.tape), this.#buffered(query.tape), query);
   }
 
   /** The newest event of each of `names`: buffered ones first, then the parent's (§5.9 order). */
   async latestEvents(tape: string, names: readonly string[]): Promise<TapeEntry[]> {
     if (!this.#managed(tape)) return await latestEvents(this.parent, tape, names);
-    const local = pickLatestEvents(this.#local.read(tape) ?? [], names);
-    const found = new Set(local.map((entry) => entry.payload.name));
-    const rest = names.filter((name) => !found.has(name));
-    if (rest.length === 0 || this.#reset.has(tape)) return local;
-    return [...await latestEvents(this.parent, tape, rest), ...local];
+    return await latestManagedEvents(this.#parentOf(tape), tape, this.#buffered(tape), names);
+  }
+
+  /** The parent, where a managed tape's entries before the fork are; null once it was reset. */
+  #parentOf(tape: string): TapeStore | null {
+    return this.#reset.has(tape) ? null : this.parent;
+  }
+
+  #buffered(tape: string): readonly TapeEntry[] {
+    return this.#local.read(tape) ?? [];
   }
 
   /** True when nothing is buffered and nothing was reset. */

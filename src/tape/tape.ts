@@ -1,6 +1,6 @@
 /**
  * `Tape`: a scoped view of one tape in a store, with anchors, handoffs, context reading,
- * sidecars, reset/archive and forks (§5.7).
+ * sidecars, reset/archive and forks (§5.7). Its options are `tape_options.ts`.
  *
  * @module
  */
@@ -17,58 +17,10 @@ import { archiveSidecar, resetSidecar, resetTape } from "./_lifecycle.ts";
 import { buildChatEntries, type RecordChatOptions, type TapeInfo, tapeInfo } from "./info.ts";
 import { sessionTapeName } from "./naming.ts";
 import { TapeQuery } from "./query.ts";
-import { appendAll, type SyncTapeStore, type TapeStore, toAsyncTapeStore } from "./store.ts";
+import { appendAll, type TapeStore, toAsyncTapeStore } from "./store.ts";
+import type { HandoffOptions, TapeOptions } from "./tape_options.ts";
 
-export type { RecordChatOptions, TapeInfo };
-
-/**
- * Options of {@link Tape}.
- *
- * @example
- * ```ts
- * import { InMemoryTapeStore, Tape } from "@bub/core";
- * import type { TapeOptions } from "@bub/core/tape";
- * const options: TapeOptions = { store: new InMemoryTapeStore(), name: "cli-local", clock: () => new Date(0) };
- * const tape = new Tape(options);
- * ```
- */
-export interface TapeOptions {
-  /** The store (a sync store is wrapped). */
-  store: TapeStore | SyncTapeStore;
-  /** The tape name; unscoped when absent. */
-  name?: string | null;
-  /** How contexts are read (default {@link defaultTapeContext}). */
-  context?: TapeContext;
-  /** Mounted sidecars (deduplicated by name, first wins). */
-  sidecars?: readonly TapeSidecar[];
-  /** Where reset/archive writes `.bak` files; null disables archiving. */
-  archivePath?: string | null;
-  /** The clock for archive stamps (default `() => new Date()`). */
-  clock?: () => Date;
-}
-
-/**
- * Options of {@link Tape.handoff}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { InMemoryTapeStore, Tape } from "@bub/core";
- * import type { HandoffOptions } from "@bub/core/tape";
- * const tape = new Tape({ store: new InMemoryTapeStore() }).scoped("t");
- * const options: HandoffOptions = { name: "handoff/build-fixed", state: { summary: "The build passes." } };
- * const [anchor] = await tape.handoff(options);
- * assert.equal(anchor.payload.name, "handoff/build-fixed");
- * ```
- */
-export interface HandoffOptions {
-  /** The anchor name. */
-  name: string;
-  /** The anchor state. */
-  state?: Record<string, unknown> | null;
-  /** Meta of both entries. */
-  meta?: TapeMeta;
-}
+export type { HandoffOptions, RecordChatOptions, TapeInfo, TapeOptions };
 
 /**
  * One tape of a store, scoped by name. Immutable: `withContext`, `scoped` and

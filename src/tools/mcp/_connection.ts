@@ -1,41 +1,27 @@
 /**
- * Private: one connection to one MCP server: starting it (the SDK client is imported on first
- * use), its tools as Bub tools `<server>.<tool>`, refreshing them on `tools/list_changed`, calls
- * with a timeout and the turn's signal, and closing it.
+ * Private: one connection to one MCP server and its life: starting it (its transport:
+ * `_server_transport.ts`), its tools as Bub tools `<server>.<tool>` (`_server_tools.ts`),
+ * refreshing them on `tools/list_changed`, losing them when the server goes away, calls while it
+ * is ready (an oversized result cut), and closing it.
  *
  * @module
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import { getLogger } from "../../_internal/log.ts";
-import { lazyImport } from "../../_internal/lazy.ts";
-import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
 import { VERSION } from "../../version.ts";
-import { defineTool, type Tool } from "../tool.ts";
-import { cutResult, toolResultValue } from "./_result.ts";
+import type { Tool } from "../tool.ts";
+import { cutResult } from "./_result.ts";
 import { mcpSpillPath } from "./_oversized.ts";
+import { callServerTool, listServerTools, timeoutOf } from "./_server_tools.ts";
+import { clientModule, openTransport } from "./_server_transport.ts";
 import { ProcessStdioTransport } from "./_stdio_transport.ts";
 import { expandServerConfig, type McpServerConfig, type McpStdioServerConfig } from "./config.ts";
 import type { McpServerDriver } from "./server_driver.ts";
 import type { McpServerState, McpServerStatus } from "./_status.ts";
 
 const logger = getLogger(["bub", "mcp"]);
-// Type-only imports name the SDK's modules without `.js` (its export map gives types only so);
-// the runtime imports need the `.js`.
-type ClientModule = typeof import("@modelcontextprotocol/sdk/client/index");
-type HttpModule = typeof import("@modelcontextprotocol/sdk/client/streamableHttp");
-const clientModule = lazyImport(() =>
-  import("@modelcontextprotocol/sdk/client/index.js") as Promise<ClientModule>
-);
-const httpModule = lazyImport(() =>
-  import("@modelcontextprotocol/sdk/client/streamableHttp.js") as Promise<HttpModule>
-);
-
-/** The longest timer a runtime accepts (a longer one fires at once). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
-/** The JSON-RPC error code of a timed-out request. */
-const REQUEST_TIMEOUT = -32001;
 
 /** Options of {@link McpConnection}. */
 export interface McpConnectionOptions {
@@ -51,15 +37,6 @@ export interface McpConnectionOptions {
   maxResultBytes: number;
   /** Where a stdio server runs (see `McpManagerOptions.driverFor`); absent: on the host. */
   driverFor?: (server: McpStdioServerConfig) => Promise<McpServerDriver | null>;
-}
-
-/** The model-safe part of an MCP tool name: anything but letters, digits, `_`, `-` becomes `_`. */
-function safeToolName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]/g, "_");
-}
-
-function timeoutOf(ms: number | null): number {
-  return ms === null ? MAX_TIMEOUT_MS : Math.min(Math.max(1, Math.round(ms)), MAX_TIMEOUT_MS);
 }
 
 function messageOf(error: unknown): string {
@@ -163,55 +140,20 @@ export class McpConnection {
   async #createTransport(config: McpServerConfig): Promise<Transport> {
     if (config.transport === "stdio") {
       this.#driver = (await this.#options.driverFor?.(config)) ?? null;
-      return new ProcessStdioTransport({
-        ...(this.#driver ? { driver: this.#driver.driver } : {}),
-        command: config.command,
-        args: config.args,
-        env: { ...config.env },
-        cwd: config.cwd,
-        maxMessageBytes: this.#options.maxResultBytes,
-        server: this.config.name,
-      });
     }
-    const { StreamableHTTPClientTransport } = await httpModule();
-    return new StreamableHTTPClientTransport(new URL(config.url), {
-      requestInit: { headers: { ...config.headers } },
+    return await openTransport(config, this.#driver, {
+      server: this.config.name,
+      maxMessageBytes: this.#options.maxResultBytes,
     });
   }
 
-  async #listTools(timeout: number): Promise<Tool[]> {
-    const client = this.#client!;
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
-      for (const tool of page.tools) tools.push(this.#bubTool(tool));
-      cursor = page.nextCursor;
-    } while (cursor);
-    return tools;
-  }
-
-  #bubTool(
-    tool: {
-      name: string;
-      description?: string;
-      title?: string;
-      inputSchema: unknown;
-      annotations?: unknown;
-    },
-  ): Tool {
-    const mcpName = tool.name;
-    const name = `${this.config.name}.${safeToolName(mcpName)}`;
-    const schema = isRecord(tool.inputSchema) ? tool.inputSchema : { type: "object" };
-    return defineTool({
-      name,
-      description: tool.description ?? tool.title ?? "",
-      parameters: { ...schema, type: "object" },
-      context: true,
-      // The server's hint that repeated calls have no further effect (MCP tool annotations).
-      idempotent: isRecord(tool.annotations) && tool.annotations.idempotentHint === true,
-      handler: (args, context) => this.call(name, mcpName, args, context.signal),
-    });
+  #listTools(timeout: number): Promise<Tool[]> {
+    return listServerTools(
+      this.#client!,
+      this.config.name,
+      timeout,
+      (name, mcpName, args, signal) => this.call(name, mcpName, args, signal),
+    );
   }
 
   async #refresh(): Promise<void> {
@@ -269,25 +211,7 @@ export class McpConnection {
     }
     signal?.throwIfAborted();
     const timeout = timeoutOf(this.#options.callTimeoutMs);
-    let result: unknown;
-    try {
-      result = await client.callTool(
-        { name: mcpName, arguments: isRecord(args) ? args : {} },
-        undefined,
-        { timeout, ...(signal ? { signal } : {}) },
-      );
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if ((error as { code?: unknown } | null)?.code === REQUEST_TIMEOUT) {
-        throw new BubError("tool", `Tool '${name}' timed out after ${timeout / 1000} s`, null, {
-          cause: error,
-        });
-      }
-      throw new BubError("tool", `Tool '${name}' failed: ${messageOf(error)}`, null, {
-        cause: error,
-      });
-    }
-    const value = toolResultValue(name, result);
+    const value = await callServerTool(client, { name, mcpName, args, timeout, signal });
     // A stdio server's oversized message was cut while it arrived (`_oversized.ts`).
     if (this.#transport instanceof ProcessStdioTransport) return value;
     return cutResult(value, this.#options.maxResultBytes, () => mcpSpillPath(this.config.name));

@@ -1,124 +1,27 @@
 /**
  * The `mcp_servers:` section of config.yml: one entry per MCP server, a stdio server
  * (`{ command, args, env, cwd }`, and where it runs: `sandbox`, `network`, `paths`) or a Streamable
- * HTTP server (`{ url, headers }`), checked into
- * typed {@link McpServerConfig}s. `${VAR}` (and `${VAR:-fallback}`) in `env` and `headers` values
- * are expanded from the environment when a server starts ({@link expandServerConfig}).
+ * HTTP server (`{ url, headers }`), checked into typed {@link McpServerConfig}s
+ * (`server_config.ts`). `${VAR}` (and `${VAR:-fallback}`) in `env` and `headers` values are
+ * expanded from the environment when a server starts ({@link expandServerConfig},
+ * `_server_variables.ts`).
  *
  * @module
  */
 import { isRecord } from "../../_internal/object.ts";
 import { BubError } from "../../kernel/errors.ts";
 import { placement } from "./_stdio_placement.ts";
+import { MCP_SERVERS_KEY, type McpServerConfig, type McpServerLimits } from "./server_config.ts";
+import { expandServerConfig } from "./_server_variables.ts";
 
-/**
- * The config.yml key of the section.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MCP_SERVERS_KEY } from "@bub/core/tools";
- * assert.equal(MCP_SERVERS_KEY, "mcp_servers"); // the config.yml section
- * ```
- */
-export const MCP_SERVERS_KEY = "mcp_servers";
-
-/**
- * Keys both kinds of server take.
- *
- * @example
- * ```ts
- * import type { McpServerLimits } from "@bub/core/tools";
- * const limits: McpServerLimits = { timeoutSeconds: 30, startupTimeoutSeconds: 10 };
- * ```
- */
-export interface McpServerLimits {
-  /** `timeout_seconds`: limit of one tool call; null: none; undefined: the global setting. */
-  readonly timeoutSeconds?: number | null;
-  /** `startup_timeout_seconds`: limit of starting; null: none; undefined: the global setting. */
-  readonly startupTimeoutSeconds?: number | null;
-}
-
-/**
- * A server started as a child process, spoken to over its stdin/stdout.
- *
- * @example
- * ```ts
- * import type { McpStdioServerConfig } from "@bub/core/tools";
- * const files: McpStdioServerConfig = {
- *   transport: "stdio",
- *   name: "files",
- *   command: "npx",
- *   args: ["-y", "@modelcontextprotocol/server-filesystem", "."],
- *   env: {},
- *   cwd: null,
- * };
- * ```
- */
-export interface McpStdioServerConfig extends McpServerLimits {
-  /** `"stdio"`. */
-  readonly transport: "stdio";
-  /** The server's name: the prefix of its tools (`<name>.<tool>`). */
-  readonly name: string;
-  /** The executable (looked up on `PATH`) or its path. */
-  readonly command: string;
-  /** Its arguments. */
-  readonly args: readonly string[];
-  /** Variables added to its environment (values may hold `${VAR}`). */
-  readonly env: Readonly<Record<string, string>>;
-  /** Its working directory; null: the host's (the workspace when sandboxed). */
-  readonly cwd: string | null;
-  /**
-   * `sandbox`: true runs it in the sandbox, false on the host; absent follows the `sandbox`
-   * setting (see `McpManagerOptions.driverFor`).
-   */
-  readonly sandbox?: boolean;
-  /**
-   * `network` of a sandboxed server: `off`, `on`, or the hosts it may reach; absent: the
-   * `sandbox_network` setting.
-   */
-  readonly network?: "off" | "on" | readonly string[];
-  /** `paths`: host paths a sandboxed server also sees, read-only (`<path>:rw` read-write). */
-  readonly paths?: readonly string[];
-}
-
-/**
- * A server reached over MCP Streamable HTTP.
- *
- * @example
- * ```ts
- * import type { McpHttpServerConfig } from "@bub/core/tools";
- * const docs: McpHttpServerConfig = {
- *   transport: "http",
- *   name: "docs",
- *   url: "http://127.0.0.1:8080/mcp",
- *   headers: { authorization: "Bearer ${DOCS_TOKEN}" },
- * };
- * ```
- */
-export interface McpHttpServerConfig extends McpServerLimits {
-  /** `"http"`. */
-  readonly transport: "http";
-  /** The server's name: the prefix of its tools (`<name>.<tool>`). */
-  readonly name: string;
-  /** The endpoint URL. */
-  readonly url: string;
-  /** Headers sent with every request (values may hold `${VAR}`). */
-  readonly headers: Readonly<Record<string, string>>;
-}
-
-/**
- * One configured MCP server.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { type McpServerConfig, parseMcpServers } from "@bub/core/tools";
- * const servers: McpServerConfig[] = parseMcpServers({ mcp_servers: { docs: { url: "http://127.0.0.1:8080/mcp" } } });
- * assert.equal(servers[0]?.transport, "http");
- * ```
- */
-export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
+export {
+  MCP_SERVERS_KEY,
+  type McpHttpServerConfig,
+  type McpServerConfig,
+  type McpServerLimits,
+  type McpStdioServerConfig,
+} from "./server_config.ts";
+export { expandServerConfig };
 
 const LIMIT_KEYS = ["timeout_seconds", "startup_timeout_seconds"];
 const STDIO_KEYS = new Set([
@@ -257,59 +160,4 @@ export function parseMcpServers(
     );
   }
   return Object.entries(section).map(([name, value]) => parseServer(name, value));
-}
-
-const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-function expandValue(
-  key: string,
-  value: string,
-  env: Readonly<Record<string, string | undefined>>,
-): string {
-  return value.replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
-    const found = env[name];
-    if (found !== undefined && found !== "") return found;
-    if (fallback !== undefined) return fallback;
-    throw new BubError(
-      "config",
-      `Invalid config: ${MCP_SERVERS_KEY}.${key} uses \${${name}}, but ${name} is not set`,
-    );
-  });
-}
-
-function expandMap(
-  key: string,
-  map: Readonly<Record<string, string>>,
-  env: Readonly<Record<string, string | undefined>>,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(map)) {
-    out[name] = expandValue(`${key}.${name}`, value, env);
-  }
-  return out;
-}
-
-/**
- * `server` with `${VAR}` / `${VAR:-fallback}` in its `env` or `headers` values replaced from
- * `env` (an empty variable counts as unset).
- *
- * @throws {BubError} (`config`) naming the key and the variable when a variable without a
- *   fallback is unset
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { expandServerConfig, parseMcpServers } from "./config.ts";
- * const [server] = parseMcpServers({ mcp_servers: { api: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${TOKEN}" } } } });
- * const expanded = expandServerConfig(server!, { TOKEN: "t1" });
- * assert.ok(expanded.transport === "http" && expanded.headers.Authorization === "Bearer t1");
- * ```
- */
-export function expandServerConfig(
-  server: McpServerConfig,
-  env: Readonly<Record<string, string | undefined>>,
-): McpServerConfig {
-  if (server.transport === "http") {
-    return { ...server, headers: expandMap(`${server.name}.headers`, server.headers, env) };
-  }
-  return { ...server, env: expandMap(`${server.name}.env`, server.env, env) };
 }
