@@ -185,6 +185,15 @@ export function dumpsOrString(value: unknown): string {
   }
 }
 
+/** `JSON.stringify(value)`, or the value's string form when that gives nothing or throws. */
+export function jsonOrString(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
 /** A deep copy through JSON (what a persistent store would give back). */
 export function jsonClone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { PushQueue } from "../_internal/push_queue.ts";
 import { BubError } from "../kernel/errors.ts";
 import type { StreamEvent } from "../kernel/stream_events.ts";
 import type {
@@ -150,37 +151,19 @@ export async function* executeWithEvents(
   invocations: readonly ToolInvocation[],
   options: ExecuteToolsOptions,
 ): AsyncGenerator<StreamEvent, ToolExecution, undefined> {
-  const queue: StreamEvent[] = [];
-  let wake: (() => void) | null = null;
-  const push = (event: StreamEvent): void => {
-    queue.push(event);
-    wake?.();
-    wake = null;
-  };
-  let settled = false;
+  const events = new PushQueue<StreamEvent>();
   const execution = executor.execute(invocations, {
     ...options,
     observer: {
-      start: (data) => push({ kind: "tool_start", data }),
-      end: (data) => push({ kind: "tool_end", data }),
+      start: (data) => events.push({ kind: "tool_start", data }),
+      end: (data) => events.push({ kind: "tool_end", data }),
     },
   });
   const done = execution.then(
     () => {},
     () => {},
-  ).finally(() => {
-    settled = true;
-    wake?.();
-    wake = null;
-  });
-  while (true) {
-    if (queue.length > 0) {
-      yield queue.shift()!;
-      continue;
-    }
-    if (settled) break;
-    await new Promise<void>((resolve) => (wake = resolve));
-  }
+  ).finally(() => events.close());
+  yield* events.drain();
   await done;
   return await execution;
 }

@@ -23,6 +23,7 @@
 import type { CallOutcome } from "./turn_resume.ts";
 import { isRecord } from "../_internal/object.ts";
 import type { TapeEntry } from "../tape/entry.ts";
+import type { InterruptedCall } from "../tape/interrupted.ts";
 
 /**
  * The result a started call that never ended gets (its tool is not idempotent).
@@ -37,7 +38,8 @@ import type { TapeEntry } from "../tape/entry.ts";
 export const INTERRUPTED_RESULT = "interrupted: unknown whether it took effect";
 
 /**
- * One call of the interrupted step (as `turn.interrupted` names it).
+ * One call of the interrupted step (as `turn.interrupted` names it): the tape's
+ * {@link InterruptedCall}.
  *
  * @example
  * ```ts
@@ -45,14 +47,7 @@ export const INTERRUPTED_RESULT = "interrupted: unknown whether it took effect";
  * const call: ResumeCall = { call_id: "call_1", tool: "bash", state: "completed" };
  * ```
  */
-export interface ResumeCall {
-  /** The model's call id. */
-  call_id: string;
-  /** The tool. */
-  tool: string;
-  /** Where it stood. */
-  state: "completed" | "started" | "not_started";
-}
+export type ResumeCall = InterruptedCall;
 
 /**
  * The input of a resume: the step, its calls and one outcome per call (same order).

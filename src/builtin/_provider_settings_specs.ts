@@ -7,6 +7,7 @@
  */
 import type { CloudSettings } from "../agent/providers/cloud_models.ts";
 import type { FieldSpec } from "./_settings_fields.ts";
+import type { AgentSettings } from "./settings_types.ts";
 import { checked, field, textList } from "./_settings_schemas.ts";
 
 /** A single DNS label (a location or resource name becomes part of a host name). */
@@ -36,29 +37,20 @@ export const CLOUD_PROVIDER_FIELDS: readonly FieldSpec[] = [
   field("bedrock_session_token", "string", textList, TEXT, null),
 ];
 
-/** The cloud provider settings as loaded (each null when not set). */
-export interface CloudProviderSettingValues {
-  /** Vertex AI project. */
-  vertex_project: string | null;
-  /** Vertex AI location. */
-  vertex_location: string | null;
-  /** Path of a service-account JSON key file for Vertex AI. */
-  vertex_credentials: string | null;
-  /** A ready OAuth access token for Vertex AI. */
-  vertex_access_token: string | null;
-  /** Azure OpenAI resource name. */
-  azure_resource_name: string | null;
-  /** Azure OpenAI API version (null: the v1 API). */
-  azure_api_version: string | null;
-  /** Amazon Bedrock region. */
-  bedrock_region: string | null;
-  /** AWS access key id (SigV4). */
-  bedrock_access_key_id: string | null;
-  /** AWS secret access key. */
-  bedrock_secret_access_key: string | null;
-  /** AWS session token of temporary credentials. */
-  bedrock_session_token: string | null;
-}
+/** The cloud provider settings of loaded {@link AgentSettings} (each null when not set). */
+export type CloudProviderSettingValues = Pick<
+  AgentSettings,
+  | "vertex_project"
+  | "vertex_location"
+  | "vertex_credentials"
+  | "vertex_access_token"
+  | "azure_resource_name"
+  | "azure_api_version"
+  | "bedrock_region"
+  | "bedrock_access_key_id"
+  | "bedrock_secret_access_key"
+  | "bedrock_session_token"
+>;
 
 /** The {@link CloudSettings} a `ProviderModelClient` takes, from loaded settings. */
 export function cloudSettingsOf(settings: CloudProviderSettingValues): CloudSettings {

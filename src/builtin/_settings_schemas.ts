@@ -82,3 +82,30 @@ export function checked(
 export function positiveIntOrNull(): Schema<unknown> {
   return int().gt(0, { error: "must be greater than 0" }).nullable();
 }
+/** An integer > 0 (never null). */
+export function positiveInt(): Schema<unknown> {
+  return int().gt(0, { error: "must be greater than 0" });
+}
+
+/** A string field (`fallback` when unset: ""). */
+export function textField(key: string, fallback = ""): FieldSpec {
+  return field(key, "string", str, "a string", fallback);
+}
+/** A URL field, null when unset (the service's own). */
+export function urlField(key: string): FieldSpec {
+  return field(key, "string", textList, "a URL string, or null", null);
+}
+/** A comma-separated list field, null when unset. */
+export function listField(key: string): FieldSpec {
+  return field(key, "list_text", textList, "a comma-separated string, or null", null);
+}
+/** An integer field of at least `min`. */
+export function intAtLeastField(key: string, min: number, fallback: number): FieldSpec {
+  return field(
+    key,
+    "int",
+    () => int().min(min, { error: `must be at least ${min}` }),
+    "an integer",
+    fallback,
+  );
+}

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type ParseResult, s as z, type Schema } from "../_internal/schema.ts";
+import { s as z, type Schema } from "../_internal/schema.ts";
 import {
   DEFAULT_MAX_ANSWER_BYTES,
   DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
@@ -14,42 +14,24 @@ import {
 import type { SectionSpec } from "./_settings_fields.ts";
 import { DEFAULT_OPENAI_AUTH_BASE } from "../agent/providers/openai_token_grants.ts";
 import {
+  checked,
   field,
   int,
+  intAtLeastField,
   MAP_OR_STRING,
   nonNegative,
   object,
+  positiveInt,
   positiveIntOrNull,
   positiveSeconds,
   providerValue,
   seconds,
   str,
+  textField,
   textList,
 } from "./_settings_schemas.ts";
-import {
-  CHANNELS,
-  DISCORD,
-  GCHAT,
-  GITHUB,
-  LINEAR,
-  SLACK,
-  TEAMS,
-  TELEGRAM,
-  WEBHOOKS,
-} from "./_channel_settings_specs.ts";
+import { CHANNELS, CHAT_PLATFORM_SPECS, TELEGRAM, WEBHOOKS } from "./_channel_settings_specs.ts";
 import { SANDBOX } from "./_sandbox_settings_specs.ts";
-
-export {
-  CHANNELS,
-  DISCORD,
-  GCHAT,
-  GITHUB,
-  LINEAR,
-  SLACK,
-  TEAMS,
-  TELEGRAM,
-  WEBHOOKS,
-} from "./_channel_settings_specs.ts";
 export { SANDBOX, SANDBOX_MODES, sandboxNetworkOf } from "./_sandbox_settings_specs.ts";
 import { DEFAULT_MCP_MAX_RESULT_BYTES } from "../tools/mcp/mcp_manager.ts";
 import { parseTapeStoreChoice, TAPE_STORE_EXPECTED } from "./tape_store_setting.ts";
@@ -73,7 +55,7 @@ export const AGENT: SectionSpec = {
   section: "",
   prefix: "BUB_",
   fields: [
-    field("model", "string", str, "a string", DEFAULT_MODEL),
+    textField("model", DEFAULT_MODEL),
     field(
       "fallback_models",
       "json",
@@ -83,21 +65,9 @@ export const AGENT: SectionSpec = {
     ),
     field("api_key", "json", providerValue, MAP_OR_STRING, null, { mergeMaps: true }),
     field("api_base", "json", providerValue, MAP_OR_STRING, null, { mergeMaps: true }),
-    field("openai_auth_base", "string", str, "a string", DEFAULT_OPENAI_AUTH_BASE),
-    field(
-      "max_steps",
-      "int",
-      () => int().gt(0, { error: "must be greater than 0" }),
-      "an integer",
-      Number.MAX_SAFE_INTEGER,
-    ),
-    field(
-      "max_tokens",
-      "int",
-      () => int().gt(0, { error: "must be greater than 0" }),
-      "an integer",
-      16384,
-    ),
+    textField("openai_auth_base", DEFAULT_OPENAI_AUTH_BASE),
+    field("max_steps", "int", positiveInt, "an integer", Number.MAX_SAFE_INTEGER),
+    field("max_tokens", "int", positiveInt, "an integer", 16384),
     field("context_window", "int", positiveIntOrNull, "an integer greater than 0, or null", null),
     field(
       "model_timeout_seconds",
@@ -113,13 +83,7 @@ export const AGENT: SectionSpec = {
       "a number greater than 0, or null",
       DEFAULT_MODEL_STALL_TIMEOUT_SECONDS,
     ),
-    field(
-      "max_answer_bytes",
-      "int",
-      () => int().min(MIN_MAX_ANSWER_BYTES, { error: `must be at least ${MIN_MAX_ANSWER_BYTES}` }),
-      "an integer",
-      DEFAULT_MAX_ANSWER_BYTES,
-    ),
+    intAtLeastField("max_answer_bytes", MIN_MAX_ANSWER_BYTES, DEFAULT_MAX_ANSWER_BYTES),
     field("client_args", "json", object, "a mapping (JSON in env)", {}, { nullAsEmpty: true }),
     field("completion_args", "json", object, "a mapping (JSON in env)", {}, {
       nullAsEmpty: true,
@@ -134,13 +98,7 @@ export const AGENT: SectionSpec = {
       "an integer",
       0,
     ),
-    field(
-      "tool_output_max_bytes",
-      "int",
-      () => int().min(1024, { error: "must be at least 1024" }),
-      "an integer",
-      4 * 1024 * 1024,
-    ),
+    intAtLeastField("tool_output_max_bytes", 1024, 4 * 1024 * 1024),
     field(
       "tool_env_passthrough",
       "list_text",
@@ -157,27 +115,17 @@ export const SPILL: SectionSpec = {
   section: "spill",
   prefix: "BUB_SPILL_",
   fields: [
-    field(
-      "threshold",
-      "int",
-      () => int().min(0, { error: "must be at least 0" }),
-      "an integer",
-      4096,
-    ),
+    intAtLeastField("threshold", 0, 4096),
   ],
 };
 
 /** A string naming a tape store (see `tape_store_setting.ts`). */
 function tapeStoreSchema(): Schema<unknown> {
-  const base = z.string();
-  const schema = Object.create(base) as Schema<unknown>;
-  schema.safeParse = (value: unknown): ParseResult<unknown> => {
-    const result = base.safeParse(value);
-    if (!result.success || parseTapeStoreChoice(result.data) !== null) return result;
-    const message = `must be ${TAPE_STORE_EXPECTED}`;
-    return { success: false, error: { issues: [{ code: "custom", message, path: [] }] } };
-  };
-  return schema;
+  return checked(
+    str(),
+    (value) =>
+      parseTapeStoreChoice(String(value)) !== null ? null : `must be ${TAPE_STORE_EXPECTED}`,
+  );
 }
 
 /** Spec of the tape store setting (YAML root, `BUB_TAPE_STORE`). */
@@ -185,13 +133,7 @@ export const TAPE: SectionSpec = {
   section: "",
   prefix: "BUB_",
   fields: [
-    field(
-      "tape_store",
-      "string",
-      tapeStoreSchema,
-      "a string",
-      "file",
-    ),
+    field("tape_store", "string", tapeStoreSchema, "a string", "file"),
     field("cluster_lease_seconds", "float", positiveSeconds, "a number greater than 0", 15),
     field("cluster_poll_seconds", "float", positiveSeconds, "a number greater than 0", 0.5),
     field("cluster_hold_idle_seconds", "float", nonNegative, "a number", 0),
@@ -206,13 +148,7 @@ export const MCP: SectionSpec = {
   fields: [
     field("mcp_timeout_seconds", "float", seconds, "a number greater than 0, or null", 60),
     field("mcp_startup_timeout_seconds", "float", seconds, "a number greater than 0, or null", 30),
-    field(
-      "mcp_max_result_bytes",
-      "int",
-      () => int().min(1024, { error: "must be at least 1024" }),
-      "an integer",
-      DEFAULT_MCP_MAX_RESULT_BYTES,
-    ),
+    intAtLeastField("mcp_max_result_bytes", 1024, DEFAULT_MCP_MAX_RESULT_BYTES),
   ],
 };
 
@@ -220,15 +156,7 @@ export const MCP: SectionSpec = {
 export const CONSOLE: SectionSpec = {
   section: "",
   prefix: "BUB_",
-  fields: [
-    field(
-      "console_max_body_bytes",
-      "int",
-      () => int().min(1, { error: "must be at least 1" }),
-      "an integer",
-      1024 * 1024,
-    ),
-  ],
+  fields: [intAtLeastField("console_max_body_bytes", 1, 1024 * 1024)],
 };
 
 /** Every settings section Bub reads (the YAML root's and the named ones), for checks over all. */
@@ -243,10 +171,5 @@ export const SETTINGS_SPECS: readonly SectionSpec[] = [
   TAPE,
   TELEGRAM,
   WEBHOOKS,
-  SLACK,
-  GITHUB,
-  DISCORD,
-  TEAMS,
-  LINEAR,
-  GCHAT,
+  ...Object.values(CHAT_PLATFORM_SPECS),
 ];

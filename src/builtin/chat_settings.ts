@@ -9,8 +9,8 @@
  */
 import { isRecord } from "../_internal/object.ts";
 import { BubError } from "../kernel/errors.ts";
-import { loadSection, type SectionSpec } from "./_settings_fields.ts";
-import { DISCORD, GCHAT, GITHUB, LINEAR, SLACK, TEAMS, WEBHOOKS } from "./_settings_specs.ts";
+import { loadSection } from "./_settings_fields.ts";
+import { CHAT_PLATFORM_SPECS, WEBHOOKS } from "./_channel_settings_specs.ts";
 import type { SettingsSources } from "./settings_types.ts";
 
 /** The YAML key holding one section per chat platform. */
@@ -87,24 +87,8 @@ export interface WebhookSettings {
   webhook_port: number;
 }
 
-const SPECS: Record<ChatPlatformName, SectionSpec> = {
-  slack: SLACK,
-  github: GITHUB,
-  discord: DISCORD,
-  teams: TEAMS,
-  linear: LINEAR,
-  gchat: GCHAT,
-};
-
 /** The platforms with settings, in a stable order. */
-export const CHAT_PLATFORMS: readonly ChatPlatformName[] = [
-  "slack",
-  "github",
-  "discord",
-  "teams",
-  "linear",
-  "gchat",
-];
+export const CHAT_PLATFORMS = Object.keys(CHAT_PLATFORM_SPECS) as readonly ChatPlatformName[];
 
 function platformData(
   platform: string,
@@ -151,7 +135,7 @@ export function loadChatPlatformSettings(
   platform: ChatPlatformName,
   sources: SettingsSources = {},
 ): ChatPlatformSettings {
-  return loadSection(SPECS[platform], {
+  return loadSection(CHAT_PLATFORM_SPECS[platform]!, {
     env: sources.env ?? {},
     dotenv: sources.dotenv ?? {},
     data: platformData(platform, sources.config),

@@ -10,6 +10,7 @@ import { redactKnownSecrets, registerSecretsOf } from "../_internal/secrets.ts";
 import type { McpServerStatus } from "../tools/mcp/mcp_manager.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import type { Tool } from "../tools/tool.ts";
+import { toolParameterList } from "../tools/prompt.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import { CliExit, type CliOutput } from "./cli_io.ts";
 import type { BuiltinRuntime } from "./runtime.ts";
@@ -21,13 +22,7 @@ export interface McpCommandOptions {
 }
 
 function signature(tool: Tool): string {
-  const properties = tool.parameters.properties;
-  const required = Array.isArray(tool.parameters.required) ? tool.parameters.required : [];
-  const names = typeof properties === "object" && properties !== null
-    ? Object.keys(properties)
-    : [];
-  const params = names.map((name) => (required.includes(name) ? name : `${name}?`));
-  const head = `${tool.name}(${params.join(", ")})`;
+  const head = `${tool.name}(${toolParameterList(tool)})`;
   return tool.description ? `${head}: ${tool.description.split("\n")[0]}` : head;
 }
 

@@ -13,16 +13,8 @@ import { isRecord } from "../_internal/object.ts";
 import { warnExposedEnvSecrets } from "../_internal/env_secrets.ts";
 import { hasConfigSection, registerConfigSection } from "../kernel/configure.ts";
 import { BubError } from "../kernel/errors.ts";
-import {
-  AGENT,
-  CHANNELS,
-  CONSOLE,
-  MCP,
-  SANDBOX,
-  SPILL,
-  TAPE,
-  TELEGRAM,
-} from "./_settings_specs.ts";
+import { AGENT, CONSOLE, MCP, SANDBOX, SPILL, TAPE } from "./_settings_specs.ts";
+import { CHANNELS, TELEGRAM } from "./_channel_settings_specs.ts";
 import { parseMcpServers } from "../tools/mcp/config.ts";
 import { loadSection, type SectionSpec, type Sourced } from "./_settings_fields.ts";
 import { loadApprovalSettings } from "./approval_rules.ts";

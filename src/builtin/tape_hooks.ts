@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { nonEmptyString } from "../_internal/non_empty.ts";
 import type { ToolCall, ToolCallResult } from "../kernel/agent_hooks.ts";
 import { hookimpl } from "../kernel/plugin.ts";
 import type { TapeContext, TapeSidecar } from "../kernel/tape_context.ts";
@@ -62,13 +63,7 @@ export interface TapeHooks {
  * ```
  */
 export function createTapeHooks(options: TapeHooksOptions): TapeHooks {
-  if (typeof options?.home !== "string" || options.home === "") {
-    throw new TypeError(
-      `Cannot create tape hooks: home must be a non-empty path, got ${
-        JSON.stringify(options?.home)
-      }`,
-    );
-  }
+  nonEmptyString(options?.home, "Cannot create tape hooks: home must be a non-empty path");
   const threshold = options.spillThreshold;
   const spill = new SpillStore(threshold === undefined ? {} : { threshold });
   return {

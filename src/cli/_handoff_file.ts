@@ -15,11 +15,11 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readFileSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { readdirQuiet } from "../_internal/read_dir.ts";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import process from "node:process";
@@ -89,13 +89,7 @@ function alive(pid: number): boolean {
 
 /** Removes the handoff files in `dir` whose process is gone. Never throws. */
 export function removeStaleHandoffs(dir: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of readdirQuiet(dir)) {
     const match = FILE_NAME.exec(name);
     if (match === null || alive(Number(match[1]))) continue;
     try {

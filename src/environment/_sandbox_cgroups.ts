@@ -17,14 +17,8 @@
  *
  * @module
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmdirSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { readdirQuiet } from "../_internal/read_dir.ts";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
@@ -146,13 +140,7 @@ const swept = new Set<string>();
 function sweep(parent: string): void {
   if (swept.has(parent)) return;
   swept.add(parent);
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of readdirQuiet(parent)) {
     const pid = /^bub-(?:probe-)?(\d+)-/.exec(name)?.[1];
     if (pid === undefined || existsSync(`/proc/${pid}`)) continue;
     try {

@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { readdirQuiet } from "../_internal/read_dir.ts";
 import { isAbsolute, join, resolve } from "node:path";
 
 /**
@@ -109,13 +110,7 @@ function privateEtc(): Mount[] {
   if (etcMasks) return etcMasks;
   const out: Mount[] = [];
   const walk = (dir: string, depth: number): void => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of names) {
+    for (const name of readdirQuiet(dir)) {
       const path = join(dir, name);
       const info = lstatOrNull(path);
       if (!info || info.isSymbolicLink()) continue;

@@ -6,6 +6,7 @@
  * @module
  */
 import { LinkedSignal } from "../_internal/linked_signal.ts";
+import { PushQueue } from "../_internal/push_queue.ts";
 import type { Envelope } from "./envelope.ts";
 import type { StreamEvent } from "./stream_events.ts";
 import type { TurnResult } from "./turn.ts";
@@ -89,13 +90,7 @@ export async function* streamTurn(
   // Linked, not `AbortSignal.any()`, which would keep each turn's signal from a long-lived one.
   const linked = new LinkedSignal([options.signal]);
   const signal = linked.signal;
-  const queue: TurnEvent[] = [];
-  let wake: (() => void) | null = null;
-  const notify = (): void => {
-    wake?.();
-    wake = null;
-  };
-  let settled = false;
+  const events = new PushQueue<TurnEvent>();
   let failed = false;
   let failure: unknown;
   const turn = Promise.resolve()
@@ -103,35 +98,22 @@ export async function* streamTurn(
       host.processInbound(inbound, {
         stream: true,
         signal,
-        onEvent: (event) => {
-          queue.push(event);
-          notify();
-        },
+        onEvent: (event) => events.push(event),
       })
     )
     .then(
-      (result) => void queue.push({ kind: "done", data: { result } }),
+      (result) => events.push({ kind: "done", data: { result } }),
       (error) => {
         failed = true;
         failure = error;
       },
     )
-    .finally(() => {
-      settled = true;
-      notify();
-    });
+    .finally(() => events.close());
   try {
-    while (true) {
-      if (queue.length > 0) {
-        yield queue.shift()!;
-        continue;
-      }
-      if (settled) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
+    yield* events.drain();
     if (failed) throw failure;
   } finally {
-    if (!settled) {
+    if (!events.closed) {
       linked.abort(new DOMException("The turn stream was closed", "AbortError"));
       await turn;
     }

@@ -4,6 +4,7 @@
  * @module
  */
 import { readdir, unlink } from "node:fs/promises";
+import { nonEmptyString } from "../_internal/non_empty.ts";
 import { BubError } from "../kernel/errors.ts";
 import { evaluateQuery } from "./store/_evaluate.ts";
 import { prepareBatch } from "./file/_append.ts";
@@ -96,14 +97,10 @@ export class FileTapeStore implements TapeStore, ForkJournal, AsyncDisposable {
    * @param options durability and lock waiting
    */
   constructor(directory: string, options: FileTapeStoreOptions = {}) {
-    if (typeof directory !== "string" || directory === "") {
-      throw new TypeError(
-        `Cannot create FileTapeStore: directory must be a non-empty path, got ${
-          JSON.stringify(directory)
-        }`,
-      );
-    }
-    this.directory = directory;
+    this.directory = nonEmptyString(
+      directory,
+      "Cannot create FileTapeStore: directory must be a non-empty path",
+    );
     const core = this.#core = new FileStoreCore(directory, options);
     // Incremental contexts read a tape's cache, caught up (see `store/_live_view.ts`).
     provideLiveView(

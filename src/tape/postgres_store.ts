@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { KeyedMutex } from "./store/_mutex.ts";
-import { appendColumns, pgAppend, pgBatchLanded } from "./postgres/_append.ts";
+import { appendColumns, pgAppendRetried } from "./postgres/_append.ts";
 import { redactPgUrl } from "./postgres/_client.ts";
 import {
   checkLease,
@@ -164,18 +163,9 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
     const columns = appendColumns(tape, entries);
     if (entries.length === 0) return;
     const fence = options.fence ?? null;
-    const batch = randomUUID();
-    const tables = this.#pool.tables;
     const inserted = await this.#appends.run(
       tape,
-      () =>
-        this.#pool.retry(`append to tape ${JSON.stringify(tape)}`, async (sql, attempt) => {
-          const n = await pgAppend(sql, tables, tape, columns, { fence, batch });
-          // A retry that inserted nothing: the first attempt may have committed before its
-          // connection dropped.
-          if (n > 0 || attempt === 1) return n;
-          return await pgBatchLanded(sql, tables, tape, batch) ? entries.length : 0;
-        }),
+      () => pgAppendRetried(this.#pool, tape, columns, { fence }),
     );
     if (fence && inserted === 0) throw leaseLost(tape, fence);
   }
@@ -191,16 +181,9 @@ export class PostgresTapeStore implements TapeStore, ForkJournal, AsyncDisposabl
   ): Promise<boolean> {
     const columns = appendColumns(tape, entries);
     if (entries.length === 0) return true;
-    const batch = randomUUID();
-    const tables = this.#pool.tables;
     const inserted = await this.#appends.run(
       tape,
-      () =>
-        this.#pool.retry(`append to tape ${JSON.stringify(tape)}`, async (sql, attempt) => {
-          const n = await pgAppend(sql, tables, tape, columns, { batch, lastId });
-          if (n > 0 || attempt === 1) return n;
-          return await pgBatchLanded(sql, tables, tape, batch) ? entries.length : 0;
-        }),
+      () => pgAppendRetried(this.#pool, tape, columns, { lastId }),
     );
     return inserted > 0;
   }

@@ -5,20 +5,10 @@
  */
 import type { TapeEntry } from "./entry.ts";
 import { validateTapeName } from "./entry.ts";
-import type { TapeQueryFields } from "./query_fields.ts";
+import { NO_FILTERS, type TapeQueryFields } from "./query_fields.ts";
 import type { SyncTapeStore, TapeStore } from "./store.ts";
 
 export type { TapeQueryFields } from "./query_fields.ts";
-
-const EMPTY: TapeQueryFields = {
-  text: "",
-  afterAnchorName: null,
-  afterLast: false,
-  betweenAnchorNames: null,
-  betweenDateRange: null,
-  kindList: [],
-  limitCount: null,
-};
 
 /**
  * The filters of a {@link TapeQuery}: the fields of `TapeQueryFields`, declared there once (this
@@ -60,7 +50,7 @@ export class TapeQuery implements TapeQueryFields {
     fields: Partial<TapeQueryFields> = {},
   ) {
     validateTapeName(tape);
-    Object.assign(this, EMPTY, fields);
+    Object.assign(this, NO_FILTERS, fields);
     this.tape = tape;
     this.store = store;
   }

@@ -35,6 +35,17 @@ export interface TapeQueryFields {
   readonly limitCount: number | null;
 }
 
+/** The fields of a query without filters: every entry of the tape. */
+export const NO_FILTERS: TapeQueryFields = {
+  text: "",
+  afterAnchorName: null,
+  afterLast: false,
+  betweenAnchorNames: null,
+  betweenDateRange: null,
+  kindList: [],
+  limitCount: null,
+};
+
 /**
  * A query as a store sees it: the tape name plus the filters (a `TapeQuery` is one).
  *

@@ -5,6 +5,7 @@
  * @module
  */
 import { delay } from "../_internal/async.ts";
+import { nonEmptyString } from "../_internal/non_empty.ts";
 import { BubError } from "../kernel/errors.ts";
 import { entryColumns, evaluateSliceRows, rowEntry } from "./store/_db_rows.ts";
 import { sqliteInsert, sqliteLatestEvents, sqliteSliceRows } from "./sqlite/_rows.ts";
@@ -96,14 +97,10 @@ export class SqliteTapeStore implements TapeStore, ForkJournal, AsyncDisposable 
    * @param options durability and busy timeout
    */
   constructor(path: string, options: SqliteTapeStoreOptions = {}) {
-    if (typeof path !== "string" || path === "") {
-      throw new TypeError(
-        `Cannot create SqliteTapeStore: path must be a non-empty string, got ${
-          JSON.stringify(path)
-        }`,
-      );
-    }
-    this.path = path;
+    this.path = nonEmptyString(
+      path,
+      "Cannot create SqliteTapeStore: path must be a non-empty string",
+    );
     this.#options = options;
     this.#retry = new StoreRetry({
       kind: "sqlite",

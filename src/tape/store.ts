@@ -5,7 +5,7 @@
  */
 import { BubError } from "../kernel/errors.ts";
 import type { TapeEntry } from "./entry.ts";
-import type { TapeQuerySpec } from "./query_fields.ts";
+import { NO_FILTERS, type TapeQuerySpec } from "./query_fields.ts";
 
 /**
  * Where tapes live. Every method is async; `append` resolves once the entry is committed.
@@ -226,16 +226,7 @@ export async function appendIfLast(
 /** The id of the newest entry of `tape` (0 when it is empty or missing). */
 export async function lastIdOf(store: TapeStore, tape: string): Promise<number> {
   if (store.lastEntry) return (await store.lastEntry(tape))?.id ?? 0;
-  const all: TapeQuerySpec = {
-    tape,
-    text: "",
-    afterAnchorName: null,
-    afterLast: false,
-    betweenAnchorNames: null,
-    betweenDateRange: null,
-    kindList: [],
-    limitCount: null,
-  };
+  const all: TapeQuerySpec = { tape, ...NO_FILTERS };
   return (await store.fetchAll(all)).at(-1)?.id ?? 0;
 }
 

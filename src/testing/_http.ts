@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import type { Server as NetServer, Socket } from "node:net";
 
 /** The whole request body. */
 export function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -52,7 +52,24 @@ export async function startLoopbackServer(
   // Idle keep-alive connections stay open (close() destroys them): a server closing one after
   // the default 5 s races a client reusing it, failing a request that was never received.
   server.keepAliveTimeout = 120_000;
+  server.on("clientError", (_error: unknown, socket: Socket) => socket.destroy());
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((error: unknown) => onError(res, error));
+  });
+  return await listenLoopback(server, port);
+}
+
+/**
+ * Starts `server` (HTTP or plain TCP) listening on 127.0.0.1 (`port` 0 picks a free one). Its
+ * connections are tracked so that `close` can destroy them; their errors are dropped quietly.
+ */
+export async function listenLoopback(server: NetServer, port: number = 0): Promise<LoopbackServer> {
   const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+  });
   const listening = await new Promise<number>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => {
@@ -60,15 +77,6 @@ export async function startLoopbackServer(
       const address = server.address();
       resolve(typeof address === "object" && address ? address.port : 0);
     });
-  });
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => {});
-  });
-  server.on("clientError", (_error: unknown, socket: Socket) => socket.destroy());
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((error: unknown) => onError(res, error));
   });
   let closed: Promise<void> | null = null;
   return {

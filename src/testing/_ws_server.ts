@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
+import { listenLoopback } from "./_http.ts";
 
 const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
@@ -143,11 +144,7 @@ export interface WsServer {
 
 /** Starts a WebSocket server on 127.0.0.1 (a free port); each handshake goes to `accept`. */
 export async function startWsServer(accept: (connection: WsConnection) => void): Promise<WsServer> {
-  const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => {});
     let head = Buffer.alloc(0);
     let connection: WsConnection | null = null;
     socket.on("data", (chunk: Buffer) => {
@@ -174,23 +171,5 @@ export async function startWsServer(accept: (connection: WsConnection) => void):
       if (rest.length > 0) connection.feed(rest);
     });
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      resolve(typeof address === "object" && address ? address.port : 0);
-    });
-  });
-  let closed: Promise<void> | null = null;
-  return {
-    port,
-    close() {
-      closed ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-        sockets.clear();
-      });
-      return closed;
-    },
-  };
+  return await listenLoopback(server);
 }

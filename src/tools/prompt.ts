@@ -5,14 +5,18 @@
  */
 import { modelToolName, type Tool } from "./tool.ts";
 
-function signature(tool: Tool): string {
+/** The parameters of `tool` in schema order, `?` marking the optional ones: `a, b?`. */
+export function toolParameterList(tool: Tool): string {
   const properties = tool.parameters.properties;
   const required = Array.isArray(tool.parameters.required) ? tool.parameters.required : [];
   const names = typeof properties === "object" && properties !== null
     ? Object.keys(properties)
     : [];
-  const params = names.map((name) => (required.includes(name) ? name : `${name}?`));
-  return `${modelToolName(tool.name)}(${params.join(", ")})`;
+  return names.map((name) => (required.includes(name) ? name : `${name}?`)).join(", ");
+}
+
+function signature(tool: Tool): string {
+  return `${modelToolName(tool.name)}(${toolParameterList(tool)})`;
 }
 
 /**

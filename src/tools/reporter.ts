@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type BubLogger as Logger, getLogger } from "../_internal/log.ts";
 import { isCancellation } from "../kernel/agent_hooks.ts";
+import { jsonOrString } from "../_internal/json.ts";
 
 /**
  * Observes tool calls made in the async context where it is installed. Each method may be async
@@ -82,13 +83,7 @@ const VALUE_LIMIT = 100;
 const CLOSERS = '"}]';
 
 function shortValue(value: unknown): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    text = undefined;
-  }
-  text ??= String(value);
+  const text = jsonOrString(value);
   if (text.length <= VALUE_LIMIT) return text;
   const last = text.at(-1)!;
   return `${text.slice(0, VALUE_LIMIT)}...${CLOSERS.includes(last) ? last : ""}`;

@@ -7,6 +7,7 @@
  */
 import type { StreamEventOf } from "../../kernel/stream_events.ts";
 import type { TextStyler } from "./_text_width.ts";
+import { jsonOrString } from "../../_internal/json.ts";
 
 /** Display limits (characters). */
 export const TOOL_REPORT_LIMITS: Readonly<
@@ -19,13 +20,7 @@ function cut(text: string, limit: number): string {
 }
 
 function encode(value: unknown): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    text = undefined;
-  }
-  text ??= String(value);
+  const text = jsonOrString(value);
   return text.length > TOOL_REPORT_LIMITS.value
     ? `${text.slice(0, TOOL_REPORT_LIMITS.value)}...`
     : text;

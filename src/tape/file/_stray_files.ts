@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { readdirSync, unlinkSync } from "node:fs";
+import { unlinkSync } from "node:fs";
+import { readdirQuiet } from "../../_internal/read_dir.ts";
 import { join } from "node:path";
 import process from "node:process";
 
@@ -34,13 +35,7 @@ export function helperPid(name: string): number | null {
 
 /** Removes the helper files in `directory` of processes that are gone (quietly, best effort). */
 export function pruneStrayFiles(directory: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(directory);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of readdirQuiet(directory)) {
     const pid = helperPid(name);
     if (pid === null || pid === process.pid || _alive(pid)) continue;
     try {

@@ -6,7 +6,9 @@
  * @module
  */
 import { entryColumns } from "../store/_db_rows.ts";
+import { randomUUID } from "node:crypto";
 import type { PgSql } from "./_client.ts";
+import type { PgPool } from "./_pool.ts";
 import type { PgTables } from "./_schema.ts";
 import type { TapeEntry } from "../entry.ts";
 
@@ -167,4 +169,23 @@ export async function pgBatchLanded(
     batch,
   ]);
   return rows.length > 0;
+}
+
+/**
+ * {@link pgAppend} run by `pool`, which retries it on a transient failure; a retry that inserted
+ * nothing asks whether the first attempt committed before its connection dropped (the batch
+ * token), so the rows land once. Returns the rows inserted.
+ */
+export function pgAppendRetried(
+  pool: PgPool,
+  tape: string,
+  columns: PgColumns,
+  options: Pick<PgAppendOptions, "fence" | "lastId">,
+): Promise<number> {
+  const batch = randomUUID();
+  return pool.retry(`append to tape ${JSON.stringify(tape)}`, async (sql, attempt) => {
+    const n = await pgAppend(sql, pool.tables, tape, columns, { ...options, batch });
+    if (n > 0 || attempt === 1) return n;
+    return await pgBatchLanded(sql, pool.tables, tape, batch) ? columns[0]!.length : 0;
+  });
 }
