@@ -1,5 +1,6 @@
 /**
- * The size bound of media a channel downloads for the model (Telegram, Slack, Discord).
+ * The size bound of media a channel downloads for the model (Telegram, Slack, Discord, GitHub,
+ * Linear) or uploads for an answer.
  *
  * @module
  */

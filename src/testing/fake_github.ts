@@ -1,14 +1,18 @@
 /**
  * A fake GitHub on 127.0.0.1 for tests: the REST calls the Chat SDK's GitHub adapter makes for
  * issue comments (`GET /user`, `POST …/issues/<n>/comments`, `PATCH …/issues/comments/<id>`,
- * anything else answers `{}`) and a sender of signed `issue_comment` webhooks
- * (`X-Hub-Signature-256`).
+ * anything else answers `{}`), a sender of signed `issue_comment` webhooks
+ * (`X-Hub-Signature-256`), and comment attachments as GitHub serves them: an attachment URL
+ * (`/user-attachments/assets/<id>`, `/user-attachments/files/<n>/<name>`; a private one answers
+ * 404 without the token) redirects to a signed storage URL (`/storage/<id>?jwt=…`) that serves
+ * the bytes. Attachment requests are logged as `attachment`, storage requests as `storage`.
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
+import { FakeFiles } from "./_fake_files.ts";
 
 /**
  * A GitHub user of the fake.
@@ -70,6 +74,8 @@ export class FakeGitHubServer implements AsyncDisposable {
   #http: LoopbackServer;
   #nextId = 1000;
   #comments = new Map<number, { issue: string; body: string }>();
+  #files = new FakeFiles();
+  #attachments = new Map<string, { id: string; private: boolean; location: string | null }>();
 
   private constructor(http: LoopbackServer) {
     this.#http = http;
@@ -98,6 +104,30 @@ export class FakeGitHubServer implements AsyncDisposable {
   commentsOn(repo: string, number: number): string[] {
     const issue = `${repo}#${number}`;
     return [...this.#comments.values()].filter((c) => c.issue === issue).map((c) => c.body);
+  }
+
+  /**
+   * Holds an attachment and returns its URL, which redirects to its signed storage URL (or to
+   * `location`): an image's `/user-attachments/assets/<id>`, another file's
+   * `/user-attachments/files/<n>/<name>`. A `private` one answers 404 without the bot's token.
+   */
+  addAttachment(
+    name: string,
+    mimeType: string,
+    data: Uint8Array,
+    options: { private?: boolean; location?: string } = {},
+  ): string {
+    const id = crypto.randomUUID();
+    this.#files.set(id, { name, mimeType, data });
+    const path = mimeType.startsWith("image/")
+      ? `/user-attachments/assets/${id}`
+      : `/user-attachments/files/${this.#nextId++}/${encodeURIComponent(name)}`;
+    this.#attachments.set(path, {
+      id,
+      private: options.private ?? false,
+      location: options.location ?? null,
+    });
+    return `${this.apiBase}${path}`;
   }
 
   /** An `issue_comment` (`created`) payload: `user` comments `body` on `owner/repo#number`. */
@@ -157,6 +187,24 @@ export class FakeGitHubServer implements AsyncDisposable {
     const verb = req.method ?? "GET";
     const method = `${verb} ${url.pathname}`;
     const authorization = String(req.headers.authorization ?? "");
+    const attachment = this.#attachments.get(url.pathname);
+    if (attachment) {
+      this.log.record({ method: "attachment", params: { path: url.pathname }, authorization });
+      if (attachment.private && authorization !== `Bearer ${this.token}`) {
+        return reply(res, 404, { message: "Not Found" });
+      }
+      const signed = `${this.apiBase}/storage/${attachment.id}?jwt=signed-${attachment.id}`;
+      res.writeHead(302, { location: attachment.location ?? signed }).end();
+      return;
+    }
+    const stored = /^\/storage\/([^/]+)$/.exec(url.pathname);
+    if (stored) {
+      this.log.record({ method: "storage", params: { path: url.pathname }, authorization });
+      if (url.searchParams.get("jwt") !== `signed-${stored[1]}`) {
+        return reply(res, 403, { message: "Bad signature" });
+      }
+      return this.#files.serve(res, stored[1]!);
+    }
     this.log.record({ method, params, authorization });
     if (!authorization.endsWith(this.token)) {
       return reply(res, 401, { message: "Bad credentials" });

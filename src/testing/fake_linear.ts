@@ -2,14 +2,17 @@
  * A fake Linear on 127.0.0.1 for tests: the GraphQL operations the Chat SDK's Linear adapter
  * runs for issue comments (the viewer, `commentCreate`, `commentUpdate`, `comment(id)`; anything
  * else answers a GraphQL error), a one-shot rate-limit answer as Linear gives it (HTTP 400,
- * `RATELIMITED`, `X-RateLimit-Requests-Reset`), and a sender of signed `Comment` webhooks
- * (`linear-signature`, `webhookTimestamp`).
+ * `RATELIMITED`, `X-RateLimit-Requests-Reset`), a sender of signed `Comment` webhooks
+ * (`linear-signature`, `webhookTimestamp`), and file storage: uploads served to the API key only
+ * (logged as `upload`), `fileUpload` answering a signed PUT URL (PUTs logged as `storage`).
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type LoopbackServer, readBody, reply, startLoopbackServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
+import type { FakePutFile } from "./_fake_files.ts";
+import { FakeLinearFiles } from "./_linear_files.ts";
 
 /**
  * A Linear user of the fake.
@@ -85,6 +88,10 @@ export class FakeLinearServer implements AsyncDisposable {
   #nextId = 1000;
   #comments = new Map<string, StoredComment>();
   #rateLimited = new Map<string, number>();
+  #files: FakeLinearFiles = new FakeLinearFiles(
+    () => `http://127.0.0.1:${this.#http.port}`,
+    this.organizationId,
+  );
 
   private constructor(http: LoopbackServer) {
     this.#http = http;
@@ -107,6 +114,16 @@ export class FakeLinearServer implements AsyncDisposable {
   /** The GraphQL endpoint (`http://127.0.0.1:<port>/graphql`), Bub's `api_base`. */
   get apiBase(): string {
     return `http://127.0.0.1:${this.#http.port}/graphql`;
+  }
+
+  /** Holds an upload (as `uploads.linear.app` does) and returns its URL. */
+  addUpload(name: string, mimeType: string, data: Uint8Array): string {
+    return this.#files.add(name, mimeType, data);
+  }
+
+  /** The files PUT to the storage URLs `fileUpload` answered, in order. */
+  get uploads(): readonly FakePutFile[] {
+    return this.#files.puts;
   }
 
   /** The bot's comments on `issueId` (their latest text), in order. */
@@ -180,7 +197,11 @@ export class FakeLinearServer implements AsyncDisposable {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const text = new TextDecoder().decode(await readBody(req));
+    const body = await readBody(req);
+    const url = new URL(req.url ?? "/", "http://x");
+    const context = { log: this.log, apiKey: this.apiKey };
+    if (this.#files.handle(req, res, url, body, context)) return;
+    const text = new TextDecoder().decode(body);
     const { query = "", variables = {} } = JSON.parse(text || "{}") as {
       query?: string;
       variables?: Record<string, unknown>;
@@ -190,7 +211,7 @@ export class FakeLinearServer implements AsyncDisposable {
     const limited = this.#rateLimited.get(operation) ?? 0;
     const params = limited > 0 ? { ...variables, rateLimited: true } : variables;
     this.log.record({ method: operation, params, authorization });
-    if (req.method !== "POST" || new URL(req.url ?? "/", "http://x").pathname !== "/graphql") {
+    if (req.method !== "POST" || url.pathname !== "/graphql") {
       return reply(res, 404, { errors: [{ message: "Not found" }] });
     }
     if (authorization !== this.apiKey) {
@@ -255,6 +276,8 @@ export class FakeLinearServer implements AsyncDisposable {
         stored.body = String(input.body ?? "");
         stored.updatedAt = now;
         return { commentUpdate: payload(stored) };
+      case "fileUpload":
+        return { fileUpload: this.#files.fileUpload(variables) };
       case "comment":
         if (!stored) return null;
         return {

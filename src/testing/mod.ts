@@ -71,6 +71,7 @@ export {
   type FakeLinearUser,
   type LinearDeliveryOptions,
 } from "./fake_linear.ts";
+export type { FakePutFile } from "./_fake_files.ts";
 export { type FakeGChatMessage, FakeGChatServer, type FakeGChatUser } from "./fake_gchat.ts";
 export type {
   FakeChat,

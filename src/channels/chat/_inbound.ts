@@ -11,7 +11,8 @@ import { getLogger } from "../../_internal/log.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
 import type { ChatAccess, ChatUser } from "./_access.ts";
-import { type MediaSource, messageMedia } from "./_media.ts";
+import { type MediaSource, type MessageMedia, messageMedia } from "./_media.ts";
+import { linkedMedia } from "./_linked_media.ts";
 
 /** The reply to a user who may not talk to the bot. */
 export const ACCESS_DENIED_MESSAGE = "Access denied.";
@@ -36,6 +37,27 @@ export interface InboundContext {
   readonly ephemeralRefusals: boolean;
   /** Where attachments are fetched from (none: attachments are not passed on). */
   readonly media?: MediaSource;
+  /**
+   * Keeps the hand-offs of a thread in arrival order while linked attachments download (the
+   * channel's one instance).
+   */
+  readonly order?: HandOffOrder;
+}
+
+/** Runs the tasks of one key one after another, in the order they were queued. */
+export class HandOffOrder {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  /** Runs `task` once every task queued before under `key` has settled. */
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const result = (this.#tails.get(key) ?? Promise.resolve()).then(task);
+    const tail = result.then(() => {}, () => {});
+    this.#tails.set(key, tail);
+    void tail.then(() => {
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    return result;
+  }
 }
 
 /** How a message reached Bub. */
@@ -173,19 +195,27 @@ export async function routeInbound(
     channel_id: channelId,
     date: message.metadata?.dateSent?.toISOString?.() ?? null,
   };
-  const { media, attachments } = context.media
-    ? messageMedia(message, context.media)
-    : { media: [], attachments: [] };
-  // Handed over before any await, so concurrent deliveries keep their order.
-  const handed = context.handler(
-    new ChannelMessage({
-      ...base,
-      content: JSON.stringify(attachments.length ? { ...content, attachments } : content),
-      media,
-      isActive: route !== "subscribed" || Boolean(message.isMention),
-      lifespan: typingLifespan(thread, channel),
-    }),
-  );
+  const hand = ({ media, attachments }: MessageMedia) =>
+    context.handler(
+      new ChannelMessage({
+        ...base,
+        content: JSON.stringify(attachments.length ? { ...content, attachments } : content),
+        media,
+        isActive: route !== "subscribed" || Boolean(message.isMention),
+        lifespan: typingLifespan(thread, channel),
+      }),
+    );
+  const source = context.media;
+  // Handed over before any await, so concurrent deliveries keep their order; linked attachments
+  // download first, in parallel, and the hand-offs queue per thread.
+  let handed: Promise<void>;
+  if (source?.linked) {
+    const loading = linkedMedia(message, source);
+    const order = context.order ?? new HandOffOrder();
+    handed = order.run(thread.id, async () => await hand(await loading));
+  } else {
+    handed = hand(source ? messageMedia(message, source) : { media: [], attachments: [] });
+  }
   // A mention opens the thread to Bub: its follow-ups come as subscribed messages.
   if (route === "mention") await thread.subscribe();
   await handed;

@@ -19,6 +19,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Adapter, Logger } from "chat";
+import type { LinearUploadFile } from "./_linear_media.ts";
 
 /** Linear's GraphQL endpoint. */
 export const LINEAR_API_URL = "https://api.linear.app/graphql";
@@ -125,6 +126,18 @@ export async function createLinearAdapter(settings: LinearAdapterSettings): Prom
         };
       }
       return this;
+    }
+
+    /** Runs the `fileUpload` mutation (see `_linear_media.ts`); null without a client. */
+    async uploadFile(
+      contentType: string,
+      filename: string,
+      size: number,
+    ): Promise<LinearUploadFile | null> {
+      const client = this.defaultClient;
+      if (!client) return null;
+      const payload = await client.fileUpload(contentType, filename, size);
+      return payload.uploadFile ?? null;
     }
   }
 

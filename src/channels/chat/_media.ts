@@ -5,10 +5,10 @@
  * private addresses) from the platform's file hosts or the `api_base` host only, with the bot
  * token where the platform wants it (Slack private URLs), bounded by the Telegram channel's
  * media size limit: a file known to be larger becomes a note in the content instead of a part.
+ * GitHub's and Linear's attachments are links in the comment instead (`_linked_media.ts`).
  *
  * @module
  */
-import { Buffer } from "node:buffer";
 import type { Attachment, Message } from "chat";
 import { getLogger } from "../../_internal/log.ts";
 import { MediaItem, type MediaType } from "../../kernel/channel_message.ts";
@@ -23,6 +23,17 @@ export interface MediaSource {
   readonly hosts: readonly string[];
   /** The `authorization` header sent to those hosts, or null. */
   readonly authorization: string | null;
+  /** Which URLs of those hosts are files at all (default: every one). */
+  readonly accepts?: (url: URL) => boolean;
+  /** Which file URLs get the authorization (default: every one). */
+  readonly authorizes?: (url: URL) => boolean;
+  /**
+   * Where a file URL may redirect to (a signed storage URL): that one hop is followed, without
+   * the authorization; default nowhere (a redirect fails the download).
+   */
+  readonly redirects?: (target: URL) => boolean;
+  /** True when the attachments are links in the message's Markdown (GitHub, Linear). */
+  readonly linked?: boolean;
 }
 
 /** An attachment as described to the model in the message's JSON content. */
@@ -40,7 +51,16 @@ export interface MessageMedia {
   attachments: AttachmentInfo[];
 }
 
+/** The note of an attachment over {@link MAX_MEDIA_BYTES}. */
+export const TOO_LARGE_NOTE: string =
+  `not shown: larger than the ${MAX_MEDIA_BYTES} byte media limit`;
+
 const URLS = new WeakMap<MediaItem, string>();
+
+/** Remembers the file URL behind `item` (see {@link mediaUrlOf}). */
+export function rememberUrl(item: MediaItem, url: string): void {
+  URLS.set(item, url);
+}
 
 /** The file URL behind a media item {@link messageMedia} built (a cluster stores it); else null. */
 export function mediaUrlOf(item: unknown): string | null {
@@ -60,24 +80,34 @@ export const PLATFORM_FILE_HOSTS: Readonly<Record<string, readonly string[]>> = 
   discord: ["cdn.discordapp.com", "media.discordapp.net"],
 };
 
+/** The host name of `apiBase`, or null (unset, not a URL). */
+export function apiBaseHost(apiBase: string | null | undefined): string | null {
+  if (!apiBase) return null;
+  try {
+    return new URL(apiBase).hostname;
+  } catch {
+    return null;
+  }
+}
+
 /** The {@link MediaSource} of a platform: its file hosts, the `api_base` host, the token. */
 export function mediaSource(
   channel: string,
   apiBase: string | null | undefined,
   authorization: string | null,
+  fileHosts: readonly string[] = PLATFORM_FILE_HOSTS[channel] ?? [],
 ): MediaSource {
-  const hosts = [...(PLATFORM_FILE_HOSTS[channel] ?? [])];
-  if (apiBase) {
-    try {
-      hosts.push(new URL(apiBase).hostname);
-    } catch { /* not a URL: the platform's hosts only */ }
-  }
-  return { channel, hosts, authorization };
+  const host = apiBaseHost(apiBase);
+  return { channel, hosts: host === null ? [...fileHosts] : [...fileHosts, host], authorization };
 }
 
-function trusted(url: URL, source: MediaSource): boolean {
-  return (url.protocol === "https:" || url.protocol === "http:") &&
-    source.hosts.includes(url.hostname);
+function web(url: URL): boolean {
+  return url.protocol === "https:" || url.protocol === "http:";
+}
+
+/** True when `url` is a file of `source`: on one of its hosts (and accepted there). */
+export function isMediaUrl(url: URL, source: MediaSource): boolean {
+  return web(url) && source.hosts.includes(url.hostname) && (source.accepts?.(url) ?? true);
 }
 
 /** Reads `response`'s body, or null when it is (or grows) past `limit` bytes. */
@@ -96,49 +126,86 @@ async function boundedBody(response: Response, limit: number): Promise<Uint8Arra
   }
 }
 
+/** The outcome of {@link downloadMedia}. */
+export type Download =
+  | { data: Uint8Array; mimeType: string | null }
+  | { failure: "refused" | "too_large" | "failed" };
+
+function get(url: URL, authorization: string | null): Promise<Response> {
+  return fetch(url, {
+    headers: authorization ? { authorization } : {},
+    redirect: "manual",
+    signal: AbortSignal.timeout(30_000),
+  });
+}
+
 /**
- * Fetches `href` from a trusted host (no redirects: a token never follows one elsewhere); null
- * when untrusted, failing or over {@link MAX_MEDIA_BYTES}.
+ * Fetches `href` from a file host of `source`, with its authorization where it `authorizes`;
+ * a redirect is followed once, without the authorization, and only where `source.redirects`
+ * allows it (a token never follows a redirect). Refused when the URL is not a file of the
+ * source; too large past {@link MAX_MEDIA_BYTES}; failed on any other error (logged).
  */
-export async function fetchMedia(href: string, source: MediaSource): Promise<Uint8Array | null> {
+export async function downloadMedia(href: string, source: MediaSource): Promise<Download> {
   const logger = getLogger(["bub", "channels", source.channel]);
   let url: URL;
   try {
     url = new URL(href);
   } catch {
-    return null;
+    return { failure: "refused" };
   }
-  if (!trusted(url, source)) {
+  if (!isMediaUrl(url, source)) {
     logger.warning("{channel}.media refused host={host}: not a file host of the platform", {
       channel: source.channel,
       host: url.hostname,
     });
-    return null;
+    return { failure: "refused" };
   }
   try {
-    const response = await fetch(url, {
-      headers: source.authorization ? { authorization: source.authorization } : {},
-      redirect: "manual",
-      signal: AbortSignal.timeout(30_000),
-    });
+    const authorized = source.authorizes?.(url) ?? true;
+    let response = await get(url, authorized ? source.authorization : null);
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      const location = response.headers.get("location");
+      const target = location === null ? null : new URL(location, url);
+      if (target === null || !web(target) || !(source.redirects?.(target) ?? false)) {
+        throw new Error(`redirect to ${target?.hostname ?? "nowhere"} not followed`);
+      }
+      response = await get(target, null);
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel();
+        throw new Error(`a second redirect from ${target.hostname} not followed`);
+      }
+    }
     if (!response.ok) {
       await response.body?.cancel();
       throw new Error(`HTTP ${response.status}`);
     }
-    if ((response.headers.get("content-type") ?? "").includes("text/html")) {
-      // Slack's answer to a download without the files:read scope: its login page.
+    const mimeType = response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ||
+      null;
+    if (mimeType === "text/html") {
+      // A login page (Slack without the files:read scope, GitHub without access).
       await response.body?.cancel();
-      throw new Error("received an HTML page instead of the file (files:read scope missing?)");
+      throw new Error("received an HTML page instead of the file (no access?)");
     }
-    return await boundedBody(response, MAX_MEDIA_BYTES);
+    const data = await boundedBody(response, MAX_MEDIA_BYTES);
+    return data === null ? { failure: "too_large" } : { data, mimeType };
   } catch (error) {
     logger.warning("{channel}.media download failed host={host}: {error}", {
       channel: source.channel,
       host: url.hostname,
       error: (error as Error).message,
     });
-    return null;
+    return { failure: "failed" };
   }
+}
+
+/**
+ * The bytes of `href` (see {@link downloadMedia}); null when refused, failing or over
+ * {@link MAX_MEDIA_BYTES}.
+ */
+export async function fetchMedia(href: string, source: MediaSource): Promise<Uint8Array | null> {
+  const download = await downloadMedia(href, source);
+  return "data" in download ? download.data : null;
 }
 
 /** The media parts of `message`'s attachments and their descriptions for the content. */
@@ -160,7 +227,7 @@ export function messageMedia(message: Message, source: MediaSource): MessageMedi
       continue;
     }
     if (info.size !== null && info.size > MAX_MEDIA_BYTES) {
-      info.note = `not shown: larger than the ${MAX_MEDIA_BYTES} byte media limit`;
+      info.note = TOO_LARGE_NOTE;
       continue;
     }
     const item = new MediaItem({
@@ -173,40 +240,4 @@ export function messageMedia(message: Message, source: MediaSource): MessageMedi
     media.push(item);
   }
   return { media, attachments };
-}
-
-/** A file to post with a message (the Chat SDK's `FileUpload`). */
-export interface OutboundFile {
-  data: Buffer;
-  filename: string;
-  mimeType: string;
-}
-
-const EXTENSIONS: Record<MediaType, string> = {
-  image: "png",
-  audio: "mp3",
-  video: "mp4",
-  document: "bin",
-};
-
-/**
- * The files of an outbound message's media: each item's bytes (its fetcher, else a `data:` URL;
- * http URLs stay links the text may carry), at most {@link MAX_MEDIA_BYTES} each.
- */
-export async function outboundFiles(media: readonly MediaItem[]): Promise<OutboundFile[]> {
-  const files: OutboundFile[] = [];
-  for (const [index, item] of media.entries()) {
-    const url = item.url ?? "";
-    const data = item.dataFetcher
-      ? await item.dataFetcher()
-      : url.startsWith("data:")
-      ? new Uint8Array(await (await fetch(url)).arrayBuffer())
-      : null;
-    if (data === null || data.byteLength > MAX_MEDIA_BYTES) continue;
-    const subtype = item.mimeType.split("/")[1]?.replace(/[^a-z0-9]/gi, "") || "";
-    const filename = item.filename ||
-      `file-${index + 1}.${subtype || EXTENSIONS[item.type] || "bin"}`;
-    files.push({ data: Buffer.from(data), filename, mimeType: item.mimeType });
-  }
-  return files;
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Chat, Message, Thread } from "chat";
+import type { Adapter, Chat, Message, Thread } from "chat";
 import { getLogger } from "../../_internal/log.ts";
 import { redactedErrorText } from "../../_internal/redact.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
@@ -19,10 +19,11 @@ import { Channel } from "../channel.ts";
 import { ChatAccess } from "./_access.ts";
 import { connectPlatform } from "./_elected.ts";
 import { createSdkChat } from "./_sdk_chat.ts";
-import { APPROVAL_ACTIONS, approvalCard, approvalIds, handleApprovalAction } from "./_approvals.ts";
-import { type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
-import { fetchMedia, type MediaSource, mediaSource, mediaUrlOf, outboundFiles } from "./_media.ts";
-import { outboundText, postStreamed, StreamedAnswers } from "./_stream.ts";
+import { APPROVAL_ACTIONS, handleApprovalAction } from "./_approvals.ts";
+import { HandOffOrder, type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
+import { fetchMedia, type MediaSource, mediaUrlOf } from "./_media.ts";
+import { postOutbound } from "./_post.ts";
+import { postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS } from "./platforms.ts";
 import type { ChatCredentials, ChatPlatform } from "./chat_platform.ts";
 import { sdkLogger } from "./_sdk_logger.ts";
@@ -92,6 +93,8 @@ export class ChatChannel extends Channel {
   readonly #access: ChatAccess;
   readonly #streamed = new StreamedAnswers();
   readonly #tasks = new Set<Promise<unknown>>();
+  readonly #order = new HandOffOrder();
+  #adapter: Adapter | null = null;
   #chat: Chat | null = null;
   #sdk: typeof import("chat") | null = null;
   #starting: Promise<void> | null = null;
@@ -195,6 +198,7 @@ export class ChatChannel extends Channel {
       await chat.initialize();
       this.#chat = chat;
       this.#sdk = sdk;
+      this.#adapter = adapter;
       const credentials = this.#options.credentials;
       if (this.#platform.webhooks(credentials)) {
         const webhook = chat.webhooks[this.name]!;
@@ -241,6 +245,7 @@ export class ChatChannel extends Channel {
     await Promise.allSettled([...this.#tasks]);
     const chat = this.#chat;
     this.#chat = null;
+    this.#adapter = null;
     await chat?.shutdown().catch((error: unknown) =>
       getLogger(["bub", "channels", this.name]).debug("{channel}.stop error={error}", {
         channel: this.name,
@@ -251,24 +256,21 @@ export class ChatChannel extends Channel {
 
   /**
    * Posts an outbound message's text (its JSON `message` field, else the content) to its thread
-   * as Markdown; blank text, or the text just streamed there, posts nothing. On a platform with
-   * buttons each `,approve <id>` the text asks for is followed by an Approve / Always / Deny card.
+   * as Markdown, with its media: as files where the adapter posts them, else as the Markdown the
+   * platform makes of them (GitHub: links and a note; Linear: uploads embedded); blank text, or
+   * the text just streamed there, posts nothing. On a platform with buttons each
+   * `,approve <id>` the text asks for is followed by an Approve / Always / Deny card.
    *
    * @throws {BubError} kind `config` when the channel has not started
    */
-  override async send(message: ChannelMessage): Promise<void> {
-    const text = outboundText(String(message.content ?? ""));
-    const files = await outboundFiles(message.media);
-    if (text.trim() === "" && files.length === 0) return;
-    const streamed = message.kind !== "error" && this.#streamed.take(message.chatId, text);
-    const thread = this.#thread(message.chatId);
-    if (files.length > 0) {
-      // Files go in a post of their own after a streamed answer (already on the platform).
-      await thread.post({ markdown: streamed ? "" : text, files });
-    } else if (!streamed) await thread.post({ markdown: text });
-    const sdk = this.#sdk;
-    if (!this.#platform.buttons || sdk === null) return;
-    for (const id of approvalIds(text)) await thread.post(approvalCard(sdk, id));
+  override send(message: ChannelMessage): Promise<void> {
+    return postOutbound(message, {
+      platform: this.#platform,
+      adapter: this.#adapter,
+      sdk: this.#sdk,
+      streamed: this.#streamed,
+      thread: (chatId) => this.#thread(chatId),
+    });
   }
 
   /**
@@ -315,6 +317,7 @@ export class ChatChannel extends Channel {
       answersStrangers: this.#platform.answersStrangers,
       ephemeralRefusals: this.#platform.ephemeralRefusals,
       media: this.#mediaSource(),
+      order: this.#order,
     }).catch((error: unknown) => {
       getLogger(["bub", "channels", this.name]).error(
         "{channel}.inbound failed thread={thread}: {error}",
@@ -340,10 +343,7 @@ export class ChatChannel extends Channel {
   }
 
   #mediaSource(): MediaSource {
-    const { apiBase, botToken } = this.#options.credentials;
-    // Slack's private file URLs want the bot token; Discord's CDN URLs are signed.
-    const token = this.name === "slack" && botToken ? `Bearer ${botToken}` : null;
-    return mediaSource(this.name, apiBase, token);
+    return this.#platform.mediaSource(this.#options.credentials);
   }
 
   #track(task: Promise<unknown>): void {

@@ -7,6 +7,8 @@
  */
 import type { Adapter, Logger } from "chat";
 import { BubError } from "../../kernel/errors.ts";
+import type { MediaSource } from "./_media.ts";
+import type { OutboundMedia } from "./_outbound_media.ts";
 
 /**
  * The credentials and endpoints of one platform (Bub's setting names).
@@ -98,6 +100,14 @@ export interface ChatPlatform {
    * with these credentials: the cluster job naming it (one instance holds it) and how to open it.
    */
   connection?(credentials: ChatCredentials): OutwardConnection | null;
+  /** Where its inbound files may be fetched from, and with which authorization. */
+  mediaSource(credentials: ChatCredentials): MediaSource;
+  /**
+   * The Markdown an answer's media adds to its post, where the adapter drops files (GitHub,
+   * Linear); absent: the SDK posts the files. Must not throw for a file that fails (it is
+   * named in the Markdown instead).
+   */
+  mediaMarkdown?(media: OutboundMedia, adapter: Adapter): Promise<string>;
   /**
    * The text a streamed answer is posted as before its first edit, where the SDK would otherwise
    * buffer the stream into one post at its end (Teams outside a DM's open webhook).

@@ -7,6 +7,9 @@
  */
 import type { Adapter } from "chat";
 import { type ChatPlatform, required } from "./chat_platform.ts";
+import { githubMediaMarkdown, githubMediaSource } from "./_github_media.ts";
+import { type LinearFileUpload, linearMediaMarkdown, linearMediaSource } from "./_linear_media.ts";
+import { mediaSource } from "./_media.ts";
 import {
   createSlackAdapter,
   slackMode,
@@ -40,6 +43,8 @@ const SLACK: ChatPlatform = {
   },
   channelKeys: (id) => [id],
   webhooks: (c) => slackMode(c) === "webhook",
+  // Slack's private file URLs want the bot token.
+  mediaSource: (c) => mediaSource("slack", c.apiBase, c.botToken ? `Bearer ${c.botToken}` : null),
   connection(c) {
     if (slackMode(c) !== "socket") return null;
     return {
@@ -70,6 +75,8 @@ const GITHUB: ChatPlatform = {
   },
   channelKeys: (id) => [id],
   webhooks: () => true,
+  mediaSource: (c) => githubMediaSource(c.apiBase, (c.token ?? "").trim()),
+  mediaMarkdown: (media) => Promise.resolve(githubMediaMarkdown(media)),
 };
 
 /**
@@ -99,6 +106,18 @@ const LINEAR: ChatPlatform = {
   },
   channelKeys: (id) => [id],
   webhooks: () => true,
+  mediaSource(c) {
+    const accessToken = (c.accessToken ?? "").trim();
+    const apiBase = c.apiBase ? c.apiBase.trim() : null;
+    return linearMediaSource(
+      apiBase,
+      accessToken ? `Bearer ${accessToken}` : c.apiKey?.trim() || null,
+    );
+  },
+  mediaMarkdown(media, adapter) {
+    const linear = adapter as unknown as { uploadFile: LinearFileUpload };
+    return linearMediaMarkdown(media, (type, name, size) => linear.uploadFile(type, name, size));
+  },
 };
 
 /**
@@ -145,6 +164,7 @@ const GCHAT: ChatPlatform = {
   },
   channelKeys: (id) => [id, id.replace(/^spaces\//, "")],
   webhooks: () => true,
+  mediaSource: (c) => mediaSource("gchat", c.apiBase, null),
 };
 
 /**
@@ -177,6 +197,8 @@ const DISCORD: ChatPlatform = {
   },
   // Button clicks arrive as signed interactions.
   webhooks: () => true,
+  // Discord's CDN URLs are signed.
+  mediaSource: (c) => mediaSource("discord", c.apiBase, null),
   connection: (c) => ({
     job: `discord-gateway:${c.applicationId ?? ""}`,
     open: (adapter) =>
@@ -225,6 +247,7 @@ const TEAMS: ChatPlatform = {
     return [conversation.replace(/;messageid=.*$/, ""), id].filter((key) => key !== "");
   },
   webhooks: () => true,
+  mediaSource: (c) => mediaSource("teams", c.apiBase, null),
   streamPlaceholder: "...",
 };
 

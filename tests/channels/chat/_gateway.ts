@@ -54,6 +54,8 @@ export interface GatewayOptions {
   ready?: () => boolean;
   /** What a timeout message shows besides the gateways' stderr (e.g. the fake's call log). */
   context?: () => string;
+  /** The text of `<BUB_HOME>/config.yml` (e.g. `plugins:`), written before the start. */
+  config?: string;
 }
 
 /** A running gateway (or cluster of gateways). */
@@ -127,6 +129,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
   };
   try {
+    if (options.config !== undefined) dirs.writeConfig(options.config);
     model = await MockLlmServer.start({ script: options.model ?? echoModel });
     let store: string | undefined;
     if (options.cluster) {

@@ -2,12 +2,24 @@
  * `bub gateway --enable-channel github` as a real subprocess: the fake GitHub delivers signed
  * `issue_comment` webhooks to the gateway's webhook server and receives the answers as issue
  * comments through its fake REST API (`BUB_GITHUB_API_BASE`); the mock model answers.
+ *
+ * Media: a comment's attachments (an `<img>` and a file link to the fake's attachment URLs,
+ * which redirect to signed storage URLs) reach the model as content parts; the token goes to
+ * the attachment URL only, never to the storage URL or another host. An answer's files (from
+ * `_media_reply_plugin.ts`) cannot be attached on GitHub: the comment names them.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { FakeGitHubServer } from "../../../src/testing/fake_github.ts";
+import { base64, pdfFile, PNG_BASE64 } from "../../agent/_media_files.ts";
+import { userParts } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
+import { CHART_URL, FILES_TEXT, HUGE_BYTES, SEND_THE_FILES } from "./_media_reply_plugin.ts";
+
+const PLUGIN = fileURLToPath(new URL("./_media_reply_plugin.ts", import.meta.url));
 
 describe("bub gateway serving GitHub issue comments through the Chat SDK", () => {
   let github: FakeGitHubServer;
@@ -29,6 +41,7 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
         BUB_GITHUB_ALLOW_USERS: ada.login,
       },
       context: () => JSON.stringify(github.log.calls),
+      config: `plugins:\n  - ${JSON.stringify(PLUGIN)}\n`,
     });
     webhook = gateway.webhook;
   });
@@ -117,6 +130,100 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
       return JSON.stringify(messages.findLast((message) => message.role === "user")?.content);
     });
     assert.equal(lastUser.filter((text) => text.includes("only once")).length, 1);
+  });
+
+  describe("GitHub attachments", () => {
+    const png = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
+
+    function textOf(parts: ReturnType<typeof userParts>): string {
+      return typeof parts === "string"
+        ? parts
+        : String(parts.find((part) => part.type === "text")?.text);
+    }
+
+    test("an image and a PDF of a private repository's comment reach the model as parts; the token goes to the attachment URL only, not to the signed storage URL", async () => {
+      const skip = gateway.model.requests.length;
+      const calls = github.log.calls.length;
+      const image = github.addAttachment("cat.png", "image/png", png, { private: true });
+      const pdf = pdfFile();
+      const file = github.addAttachment("report.pdf", "application/pdf", pdf, { private: true });
+      const body = `@bub look at these\n\n<img width="300" alt="Image" src="${image}" />\n\n` +
+        `[report.pdf](${file})`;
+      const number = issue++;
+      await github.deliver(webhook, github.commentEvent(ada, body, { number }));
+      const parts = userParts(await gateway.modelRequest("look at these", skip));
+      assert.ok(Array.isArray(parts), JSON.stringify(parts));
+      assert.deepEqual(parts.find((part) => part.type === "image_url"), {
+        type: "image_url",
+        image_url: { url: `data:image/png;base64,${PNG_BASE64}` },
+      });
+      const part = parts.find((part) => part.type === "file")?.file as Record<string, string>;
+      assert.equal(part.filename, "report.pdf");
+      assert.equal(part.file_data, `data:application/pdf;base64,${base64(pdf)}`);
+      const fetched = github.log.calls.slice(calls);
+      const attachments = fetched.filter((call) => call.method === "attachment");
+      const storage = fetched.filter((call) => call.method === "storage");
+      assert.equal(attachments.length, 2);
+      for (const call of attachments) assert.equal(call.authorization, `Bearer ${github.token}`);
+      assert.equal(storage.length, 2);
+      for (const call of storage) assert.equal(call.authorization, "");
+    });
+
+    test("an attachment over the media limit becomes a note in the content, not a part", async () => {
+      const skip = gateway.model.requests.length;
+      const big = new Uint8Array(3 * 1024 * 1024).fill(7);
+      const file = github.addAttachment("huge.pdf", "application/pdf", big);
+      const number = issue++;
+      const event = github.commentEvent(ada, `@bub too big? [huge.pdf](${file})`, { number });
+      await github.deliver(webhook, event);
+      const parts = userParts(await gateway.modelRequest("too big?", skip));
+      assert.match(textOf(parts), /huge\.pdf/);
+      assert.match(textOf(parts), /larger than the 2097152 byte media limit/);
+      if (Array.isArray(parts)) assert.equal(parts.some((part) => part.type === "file"), false);
+    });
+
+    test("a link on another host is not fetched, and a redirect to another host is not followed: the token never leaves GitHub", async () => {
+      const seen: string[] = [];
+      const skip = gateway.model.requests.length;
+      const other = createServer((req, res) => {
+        seen.push(`${req.url} ${req.headers.authorization ?? ""}`);
+        res.writeHead(200, { "content-type": "image/png" }).end(png);
+      });
+      await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
+      try {
+        const { port } = other.address() as { port: number };
+        const foreign = `http://127.0.0.2:${port}`;
+        const redirected = github.addAttachment("moved.png", "image/png", png, {
+          private: true,
+          location: `${foreign}/stolen.png`,
+        });
+        const body = `@bub open these ![bait](${foreign}/user-attachments/assets/bait)\n` +
+          `![moved](${redirected})`;
+        await github.deliver(webhook, github.commentEvent(ada, body, { number: issue++ }));
+        const parts = userParts(await gateway.modelRequest("open these", skip));
+        assert.equal(
+          Array.isArray(parts) && parts.some((part) => part.type === "image_url"),
+          false,
+        );
+        assert.match(textOf(parts), /could not be downloaded/);
+        assert.deepEqual(seen, []);
+      } finally {
+        await new Promise((resolve) => other.close(resolve));
+      }
+    });
+
+    test("an answer's files cannot be attached on GitHub: the comment names each with its type and size, and a URL stays a link", async () => {
+      const number = issue++;
+      await github.deliver(webhook, github.commentEvent(ada, `@bub ${SEND_THE_FILES}`, { number }));
+      const posted = await comments(number, FILES_TEXT);
+      const comment = posted.find((text) => text.includes(FILES_TEXT))!;
+      assert.match(comment, /cannot attach files/);
+      assert.ok(comment.includes(`cat.png\` (image/png, ${png.byteLength} bytes)`), comment);
+      assert.ok(comment.includes(`report.pdf\` (application/pdf, ${pdfFile().byteLength} bytes)`));
+      assert.ok(comment.includes(`huge.bin\` (application/octet-stream, ${HUGE_BYTES} bytes`));
+      assert.match(comment, /over the 2097152 byte media limit/);
+      assert.ok(comment.includes(`](${CHART_URL})`), comment);
+    });
   });
 
   test("SIGTERM stops the gateway cleanly with exit code 0", async () => {

@@ -4,31 +4,30 @@
  * through its fake GraphQL API (`BUB_LINEAR_API_BASE`), streamed as a comment edited to the
  * answer; the mock model answers, or calls `bash` under an `approvals:` rule, which Linear
  * (no buttons) approves by a `,approve <id>` comment.
+ *
+ * Media: uploads linked in a comment (served by the fake to the API key only) reach the model as
+ * content parts; a link on another host is not fetched. An answer's files (from
+ * `_media_reply_plugin.ts`) are uploaded through `fileUpload` and a PUT to the signed URL
+ * (without the API key) and embedded in the comment.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { FakeLinearServer } from "../../../src/testing/fake_linear.ts";
-import { type MockReply, mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
-import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
-import {
-  BIN,
-  type Child,
-  childEnv,
-  runtimeCommand,
-  startChild,
-  type TempDirs,
-  tempDirs,
-} from "../../cli/_spawn.ts";
-import { echoModel } from "./_echo_model.ts";
+import { base64, pdfFile, PNG_BASE64 } from "../../agent/_media_files.ts";
+import { echoOrEffectModel, userParts } from "./_echo_model.ts";
+import { type Gateway, startGateway } from "./_gateway.ts";
+import { CHART_URL, FILES_TEXT, HUGE_BYTES, SEND_THE_FILES } from "./_media_reply_plugin.ts";
+
+const PLUGIN = fileURLToPath(new URL("./_media_reply_plugin.ts", import.meta.url));
 
 describe("bub gateway serving Linear issue comments through the Chat SDK", () => {
-  let dirs: TempDirs;
   let linear: FakeLinearServer;
-  let model: MockLlmServer;
-  let gateway: Child;
+  let gateway: Gateway;
   let webhook: string;
   let effect: string;
   const ada = { id: "user-ada", name: "ada" };
@@ -36,67 +35,44 @@ describe("bub gateway serving Linear issue comments through the Chat SDK", () =>
   let issues = 1;
 
   before(async () => {
-    dirs = tempDirs("bub-gateway-linear-");
-    effect = join(dirs.workspace, "effect.txt");
     linear = await FakeLinearServer.start();
-    model = await MockLlmServer.start({
-      script: (request: MockRequest): MockReply => {
-        const messages = (request.body as { messages: { role: string; content: unknown }[] })
-          .messages;
-        if (messages.at(-1)?.role === "tool") return mockReply.text("Effect written.");
-        if (JSON.stringify(messages.at(-1)?.content).includes("write the effect")) {
-          return mockReply.toolCall("bash", { command: `echo ran >> ${effect}` });
-        }
-        return echoModel(request);
-      },
-    });
-    gateway = startChild(runtimeCommand(BIN, ["gateway", "--enable-channel", "linear"]), {
-      cwd: dirs.workspace,
-      env: childEnv(dirs, {
-        BUB_MODEL: "custom:x",
-        BUB_API_BASE: model.url,
-        BUB_API_KEY: "sk-gateway",
+    gateway = await startGateway({
+      channel: "linear",
+      model: echoOrEffectModel(() => effect),
+      env: {
         BUB_LINEAR_API_KEY: linear.apiKey,
         BUB_LINEAR_WEBHOOK_SECRET: linear.webhookSecret,
         BUB_LINEAR_API_BASE: linear.apiBase,
         BUB_LINEAR_USER_NAME: linear.bot.name,
         BUB_LINEAR_ALLOW_USERS: ada.name,
-        BUB_WEBHOOK_PORT: "0",
         BUB_STREAM_OUTPUT: "true",
-        BUB_DEBOUNCE_SECONDS: "0.05",
-        BUB_MAX_WAIT_SECONDS: "0.5",
         BUB_APPROVALS: JSON.stringify([
           { tool: "bash", match: "effect\\.txt", reason: "writes the effect file" },
         ]),
-      }),
+      },
+      context: () => JSON.stringify(linear.log.calls),
+      config: `plugins:\n  - ${JSON.stringify(PLUGIN)}\n`,
     });
-    await gateway.waitFor(/webhooks on http:\/\/127\.0\.0\.1:\d+/, { timeoutMs: 60_000 });
-    const base = /webhooks on (http:\/\/127\.0\.0\.1:\d+)/.exec(gateway.stdout)![1];
-    webhook = `${base}/webhooks/linear`;
+    webhook = gateway.webhook;
+    effect = join(gateway.dirs.workspace, "effect.txt");
   });
 
   after(async () => {
-    if (gateway && gateway.process.exitCode === null) gateway.process.kill("SIGTERM");
-    await gateway?.exited(10_000).catch(() => gateway.kill());
-    await model?.close();
+    await gateway?.[Symbol.asyncDispose]();
     await linear?.close();
-    dirs?.remove();
   });
 
   /** The bot's comments on `issue` once one of them includes `needle`. */
   async function comments(issue: string, needle: string): Promise<string[]> {
-    const end = Date.now() + 30_000;
-    while (!linear.commentsOn(issue).some((text) => text.includes(needle))) {
-      if (Date.now() > end) {
-        throw new Error(`No "${needle}" on ${issue}: ${JSON.stringify(linear.log.calls)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return linear.commentsOn(issue);
+    const posted = () => linear.commentsOn(issue);
+    return await gateway.waitFor(
+      () => posted().some((text) => text.includes(needle)) && posted(),
+      `"${needle}" on ${issue}`,
+    );
   }
 
   function userTexts(): string[] {
-    return model.requests.map((request) => {
+    return gateway.model.requests.map((request) => {
       const messages = (request.body as { messages: { role: string; content: unknown }[] })
         .messages;
       return JSON.stringify(messages.findLast((message) => message.role === "user")?.content);
@@ -120,7 +96,7 @@ describe("bub gateway serving Linear issue comments through the Chat SDK", () =>
   });
 
   test("a forged, missing or stale signature gets 401 and runs nothing", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const issue = `issue-${issues++}`;
     const forged = linear.commentEvent(ada, "@bub forged", { issueId: issue });
     assert.equal((await linear.deliver(webhook, forged, { secret: "wrong" })).status, 401);
@@ -134,7 +110,7 @@ describe("bub gateway serving Linear issue comments through the Chat SDK", () =>
   });
 
   test("a stranger gets no answer (a shared comment thread: no spam) and the model never sees them", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const issue = `issue-${issues++}`;
     await linear.deliver(webhook, linear.commentEvent(eve, "@bub let me in", { issueId: issue }));
     await linear.deliver(webhook, linear.commentEvent(eve, "@bub ,help", { issueId: issue }));
@@ -147,12 +123,12 @@ describe("bub gateway serving Linear issue comments through the Chat SDK", () =>
   });
 
   test("a comma command from an allowed user runs and answers on the issue", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const issue = `issue-${issues++}`;
     await linear.deliver(webhook, linear.commentEvent(ada, "@bub ,help", { issueId: issue }));
     const [help] = await comments(issue, "Commands start with ','");
     assert.match(help!, /,tape\.info/);
-    assert.equal(model.requests.length, before);
+    assert.equal(gateway.model.requests.length, before);
   });
 
   test("a redelivered webhook (same comment) is answered once", async () => {
@@ -193,8 +169,114 @@ describe("bub gateway serving Linear issue comments through the Chat SDK", () =>
     assert.equal(readFileSync(effect, "utf8"), "ran\n");
   });
 
+  describe("Linear uploads", () => {
+    const png = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
+
+    function textOf(parts: ReturnType<typeof userParts>): string {
+      return typeof parts === "string"
+        ? parts
+        : String(parts.find((part) => part.type === "text")?.text);
+    }
+
+    test("an image and a PDF uploaded in a comment reach the model as parts, fetched with the API key", async () => {
+      const skip = gateway.model.requests.length;
+      const calls = linear.log.calls.length;
+      const pdf = pdfFile();
+      const image = linear.addUpload("cat.png", "image/png", png);
+      const file = linear.addUpload("report.pdf", "application/pdf", pdf);
+      const body = `@bub look at these\n\n![cat.png](${image})\n\n[report.pdf](${file})`;
+      await linear.deliver(
+        webhook,
+        linear.commentEvent(ada, body, { issueId: `issue-${issues++}` }),
+      );
+      const parts = userParts(await gateway.modelRequest("look at these", skip));
+      assert.ok(Array.isArray(parts), JSON.stringify(parts));
+      assert.deepEqual(parts.find((part) => part.type === "image_url"), {
+        type: "image_url",
+        image_url: { url: `data:image/png;base64,${PNG_BASE64}` },
+      });
+      const part = parts.find((part) => part.type === "file")?.file as Record<string, string>;
+      assert.equal(part.filename, "report.pdf");
+      assert.equal(part.file_data, `data:application/pdf;base64,${base64(pdf)}`);
+      const fetched = linear.log.calls.slice(calls).filter((call) => call.method === "upload");
+      assert.equal(fetched.length, 2);
+      for (const call of fetched) assert.equal(call.authorization, linear.apiKey);
+    });
+
+    test("an upload over the media limit becomes a note; a link on another host is not fetched and gets no key", async () => {
+      const seen: string[] = [];
+      const skip = gateway.model.requests.length;
+      const other = createServer((req, res) => {
+        seen.push(`${req.url} ${req.headers.authorization ?? ""}`);
+        res.writeHead(200, { "content-type": "image/png" }).end(png);
+      });
+      await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
+      try {
+        const { port } = other.address() as { port: number };
+        const huge = linear.addUpload("huge.pdf", "application/pdf", new Uint8Array(HUGE_BYTES));
+        const body = `@bub too big? [huge.pdf](${huge})\n\n` +
+          `![bait](http://127.0.0.2:${port}/uploads/org-acme/bait)`;
+        const event = linear.commentEvent(ada, body, { issueId: `issue-${issues++}` });
+        await linear.deliver(webhook, event);
+        const parts = userParts(await gateway.modelRequest("too big?", skip));
+        assert.match(textOf(parts), /huge\.pdf/);
+        assert.match(textOf(parts), /larger than the 2097152 byte media limit/);
+        if (Array.isArray(parts)) {
+          assert.equal(
+            parts.some((part) => part.type === "file" || part.type === "image_url"),
+            false,
+          );
+        }
+        assert.deepEqual(seen, []);
+      } finally {
+        await new Promise((resolve) => other.close(resolve));
+      }
+    });
+
+    test("an answer's files are uploaded (fileUpload, then a PUT without the API key) and embedded in the comment", async () => {
+      const issue = `issue-${issues++}`;
+      const calls = linear.log.calls.length;
+      const puts = linear.uploads.length;
+      await linear.deliver(
+        webhook,
+        linear.commentEvent(ada, `@bub ${SEND_THE_FILES}`, { issueId: issue }),
+      );
+      const posted = await comments(issue, FILES_TEXT);
+      const comment = posted.find((text) => text.includes(FILES_TEXT))!;
+      const requested = linear.log.calls.slice(calls).filter((call) =>
+        call.method === "fileUpload"
+      );
+      assert.deepEqual(
+        requested.map((call) => [call.params.filename, call.params.contentType, call.params.size]),
+        [["cat.png", "image/png", png.byteLength], [
+          "report.pdf",
+          "application/pdf",
+          pdfFile().byteLength,
+        ]],
+      );
+      for (const call of requested) assert.equal(call.authorization, linear.apiKey);
+      const uploaded = linear.uploads.slice(puts);
+      assert.equal(uploaded.length, 2);
+      assert.deepEqual([...uploaded[0]!.data], [...png]);
+      assert.deepEqual([...uploaded[1]!.data], [...pdfFile()]);
+      for (const put of uploaded) {
+        assert.equal(put.headers.authorization, undefined);
+        assert.equal(put.headers["x-goog-meta-linear"], "fake-upload");
+      }
+      const assets = [...comment.matchAll(/\]\((http:\/\/127\.0\.0\.1:\d+\/uploads\/[^)]+)\)/g)];
+      assert.equal(assets.length, 2, comment);
+      assert.match(comment, /!\[cat\.png\]\(http:/);
+      assert.match(comment, /[^!]\[report\.pdf\]\(http:/);
+      // The embedded asset serves the uploaded bytes (to the API key).
+      const served = await fetch(assets[0]![1]!, { headers: { authorization: linear.apiKey } });
+      assert.deepEqual([...new Uint8Array(await served.arrayBuffer())], [...png]);
+      assert.ok(comment.includes(`huge.bin\` (application/octet-stream, ${HUGE_BYTES} bytes`));
+      assert.ok(comment.includes(`](${CHART_URL})`), comment);
+    });
+  });
+
   test("SIGTERM stops the gateway cleanly with exit code 0", async () => {
-    process.kill(gateway.process.pid!, "SIGTERM");
-    assert.equal(await gateway.exited(10_000), 0);
+    process.kill(gateway.process.process.pid!, "SIGTERM");
+    assert.equal(await gateway.process.exited(10_000), 0);
   });
 });
