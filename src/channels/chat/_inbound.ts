@@ -11,7 +11,7 @@ import { getLogger } from "../../_internal/log.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
 import type { ChatAccess, ChatUser } from "./_access.ts";
-import { type MediaSource, messageMedia } from "./_media.ts";
+import { type InboundMedia, messageMedia } from "./_media.ts";
 
 /** The reply to a user who may not talk to the bot. */
 export const ACCESS_DENIED_MESSAGE = "Access denied.";
@@ -34,8 +34,8 @@ export interface InboundContext {
   readonly answersStrangers: boolean;
   /** Whether that reply is ephemeral (only the refused user sees it). */
   readonly ephemeralRefusals: boolean;
-  /** Where attachments are fetched from (none: attachments are not passed on). */
-  readonly media?: MediaSource;
+  /** How attachments are found and fetched (none: attachments are not passed on). */
+  readonly media?: InboundMedia;
 }
 
 /** How a message reached Bub. */

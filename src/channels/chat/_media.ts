@@ -1,29 +1,25 @@
 /**
- * Media of an incoming Chat SDK message: its attachments (Slack files, Discord attachments)
- * become the envelope's media parts, loaded lazily like Telegram's photos and documents. The
- * bytes are fetched by Bub (not the SDK, whose guarded fetch refuses proxies and fakes on
- * private addresses) from the platform's file hosts or the `api_base` host only, with the bot
- * token where the platform wants it (Slack private URLs), bounded by the Telegram channel's
- * media size limit: a file known to be larger becomes a note in the content instead of a part.
+ * Media of an incoming Chat SDK message: its attachments become the envelope's media parts,
+ * loaded lazily like Telegram's photos and documents. Where a platform's files are and how they
+ * are fetched is the platform's {@link InboundMedia} (by default: the attachment's URL, from the
+ * platform's file hosts, see `_media_fetch.ts`). A file known to be over the media limit becomes
+ * a note in the content instead of a part; one found to be (a platform that names no sizes), or
+ * refused, or failing, says why when it is read ({@link ChatMediaItem.unavailable}), and the
+ * prompt names that instead of the part. Outbound: the files of a message's media, and the note
+ * for a file a platform cannot take.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 import type { Attachment, Message } from "chat";
-import { getLogger } from "../../_internal/log.ts";
 import { MediaItem, type MediaType } from "../../kernel/channel_message.ts";
 import { MAX_MEDIA_BYTES } from "../media_limit.ts";
-import { readBounded } from "../../_internal/bounded_read.ts";
-
-/** Where a platform's files may be fetched from and with which authorization. */
-export interface MediaSource {
-  /** The channel name, for logs. */
-  readonly channel: string;
-  /** Host names the files may come from (the platform's file hosts, the `api_base` host). */
-  readonly hosts: readonly string[];
-  /** The `authorization` header sent to those hosts, or null. */
-  readonly authorization: string | null;
-}
+import {
+  fetchMediaResult,
+  type MediaFetch,
+  type MediaSource,
+  TOO_LARGE_NOTE,
+} from "./_media_fetch.ts";
 
 /** An attachment as described to the model in the message's JSON content. */
 export interface AttachmentInfo {
@@ -40,11 +36,65 @@ export interface MessageMedia {
   attachments: AttachmentInfo[];
 }
 
-const URLS = new WeakMap<MediaItem, string>();
+/**
+ * Where an attachment's bytes are: a URL and what else its fetch needs (JSON: a cluster stores it
+ * with the message, and another instance fetches from it).
+ */
+export type MediaLocation = { readonly url: string } & Readonly<Record<string, unknown>>;
 
-/** The file URL behind a media item {@link messageMedia} built (a cluster stores it); else null. */
-export function mediaUrlOf(item: unknown): string | null {
-  return typeof item === "object" && item !== null ? URLS.get(item as MediaItem) ?? null : null;
+/** How a platform's inbound attachments are found and fetched. */
+export interface InboundMedia {
+  /**
+   * Where `attachment`'s bytes are (its `index` among `message`'s attachments), or a note saying
+   * why they are not fetched (a Drive file, no URL).
+   */
+  locate(attachment: Attachment, index: number, message: Message): MediaLocation | string;
+  /** Fetches the bytes at a location (bounded, from the platform's hosts only). */
+  fetch(location: Readonly<Record<string, unknown>>): Promise<MediaFetch>;
+}
+
+/** The default {@link InboundMedia}: the attachment's URL, fetched from `source`. */
+export function urlMedia(source: MediaSource): InboundMedia {
+  return {
+    locate: (attachment) => attachment.url ? { url: attachment.url } : "not downloadable",
+    fetch: (location) =>
+      typeof location.url === "string"
+        ? fetchMediaResult(location.url, source)
+        : Promise.resolve({ failure: "not fetched: no URL" }),
+  };
+}
+
+/**
+ * A media item of a chat message: where its bytes are, and, after a fetch that brought none,
+ * why (`unavailable`; the prompt names it in place of the part).
+ */
+export class ChatMediaItem extends MediaItem {
+  /** Where the bytes are (what a cluster stores). */
+  readonly location: MediaLocation;
+  /** Why the last fetch brought no bytes, or null. */
+  unavailable: string | null = null;
+
+  /** @param init the item's fields, its location and how its bytes are fetched */
+  constructor(
+    init: { type: MediaType; mimeType: string; filename: string | null },
+    location: MediaLocation,
+    fetch: (location: MediaLocation) => Promise<MediaFetch>,
+  ) {
+    super({
+      ...init,
+      dataFetcher: async () => {
+        const result = await fetch(location);
+        this.unavailable = "failure" in result ? result.failure : null;
+        return "data" in result ? result.data : null;
+      },
+    });
+    this.location = location;
+  }
+}
+
+/** The location behind a media item {@link messageMedia} built (a cluster stores it); else null. */
+export function mediaLocationOf(item: unknown): MediaLocation | null {
+  return item instanceof ChatMediaItem ? item.location : null;
 }
 
 const TYPES: Record<Attachment["type"], MediaType> = {
@@ -54,98 +104,11 @@ const TYPES: Record<Attachment["type"], MediaType> = {
   file: "document",
 };
 
-/** The file hosts of each platform (besides its `api_base` host). */
-export const PLATFORM_FILE_HOSTS: Readonly<Record<string, readonly string[]>> = {
-  slack: ["files.slack.com"],
-  discord: ["cdn.discordapp.com", "media.discordapp.net"],
-};
-
-/** The {@link MediaSource} of a platform: its file hosts, the `api_base` host, the token. */
-export function mediaSource(
-  channel: string,
-  apiBase: string | null | undefined,
-  authorization: string | null,
-): MediaSource {
-  const hosts = [...(PLATFORM_FILE_HOSTS[channel] ?? [])];
-  if (apiBase) {
-    try {
-      hosts.push(new URL(apiBase).hostname);
-    } catch { /* not a URL: the platform's hosts only */ }
-  }
-  return { channel, hosts, authorization };
-}
-
-function trusted(url: URL, source: MediaSource): boolean {
-  return (url.protocol === "https:" || url.protocol === "http:") &&
-    source.hosts.includes(url.hostname);
-}
-
-/** Reads `response`'s body, or null when it is (or grows) past `limit` bytes. */
-async function boundedBody(response: Response, limit: number): Promise<Uint8Array | null> {
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) {
-    await response.body?.cancel();
-    return null;
-  }
-  const tooLarge = new Error("too large");
-  try {
-    return await readBounded(response.body, limit, () => tooLarge);
-  } catch (error) {
-    if (error === tooLarge) return null;
-    throw error;
-  }
-}
-
-/**
- * Fetches `href` from a trusted host (no redirects: a token never follows one elsewhere); null
- * when untrusted, failing or over {@link MAX_MEDIA_BYTES}.
- */
-export async function fetchMedia(href: string, source: MediaSource): Promise<Uint8Array | null> {
-  const logger = getLogger(["bub", "channels", source.channel]);
-  let url: URL;
-  try {
-    url = new URL(href);
-  } catch {
-    return null;
-  }
-  if (!trusted(url, source)) {
-    logger.warning("{channel}.media refused host={host}: not a file host of the platform", {
-      channel: source.channel,
-      host: url.hostname,
-    });
-    return null;
-  }
-  try {
-    const response = await fetch(url, {
-      headers: source.authorization ? { authorization: source.authorization } : {},
-      redirect: "manual",
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new Error(`HTTP ${response.status}`);
-    }
-    if ((response.headers.get("content-type") ?? "").includes("text/html")) {
-      // Slack's answer to a download without the files:read scope: its login page.
-      await response.body?.cancel();
-      throw new Error("received an HTML page instead of the file (files:read scope missing?)");
-    }
-    return await boundedBody(response, MAX_MEDIA_BYTES);
-  } catch (error) {
-    logger.warning("{channel}.media download failed host={host}: {error}", {
-      channel: source.channel,
-      host: url.hostname,
-      error: (error as Error).message,
-    });
-    return null;
-  }
-}
-
 /** The media parts of `message`'s attachments and their descriptions for the content. */
-export function messageMedia(message: Message, source: MediaSource): MessageMedia {
+export function messageMedia(message: Message, platform: InboundMedia): MessageMedia {
   const media: MediaItem[] = [];
   const attachments: AttachmentInfo[] = [];
-  for (const attachment of message.attachments ?? []) {
+  for (const [index, attachment] of (message.attachments ?? []).entries()) {
     const type = TYPES[attachment.type] ?? "document";
     const info: AttachmentInfo = {
       name: attachment.name ?? null,
@@ -154,23 +117,17 @@ export function messageMedia(message: Message, source: MediaSource): MessageMedi
       size: typeof attachment.size === "number" ? attachment.size : null,
     };
     attachments.push(info);
-    const url = attachment.url;
-    if (!url) {
-      info.note = "not downloadable";
+    const location = platform.locate(attachment, index, message);
+    if (typeof location === "string") {
+      info.note = location;
       continue;
     }
     if (info.size !== null && info.size > MAX_MEDIA_BYTES) {
-      info.note = `not shown: larger than the ${MAX_MEDIA_BYTES} byte media limit`;
+      info.note = TOO_LARGE_NOTE;
       continue;
     }
-    const item = new MediaItem({
-      type,
-      mimeType: info.mime_type,
-      filename: info.name,
-      dataFetcher: () => fetchMedia(url, source),
-    });
-    URLS.set(item, url);
-    media.push(item);
+    const init = { type, mimeType: info.mime_type, filename: info.name };
+    media.push(new ChatMediaItem(init, location, (at) => platform.fetch(at)));
   }
   return { media, attachments };
 }
@@ -209,4 +166,15 @@ export async function outboundFiles(media: readonly MediaItem[]): Promise<Outbou
     files.push({ data: Buffer.from(data), filename, mimeType: item.mimeType });
   }
   return files;
+}
+
+/** The line an answer gets for a file the platform could not take, saying why. */
+export function notAttachedNote(filename: string, reason: string): string {
+  return `[${filename} not attached: ${reason}]`;
+}
+
+/** `markdown` followed by `notes` (one per line, after a blank line); `markdown` when none. */
+export function withNotes(markdown: string, notes: readonly string[]): string {
+  if (notes.length === 0) return markdown;
+  return markdown.trim() === "" ? notes.join("\n") : `${markdown}\n\n${notes.join("\n")}`;
 }

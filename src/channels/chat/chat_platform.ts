@@ -7,6 +7,7 @@
  */
 import type { Adapter, Logger } from "chat";
 import { BubError } from "../../kernel/errors.ts";
+import type { InboundMedia } from "./_media.ts";
 
 /**
  * The credentials and endpoints of one platform (Bub's setting names).
@@ -98,6 +99,12 @@ export interface ChatPlatform {
    * with these credentials: the cluster job naming it (one instance holds it) and how to open it.
    */
   connection?(credentials: ChatCredentials): OutwardConnection | null;
+  /**
+   * How the attachments of inbound messages are found and fetched through the started `adapter`
+   * (its tokens); unset: each attachment's URL, from the platform's file hosts and the `api_base`
+   * host, without authorization.
+   */
+  inboundMedia?(credentials: ChatCredentials, adapter: Adapter): InboundMedia;
   /**
    * The text a streamed answer is posted as before its first edit, where the SDK would otherwise
    * buffer the stream into one post at its end (Teams outside a DM's open webhook).

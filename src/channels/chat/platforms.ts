@@ -7,6 +7,12 @@
  */
 import type { Adapter } from "chat";
 import { type ChatPlatform, required } from "./chat_platform.ts";
+import { urlMedia } from "./_media.ts";
+import { mediaSource } from "./_media_fetch.ts";
+import type { GoogleChatMediaAdapter } from "./_gchat.ts";
+import { gchatInboundMedia } from "./_gchat_media.ts";
+import type { TeamsBotAdapter } from "./_teams.ts";
+import { teamsInboundMedia } from "./_teams_media.ts";
 import {
   createSlackAdapter,
   slackMode,
@@ -40,6 +46,8 @@ const SLACK: ChatPlatform = {
   },
   channelKeys: (id) => [id],
   webhooks: (c) => slackMode(c) === "webhook",
+  // Slack's private file URLs want the bot token.
+  inboundMedia: (c) => urlMedia(mediaSource("slack", c.apiBase, `Bearer ${c.botToken ?? ""}`)),
   connection(c) {
     if (slackMode(c) !== "socket") return null;
     return {
@@ -145,6 +153,8 @@ const GCHAT: ChatPlatform = {
   },
   channelKeys: (id) => [id, id.replace(/^spaces\//, "")],
   webhooks: () => true,
+  inboundMedia: (c, adapter) =>
+    gchatInboundMedia(c.apiBase, () => (adapter as GoogleChatMediaAdapter).accessToken()),
 };
 
 /**
@@ -225,6 +235,8 @@ const TEAMS: ChatPlatform = {
     return [conversation.replace(/;messageid=.*$/, ""), id].filter((key) => key !== "");
   },
   webhooks: () => true,
+  inboundMedia: (c, adapter) =>
+    teamsInboundMedia(c.apiBase, () => (adapter as TeamsBotAdapter).botToken()),
   streamPlaceholder: "...",
 };
 
