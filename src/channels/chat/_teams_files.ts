@@ -5,9 +5,11 @@
  * upload session of their OneDrive for Business); Bub puts the bytes there in one `PUT` with a
  * `Content-Range`, posts a file info card linking the stored file, and removes the consent card.
  * When they decline, the offer is dropped and the card removed. The offered bytes wait in the
- * Chat SDK's state (PostgreSQL in a cluster, so whichever instance receives the answer completes
- * it) for {@link FILE_OFFER_TTL_MS}. Bytes go only to an upload URL on `*.sharepoint.com` or the
- * `api_base` host, and never with a token (the upload session URL carries its own authorization).
+ * Chat SDK's state for {@link FILE_OFFER_TTL_MS}: the memory of the instance that offered them
+ * (a cluster shares only thread subscriptions), so in a cluster an answer that reaches another
+ * instance finds no offer and the user is told the file is no longer available. Bytes go only to
+ * an upload URL on `*.sharepoint.com` or the `api_base` host, and never with a token (the upload
+ * session URL carries its own authorization).
  *
  * @module
  */
