@@ -9,6 +9,7 @@
  * @module
  */
 import type { Buffer } from "node:buffer";
+import type { ServerResponse } from "node:http";
 
 /**
  * A file a bot uploaded into an upload session of the fake.
@@ -114,7 +115,7 @@ export class TeamsFiles {
    * The answer to a request of the file side that needs no token (a download link, an upload
    * session), else null.
    */
-  public(
+  unauthenticated(
     verb: string,
     url: URL,
     body: Buffer,
@@ -150,4 +151,13 @@ export class TeamsFiles {
     const file = this.#stored.get(match[1]!);
     return file ? [200, file.contentType, file.data] : [404, "text/plain", "not found"];
   }
+}
+
+/** Answers with a status, a content type and a body from {@link TeamsFiles}. */
+export function sendFile(
+  res: ServerResponse,
+  [status, type, body]: [number, string, Uint8Array | string],
+): void {
+  res.writeHead(status, { "content-type": type });
+  res.end(body);
 }

@@ -18,6 +18,7 @@ import {
   signAccessToken,
   type SigningKey,
   signServiceToken,
+  type TeamsDeliveryOptions,
 } from "./_teams_jwt.ts";
 import {
   connectorMethod,
@@ -25,7 +26,7 @@ import {
   type FakeTeamsButton,
   TeamsConnector,
 } from "./_teams_connector.ts";
-import { type FakeTeamsUpload, TeamsFiles } from "./_teams_files.ts";
+import { type FakeTeamsUpload, sendFile, TeamsFiles } from "./_teams_files.ts";
 import {
   type ActivityContext,
   type FakeTeamsUser,
@@ -36,39 +37,7 @@ import {
   type TeamsConversationOptions,
 } from "./_teams_activities.ts";
 
-/**
- * How one activity is delivered.
- *
- * @example
- * ```ts
- * import type { TeamsDeliveryOptions } from "@bub/core/testing";
- * const forged: TeamsDeliveryOptions = { forged: true };
- * ```
- */
-export interface TeamsDeliveryOptions {
-  /** Leaves the `Authorization` header out. */
-  unsigned?: boolean;
-  /** Signs with another key than the one the JWKS lists (a forgery naming the listed key id). */
-  forged?: boolean;
-  /** Signs for another audience than the bot's app id. */
-  audience?: string;
-  /** Signs for another `serviceurl` than the activity's. */
-  serviceUrl?: string;
-  /** Signs with another issuer than Bot Framework's. */
-  issuer?: string;
-  /** Seconds until the token expires (default 3600; negative: expired). */
-  expiresIn?: number;
-}
-
 const TOKEN = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
-
-function send(
-  res: ServerResponse,
-  [status, type, body]: [number, string, Uint8Array | string],
-): void {
-  res.writeHead(status, { "content-type": type });
-  res.end(body);
-}
 
 /**
  * The fake Teams.
@@ -294,11 +263,11 @@ export class FakeTeamsServer implements AsyncDisposable {
       this.#tokens.add(token);
       return reply(res, 200, { token_type: "Bearer", expires_in: 3600, access_token: token });
     }
-    const open = this.#files.public(verb, url, body, {
+    const open = this.#files.unauthenticated(verb, url, body, {
       authorization,
       contentRange: String(req.headers["content-range"] ?? ""),
     });
-    if (open) return send(res, open);
+    if (open) return sendFile(res, open);
     if (!this.#tokens.has(authorization.replace(/^Bearer /, ""))) {
       return reply(res, 401, { error: { code: "Unauthorized", message: "Bad bot token" } });
     }
@@ -309,7 +278,7 @@ export class FakeTeamsServer implements AsyncDisposable {
       return;
     }
     const file = this.#files.attachment(verb, url);
-    if (file) return send(res, file);
+    if (file) return sendFile(res, file);
     const [status, answer] = this.#connector.answer(verb, path, params);
     reply(res, status, answer);
   }
@@ -325,4 +294,4 @@ export class FakeTeamsServer implements AsyncDisposable {
   }
 }
 
-export type { FakeTeamsActivity, FakeTeamsButton, FakeTeamsUpload };
+export type { FakeTeamsActivity, FakeTeamsButton, FakeTeamsUpload, TeamsDeliveryOptions };
