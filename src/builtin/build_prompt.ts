@@ -28,6 +28,8 @@ interface MediaLike {
   filename?: unknown;
   getUrl?: () => Promise<string | null>;
   url?: unknown;
+  /** Why its fetch brought no bytes (a chat channel's item over the media limit), if it says. */
+  unavailable?: unknown;
 }
 
 async function urlOf(item: MediaLike): Promise<string | null> {
@@ -80,6 +82,22 @@ export async function mediaParts(media: readonly unknown[]): Promise<ContentPart
   return parts;
 }
 
+/**
+ * One line per media item whose fetch brought nothing and that says why (a chat platform that
+ * names no sizes finds a file over the media limit only when it downloads it), so the model is
+ * told rather than left to guess.
+ */
+function unavailableNotes(media: readonly unknown[]): string[] {
+  return media.flatMap((raw) => {
+    const item = raw as MediaLike;
+    if (typeof item.unavailable !== "string" || item.unavailable === "") return [];
+    const name = typeof item.filename === "string" && item.filename
+      ? item.filename
+      : `${String(item.type)} attachment`;
+    return [`[${name}: ${item.unavailable}]`];
+  });
+}
+
 /** The builtin prompt of `message` (mutates `message.kind` to `"command"` for comma commands). */
 export async function buildBuiltinPrompt(
   message: Envelope,
@@ -97,8 +115,9 @@ export async function buildBuiltinPrompt(
     return content;
   }
   const context = contextStrOf(message);
-  const text = context ? `${context}\n---Date: ${localIsoTime(now)}---\n${content}` : content;
   const media = inboundOf(message).media;
   const parts = media.length > 0 ? await mediaParts(media) : [];
+  const body = [content, ...unavailableNotes(media)].join("\n");
+  const text = context ? `${context}\n---Date: ${localIsoTime(now)}---\n${body}` : body;
   return parts.length > 0 ? [{ type: "text", text }, ...parts] : text;
 }

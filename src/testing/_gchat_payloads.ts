@@ -73,13 +73,35 @@ export function keyPair(): { publicKey: string; privateKey: string } {
   });
 }
 
+/**
+ * Where and how a message of the fake Google Chat is written.
+ *
+ * @example
+ * ```ts
+ * import type { GChatMessageOptions } from "@bub/core/testing";
+ * const dm: GChatMessageOptions = { space: "spaces/D1", dm: true, mention: false };
+ * ```
+ */
+export interface GChatMessageOptions {
+  /** The space (default `spaces/AAA`). */
+  space?: string;
+  /** The thread (default: a new one). */
+  thread?: string;
+  /** Whether the text mentions the bot (default true). */
+  mention?: boolean;
+  /** Whether the space is a direct message. */
+  dm?: boolean;
+  /** The message's attachments (see `FakeGChatServer.attachment`, `driveAttachment`). */
+  attachments?: readonly Record<string, unknown>[];
+}
+
 /** A message event: `user` writes `text` (message `id`) in `space`, mentioning `bot`. */
 export function messageEvent(
   bot: FakeGChatUser,
   user: FakeGChatUser,
   text: string,
   id: string,
-  options: { space?: string; thread?: string; mention?: boolean; dm?: boolean } = {},
+  options: GChatMessageOptions = {},
 ): Record<string, unknown> {
   const space = options.space ?? "spaces/AAA";
   const thread = options.thread ?? `${space}/threads/${id}`;
@@ -112,6 +134,7 @@ export function messageEvent(
           createTime: new Date().toISOString(),
           thread: { name: thread },
           space: { name: space },
+          ...(options.attachments ? { attachment: options.attachments } : {}),
         },
       },
     },

@@ -43,6 +43,8 @@ export interface TeamsConversationOptions {
   type?: "personal" | "channel";
   /** The activity id (default: a fresh one); a redelivery reuses it. */
   id?: string;
+  /** A message's attachments (see `FakeTeamsServer.inlineImage`, `fileDownload`). */
+  attachments?: readonly Record<string, unknown>[];
 }
 
 /** What the activities are built from. */
@@ -89,7 +91,10 @@ export function messageActivity(
   text: string,
   options: TeamsConversationOptions = {},
 ): Record<string, unknown> {
-  const activity = base(context, user, options);
+  const activity = {
+    ...base(context, user, options),
+    ...(options.attachments ? { attachments: options.attachments } : {}),
+  };
   if (options.type !== "channel") return { ...activity, type: "message", text };
   const mention = `<at>${context.botName}</at>`;
   return {
@@ -145,5 +150,28 @@ export function invokeActivity(
     name: "adaptiveCard/action",
     replyToId: messageId,
     value: { action: { type: "Action.Execute", data }, trigger: "manual" },
+  };
+}
+
+/** The answer to a file consent card (`fileConsent/invoke`); `uploadInfo` only when accepted. */
+export function fileConsentActivity(
+  context: ActivityContext,
+  user: FakeTeamsUser,
+  card: { messageId: string; context: unknown },
+  action: "accept" | "decline",
+  uploadInfo: Record<string, unknown> | null,
+  options: TeamsConversationOptions = {},
+): Record<string, unknown> {
+  return {
+    ...base(context, user, options),
+    type: "invoke",
+    name: "fileConsent/invoke",
+    replyToId: card.messageId,
+    value: {
+      type: "fileUpload",
+      action,
+      context: card.context,
+      ...(uploadInfo ? { uploadInfo } : {}),
+    },
   };
 }

@@ -31,6 +31,8 @@ export interface FakeTeamsActivity {
   attachments: { contentType?: string; content?: unknown }[];
   /** How often it was updated (`PUT`). */
   updates: number;
+  /** Whether the bot deleted it. */
+  deleted?: boolean;
 }
 
 /**
@@ -122,6 +124,12 @@ export class TeamsConnector {
       sent.attachments = attachments;
       sent.updates++;
       return [200, { id: sent.id }];
+    }
+    if (activity?.[2] && verb === "DELETE") {
+      const sent = this.#activities.find((a) => a.id === activity[2]);
+      if (!sent) return [404, { error: { code: "ActivityNotFound" } }];
+      sent.deleted = true;
+      return [200, {}];
     }
     return [404, { error: { code: "NotFound", message: `${verb} ${path}` } }];
   }

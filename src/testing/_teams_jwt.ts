@@ -91,3 +91,27 @@ async function signJwt(
   );
   return `${head}.${payload}.${base64Url(new Uint8Array(signature))}`;
 }
+
+/**
+ * How one activity is delivered.
+ *
+ * @example
+ * ```ts
+ * import type { TeamsDeliveryOptions } from "@bub/core/testing";
+ * const forged: TeamsDeliveryOptions = { forged: true };
+ * ```
+ */
+export interface TeamsDeliveryOptions {
+  /** Leaves the `Authorization` header out. */
+  unsigned?: boolean;
+  /** Signs with another key than the one the JWKS lists (a forgery naming the listed key id). */
+  forged?: boolean;
+  /** Signs for another audience than the bot's app id. */
+  audience?: string;
+  /** Signs for another `serviceurl` than the activity's. */
+  serviceUrl?: string;
+  /** Signs with another issuer than Bot Framework's. */
+  issuer?: string;
+  /** Seconds until the token expires (default 3600; negative: expired). */
+  expiresIn?: number;
+}

@@ -20,13 +20,17 @@ import {
   clickEvent,
   type FakeGChatMessage,
   type FakeGChatUser,
+  type GChatMessageOptions,
   GOOGLE_TOKEN_URL,
   keyPair,
   messageEvent,
   signJwt,
 } from "./_gchat_payloads.ts";
 
-export type { FakeGChatMessage, FakeGChatUser } from "./_gchat_payloads.ts";
+export type { FakeGChatMessage, FakeGChatUser, GChatMessageOptions } from "./_gchat_payloads.ts";
+
+/** The logged method of a media download. */
+const MEDIA = "GET /v1/media/{resource}";
 
 /**
  * The fake Google Chat.
@@ -62,6 +66,7 @@ export class FakeGChatServer implements AsyncDisposable {
   #messages = new Map<string, FakeGChatMessage>();
   #nextId = 1;
   #rateLimited = new Map<string, number>();
+  #media = new Map<string, { data: Uint8Array; contentType: string }>();
 
   private constructor(http: LoopbackServer) {
     this.#http = http;
@@ -122,13 +127,46 @@ export class FakeGChatServer implements AsyncDisposable {
   }
 
   /**
+   * A file uploaded to a message: an attachment whose `attachmentDataRef.resourceName` the media
+   * download serves (`data`, to the service account's token only).
+   */
+  attachment(name: string, contentType: string, data: Uint8Array): Record<string, unknown> {
+    const resourceName = `ClxzcGFjZXMv${this.#nextId++}${crypto.randomUUID().replaceAll("-", "")}`;
+    this.#media.set(resourceName, { data, contentType });
+    return {
+      name: `spaces/AAA/messages/m/attachments/${resourceName.slice(-8)}`,
+      contentName: name,
+      contentType,
+      attachmentDataRef: { resourceName },
+      downloadUri: `https://chat.google.com/api/get_attachment_url?url_type=DOWNLOAD_URL&n=${name}`,
+      source: "UPLOADED_CONTENT",
+    };
+  }
+
+  /** A Google Drive file shared in a message (no bytes here: an app cannot read it). */
+  driveAttachment(name: string, contentType: string): Record<string, unknown> {
+    return {
+      name: `spaces/AAA/messages/m/attachments/drive${this.#nextId++}`,
+      contentName: name,
+      contentType,
+      driveDataRef: { driveFileId: crypto.randomUUID() },
+      source: "DRIVE_FILE",
+    };
+  }
+
+  /** The media downloads received (`GET /v1/media/<resource>`). */
+  get mediaDownloads(): FakeApiCall[] {
+    return this.log.of(MEDIA);
+  }
+
+  /**
    * A message event: `user` writes `text` in `space`, in `thread` (default: a new one), mentioning
    * the bot unless `mention` is false; `dm` makes the space a direct message.
    */
   messageEvent(
     user: FakeGChatUser,
     text: string,
-    options: { space?: string; thread?: string; mention?: boolean; dm?: boolean } = {},
+    options: GChatMessageOptions = {},
   ): Record<string, unknown> {
     return messageEvent(this.bot, user, text, `m${this.#nextId++}`, options);
   }
@@ -177,7 +215,8 @@ export class FakeGChatServer implements AsyncDisposable {
     const body = await readBody(req);
     const params = parseParams(req, body, url);
     const verb = req.method ?? "GET";
-    const method = `${verb} ${url.pathname}`;
+    const media = /^\/v1\/media\/(.+)$/.exec(url.pathname);
+    const method = media ? `${verb} /v1/media/{resource}` : `${verb} ${url.pathname}`;
     const authorization = String(req.headers.authorization ?? "");
     const limited = this.#rateLimited.get(method) ?? 0;
     this.log.record({
@@ -196,6 +235,15 @@ export class FakeGChatServer implements AsyncDisposable {
     if (limited > 0) {
       this.#rateLimited.set(method, limited - 1);
       return reply(res, 429, { error: { code: 429, message: "Resource has been exhausted" } });
+    }
+    if (media && verb === "GET") {
+      const file = this.#media.get(decodeURIComponent(media[1]!));
+      if (!file || url.searchParams.get("alt") !== "media") {
+        return reply(res, 404, { error: { code: 404, message: "Media not found" } });
+      }
+      res.writeHead(200, { "content-type": file.contentType });
+      res.end(file.data);
+      return;
     }
     const create = /^\/v1\/(spaces\/[^/]+)\/messages$/.exec(url.pathname);
     if (verb === "POST" && create) {

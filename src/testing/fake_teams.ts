@@ -2,9 +2,11 @@
  * A fake Microsoft Teams (Bot Framework) on 127.0.0.1 for tests, serving what Bub's `api_base`
  * and an activity's `serviceUrl` point at: Bot Framework's OpenID metadata and JWKS (an RS256 key
  * it generates), the token endpoint (client credentials checked against the app id and password),
- * and the Bot Connector REST API under `/teams/` (activities sent and updated are recorded;
- * `rateLimit` answers a route 429 with `Retry-After`). It sends activities to a bot signed with
- * its key, or forged.
+ * and the Bot Connector REST API under `/teams/` (activities sent, updated and deleted are
+ * recorded; `rateLimit` answers a route 429 with `Retry-After`). It holds files users send (an
+ * inline image behind the attachment service, a personal chat's file behind a download link) and
+ * receives the files a bot uploads after a file consent (`_teams_files.ts`). It sends activities
+ * to a bot signed with its key, or forged.
  *
  * @module
  */
@@ -16,6 +18,7 @@ import {
   signAccessToken,
   type SigningKey,
   signServiceToken,
+  type TeamsDeliveryOptions,
 } from "./_teams_jwt.ts";
 import {
   connectorMethod,
@@ -23,38 +26,16 @@ import {
   type FakeTeamsButton,
   TeamsConnector,
 } from "./_teams_connector.ts";
+import { type FakeTeamsUpload, sendFile, TeamsFiles } from "./_teams_files.ts";
 import {
   type ActivityContext,
   type FakeTeamsUser,
+  fileConsentActivity,
   invokeActivity,
   messageActivity,
   submitActivity,
   type TeamsConversationOptions,
 } from "./_teams_activities.ts";
-
-/**
- * How one activity is delivered.
- *
- * @example
- * ```ts
- * import type { TeamsDeliveryOptions } from "@bub/core/testing";
- * const forged: TeamsDeliveryOptions = { forged: true };
- * ```
- */
-export interface TeamsDeliveryOptions {
-  /** Leaves the `Authorization` header out. */
-  unsigned?: boolean;
-  /** Signs with another key than the one the JWKS lists (a forgery naming the listed key id). */
-  forged?: boolean;
-  /** Signs for another audience than the bot's app id. */
-  audience?: string;
-  /** Signs for another `serviceurl` than the activity's. */
-  serviceUrl?: string;
-  /** Signs with another issuer than Bot Framework's. */
-  issuer?: string;
-  /** Seconds until the token expires (default 3600; negative: expired). */
-  expiresIn?: number;
-}
 
 const TOKEN = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
 
@@ -86,6 +67,7 @@ export class FakeTeamsServer implements AsyncDisposable {
   #stranger: SigningKey;
   #tokens = new Set<string>();
   #connector = new TeamsConnector();
+  #files = new TeamsFiles();
   #rateLimited = new Map<string, number>();
 
   private constructor(http: LoopbackServer, key: SigningKey, stranger: SigningKey) {
@@ -138,6 +120,41 @@ export class FakeTeamsServer implements AsyncDisposable {
     options?: TeamsConversationOptions,
   ): Record<string, unknown> {
     return messageActivity(this.#context, user, text, options);
+  }
+
+  /**
+   * An image pasted into a message: an `image/*` attachment on the fake's attachment service
+   * (which serves `data` to the bot's token only).
+   */
+  inlineImage(data: Uint8Array, contentType = "image/png"): Record<string, unknown> {
+    return this.#files.inlineImage(this.serviceUrl, data, contentType);
+  }
+
+  /**
+   * A file sent in a personal chat: a `file.download.info` attachment whose download link (on the
+   * fake, pre-authorized, no token) serves `data`.
+   */
+  fileDownload(name: string, data: Uint8Array, fileType: string): Record<string, unknown> {
+    return this.#files.fileDownload(this.apiBase, name, data, fileType);
+  }
+
+  /**
+   * `user`'s answer to the file consent card `card` (a bot's activity): `accept` names a fresh
+   * upload session of the fake, where the bot is to put the file.
+   */
+  fileConsent(
+    user: FakeTeamsUser,
+    card: FakeTeamsActivity,
+    action: "accept" | "decline",
+    options?: TeamsConversationOptions,
+  ): Record<string, unknown> {
+    const { answered, upload } = this.#files.consent(this.apiBase, card, action);
+    return fileConsentActivity(this.#context, user, answered, action, upload, options);
+  }
+
+  /** The files bots uploaded after a file consent, by upload session. */
+  get uploads(): ReadonlyMap<string, FakeTeamsUpload> {
+    return this.#files.uploads;
   }
 
   /** `user`'s click on `button`, as Teams sends an `Action.Submit` (a message with `value`). */
@@ -217,7 +234,8 @@ export class FakeTeamsServer implements AsyncDisposable {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const path = url.pathname.replace(/\/{2,}/g, "/");
-    const params = parseParams(req, await readBody(req), url);
+    const body = await readBody(req);
+    const params = parseParams(req, body, url);
     const verb = req.method ?? "GET";
     const method = connectorMethod(verb, path) ??
       (TOKEN.test(path) ? `${verb} /{tenant}/oauth2/v2.0/token` : `${verb} ${path}`);
@@ -245,6 +263,11 @@ export class FakeTeamsServer implements AsyncDisposable {
       this.#tokens.add(token);
       return reply(res, 200, { token_type: "Bearer", expires_in: 3600, access_token: token });
     }
+    const open = this.#files.unauthenticated(verb, url, body, {
+      authorization,
+      contentRange: String(req.headers["content-range"] ?? ""),
+    });
+    if (open) return sendFile(res, open);
     if (!this.#tokens.has(authorization.replace(/^Bearer /, ""))) {
       return reply(res, 401, { error: { code: "Unauthorized", message: "Bad bot token" } });
     }
@@ -254,6 +277,8 @@ export class FakeTeamsServer implements AsyncDisposable {
       res.end(JSON.stringify({ error: { code: "TooManyRequests" } }));
       return;
     }
+    const file = this.#files.attachment(verb, url);
+    if (file) return sendFile(res, file);
     const [status, answer] = this.#connector.answer(verb, path, params);
     reply(res, status, answer);
   }
@@ -269,4 +294,4 @@ export class FakeTeamsServer implements AsyncDisposable {
   }
 }
 
-export type { FakeTeamsActivity, FakeTeamsButton };
+export type { FakeTeamsActivity, FakeTeamsButton, FakeTeamsUpload, TeamsDeliveryOptions };

@@ -59,6 +59,7 @@ export {
   type FakeTeamsActivity,
   type FakeTeamsButton,
   FakeTeamsServer,
+  type FakeTeamsUpload,
   type TeamsDeliveryOptions,
 } from "./fake_teams.ts";
 export type {
@@ -72,7 +73,12 @@ export {
   type LinearDeliveryOptions,
 } from "./fake_linear.ts";
 export type { FakePutFile } from "./_fake_files.ts";
-export { type FakeGChatMessage, FakeGChatServer, type FakeGChatUser } from "./fake_gchat.ts";
+export {
+  type FakeGChatMessage,
+  FakeGChatServer,
+  type FakeGChatUser,
+  type GChatMessageOptions,
+} from "./fake_gchat.ts";
 export type {
   FakeChat,
   FakeFile,

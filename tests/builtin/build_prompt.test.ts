@@ -144,6 +144,26 @@ describe("media parts", () => {
     assert.equal(typeof prompt, "string");
   });
 
+  test("an item whose fetch brought nothing and says why (unavailable) is named in the text, after the content", async () => {
+    const tooLarge = Object.assign(
+      new MediaItem({ type: "image", mimeType: "image/png", filename: "huge.png" }),
+      { unavailable: "not shown: larger than the 2097152 byte media limit" },
+    );
+    const image = new MediaItem({
+      type: "image",
+      mimeType: "image/png",
+      url: "https://x.test/a.png",
+    });
+    const prompt = await buildBuiltinPrompt(message("look", [tooLarge, image]));
+    assert.ok(Array.isArray(prompt));
+    const text = String((prompt[0] as { text: string }).text);
+    assert.ok(
+      text.endsWith("look\n[huge.png: not shown: larger than the 2097152 byte media limit]"),
+      text,
+    );
+    assert.equal(prompt.length, 2);
+  });
+
   test("through processInbound the image and audio parts reach the provider while the tape keeps only the text part", async () => {
     await using fx = await turnFixture({ script: [mockReply.text("nice picture")] });
     const inbound = message("what is this?", [

@@ -25,11 +25,16 @@
  * the adapter would throw, losing the answer; a 429 means nothing was done, so the retry cannot
  * double a message.
  *
+ * Media (`_gchat_media.ts`): attachments are fetched with the service account's token through
+ * {@link GoogleChatMediaAdapter.accessToken}; an answer's files, which a Chat app cannot upload,
+ * become notes in its text (the adapter would drop them with a warning in the log).
+ *
  * @module
  */
 import { readFileSync } from "node:fs";
-import type { Adapter, Logger } from "chat";
+import type { Adapter, AdapterPostableMessage, Logger } from "chat";
 import { BubError } from "../../kernel/errors.ts";
+import { withoutFiles } from "./_gchat_media.ts";
 
 /** Google's token endpoint, where google-auth-library sends the JWT bearer grant. */
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
@@ -112,10 +117,16 @@ interface GaxiosTransporter {
   };
 }
 
+/** A Google Chat adapter whose service account token fetches attachments. */
+export interface GoogleChatMediaAdapter extends Adapter {
+  /** The service account's access token (cached and renewed by google-auth-library). */
+  accessToken(): Promise<string>;
+}
+
 /** Creates the Google Chat adapter (imports it) with Bub's endpoints and POST retry. */
 export async function createGoogleChatAdapter(
   settings: GoogleChatAdapterSettings,
-): Promise<Adapter> {
+): Promise<GoogleChatMediaAdapter> {
   const { GoogleChatAdapter } = await import("@chat-adapter/gchat");
   // Every option is given, empty when unset: the adapter would otherwise fall back to its
   // GOOGLE_CHAT_* environment variables behind Bub's settings (one of them switches off the
@@ -163,8 +174,26 @@ export async function createGoogleChatAdapter(
     }).oauth2Client;
     oauth2.endpoints.oauth2FederatedSignonPemCertsUrl = settings.oidcCertsUrl;
   }
-  const transporter = (adapter as unknown as { authClient: { transporter: GaxiosTransporter } })
-    .authClient.transporter;
+  const authClient = (adapter as unknown as {
+    authClient: {
+      transporter: GaxiosTransporter;
+      getAccessToken(): Promise<{ token?: string | null }>;
+    };
+  }).authClient;
+  Object.defineProperty(adapter, "accessToken", {
+    value: async () => {
+      const { token } = await authClient.getAccessToken();
+      if (!token) throw new Error("Google Chat: the service account got no access token");
+      return token;
+    },
+  });
+  // Files of an answer become notes: the Chat API takes uploads from signed-in users only.
+  const post = adapter.postMessage.bind(adapter);
+  Object.defineProperty(adapter, "postMessage", {
+    value: (threadId: string, message: AdapterPostableMessage) =>
+      post(threadId, withoutFiles(message)),
+  });
+  const transporter = authClient.transporter;
   const tokenUrl = settings.tokenUrl;
   const method = (config: GaxiosConfig) => (config.method ?? "GET").toUpperCase();
   transporter.interceptors.request.add({
@@ -180,5 +209,5 @@ export async function createGoogleChatAdapter(
       return Promise.resolve(config);
     },
   });
-  return adapter as unknown as Adapter;
+  return adapter as unknown as GoogleChatMediaAdapter;
 }

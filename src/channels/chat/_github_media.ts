@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { apiBaseHost, type MediaSource } from "./_media.ts";
+import { hostOf, type MediaSource } from "./_media_fetch.ts";
 import { linksMarkdown, type OutboundMedia, unsentNote } from "./_outbound_media.ts";
 
 /** GitHub's attachment hosts. */
@@ -36,13 +36,12 @@ const STORAGE_HOST =
 
 /** The {@link MediaSource} of GitHub with `token` (see the module doc). */
 export function githubMediaSource(apiBase: string | null | undefined, token: string): MediaSource {
-  const api = apiBaseHost(apiBase);
+  const api = hostOf(apiBase);
   const tokenHosts = new Set(api === null ? ["github.com"] : ["github.com", api]);
   return {
     channel: "github",
     hosts: api === null ? [...GITHUB_FILE_HOSTS] : [...GITHUB_FILE_HOSTS, api],
     authorization: token ? `Bearer ${token}` : null,
-    linked: true,
     accepts: (url) => !tokenHosts.has(url.hostname) || ATTACHMENT_PATH.test(url.pathname),
     authorizes: (url) => tokenHosts.has(url.hostname),
     redirects: (target) =>

@@ -11,7 +11,7 @@ import { getLogger } from "../../_internal/log.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
 import type { ChatAccess, ChatUser } from "./_access.ts";
-import { type MediaSource, type MessageMedia, messageMedia } from "./_media.ts";
+import { type InboundMedia, type MessageMedia, messageMedia } from "./_media.ts";
 import { linkedMedia } from "./_linked_media.ts";
 
 /** The reply to a user who may not talk to the bot. */
@@ -35,8 +35,8 @@ export interface InboundContext {
   readonly answersStrangers: boolean;
   /** Whether that reply is ephemeral (only the refused user sees it). */
   readonly ephemeralRefusals: boolean;
-  /** Where attachments are fetched from (none: attachments are not passed on). */
-  readonly media?: MediaSource;
+  /** How attachments are found and fetched (none: attachments are not passed on). */
+  readonly media?: InboundMedia;
   /**
    * Keeps the hand-offs of a thread in arrival order while linked attachments download (the
    * channel's one instance).
@@ -205,16 +205,16 @@ export async function routeInbound(
         lifespan: typingLifespan(thread, channel),
       }),
     );
-  const source = context.media;
+  const media = context.media;
   // Handed over before any await, so concurrent deliveries keep their order; linked attachments
   // download first, in parallel, and the hand-offs queue per thread.
   let handed: Promise<void>;
-  if (source?.linked) {
-    const loading = linkedMedia(message, source);
+  if (media?.links) {
+    const loading = linkedMedia(message, media.links);
     const order = context.order ?? new HandOffOrder();
     handed = order.run(thread.id, async () => await hand(await loading));
   } else {
-    handed = hand(source ? messageMedia(message, source) : { media: [], attachments: [] });
+    handed = hand(media ? messageMedia(message, media) : { media: [], attachments: [] });
   }
   // A mention opens the thread to Bub: its follow-ups come as subscribed messages.
   if (route === "mention") await thread.subscribe();

@@ -14,7 +14,7 @@
  * @module
  */
 import { getLogger } from "../../_internal/log.ts";
-import { type MediaSource, mediaSource } from "./_media.ts";
+import { type MediaSource, mediaSource } from "./_media_fetch.ts";
 import {
   linkMarkdown,
   linksMarkdown,
@@ -32,7 +32,7 @@ export function linearMediaSource(
   apiBase: string | null | undefined,
   authorization: string | null,
 ): MediaSource {
-  return { ...mediaSource("linear", apiBase, authorization, [LINEAR_UPLOAD_HOST]), linked: true };
+  return mediaSource("linear", apiBase, authorization, [LINEAR_UPLOAD_HOST]);
 }
 
 /** What `fileUpload` answers (the SDK's `UploadFile`). */

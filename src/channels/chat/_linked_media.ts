@@ -10,16 +10,9 @@
  * @module
  */
 import type { Message } from "chat";
-import { MediaItem, type MediaType } from "../../kernel/channel_message.ts";
-import {
-  type AttachmentInfo,
-  downloadMedia,
-  isMediaUrl,
-  type MediaSource,
-  type MessageMedia,
-  rememberUrl,
-  TOO_LARGE_NOTE,
-} from "./_media.ts";
+import type { MediaItem, MediaType } from "../../kernel/channel_message.ts";
+import { type AttachmentInfo, ChatMediaItem, type MessageMedia } from "./_media.ts";
+import { downloadMedia, isMediaUrl, type MediaSource, TOO_LARGE_NOTE } from "./_media_fetch.ts";
 
 /** Most attachments fetched from one comment. */
 export const MAX_LINKED = 8;
@@ -177,14 +170,9 @@ export async function linkedMedia(message: Message, source: MediaSource): Promis
     const mimeType = mimeTypeOf(download.mimeType, link.name, data);
     const type = typeOf(mimeType);
     attachments.push({ name: link.name, type, mime_type: mimeType, size: data.byteLength });
-    const item = new MediaItem({
-      type,
-      mimeType,
-      filename: link.name,
-      dataFetcher: () => Promise.resolve(data),
-    });
-    rememberUrl(item, link.url);
-    media.push(item);
+    // Another cluster instance fetches it again from the stored location.
+    const init = { type, mimeType, filename: link.name };
+    media.push(new ChatMediaItem(init, { url: link.url }, () => Promise.resolve({ data })));
   }
   return { media, attachments };
 }

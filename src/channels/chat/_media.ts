@@ -1,40 +1,25 @@
 /**
- * Media of an incoming Chat SDK message: its attachments (Slack files, Discord attachments)
- * become the envelope's media parts, loaded lazily like Telegram's photos and documents. The
- * bytes are fetched by Bub (not the SDK, whose guarded fetch refuses proxies and fakes on
- * private addresses) from the platform's file hosts or the `api_base` host only, with the bot
- * token where the platform wants it (Slack private URLs), bounded by the Telegram channel's
- * media size limit: a file known to be larger becomes a note in the content instead of a part.
- * GitHub's and Linear's attachments are links in the comment instead (`_linked_media.ts`).
+ * Media of an incoming Chat SDK message: its attachments become the envelope's media parts,
+ * loaded lazily like Telegram's photos and documents. Where a platform's files are and how they
+ * are fetched is the platform's {@link InboundMedia} (by default: the attachment's URL, from the
+ * platform's file hosts, see `_media_fetch.ts`). A file known to be over the media limit becomes
+ * a note in the content instead of a part; one found to be (a platform that names no sizes), or
+ * refused, or failing, says why when it is read ({@link ChatMediaItem.unavailable}), and the
+ * prompt names that instead of the part. GitHub's and Linear's attachments are links in the
+ * comment instead (`_linked_media.ts`). Outbound: the note for a file a platform cannot take (the
+ * files themselves: `_outbound_media.ts`).
  *
  * @module
  */
 import type { Attachment, Message } from "chat";
-import { getLogger } from "../../_internal/log.ts";
 import { MediaItem, type MediaType } from "../../kernel/channel_message.ts";
 import { MAX_MEDIA_BYTES } from "../media_limit.ts";
-import { readBounded } from "../../_internal/bounded_read.ts";
-
-/** Where a platform's files may be fetched from and with which authorization. */
-export interface MediaSource {
-  /** The channel name, for logs. */
-  readonly channel: string;
-  /** Host names the files may come from (the platform's file hosts, the `api_base` host). */
-  readonly hosts: readonly string[];
-  /** The `authorization` header sent to those hosts, or null. */
-  readonly authorization: string | null;
-  /** Which URLs of those hosts are files at all (default: every one). */
-  readonly accepts?: (url: URL) => boolean;
-  /** Which file URLs get the authorization (default: every one). */
-  readonly authorizes?: (url: URL) => boolean;
-  /**
-   * Where a file URL may redirect to (a signed storage URL): that one hop is followed, without
-   * the authorization; default nowhere (a redirect fails the download).
-   */
-  readonly redirects?: (target: URL) => boolean;
-  /** True when the attachments are links in the message's Markdown (GitHub, Linear). */
-  readonly linked?: boolean;
-}
+import {
+  fetchMediaResult,
+  type MediaFetch,
+  type MediaSource,
+  TOO_LARGE_NOTE,
+} from "./_media_fetch.ts";
 
 /** An attachment as described to the model in the message's JSON content. */
 export interface AttachmentInfo {
@@ -51,20 +36,75 @@ export interface MessageMedia {
   attachments: AttachmentInfo[];
 }
 
-/** The note of an attachment over {@link MAX_MEDIA_BYTES}. */
-export const TOO_LARGE_NOTE: string =
-  `not shown: larger than the ${MAX_MEDIA_BYTES} byte media limit`;
+/**
+ * Where an attachment's bytes are: a URL and what else its fetch needs (JSON: a cluster stores it
+ * with the message, and another instance fetches from it).
+ */
+export type MediaLocation = { readonly url: string } & Readonly<Record<string, unknown>>;
 
-const URLS = new WeakMap<MediaItem, string>();
-
-/** Remembers the file URL behind `item` (see {@link mediaUrlOf}). */
-export function rememberUrl(item: MediaItem, url: string): void {
-  URLS.set(item, url);
+/** How a platform's inbound attachments are found and fetched. */
+export interface InboundMedia {
+  /**
+   * Where `attachment`'s bytes are (its `index` among `message`'s attachments), or a note saying
+   * why they are not fetched (a Drive file, no URL).
+   */
+  locate(attachment: Attachment, index: number, message: Message): MediaLocation | string;
+  /** Fetches the bytes at a location (bounded, from the platform's hosts only). */
+  fetch(location: Readonly<Record<string, unknown>>): Promise<MediaFetch>;
+  /**
+   * Set where the attachments are links in the message's Markdown (GitHub, Linear): the links
+   * that are files of this source are downloaded when the message arrives (`_linked_media.ts`).
+   */
+  readonly links?: MediaSource;
 }
 
-/** The file URL behind a media item {@link messageMedia} built (a cluster stores it); else null. */
-export function mediaUrlOf(item: unknown): string | null {
-  return typeof item === "object" && item !== null ? URLS.get(item as MediaItem) ?? null : null;
+/** The default {@link InboundMedia}: the attachment's URL, fetched from `source`. */
+export function urlMedia(source: MediaSource): InboundMedia {
+  return {
+    locate: (attachment) => attachment.url ? { url: attachment.url } : "not downloadable",
+    fetch: (location) =>
+      typeof location.url === "string"
+        ? fetchMediaResult(location.url, source)
+        : Promise.resolve({ failure: "not fetched: no URL" }),
+  };
+}
+
+/** The {@link InboundMedia} of a platform whose attachments are links to files of `source`. */
+export function linkedFiles(source: MediaSource): InboundMedia {
+  return { ...urlMedia(source), links: source };
+}
+
+/**
+ * A media item of a chat message: where its bytes are, and, after a fetch that brought none,
+ * why (`unavailable`; the prompt names it in place of the part).
+ */
+export class ChatMediaItem extends MediaItem {
+  /** Where the bytes are (what a cluster stores). */
+  readonly location: MediaLocation;
+  /** Why the last fetch brought no bytes, or null. */
+  unavailable: string | null = null;
+
+  /** @param init the item's fields, its location and how its bytes are fetched */
+  constructor(
+    init: { type: MediaType; mimeType: string; filename: string | null },
+    location: MediaLocation,
+    fetch: (location: MediaLocation) => Promise<MediaFetch>,
+  ) {
+    super({
+      ...init,
+      dataFetcher: async () => {
+        const result = await fetch(location);
+        this.unavailable = "failure" in result ? result.failure : null;
+        return "data" in result ? result.data : null;
+      },
+    });
+    this.location = location;
+  }
+}
+
+/** The location behind a media item {@link messageMedia} built (a cluster stores it); else null. */
+export function mediaLocationOf(item: unknown): MediaLocation | null {
+  return item instanceof ChatMediaItem ? item.location : null;
 }
 
 const TYPES: Record<Attachment["type"], MediaType> = {
@@ -74,145 +114,11 @@ const TYPES: Record<Attachment["type"], MediaType> = {
   file: "document",
 };
 
-/** The file hosts of each platform (besides its `api_base` host). */
-export const PLATFORM_FILE_HOSTS: Readonly<Record<string, readonly string[]>> = {
-  slack: ["files.slack.com"],
-  discord: ["cdn.discordapp.com", "media.discordapp.net"],
-};
-
-/** The host name of `apiBase`, or null (unset, not a URL). */
-export function apiBaseHost(apiBase: string | null | undefined): string | null {
-  if (!apiBase) return null;
-  try {
-    return new URL(apiBase).hostname;
-  } catch {
-    return null;
-  }
-}
-
-/** The {@link MediaSource} of a platform: its file hosts, the `api_base` host, the token. */
-export function mediaSource(
-  channel: string,
-  apiBase: string | null | undefined,
-  authorization: string | null,
-  fileHosts: readonly string[] = PLATFORM_FILE_HOSTS[channel] ?? [],
-): MediaSource {
-  const host = apiBaseHost(apiBase);
-  return { channel, hosts: host === null ? [...fileHosts] : [...fileHosts, host], authorization };
-}
-
-function web(url: URL): boolean {
-  return url.protocol === "https:" || url.protocol === "http:";
-}
-
-/** True when `url` is a file of `source`: on one of its hosts (and accepted there). */
-export function isMediaUrl(url: URL, source: MediaSource): boolean {
-  return web(url) && source.hosts.includes(url.hostname) && (source.accepts?.(url) ?? true);
-}
-
-/** Reads `response`'s body, or null when it is (or grows) past `limit` bytes. */
-async function boundedBody(response: Response, limit: number): Promise<Uint8Array | null> {
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) {
-    await response.body?.cancel();
-    return null;
-  }
-  const tooLarge = new Error("too large");
-  try {
-    return await readBounded(response.body, limit, () => tooLarge);
-  } catch (error) {
-    if (error === tooLarge) return null;
-    throw error;
-  }
-}
-
-/** The outcome of {@link downloadMedia}. */
-export type Download =
-  | { data: Uint8Array; mimeType: string | null }
-  | { failure: "refused" | "too_large" | "failed" };
-
-function get(url: URL, authorization: string | null): Promise<Response> {
-  return fetch(url, {
-    headers: authorization ? { authorization } : {},
-    redirect: "manual",
-    signal: AbortSignal.timeout(30_000),
-  });
-}
-
-/**
- * Fetches `href` from a file host of `source`, with its authorization where it `authorizes`;
- * a redirect is followed once, without the authorization, and only where `source.redirects`
- * allows it (a token never follows a redirect). Refused when the URL is not a file of the
- * source; too large past {@link MAX_MEDIA_BYTES}; failed on any other error (logged).
- */
-export async function downloadMedia(href: string, source: MediaSource): Promise<Download> {
-  const logger = getLogger(["bub", "channels", source.channel]);
-  let url: URL;
-  try {
-    url = new URL(href);
-  } catch {
-    return { failure: "refused" };
-  }
-  if (!isMediaUrl(url, source)) {
-    logger.warning("{channel}.media refused host={host}: not a file host of the platform", {
-      channel: source.channel,
-      host: url.hostname,
-    });
-    return { failure: "refused" };
-  }
-  try {
-    const authorized = source.authorizes?.(url) ?? true;
-    let response = await get(url, authorized ? source.authorization : null);
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      const location = response.headers.get("location");
-      const target = location === null ? null : new URL(location, url);
-      if (target === null || !web(target) || !(source.redirects?.(target) ?? false)) {
-        throw new Error(`redirect to ${target?.hostname ?? "nowhere"} not followed`);
-      }
-      response = await get(target, null);
-      if (response.status >= 300 && response.status < 400) {
-        await response.body?.cancel();
-        throw new Error(`a second redirect from ${target.hostname} not followed`);
-      }
-    }
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new Error(`HTTP ${response.status}`);
-    }
-    const mimeType = response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ||
-      null;
-    if (mimeType === "text/html") {
-      // A login page (Slack without the files:read scope, GitHub without access).
-      await response.body?.cancel();
-      throw new Error("received an HTML page instead of the file (no access?)");
-    }
-    const data = await boundedBody(response, MAX_MEDIA_BYTES);
-    return data === null ? { failure: "too_large" } : { data, mimeType };
-  } catch (error) {
-    logger.warning("{channel}.media download failed host={host}: {error}", {
-      channel: source.channel,
-      host: url.hostname,
-      error: (error as Error).message,
-    });
-    return { failure: "failed" };
-  }
-}
-
-/**
- * The bytes of `href` (see {@link downloadMedia}); null when refused, failing or over
- * {@link MAX_MEDIA_BYTES}.
- */
-export async function fetchMedia(href: string, source: MediaSource): Promise<Uint8Array | null> {
-  const download = await downloadMedia(href, source);
-  return "data" in download ? download.data : null;
-}
-
 /** The media parts of `message`'s attachments and their descriptions for the content. */
-export function messageMedia(message: Message, source: MediaSource): MessageMedia {
+export function messageMedia(message: Message, platform: InboundMedia): MessageMedia {
   const media: MediaItem[] = [];
   const attachments: AttachmentInfo[] = [];
-  for (const attachment of message.attachments ?? []) {
+  for (const [index, attachment] of (message.attachments ?? []).entries()) {
     const type = TYPES[attachment.type] ?? "document";
     const info: AttachmentInfo = {
       name: attachment.name ?? null,
@@ -221,23 +127,28 @@ export function messageMedia(message: Message, source: MediaSource): MessageMedi
       size: typeof attachment.size === "number" ? attachment.size : null,
     };
     attachments.push(info);
-    const url = attachment.url;
-    if (!url) {
-      info.note = "not downloadable";
+    const location = platform.locate(attachment, index, message);
+    if (typeof location === "string") {
+      info.note = location;
       continue;
     }
     if (info.size !== null && info.size > MAX_MEDIA_BYTES) {
       info.note = TOO_LARGE_NOTE;
       continue;
     }
-    const item = new MediaItem({
-      type,
-      mimeType: info.mime_type,
-      filename: info.name,
-      dataFetcher: () => fetchMedia(url, source),
-    });
-    URLS.set(item, url);
-    media.push(item);
+    const init = { type, mimeType: info.mime_type, filename: info.name };
+    media.push(new ChatMediaItem(init, location, (at) => platform.fetch(at)));
   }
   return { media, attachments };
+}
+
+/** The line an answer gets for a file the platform could not take, saying why. */
+export function notAttachedNote(filename: string, reason: string): string {
+  return `[${filename} not attached: ${reason}]`;
+}
+
+/** `markdown` followed by `notes` (one per line, after a blank line); `markdown` when none. */
+export function withNotes(markdown: string, notes: readonly string[]): string {
+  if (notes.length === 0) return markdown;
+  return markdown.trim() === "" ? notes.join("\n") : `${markdown}\n\n${notes.join("\n")}`;
 }

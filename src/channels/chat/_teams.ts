@@ -6,10 +6,17 @@
  * Connector of that conversation). The adapter turns a 429 into an error without the answer's
  * `Retry-After`; Bub's subclass waits (the error's `retryAfter`, else 1 s) and tries again.
  *
+ * Files out: the adapter would send every file as a `data:` URL attachment, which Teams shows
+ * for small images only. Bub's subclass sends those inline, offers any other file in a personal
+ * chat with a consent card (`_teams_files.ts`), and names the rest in a note in the message.
+ *
  * @module
  */
-import type { Adapter, AdapterPostableMessage, Logger, RawMessage } from "chat";
-import { BotFrameworkAuth } from "./_teams_auth.ts";
+import type { Adapter, AdapterPostableMessage, FileUpload, Logger, RawMessage } from "chat";
+import { BOT_FRAMEWORK_SCOPE, BotFrameworkAuth } from "./_teams_auth.ts";
+import { withNotes } from "./_media.ts";
+import { TeamsFileOffers, type TeamsTarget } from "./_teams_files.ts";
+import { planTeamsFiles } from "./_teams_media.ts";
 
 /** Most tries of one call answered 429. */
 const RATE_LIMIT_TRIES = 4;
@@ -32,6 +39,21 @@ export interface TeamsAdapterSettings {
   readonly logger: Logger;
 }
 
+/** A Teams adapter whose bot token fetches attachments from the Bot Framework service. */
+export interface TeamsBotAdapter extends Adapter {
+  /** The bot's Bot Connector token. */
+  botToken(): Promise<string>;
+}
+
+/** The markdown and files of a message posted with files, else null. */
+function withFiles(
+  message: AdapterPostableMessage,
+): { markdown: string; files: FileUpload[] } | null {
+  if (typeof message !== "object" || message === null || !("markdown" in message)) return null;
+  const files = (message as { files?: FileUpload[] }).files;
+  return Array.isArray(files) && files.length > 0 ? { markdown: message.markdown, files } : null;
+}
+
 /** The wait a 429 of the adapter asks for, else null. */
 function retryAfterMs(error: unknown): number | null {
   const rate = error as { code?: unknown; retryAfter?: unknown } | null;
@@ -44,8 +66,10 @@ function retryAfterMs(error: unknown): number | null {
 }
 
 /** Creates the Teams adapter (imports it and the Teams SDK). */
-export async function createTeamsAdapter(settings: TeamsAdapterSettings): Promise<Adapter> {
-  const { TeamsAdapter } = await import("@chat-adapter/teams");
+export async function createTeamsAdapter(
+  settings: TeamsAdapterSettings,
+): Promise<TeamsBotAdapter> {
+  const { TeamsAdapter, encodeThreadId } = await import("@chat-adapter/teams");
   const auth = new BotFrameworkAuth(settings);
   const logger = settings.logger;
 
@@ -62,12 +86,59 @@ export async function createTeamsAdapter(settings: TeamsAdapterSettings): Promis
     }
   }
 
+  type Sender = { sendTo(target: TeamsTarget, activity: unknown): Promise<{ id?: string }> };
+  type Router = { on(event: string, handler: (ctx: { activity: unknown }) => unknown): void };
+
   class BubTeamsAdapter extends TeamsAdapter {
-    override postMessage(
+    readonly #offers = new TeamsFileOffers({
+      state: () => this.chat?.getState() ?? null,
+      apiBase: settings.apiBase,
+      send: (target, activity) =>
+        retried("send", () => (this.app as unknown as Sender).sendTo(target, activity)),
+      remove: (target, id) => this.deleteMessage(encodeThreadId(target), id),
+    });
+
+    botToken(): Promise<string> {
+      return auth.token(BOT_FRAMEWORK_SCOPE);
+    }
+
+    protected override registerEventHandlers(): void {
+      super.registerEventHandlers();
+      const app = this.app as unknown as Router;
+      for (const event of ["file.consent.accept", "file.consent.decline"]) {
+        app.on(event, async (ctx) => {
+          await this.#offers.answer(ctx.activity as Parameters<TeamsFileOffers["answer"]>[0])
+            .catch((error: unknown) =>
+              logger.error(`Teams file consent failed: ${(error as Error).message}`)
+            );
+        });
+      }
+    }
+
+    override async postMessage(
       threadId: string,
       message: AdapterPostableMessage,
     ): Promise<RawMessage<unknown>> {
-      return retried("send", () => super.postMessage(threadId, message));
+      const posted = withFiles(message);
+      if (posted === null) return await retried("send", () => super.postMessage(threadId, message));
+      const plan = await planTeamsFiles(posted.files, this.isDM(threadId));
+      const markdown = withNotes(posted.markdown, plan.notes);
+      let sent: RawMessage<unknown> | null = null;
+      if (markdown.trim() !== "" || plan.inline.length > 0) {
+        const files = plan.inline;
+        sent = await retried("send", () => super.postMessage(threadId, { markdown, files }));
+      }
+      const target = this.decodeThreadId(threadId);
+      for (const file of plan.offered) {
+        const card = await this.#offers.offer(file);
+        const activity = { type: "message", attachments: [card] };
+        const answer = await retried(
+          "send",
+          () => (this.app as unknown as Sender).sendTo(target, activity),
+        );
+        sent ??= { id: answer.id ?? "", threadId, raw: activity };
+      }
+      return sent ?? { id: "", threadId, raw: null };
     }
 
     override editMessage(
@@ -87,5 +158,5 @@ export async function createTeamsAdapter(settings: TeamsAdapterSettings): Promis
     token: (scope, tenant) => auth.token(Array.isArray(scope) ? scope.join(" ") : scope, tenant),
     webhookVerifier: (request, body) => auth.verify(request, body),
     logger,
-  }) as unknown as Adapter;
+  }) as unknown as TeamsBotAdapter;
 }

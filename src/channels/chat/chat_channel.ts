@@ -21,7 +21,8 @@ import { connectPlatform } from "./_elected.ts";
 import { createSdkChat } from "./_sdk_chat.ts";
 import { APPROVAL_ACTIONS, handleApprovalAction } from "./_approvals.ts";
 import { HandOffOrder, type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
-import { fetchMedia, type MediaSource, mediaUrlOf } from "./_media.ts";
+import { type InboundMedia, mediaLocationOf, urlMedia } from "./_media.ts";
+import { mediaSource } from "./_media_fetch.ts";
 import { postOutbound } from "./_post.ts";
 import { postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS } from "./platforms.ts";
@@ -96,6 +97,7 @@ export class ChatChannel extends Channel {
   readonly #order = new HandOffOrder();
   #adapter: Adapter | null = null;
   #chat: Chat | null = null;
+  #media: InboundMedia | null = null;
   #sdk: typeof import("chat") | null = null;
   #starting: Promise<void> | null = null;
   #route: AsyncDisposable | null = null;
@@ -164,6 +166,7 @@ export class ChatChannel extends Channel {
     const secrets = this.#platform.secrets(this.#options.credentials);
     const sdkLog = sdkLogger(this.name, secrets);
     const adapter = await this.#platform.createAdapter(this.#options.credentials, sdkLog);
+    this.#media = this.#platform.inboundMedia?.(this.#options.credentials, adapter) ?? null;
     const userName = this.#options.credentials.userName || "bub";
     const { sdk, chat } = await createSdkChat(
       this.name,
@@ -316,7 +319,7 @@ export class ChatChannel extends Channel {
       handler: this.#options.handler,
       answersStrangers: this.#platform.answersStrangers,
       ephemeralRefusals: this.#platform.ephemeralRefusals,
-      media: this.#mediaSource(),
+      media: this.#inboundMedia(),
       order: this.#order,
     }).catch((error: unknown) => {
       getLogger(["bub", "channels", this.name]).error(
@@ -327,23 +330,27 @@ export class ChatChannel extends Channel {
   }
 
   /**
-   * The file URL behind a media item of an inbound message (a cluster stores it with the
-   * message, so another instance can fetch the bytes); null for other items.
+   * Where the bytes of a media item of an inbound message are (its URL and what its fetch needs;
+   * a cluster stores it with the message, so another instance can fetch the bytes); null for
+   * other items.
    */
   mediaSource(item: unknown): Record<string, unknown> | null {
-    const url = mediaUrlOf(item);
-    return url ? { url } : null;
+    const location = mediaLocationOf(item);
+    return location ? { ...location } : null;
   }
 
-  /** Fetches the bytes of a {@link mediaSource} (from the platform's file hosts only). */
+  /** Fetches the bytes of a {@link mediaSource} (from the platform's hosts only). */
   mediaFetcher(source: Record<string, unknown>): (() => Promise<Uint8Array | null>) | null {
-    const { url } = source;
-    if (typeof url !== "string" || url === "") return null;
-    return () => fetchMedia(url, this.#mediaSource());
+    if (typeof source.url !== "string" || source.url === "") return null;
+    return async () => {
+      const result = await this.#inboundMedia().fetch(source);
+      return "data" in result ? result.data : null;
+    };
   }
 
-  #mediaSource(): MediaSource {
-    return this.#platform.mediaSource(this.#options.credentials);
+  #inboundMedia(): InboundMedia {
+    // Discord's CDN URLs are signed: no token; platforms with tokens bring their own.
+    return this.#media ?? urlMedia(mediaSource(this.name, this.#options.credentials.apiBase, null));
   }
 
   #track(task: Promise<unknown>): void {

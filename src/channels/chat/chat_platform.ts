@@ -7,7 +7,7 @@
  */
 import type { Adapter, Logger } from "chat";
 import { BubError } from "../../kernel/errors.ts";
-import type { MediaSource } from "./_media.ts";
+import type { InboundMedia } from "./_media.ts";
 import type { OutboundMedia } from "./_outbound_media.ts";
 
 /**
@@ -100,14 +100,18 @@ export interface ChatPlatform {
    * with these credentials: the cluster job naming it (one instance holds it) and how to open it.
    */
   connection?(credentials: ChatCredentials): OutwardConnection | null;
-  /** Where its inbound files may be fetched from, and with which authorization. */
-  mediaSource(credentials: ChatCredentials): MediaSource;
   /**
    * The Markdown an answer's media adds to its post, where the adapter drops files (GitHub,
    * Linear); absent: the SDK posts the files. Must not throw for a file that fails (it is
    * named in the Markdown instead).
    */
   mediaMarkdown?(media: OutboundMedia, adapter: Adapter): Promise<string>;
+  /**
+   * How the attachments of inbound messages are found and fetched through the started `adapter`
+   * (its tokens); unset: each attachment's URL, from the platform's file hosts and the `api_base`
+   * host, without authorization.
+   */
+  inboundMedia?(credentials: ChatCredentials, adapter: Adapter): InboundMedia;
   /**
    * The text a streamed answer is posted as before its first edit, where the SDK would otherwise
    * buffer the stream into one post at its end (Teams outside a DM's open webhook).

@@ -9,7 +9,12 @@ import type { Adapter } from "chat";
 import { type ChatPlatform, required } from "./chat_platform.ts";
 import { githubMediaMarkdown, githubMediaSource } from "./_github_media.ts";
 import { type LinearFileUpload, linearMediaMarkdown, linearMediaSource } from "./_linear_media.ts";
-import { mediaSource } from "./_media.ts";
+import { linkedFiles, urlMedia } from "./_media.ts";
+import { mediaSource } from "./_media_fetch.ts";
+import type { GoogleChatMediaAdapter } from "./_gchat.ts";
+import { gchatInboundMedia } from "./_gchat_media.ts";
+import type { TeamsBotAdapter } from "./_teams.ts";
+import { teamsInboundMedia } from "./_teams_media.ts";
 import {
   createSlackAdapter,
   slackMode,
@@ -44,7 +49,8 @@ const SLACK: ChatPlatform = {
   channelKeys: (id) => [id],
   webhooks: (c) => slackMode(c) === "webhook",
   // Slack's private file URLs want the bot token.
-  mediaSource: (c) => mediaSource("slack", c.apiBase, c.botToken ? `Bearer ${c.botToken}` : null),
+  inboundMedia: (c) =>
+    urlMedia(mediaSource("slack", c.apiBase, c.botToken ? `Bearer ${c.botToken}` : null)),
   connection(c) {
     if (slackMode(c) !== "socket") return null;
     return {
@@ -75,7 +81,7 @@ const GITHUB: ChatPlatform = {
   },
   channelKeys: (id) => [id],
   webhooks: () => true,
-  mediaSource: (c) => githubMediaSource(c.apiBase, (c.token ?? "").trim()),
+  inboundMedia: (c) => linkedFiles(githubMediaSource(c.apiBase, (c.token ?? "").trim())),
   mediaMarkdown: (media) => Promise.resolve(githubMediaMarkdown(media)),
 };
 
@@ -106,13 +112,13 @@ const LINEAR: ChatPlatform = {
   },
   channelKeys: (id) => [id],
   webhooks: () => true,
-  mediaSource(c) {
+  inboundMedia(c) {
     const accessToken = (c.accessToken ?? "").trim();
     const apiBase = c.apiBase ? c.apiBase.trim() : null;
-    return linearMediaSource(
+    return linkedFiles(linearMediaSource(
       apiBase,
       accessToken ? `Bearer ${accessToken}` : c.apiKey?.trim() || null,
-    );
+    ));
   },
   mediaMarkdown(media, adapter) {
     const linear = adapter as unknown as { uploadFile: LinearFileUpload };
@@ -164,7 +170,8 @@ const GCHAT: ChatPlatform = {
   },
   channelKeys: (id) => [id, id.replace(/^spaces\//, "")],
   webhooks: () => true,
-  mediaSource: (c) => mediaSource("gchat", c.apiBase, null),
+  inboundMedia: (c, adapter) =>
+    gchatInboundMedia(c.apiBase, () => (adapter as GoogleChatMediaAdapter).accessToken()),
 };
 
 /**
@@ -198,7 +205,8 @@ const DISCORD: ChatPlatform = {
   // Button clicks arrive as signed interactions.
   webhooks: () => true,
   // Discord's CDN URLs are signed.
-  mediaSource: (c) => mediaSource("discord", c.apiBase, null),
+  // Discord's CDN URLs are signed: no token.
+  inboundMedia: (c) => urlMedia(mediaSource("discord", c.apiBase, null)),
   connection: (c) => ({
     job: `discord-gateway:${c.applicationId ?? ""}`,
     open: (adapter) =>
@@ -247,7 +255,8 @@ const TEAMS: ChatPlatform = {
     return [conversation.replace(/;messageid=.*$/, ""), id].filter((key) => key !== "");
   },
   webhooks: () => true,
-  mediaSource: (c) => mediaSource("teams", c.apiBase, null),
+  inboundMedia: (c, adapter) =>
+    teamsInboundMedia(c.apiBase, () => (adapter as TeamsBotAdapter).botToken()),
   streamPlaceholder: "...",
 };
 

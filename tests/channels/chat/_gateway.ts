@@ -54,8 +54,8 @@ export interface GatewayOptions {
   ready?: () => boolean;
   /** What a timeout message shows besides the gateways' stderr (e.g. the fake's call log). */
   context?: () => string;
-  /** The text of `<BUB_HOME>/config.yml` (e.g. `plugins:`), written before the start. */
-  config?: string;
+  /** Runs before the first gateway starts (writes `config.yml`, a plugin into `BUB_HOME`). */
+  setup?: (dirs: TempDirs) => void;
 }
 
 /** A running gateway (or cluster of gateways). */
@@ -129,7 +129,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
   };
   try {
-    if (options.config !== undefined) dirs.writeConfig(options.config);
+    options.setup?.(dirs);
     model = await MockLlmServer.start({ script: options.model ?? echoModel });
     let store: string | undefined;
     if (options.cluster) {

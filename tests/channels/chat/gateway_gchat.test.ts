@@ -14,24 +14,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { FakeGChatServer } from "../../../src/testing/fake_gchat.ts";
-import { type MockReply, mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
-import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
-import {
-  BIN,
-  type Child,
-  childEnv,
-  runtimeCommand,
-  startChild,
-  type TempDirs,
-  tempDirs,
-} from "../../cli/_spawn.ts";
-import { echoModel } from "./_echo_model.ts";
+import { echoOrEffectModel } from "./_echo_model.ts";
+import { type Gateway, startGateway } from "./_gateway.ts";
+import { gchatEnv } from "./_platform_env.ts";
 
 describe("bub gateway serving Google Chat through the Chat SDK", () => {
-  let dirs: TempDirs;
   let gchat: FakeGChatServer;
-  let model: MockLlmServer;
-  let gateway: Child;
+  let gateway: Gateway;
   let webhook: string;
   let effect: string;
   const ada = { name: "users/101", displayName: "Ada" };
@@ -40,60 +29,30 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
   const SPACE_CREATE = (space: string) => `POST /v1/${space}/messages`;
 
   before(async () => {
-    dirs = tempDirs("bub-gateway-gchat-");
-    effect = join(dirs.workspace, "effect.txt");
     gchat = await FakeGChatServer.start();
-    model = await MockLlmServer.start({
-      script: (request: MockRequest): MockReply => {
-        const messages = (request.body as { messages: { role: string; content: unknown }[] })
-          .messages;
-        if (messages.at(-1)?.role === "tool") return mockReply.text("Effect written.");
-        if (JSON.stringify(messages.at(-1)?.content).includes("write the effect")) {
-          return mockReply.toolCall("bash", { command: `echo ran >> ${effect}` });
-        }
-        return echoModel(request);
-      },
-    });
-    gateway = startChild(runtimeCommand(BIN, ["gateway", "--enable-channel", "gchat"]), {
-      cwd: dirs.workspace,
-      env: childEnv(dirs, {
-        BUB_MODEL: "custom:x",
-        BUB_API_BASE: model.url,
-        BUB_API_KEY: "sk-gateway",
-        BUB_GCHAT_CREDENTIALS: gchat.credentials,
-        BUB_GCHAT_PROJECT_NUMBER: gchat.projectNumber,
-        BUB_GCHAT_BOT_USER_ID: gchat.bot.name,
-        BUB_GCHAT_API_BASE: gchat.apiBase,
-        BUB_GCHAT_TOKEN_URL: gchat.tokenUrl,
-        BUB_GCHAT_CERTS_URL: gchat.certsUrl,
-        // Both audiences: the project number (Chat's own tokens) and the endpoint URL (add-ons).
-        BUB_GCHAT_ENDPOINT_URL: gchat.endpointUrl,
-        BUB_GCHAT_ADDON_SERVICE_ACCOUNT: gchat.addOnAccount,
-        BUB_GCHAT_OIDC_CERTS_URL: gchat.oidcCertsUrl,
+    gateway = await startGateway({
+      channel: "gchat",
+      model: echoOrEffectModel(() => effect),
+      env: {
+        ...gchatEnv(gchat),
         // The adapter's own variables must not act behind Bub's settings.
         GOOGLE_CHAT_DISABLE_SIGNATURE_VERIFICATION: "true",
         GOOGLE_CHAT_PUBSUB_TOPIC: "projects/acme/topics/chat",
         BUB_GCHAT_ALLOW_USERS: ada.name,
-        BUB_WEBHOOK_PORT: "0",
         BUB_STREAM_OUTPUT: "true",
-        BUB_DEBOUNCE_SECONDS: "0.05",
-        BUB_MAX_WAIT_SECONDS: "0.5",
         BUB_APPROVALS: JSON.stringify([
           { tool: "bash", match: "effect\\.txt", reason: "writes the effect file" },
         ]),
-      }),
+      },
+      context: () => JSON.stringify(gchat.log.calls.map((call) => call.method)),
     });
-    await gateway.waitFor(/webhooks on http:\/\/127\.0\.0\.1:\d+/, { timeoutMs: 60_000 });
-    const base = /webhooks on (http:\/\/127\.0\.0\.1:\d+)/.exec(gateway.stdout)![1];
-    webhook = `${base}/webhooks/gchat`;
+    effect = join(gateway.dirs.workspace, "effect.txt");
+    webhook = gateway.webhook;
   });
 
   after(async () => {
-    if (gateway && gateway.process.exitCode === null) gateway.process.kill("SIGTERM");
-    await gateway?.exited(10_000).catch(() => gateway.kill());
-    await model?.close();
+    await gateway?.[Symbol.asyncDispose]();
     await gchat?.close();
-    dirs?.remove();
   });
 
   /** The texts of the bot's messages in `space` once one of them includes `needle`. */
@@ -110,7 +69,7 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
   }
 
   function userTexts(): string[] {
-    return model.requests.map((request) => {
+    return gateway.model.requests.map((request) => {
       const messages = (request.body as { messages: { role: string; content: unknown }[] })
         .messages;
       return JSON.stringify(messages.findLast((message) => message.role === "user")?.content);
@@ -136,7 +95,7 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
   });
 
   test("a token signed by another key, for another audience or missing gets 401 and runs nothing", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const space = `spaces/S${spaces++}`;
     const forged = gchat.messageEvent(ada, "forged", { space });
     assert.equal((await gchat.deliver(webhook, forged, { forged: true })).status, 401);
@@ -148,7 +107,7 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
   });
 
   test("an unverified Pub/Sub push gets 401 despite GOOGLE_CHAT_DISABLE_SIGNATURE_VERIFICATION", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const space = `spaces/S${spaces++}`;
     const { message } = (gchat.messageEvent(ada, "pushed", { space }).chat as {
       messagePayload: { message: unknown };
@@ -193,7 +152,7 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
   });
 
   test("a stranger is told 'Access denied.' privately; the model never sees them", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const space = `spaces/S${spaces++}`;
     await gchat.deliver(webhook, gchat.messageEvent(eve, "let me in", { space }));
     await texts(space, "Access denied.");
@@ -205,14 +164,14 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
   });
 
   test("a comma command from an allowed user runs; the stranger's does not", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const space = `spaces/S${spaces++}`;
     await gchat.deliver(webhook, gchat.messageEvent(eve, ",help", { space }));
     await texts(space, "Access denied.");
     await gchat.deliver(webhook, gchat.messageEvent(ada, ",help", { space }));
     const all = await texts(space, "Commands start with ','");
     assert.equal(all.filter((text) => text.includes("Commands start with")).length, 1);
-    assert.equal(model.requests.length, before);
+    assert.equal(gateway.model.requests.length, before);
   });
 
   test("a redelivered event (same message) is answered once", async () => {
@@ -260,7 +219,7 @@ describe("bub gateway serving Google Chat through the Chat SDK", () => {
   });
 
   test("SIGTERM stops the gateway cleanly with exit code 0", async () => {
-    process.kill(gateway.process.pid!, "SIGTERM");
-    assert.equal(await gateway.exited(10_000), 0);
+    process.kill(gateway.process.process.pid!, "SIGTERM");
+    assert.equal(await gateway.process.exited(10_000), 0);
   });
 });

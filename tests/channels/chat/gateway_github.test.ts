@@ -41,7 +41,7 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
         BUB_GITHUB_ALLOW_USERS: ada.login,
       },
       context: () => JSON.stringify(github.log.calls),
-      config: `plugins:\n  - ${JSON.stringify(PLUGIN)}\n`,
+      setup: (dirs) => dirs.writeConfig(`plugins:\n  - ${JSON.stringify(PLUGIN)}\n`),
     });
     webhook = gateway.webhook;
   });

@@ -51,7 +51,7 @@ describe("bub gateway serving Linear issue comments through the Chat SDK", () =>
         ]),
       },
       context: () => JSON.stringify(linear.log.calls),
-      config: `plugins:\n  - ${JSON.stringify(PLUGIN)}\n`,
+      setup: (dirs) => dirs.writeConfig(`plugins:\n  - ${JSON.stringify(PLUGIN)}\n`),
     });
     webhook = gateway.webhook;
     effect = join(gateway.dirs.workspace, "effect.txt");

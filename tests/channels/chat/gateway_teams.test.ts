@@ -11,24 +11,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { type FakeTeamsActivity, FakeTeamsServer } from "../../../src/testing/fake_teams.ts";
-import { type MockReply, mockReply, type MockRequest } from "../../../src/testing/_mock_reply.ts";
-import { MockLlmServer } from "../../../src/testing/mock_llm_server.ts";
-import {
-  BIN,
-  type Child,
-  childEnv,
-  runtimeCommand,
-  startChild,
-  type TempDirs,
-  tempDirs,
-} from "../../cli/_spawn.ts";
-import { echoModel } from "./_echo_model.ts";
+import { echoOrEffectModel } from "./_echo_model.ts";
+import { type Gateway, startGateway } from "./_gateway.ts";
+import { teamsEnv } from "./_platform_env.ts";
 
 describe("bub gateway serving Microsoft Teams through the Chat SDK", () => {
-  let dirs: TempDirs;
   let teams: FakeTeamsServer;
-  let model: MockLlmServer;
-  let gateway: Child;
+  let gateway: Gateway;
   let webhook: string;
   let effect: string;
   const ADA = { id: "29:ada", name: "Ada", aadObjectId: "aad-ada" };
@@ -37,50 +26,28 @@ describe("bub gateway serving Microsoft Teams through the Chat SDK", () => {
   const SENT = "POST /teams/v3/conversations/{conversation}/activities";
 
   before(async () => {
-    dirs = tempDirs("bub-gateway-teams-");
-    effect = join(dirs.workspace, "effect.txt");
     teams = await FakeTeamsServer.start();
-    model = await MockLlmServer.start({
-      script: (request: MockRequest): MockReply => {
-        const messages = (request.body as { messages: { role: string }[] }).messages;
-        if (messages.at(-1)?.role === "tool") return mockReply.text("Effect written.");
-        if (JSON.stringify(messages.at(-1)).includes("write the effect")) {
-          return mockReply.toolCall("bash", { command: `echo ran >> ${effect}` });
-        }
-        return echoModel(request);
-      },
-    });
-    gateway = startChild(runtimeCommand(BIN, ["gateway", "--enable-channel", "teams"]), {
-      cwd: dirs.workspace,
-      env: childEnv(dirs, {
-        BUB_MODEL: "custom:x",
-        BUB_API_BASE: model.url,
-        BUB_API_KEY: "sk-gateway",
-        BUB_TEAMS_APP_ID: teams.appId,
-        BUB_TEAMS_APP_PASSWORD: teams.appPassword,
-        BUB_TEAMS_API_BASE: teams.apiBase,
+    gateway = await startGateway({
+      channel: "teams",
+      model: echoOrEffectModel(() => effect),
+      env: {
+        ...teamsEnv(teams),
         // Only Ada is listed: comma commands and approval buttons are hers.
         BUB_TEAMS_ALLOW_USERS: ADA.id,
-        BUB_WEBHOOK_PORT: "0",
         BUB_STREAM_OUTPUT: "true",
-        BUB_DEBOUNCE_SECONDS: "0.05",
-        BUB_MAX_WAIT_SECONDS: "0.5",
         BUB_APPROVALS: JSON.stringify([
           { tool: "bash", match: "effect\\.txt", reason: "writes the effect file" },
         ]),
-      }),
+      },
+      context: () => JSON.stringify(teams.log.calls),
     });
-    await gateway.waitFor(/webhooks on http:\/\/127\.0\.0\.1:\d+/, { timeoutMs: 60_000 });
-    const base = /webhooks on (http:\/\/127\.0\.0\.1:\d+)/.exec(gateway.stdout)![1];
-    webhook = `${base}/webhooks/teams`;
+    effect = join(gateway.dirs.workspace, "effect.txt");
+    webhook = gateway.webhook;
   });
 
   after(async () => {
-    if (gateway && gateway.process.exitCode === null) gateway.process.kill("SIGTERM");
-    await gateway?.exited(10_000).catch(() => gateway.kill());
-    await model?.close();
+    await gateway?.[Symbol.asyncDispose]();
     await teams?.close();
-    dirs?.remove();
   });
 
   function conversationOf(activity: Record<string, unknown>): string {
@@ -101,7 +68,7 @@ describe("bub gateway serving Microsoft Teams through the Chat SDK", () => {
   }
 
   function promptsMention(text: string, since: number): boolean {
-    return model.requests.slice(since).some((request) =>
+    return gateway.model.requests.slice(since).some((request) =>
       JSON.stringify(request.body).includes(text)
     );
   }
@@ -131,7 +98,7 @@ describe("bub gateway serving Microsoft Teams through the Chat SDK", () => {
   });
 
   test("an unsigned, forged or misaddressed token gets 401 and runs nothing", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const conversation = "a:dm-ada-forged";
     const forged = teams.message(ADA, "forged hello", { conversation });
     assert.equal((await teams.deliver(webhook, forged, { unsigned: true })).status, 401);
@@ -147,7 +114,7 @@ describe("bub gateway serving Microsoft Teams through the Chat SDK", () => {
   });
 
   test("a stranger is refused, their comma command does not run, and the model never sees them", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const hello = teams.message(EVE, "let me in");
     await teams.deliver(webhook, hello);
     await answers(conversationOf(hello), "Access denied.");
@@ -159,17 +126,17 @@ describe("bub gateway serving Microsoft Teams through the Chat SDK", () => {
       refusals.every((message) => message.text === "Access denied."),
       JSON.stringify(refusals),
     );
-    assert.equal(model.requests.length, before);
+    assert.equal(gateway.model.requests.length, before);
     assert.equal(promptsMention("let me in", before), false);
   });
 
   test("a comma command from an allowed user runs and answers without the model", async () => {
-    const before = model.requests.length;
+    const before = gateway.model.requests.length;
     const command = teams.message(ADA, ",help", { conversation: "a:dm-ada-commands" });
     await teams.deliver(webhook, command);
     const [help] = await answers("a:dm-ada-commands", "Commands start with ','");
     assert.match(help!.text, /,tape\.info/);
-    assert.equal(model.requests.length, before);
+    assert.equal(gateway.model.requests.length, before);
   });
 
   test("a redelivered activity (same id) is answered once", async () => {
@@ -240,7 +207,7 @@ describe("bub gateway serving Microsoft Teams through the Chat SDK", () => {
   });
 
   test("SIGTERM stops the gateway cleanly with exit code 0", async () => {
-    process.kill(gateway.process.pid!, "SIGTERM");
-    assert.equal(await gateway.exited(10_000), 0);
+    process.kill(gateway.process.process.pid!, "SIGTERM");
+    assert.equal(await gateway.process.exited(10_000), 0);
   });
 });
