@@ -18,7 +18,7 @@
  *
  * Run: `scripts/tool deno run -A bench/shell.bench.ts` (also `scripts/tool node …`, `scripts/tool bun …`);
  * `--sandbox-only` runs the sandbox rows alone, `--sandbox-first` only those of a session's first
- * command.
+ * command, `--comma-only` only the comma turns' rows and layers.
  * Targets: latency ≤ 1.3× raw, throughput ≥ 0.8× raw, a comma command's turn ≤ 2× raw, a
  * sandboxed command ≤ host + 15 ms.
  *
@@ -41,6 +41,7 @@ if (process.argv.includes("--sandbox-only") || process.argv.includes("--sandbox-
   process.exit(0);
 }
 
+const COMMA_ONLY = process.argv.includes("--comma-only");
 const LATENCY_RUNS = 200;
 const WARMUP_RUNS = 20;
 const THROUGHPUT_RUNS = 5;
@@ -183,7 +184,7 @@ console.log(
     "ratio vs raw detached |",
 );
 console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
-for (const [name, runner, rawName, raw] of pairs) {
+for (const [name, runner, rawName, raw] of COMMA_ONLY ? [] : pairs) {
   const [latency, rawLatency, detachedLatency] = await latencyMs([runner, raw(false), raw(true)]);
   const [rate, rawRate, detachedRate] = await throughputMBps([runner, raw(false), raw(true)]);
   console.log(
@@ -248,4 +249,4 @@ async function commaRows(
 
 await printCommaLayers(LAYER_ROUNDS, 20);
 
-await printSandboxRows();
+if (!COMMA_ONLY) await printSandboxRows();
