@@ -18,6 +18,11 @@ export function base64(bytes: Uint8Array): string {
 export const PNG_BASE64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
+/** The bytes of {@link PNG_BASE64}. */
+export function pngBytes(): Uint8Array {
+  return Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
+}
+
 /** One silent MPEG-1 Layer III frame (128 kbit/s, 44.1 kHz): 417 bytes. */
 export function mp3Frame(): Uint8Array {
   const frame = new Uint8Array(417);

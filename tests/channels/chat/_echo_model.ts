@@ -20,6 +20,13 @@ export function userParts(request: MockRequest): Part[] | string {
   return messages.findLast((message) => message.role === "user")!.content as Part[] | string;
 }
 
+/** The text of {@link userParts}: the text itself, or its text part. */
+export function userText(parts: Part[] | string): string {
+  return typeof parts === "string"
+    ? parts
+    : String(parts.find((part) => part.type === "text")?.text);
+}
+
 /** Answers `You said: <message>` in three chunks. */
 export function echoModel(request: MockRequest): MockReply {
   const messages = (request.body as Messages).messages;

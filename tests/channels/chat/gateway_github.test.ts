@@ -14,8 +14,8 @@ import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { FakeGitHubServer } from "../../../src/testing/fake_github.ts";
-import { base64, pdfFile, PNG_BASE64 } from "../../agent/_media_files.ts";
-import { userParts } from "./_echo_model.ts";
+import { base64, pdfFile, PNG_BASE64, pngBytes } from "../../agent/_media_files.ts";
+import { userParts, userText } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
 import { CHART_URL, FILES_TEXT, HUGE_BYTES, SEND_THE_FILES } from "./_media_reply_plugin.ts";
 
@@ -133,13 +133,7 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
   });
 
   describe("GitHub attachments", () => {
-    const png = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
-
-    function textOf(parts: ReturnType<typeof userParts>): string {
-      return typeof parts === "string"
-        ? parts
-        : String(parts.find((part) => part.type === "text")?.text);
-    }
+    const png = pngBytes();
 
     test("an image and a PDF of a private repository's comment reach the model as parts; the token goes to the attachment URL only, not to the signed storage URL", async () => {
       const skip = gateway.model.requests.length;
@@ -177,8 +171,8 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
       const event = github.commentEvent(ada, `@bub too big? [huge.pdf](${file})`, { number });
       await github.deliver(webhook, event);
       const parts = userParts(await gateway.modelRequest("too big?", skip));
-      assert.match(textOf(parts), /huge\.pdf/);
-      assert.match(textOf(parts), /larger than the 2097152 byte media limit/);
+      assert.match(userText(parts), /huge\.pdf/);
+      assert.match(userText(parts), /larger than the 2097152 byte media limit/);
       if (Array.isArray(parts)) assert.equal(parts.some((part) => part.type === "file"), false);
     });
 
@@ -205,7 +199,7 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
           Array.isArray(parts) && parts.some((part) => part.type === "image_url"),
           false,
         );
-        assert.match(textOf(parts), /could not be downloaded/);
+        assert.match(userText(parts), /could not be downloaded/);
         assert.deepEqual(seen, []);
       } finally {
         await new Promise((resolve) => other.close(resolve));

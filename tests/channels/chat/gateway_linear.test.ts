@@ -18,8 +18,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { FakeLinearServer } from "../../../src/testing/fake_linear.ts";
-import { base64, pdfFile, PNG_BASE64 } from "../../agent/_media_files.ts";
-import { echoOrEffectModel, userParts } from "./_echo_model.ts";
+import { base64, pdfFile, PNG_BASE64, pngBytes } from "../../agent/_media_files.ts";
+import { echoOrEffectModel, userParts, userText } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
 import { CHART_URL, FILES_TEXT, HUGE_BYTES, SEND_THE_FILES } from "./_media_reply_plugin.ts";
 
@@ -170,13 +170,7 @@ describe("bub gateway serving Linear issue comments through the Chat SDK", () =>
   });
 
   describe("Linear uploads", () => {
-    const png = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
-
-    function textOf(parts: ReturnType<typeof userParts>): string {
-      return typeof parts === "string"
-        ? parts
-        : String(parts.find((part) => part.type === "text")?.text);
-    }
+    const png = pngBytes();
 
     test("an image and a PDF uploaded in a comment reach the model as parts, fetched with the API key", async () => {
       const skip = gateway.model.requests.length;
@@ -219,8 +213,8 @@ describe("bub gateway serving Linear issue comments through the Chat SDK", () =>
         const event = linear.commentEvent(ada, body, { issueId: `issue-${issues++}` });
         await linear.deliver(webhook, event);
         const parts = userParts(await gateway.modelRequest("too big?", skip));
-        assert.match(textOf(parts), /huge\.pdf/);
-        assert.match(textOf(parts), /larger than the 2097152 byte media limit/);
+        assert.match(userText(parts), /huge\.pdf/);
+        assert.match(userText(parts), /larger than the 2097152 byte media limit/);
         if (Array.isArray(parts)) {
           assert.equal(
             parts.some((part) => part.type === "file" || part.type === "image_url"),

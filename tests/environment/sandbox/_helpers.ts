@@ -10,6 +10,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   rmSync,
   writeFileSync,
@@ -181,4 +182,16 @@ export function bwrapPids(): Set<number> {
     } catch { /* exited meanwhile */ }
   }
   return pids;
+}
+
+/** Host processes whose working directory is `dir` (what a sandbox of that workspace runs). */
+export function processesIn(dir: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/cwd`) === dir) out.push(Number(name));
+    } catch { /* exited meanwhile, or not ours to read */ }
+  }
+  return out;
 }

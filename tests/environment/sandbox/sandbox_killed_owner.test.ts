@@ -7,30 +7,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdirSync, readlinkSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { runtimeCommand } from "../../cli/_spawn.ts";
-import { SKIP } from "./_helpers.ts";
+import { processesIn, SKIP } from "./_helpers.ts";
 import { findExecutable } from "../../../src/_internal/find_executable.ts";
 
 const LOOP = join(dirname(fileURLToPath(import.meta.url)), "_spare_loop.ts");
 const NO_SOCAT = findExecutable("socat", { path: process.env.PATH ?? null }) === null
   ? "socat is not installed (the allowlist's relay needs it)"
   : false;
-
-/** Host processes whose working directory is `dir`. */
-function processesIn(dir: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readlinkSync(`/proc/${name}/cwd`) === dir) out.push(Number(name));
-    } catch { /* exited meanwhile, or not ours to read */ }
-  }
-  return out;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -8,10 +8,18 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { findExecutable } from "../../../src/_internal/find_executable.ts";
-import { mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { bwrapPids, type Layout, layout, profileOf, sandboxOf, SKIP } from "./_helpers.ts";
+import {
+  bwrapPids,
+  type Layout,
+  layout,
+  processesIn,
+  profileOf,
+  sandboxOf,
+  SKIP,
+} from "./_helpers.ts";
 import { SandboxedEnvironment } from "../../../src/environment/sandboxed_environment.ts";
 import { BubError } from "../../../src/kernel/errors.ts";
 
@@ -25,18 +33,6 @@ function groupMembers(pgid: number): number[] {
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (Number(fields[2]) === pgid && fields[0] !== "Z") out.push(Number(name));
     } catch { /* exited meanwhile */ }
-  }
-  return out;
-}
-
-/** Host processes whose working directory is `dir` (what a sandbox of that workspace runs). */
-function processesIn(dir: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readlinkSync(`/proc/${name}/cwd`) === dir) out.push(Number(name));
-    } catch { /* exited meanwhile, or not ours to read */ }
   }
   return out;
 }
