@@ -37,7 +37,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { connectPg } from "../src/tape/postgres/_client.ts";
 import { MockLlmServer, mockReply, type MockRequest } from "../src/testing/mock_llm_server.ts";
-import { clusterChaosRow, toolRanTwice } from "./_chaos_cluster.ts";
+import { clusterChaosRow, toolRanTwice } from "./lib/_chaos_cluster.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "src", "cli", "bin.ts");

@@ -30,10 +30,10 @@
  */
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { startServer } from "./_bench_process.ts";
-import { appendTable } from "./_cluster_append.ts";
-import { clusterRow, type ClusterRowResult } from "./_cluster_load.ts";
-import { freshDatabase, serverCpuSeconds } from "./_cluster_pg.ts";
+import { startServer } from "./lib/_bench_process.ts";
+import { appendTable } from "./lib/_cluster_append.ts";
+import { clusterRow, type ClusterRowResult } from "./lib/_cluster_load.ts";
+import { freshDatabase, serverCpuSeconds } from "./lib/_cluster_pg.ts";
 
 const RUNTIMES = new Set(["node", "deno", "bun"]);
 
@@ -114,7 +114,7 @@ const options = parseArgs(process.argv.slice(2));
 const url = process.env.BUB_TEST_POSTGRES_URL;
 const benchRuntime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
 process.env.CLUSTER_MODEL_LATENCY_MS = String(options.latency);
-const model = await startServer(fileURLToPath(new URL("./_cluster_model.ts", import.meta.url)));
+const model = await startServer(fileURLToPath(new URL("./lib/_cluster_model.ts", import.meta.url)));
 try {
   console.log(
     `\nGateway instances: ${options.sessions} Telegram chats in closed loops, model latency ${options.latency} ms, ` +

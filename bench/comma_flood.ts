@@ -14,8 +14,8 @@
  * @module
  */
 import process from "node:process";
-import { markerOf, rawEcho, startCommaBub } from "./_comma_turns.ts";
-import { startBurners } from "./_process_measure.ts";
+import { markerOf, rawEcho, startCommaBub } from "./lib/_comma_turns.ts";
+import { startBurners } from "./lib/_process_measure.ts";
 
 function parseArgs(argv: readonly string[]): { count: number; burners: number } {
   const options = { count: 1500, burners: 0 };

@@ -34,7 +34,7 @@ class ReplyChannel extends MemoryChannel {
 }
 
 async function startMock(): Promise<{ url: string; stop(): void }> {
-  const script = new URL("./_mock_server.ts", import.meta.url).pathname;
+  const script = new URL("./lib/_mock_server.ts", import.meta.url).pathname;
   const runtime = process.execPath;
   const args = "Deno" in globalThis ? ["run", "-A", script] : [script];
   const child = spawn(runtime, args, { stdio: ["pipe", "pipe", "inherit"] });

@@ -15,8 +15,8 @@
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import process from "node:process";
-import { createBenchBub } from "./_bench_bub.ts";
-import { collectGarbage, runtimeCommand, startServer } from "./_bench_process.ts";
+import { createBenchBub } from "./lib/_bench_bub.ts";
+import { collectGarbage, runtimeCommand, startServer } from "./lib/_bench_process.ts";
 
 const K = Number(process.env.BENCH_K ?? 15);
 const POINTS = (process.env.BENCH_POINTS ?? "10,100,300,1000").split(",").map(Number);

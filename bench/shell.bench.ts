@@ -30,9 +30,15 @@ import { createDenoDriver, denoCommandAvailable } from "../src/environment/deno_
 import { createNodeDriver } from "../src/environment/node_driver.ts";
 import { LocalEnvironment } from "../src/environment/local_environment.ts";
 import type { ProcessDriver } from "../src/environment/process_driver.ts";
-import { concurrentMs, rawEcho, rawEchoDeno, sequentialMs, startCommaBub } from "./_comma_turns.ts";
-import { printCommaLayers } from "./_comma_layers.ts";
-import { printFirstCommandSandboxRows, printSandboxRows } from "./_sandbox_shell.ts";
+import {
+  concurrentMs,
+  rawEcho,
+  rawEchoDeno,
+  sequentialMs,
+  startCommaBub,
+} from "./lib/_comma_turns.ts";
+import { printCommaLayers } from "./lib/_comma_layers.ts";
+import { printFirstCommandSandboxRows, printSandboxRows } from "./lib/_sandbox_shell.ts";
 
 if (process.argv.includes("--sandbox-only") || process.argv.includes("--sandbox-first")) {
   await (process.argv.includes("--sandbox-first")

@@ -14,7 +14,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { createBenchBub } from "./_bench_bub.ts";
+import { createBenchBub } from "./lib/_bench_bub.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const N = Number(process.env.BENCH_N ?? 300);

@@ -22,11 +22,11 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
-import { rawBytesTurn, rawTurn, recordBodies, TEXT, type Turn } from "./_turn_raw.ts";
-import { type GrowthRow, measureGrowth } from "./_turn_growth.ts";
-import { durableRawTurn } from "./_turn_durable.ts";
-import { createBenchBub } from "./_bench_bub.ts";
-import { collectGarbage, runtimeCommand, startServer } from "./_bench_process.ts";
+import { rawBytesTurn, rawTurn, recordBodies, TEXT, type Turn } from "./lib/_turn_raw.ts";
+import { type GrowthRow, measureGrowth } from "./lib/_turn_growth.ts";
+import { durableRawTurn } from "./lib/_turn_durable.ts";
+import { createBenchBub } from "./lib/_bench_bub.ts";
+import { collectGarbage, runtimeCommand, startServer } from "./lib/_bench_process.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const PEERS = join(ROOT, "bench/.peers");

@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { connectPg, type PgSql } from "../src/tape/postgres/_client.ts";
+import { connectPg, type PgSql } from "../../src/tape/postgres/_client.ts";
 import { cpuSecondsOf } from "./_process_measure.ts";
 
 /** A database made for one row. */

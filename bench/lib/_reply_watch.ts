@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FakeTelegramServer } from "../src/testing/fake_telegram.ts";
+import type { FakeTelegramServer } from "../../src/testing/fake_telegram.ts";
 
 /** Watches the fake's `sendMessage` calls: tag → times seen, and waiters per tag. */
 export class ReplyWatch {

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BubFramework } from "../src/builtin/framework.ts";
+import type { BubFramework } from "../../src/builtin/framework.ts";
 
 /** The marker command `i` prints. */
 export function markerOf(i: number): string {
@@ -32,7 +32,7 @@ export interface CommaBub extends AsyncDisposable {
  * bubblewrap sandbox (~30 ms on a busy 2-core machine), which `_sandbox_shell.ts` measures apart.
  */
 export async function startCommaBub(env: Record<string, string> = {}): Promise<CommaBub> {
-  const { BubFramework } = await import("../src/builtin/framework.ts");
+  const { BubFramework } = await import("../../src/builtin/framework.ts");
   const home = mkdtempSync(join(tmpdir(), "bub-comma-bench-"));
   const bub = new BubFramework({
     home,

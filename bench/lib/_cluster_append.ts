@@ -10,12 +10,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { connectPg } from "../src/tape/postgres/_client.ts";
-import { messageEntry, type TapeEntry } from "../src/tape/entry.ts";
-import { FileTapeStore } from "../src/tape/file_store.ts";
-import { PostgresTapeStore } from "../src/tape/postgres_store.ts";
-import { SqliteTapeStore } from "../src/tape/sqlite_store.ts";
-import { appendAll, type TapeStore } from "../src/tape/store.ts";
+import { connectPg } from "../../src/tape/postgres/_client.ts";
+import { messageEntry, type TapeEntry } from "../../src/tape/entry.ts";
+import { FileTapeStore } from "../../src/tape/file_store.ts";
+import { PostgresTapeStore } from "../../src/tape/postgres_store.ts";
+import { SqliteTapeStore } from "../../src/tape/sqlite_store.ts";
+import { appendAll, type TapeStore } from "../../src/tape/store.ts";
 
 const SINGLE = Number(process.env.BENCH_SINGLE ?? 500);
 const BATCHED = Number(process.env.BENCH_BATCHED ?? 4_000);

@@ -12,7 +12,7 @@
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { datasyncFd, writeFdAll } from "../src/tape/file/_fd.ts";
+import { datasyncFd, writeFdAll } from "../../src/tape/file/_fd.ts";
 import { rawBytesTurn, type Turn } from "./_turn_raw.ts";
 
 /** A turn that also writes durably, and the folder it writes in (`close` removes it). */

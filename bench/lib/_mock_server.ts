@@ -3,7 +3,7 @@
  * answers every call with a short text (`BENCH_TOOL=1`: a bash tool call first, then text).
  */
 import process from "node:process";
-import { MockLlmServer, type MockRequest } from "../src/testing/mod.ts";
+import { MockLlmServer, type MockRequest } from "../../src/testing/mod.ts";
 
 const withTool = process.env.BENCH_TOOL === "1";
 const server = await MockLlmServer.start({

@@ -15,10 +15,10 @@
  */
 import { join } from "node:path";
 import process from "node:process";
-import { BubFramework } from "../src/builtin/framework.ts";
-import { gatewayCommand } from "../src/builtin/cli_channels.ts";
-import type { BuiltinRuntime } from "../src/builtin/runtime.ts";
-import { configureCliLogging } from "../src/cli/logging.ts";
+import { BubFramework } from "../../src/builtin/framework.ts";
+import { gatewayCommand } from "../../src/builtin/cli_channels.ts";
+import type { BuiltinRuntime } from "../../src/builtin/runtime.ts";
+import { configureCliLogging } from "../../src/cli/logging.ts";
 import { telegramReplyPlugin } from "./_telegram_reply.ts";
 
 const [home, workspace] = process.argv.slice(2);

@@ -10,8 +10,8 @@
  */
 import { spawn } from "node:child_process";
 import process from "node:process";
-import { LocalEnvironment } from "../src/environment/local_environment.ts";
-import { findExecutable } from "../src/_internal/find_executable.ts";
+import { LocalEnvironment } from "../../src/environment/local_environment.ts";
+import { findExecutable } from "../../src/_internal/find_executable.ts";
 import { markerOf, rawEcho, rawEchoDeno, startCommaBub } from "./_comma_turns.ts";
 
 type Run = (i: number) => Promise<string>;

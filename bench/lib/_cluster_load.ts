@@ -17,13 +17,13 @@ import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { FakeTelegramServer } from "../src/testing/fake_telegram.ts";
+import { FakeTelegramServer } from "../../src/testing/fake_telegram.ts";
 import { runtimeCommand } from "./_bench_process.ts";
 import { ReplyWatch } from "./_reply_watch.ts";
 import { cpuSecondsOf, percentile, sleep } from "./_process_measure.ts";
 
 const GATEWAY = fileURLToPath(new URL("./_cluster_gateway.ts", import.meta.url));
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** A chat waits this long for a reply before it sends its next message. */
 const REPLY_TIMEOUT_MS = 30_000;
 const START_TIMEOUT_MS = 60_000;

@@ -7,7 +7,7 @@
  * @module
  */
 import process from "node:process";
-import { MockLlmServer, type MockRequest } from "../src/testing/mod.ts";
+import { MockLlmServer, type MockRequest } from "../../src/testing/mod.ts";
 
 function lastUserText(request: MockRequest): string {
   const messages = (request.body as { messages?: { role?: string; content?: unknown }[] })

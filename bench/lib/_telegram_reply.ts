@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { ChannelMessage } from "../src/kernel/channel_message.ts";
-import { type Envelope, envelopeField, fieldOf } from "../src/kernel/envelope.ts";
+import { ChannelMessage } from "../../src/kernel/channel_message.ts";
+import { type Envelope, envelopeField, fieldOf } from "../../src/kernel/envelope.ts";
 
 /** The plugin; register it beside the builtin hooks. */
 export const telegramReplyPlugin = {

@@ -8,7 +8,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BubFramework } from "../src/builtin/framework.ts";
+import type { BubFramework } from "../../src/builtin/framework.ts";
 
 /** Options of {@link createBenchBub}. */
 export interface BenchBubOptions {
@@ -25,8 +25,8 @@ export async function createBenchBub(
   url: string,
   options: BenchBubOptions,
 ): Promise<{ bub: BubFramework; home: string }> {
-  const { BubFramework } = await import("../src/builtin/framework.ts");
-  const { defineTool } = await import("../src/tools/tool.ts");
+  const { BubFramework } = await import("../../src/builtin/framework.ts");
+  const { defineTool } = await import("../../src/tools/tool.ts");
   const { z } = await import("zod");
   const home = mkdtempSync(join(tmpdir(), options.prefix));
   const bub = new BubFramework({
@@ -55,7 +55,7 @@ export async function createBenchBub(
     handler: () => "ok",
   }));
   if (options.memoryTape) {
-    const { InMemoryTapeStore } = await import("../src/tape/memory_store.ts");
+    const { InMemoryTapeStore } = await import("../../src/tape/memory_store.ts");
     bub.register({ name: "memory-tape", provideTapeStore: () => new InMemoryTapeStore() });
   }
   return { bub, home };

@@ -13,16 +13,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { processDriver } from "../src/environment/driver_select.ts";
-import { LocalEnvironment } from "../src/environment/local_environment.ts";
-import { createSandboxDriver } from "../src/environment/sandbox_driver.ts";
-import { probeSandbox } from "../src/environment/sandbox_probe.ts";
-import { SandboxedEnvironment } from "../src/environment/sandboxed_environment.ts";
+import { processDriver } from "../../src/environment/driver_select.ts";
+import { LocalEnvironment } from "../../src/environment/local_environment.ts";
+import { createSandboxDriver } from "../../src/environment/sandbox_driver.ts";
+import { probeSandbox } from "../../src/environment/sandbox_probe.ts";
+import { SandboxedEnvironment } from "../../src/environment/sandboxed_environment.ts";
 import {
   DEFAULT_SANDBOX_LIMITS,
   type SandboxNetwork,
   type SandboxProfile,
-} from "../src/environment/sandbox_profile.ts";
+} from "../../src/environment/sandbox_profile.ts";
 
 /** Runs of each path (interleaved), the pause between two commands, and the burst size. */
 const RUNS = 40;
