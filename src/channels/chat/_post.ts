@@ -7,7 +7,7 @@
 import type { Adapter, Thread } from "chat";
 import type { ChannelMessage } from "../../kernel/channel_message.ts";
 import { approvalCard, approvalIds } from "./_approvals.ts";
-import { outboundMedia } from "./_outbound_media.ts";
+import { linksMarkdown, type OutboundMedia, outboundMedia, unsentNote } from "./_outbound_media.ts";
 import { outboundText, type StreamedAnswers } from "./_stream.ts";
 import type { ChatPlatform } from "./chat_platform.ts";
 
@@ -27,8 +27,9 @@ export interface PostContext {
 
 /**
  * Posts `message`'s text (its JSON `message` field, else the content) as Markdown with its media:
- * as files where the adapter posts them, else as the Markdown the platform makes of them
- * (GitHub: links and a note; Linear: uploads embedded). Blank text, or the text just streamed
+ * as files where the adapter posts them (http(s) media as links, and a note naming a file too
+ * large or unreadable to send), else as the Markdown the platform makes of them (GitHub: links
+ * and a note; Linear: uploads embedded). Blank text, or the text just streamed
  * there, posts nothing; its media then go in a post of their own.
  */
 export async function postOutbound(message: ChannelMessage, context: PostContext): Promise<void> {
@@ -36,7 +37,11 @@ export async function postOutbound(message: ChannelMessage, context: PostContext
   const text = outboundText(String(message.content ?? ""));
   const media = await outboundMedia(message.media);
   const embed = platform.mediaMarkdown;
-  const extra = embed && adapter && message.media.length > 0 ? await embed(media, adapter) : "";
+  const extra = message.media.length === 0
+    ? ""
+    : embed
+    ? (adapter ? await embed(media, adapter) : "")
+    : postedWithFiles(media);
   const files = embed ? [] : media.files;
   if (text.trim() === "" && files.length === 0 && extra === "") return;
   const streamed = message.kind !== "error" && context.streamed.take(message.chatId, text);
@@ -48,4 +53,16 @@ export async function postOutbound(message: ChannelMessage, context: PostContext
   const sdk = context.sdk;
   if (!platform.buttons || sdk === null) return;
   for (const id of approvalIds(text)) await thread.post(approvalCard(sdk, id));
+}
+
+const NOT_SENT_HEADING = "Not attached:";
+
+/**
+ * The Markdown that goes with the files the SDK posts: http(s) media as links, and a note naming
+ * each file that could not be sent (too large, unreadable) instead of dropping it silently.
+ */
+function postedWithFiles(media: OutboundMedia): string {
+  return [...linksMarkdown(media.links), unsentNote(NOT_SENT_HEADING, media.unsent)]
+    .filter((part) => part !== "")
+    .join("\n\n");
 }

@@ -1,7 +1,8 @@
 /**
  * Media out on Slack: an outbound message carrying media items is posted with its files through
  * Slack's external upload (files.getUploadURLExternal, the upload, files.completeUploadExternal)
- * into the conversation's thread; the fake Slack receives the file's bytes.
+ * into the conversation's thread; the fake Slack receives the file's bytes. A file too large to
+ * send is named in a note and an http(s) media item posted as a link, never dropped silently.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -62,5 +63,35 @@ describe("the slack channel posting media", () => {
     assert.equal(upload?.filename, "report.pdf");
     const body = Buffer.from(upload!.data!);
     assert.ok(body.includes(Buffer.from(pdf)), `upload body of ${body.byteLength} bytes`);
+  });
+
+  test("a file over the media limit is named in a note and a URL posted as a link, not dropped", async () => {
+    const chatId = "slack:C0001:1700000000.000200";
+    await channel.send(
+      new ChannelMessage({
+        sessionId: chatId,
+        channel: "slack",
+        chatId,
+        content: "the results",
+        media: [
+          new MediaItem({
+            type: "document",
+            mimeType: "application/zip",
+            filename: "huge.zip",
+            dataFetcher: () => Promise.resolve(new Uint8Array(3 * 1024 * 1024)),
+          }),
+          new MediaItem({
+            type: "image",
+            mimeType: "image/png",
+            url: "https://example.com/chart.png",
+          }),
+        ],
+      }),
+    );
+    const texts = slack.messagesIn("C0001").map((message) => message.text);
+    const posted = texts.find((text) => text.includes("the results")) ?? "";
+    assert.match(posted, /Not attached/, JSON.stringify(texts));
+    assert.match(posted, /huge\.zip.*3145728 bytes, over the 2097152 byte media limit/s);
+    assert.match(posted, /example\.com\/chart\.png/);
   });
 });
