@@ -8,7 +8,8 @@ import type { Adapter, Thread } from "chat";
 import type { ChannelMessage } from "../../kernel/channel_message.ts";
 import { approvalCard, approvalIds } from "./_approvals.ts";
 import { linksMarkdown, type OutboundMedia, outboundMedia, unsentNote } from "./_outbound_media.ts";
-import { outboundText, type StreamedAnswers } from "./_stream.ts";
+import type { StreamedAnswers } from "./_stream.ts";
+import { outboundText } from "../outbound_text.ts";
 import type { ChatPlatform } from "./chat_platform.ts";
 
 /** What {@link postOutbound} needs of its channel. */

@@ -94,15 +94,3 @@ export async function* postStreamed(
     if (posting && await posting && full.trim() !== "") hooks.posted(full);
   }
 }
-
-/** The text of an outbound content: its JSON `message` field, else the content itself. */
-export function outboundText(content: string): string {
-  try {
-    const data: unknown = JSON.parse(content);
-    if (typeof data === "object" && data !== null && !Array.isArray(data) && "message" in data) {
-      const field = (data as { message: unknown }).message;
-      return typeof field === "string" ? field : field === null ? "" : JSON.stringify(field);
-    }
-  } catch { /* not JSON: the raw content */ }
-  return content;
-}

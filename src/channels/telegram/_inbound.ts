@@ -45,18 +45,6 @@ export function malformedReason(message: unknown): string | null {
   return null;
 }
 
-/** The text to send for an outbound content: its JSON `message` field, else the content itself. */
-export function outboundText(content: string): string {
-  try {
-    const data: unknown = JSON.parse(content);
-    if (typeof data === "object" && data !== null && !Array.isArray(data) && "message" in data) {
-      const field = (data as { message: unknown }).message;
-      return typeof field === "string" ? field : field === null ? "" : JSON.stringify(field);
-    }
-  } catch { /* not JSON: the raw content */ }
-  return content;
-}
-
 /**
  * The inbound message for `message`: a leading `/bub ` is removed; a comma command becomes a
  * trimmed command message answered in the chat; anything else gets JSON content

@@ -15,7 +15,7 @@ import { redactedErrorText } from "../../_internal/redact.ts";
 import { Channel } from "../channel.ts";
 import { MAX_MEDIA_BYTES } from "../media_limit.ts";
 import { AccessPolicy, openGatewayError } from "./_access.ts";
-import { outboundText } from "./_inbound.ts";
+import { outboundText } from "../outbound_text.ts";
 import { approvalKeyboard, askedRequests, finishApprovalPress } from "./_approvals.ts";
 import { handleUpdate, type UpdateContext } from "./_updates.ts";
 import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
