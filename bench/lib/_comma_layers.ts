@@ -16,25 +16,6 @@ import { markerOf, rawEcho, rawEchoDeno, startCommaBub } from "./_comma_turns.ts
 
 type Run = (i: number) => Promise<string>;
 
-/** `bash -c 'echo marker-<i>-end'` in a new process group: through `setsid` with `Deno.Command`. */
-function groupedDeno(setsid: string): Run {
-  return async (i) => {
-    const child = new Deno.Command(setsid, {
-      args: ["bash", "-c", `echo ${markerOf(i)}`],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    await child.stdin.close();
-    const [out] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.status,
-    ]);
-    return out.trim();
-  };
-}
-
 /** The same with `child_process.spawn` and `detached: true`. */
 function groupedNode(i: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -76,7 +57,7 @@ export async function printCommaLayers(rounds: number, warmup: number): Promise<
       rawEchoDeno() ?? rawEcho,
     ],
     setsid
-      ? ["new group: through setsid", groupedDeno(setsid)]
+      ? ["new group: through setsid", rawEchoDeno(setsid)!]
       : ["new group: detached", groupedNode],
     ["LocalEnvironment", local],
     ["turn, memory tape", memory.turn],

@@ -78,13 +78,17 @@ export function rawEcho(i: number): Promise<string> {
   });
 }
 
-/** `rawEcho` through `Deno.Command` (the Deno runtime's own spawn); null elsewhere. */
-export function rawEchoDeno(): ((i: number) => Promise<string>) | null {
+/**
+ * `rawEcho` through `Deno.Command` (the Deno runtime's own spawn), run by `via` (e.g. `setsid`)
+ * when given; null elsewhere.
+ */
+export function rawEchoDeno(via?: string): ((i: number) => Promise<string>) | null {
   const deno = (globalThis as { Deno?: typeof Deno }).Deno;
   if (typeof deno?.Command !== "function") return null;
   return async (i) => {
-    const child = new deno.Command("bash", {
-      args: ["-c", `echo ${markerOf(i)}`],
+    const bash = ["bash", "-c", `echo ${markerOf(i)}`];
+    const child = new deno.Command(via ?? "bash", {
+      args: via ? bash : bash.slice(1),
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
