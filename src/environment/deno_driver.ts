@@ -46,7 +46,8 @@ export function denoCommandAvailable(): boolean {
  *
  * A child started through `setsid` leads its group from the moment `setsid` runs, a moment
  * after the spawn returns; until then (and until its exit is seen) a signal to the group that
- * finds no group goes to the child itself, so `signalGroup` reaches it at any time.
+ * finds no group goes to the child itself and then to the group once more (formed meanwhile), so
+ * `signalGroup` reaches the child and whatever it started at any time.
  *
  * @example
  * ```ts
@@ -80,8 +81,13 @@ export function createDenoDriver(options: DenoDriverOptions = {}): ProcessDriver
     },
     signalGroup(pgid: number, signal: GroupSignal): SignalOutcome {
       const outcome = _kill(-pgid, signal);
-      // No group yet: `setsid` has not run (or the exit is not seen yet): the child itself.
-      return outcome === "gone" && forming.has(pgid) ? _kill(pgid, signal) : outcome;
+      if (outcome !== "gone" || !forming.has(pgid)) return outcome;
+      // No group yet: `setsid` has not run (or the exit is not seen yet): the child itself,
+      // then the group again, which `setsid` may have formed (and the command forked into)
+      // between the two calls.
+      const direct = _kill(pgid, signal);
+      _kill(-pgid, signal);
+      return direct;
     },
   };
 }

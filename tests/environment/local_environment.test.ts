@@ -84,7 +84,7 @@ for (const [label, driver] of cases) {
         await eventually(() => liveMembers(proc.pid).length >= 2, 2000, "both sleeps");
         proc.signal({ kill: false });
         assert.equal(await proc.wait(), 143);
-        await eventually(() => liveMembers(proc.pid).length === 0, 2000, "group exit");
+        await eventually(() => liveMembers(proc.pid).length === 0, 10_000, "group exit");
         await eventually(() => !proc.isRunning(), 5000, "group reaped");
         proc.signal({ kill: false });
         proc.signal({ kill: true });
@@ -100,7 +100,7 @@ for (const [label, driver] of cases) {
           assert.equal(proc.isRunning(), true);
           proc.signal({ kill });
           assert.equal(await proc.wait(), kill ? 137 : 143);
-          await eventually(() => liveMembers(proc.pid).length === 0, 2000, "group exit");
+          await eventually(() => liveMembers(proc.pid).length === 0, 10_000, "group exit");
           await eventually(() => !proc.isRunning(), 5000, "group reaped");
         } finally {
           killGroup(proc.pid);
@@ -139,7 +139,7 @@ for (const [label, driver] of cases) {
         await readAll(proc.stdout);
         await readAll(proc.stderr);
       }
-      await eventually(() => liveMembers(proc.pid).length === 0, 2000, "group exit");
+      await eventually(() => liveMembers(proc.pid).length === 0, 10_000, "group exit");
     });
 
     test("aborting opts.signal kills the whole group", async () => {
@@ -148,7 +148,7 @@ for (const [label, driver] of cases) {
       try {
         controller.abort();
         assert.equal(await proc.wait(), 137);
-        await eventually(() => liveMembers(proc.pid).length === 0, 2000, "group exit");
+        await eventually(() => liveMembers(proc.pid).length === 0, 10_000, "group exit");
       } finally {
         killGroup(proc.pid);
       }
