@@ -11,7 +11,7 @@
  */
 import { isRecord } from "../_internal/object.ts";
 import { createEntry, type TapeEntry } from "./entry.ts";
-import { forkJournalOf, type PendingFork } from "./fork_journal.ts";
+import { type ForkJournal, forkJournalOf, type PendingFork } from "./fork_journal.ts";
 import type { TapeStore } from "./store.ts";
 
 /**
@@ -167,6 +167,18 @@ function _taken(fork: PendingFork, options: InterruptedOptions): boolean {
   return fork.alive === false || (fork.alive === null && options.includeUnknown === true);
 }
 
+/** The store's fork journal and the interrupted turns of `tape` in it; null: no journal. */
+async function _findInterrupted(
+  store: TapeStore,
+  tape: string,
+  options: InterruptedOptions,
+): Promise<{ journal: ForkJournal; turns: InterruptedTurn[] } | null> {
+  const journal = forkJournalOf(store);
+  if (!journal) return null;
+  const pending = await journal.journalPending(tape);
+  return { journal, turns: pending.filter((fork) => _taken(fork, options)).map(_interrupted) };
+}
+
 /**
  * The interrupted turns of `tape` in `store`, oldest first: journals whose writer is gone (or,
  * with `includeUnknown`, cannot be told). A store without journals has none.
@@ -184,10 +196,7 @@ export async function listInterruptedTurns(
   tape: string,
   options: InterruptedOptions = {},
 ): Promise<InterruptedTurn[]> {
-  const journal = forkJournalOf(store);
-  if (!journal) return [];
-  const pending = await journal.journalPending(tape);
-  return pending.filter((fork) => _taken(fork, options)).map(_interrupted);
+  return (await _findInterrupted(store, tape, options))?.turns ?? [];
 }
 
 /**
@@ -208,9 +217,9 @@ export async function adoptInterruptedTurns(
   tape: string,
   options: InterruptedOptions = {},
 ): Promise<InterruptedTurn[]> {
-  const journal = forkJournalOf(store);
-  if (!journal) return [];
-  const turns = await listInterruptedTurns(store, tape, options);
+  const found = await _findInterrupted(store, tape, options);
+  if (!found) return [];
+  const { journal, turns } = found;
   for (const turn of turns) {
     for (const sidecar of options.sidecarTapes ?? []) {
       await journal.journalCommit(sidecar, turn.fork);
