@@ -1,7 +1,8 @@
 /**
  * Private: the Bot Framework activities the fake Teams sends to a bot — a message (in a DM, or
- * a channel post mentioning the bot), an Adaptive Card `Action.Submit` click (a message activity
- * carrying the button's data) and an `adaptiveCard/action` invoke.
+ * a channel post mentioning the bot), a click on an Adaptive Card button (an `Action.Submit`: a
+ * message activity carrying the button's data, or an `adaptiveCard/action` invoke) and the answer
+ * to a file consent card.
  *
  * @module
  */
@@ -125,30 +126,28 @@ export interface TeamsButtonData {
   readonly value?: string;
 }
 
-/** A click on an `Action.Submit` button of card `messageId`: a message activity with `value`. */
-export function submitActivity(
+/**
+ * A click on `button` (on card `button.messageId`) as Teams delivers it: `submit`, an
+ * `Action.Submit` (a message activity with the button's data as `value`), or `invoke`, an
+ * `adaptiveCard/action` invoke.
+ */
+export function clickActivity(
   context: ActivityContext,
   user: FakeTeamsUser,
-  data: TeamsButtonData,
-  messageId: string,
+  button: TeamsButtonData & { readonly messageId: string },
+  delivery: "submit" | "invoke",
   options: TeamsConversationOptions = {},
 ): Record<string, unknown> {
-  return { ...base(context, user, options), type: "message", replyToId: messageId, value: data };
-}
-
-/** A click on card `messageId` delivered as an `adaptiveCard/action` invoke. */
-export function invokeActivity(
-  context: ActivityContext,
-  user: FakeTeamsUser,
-  data: TeamsButtonData,
-  messageId: string,
-  options: TeamsConversationOptions = {},
-): Record<string, unknown> {
+  const activity = base(context, user, options);
+  const data = { actionId: button.actionId, value: button.value };
+  if (delivery === "submit") {
+    return { ...activity, type: "message", replyToId: button.messageId, value: data };
+  }
   return {
-    ...base(context, user, options),
+    ...activity,
     type: "invoke",
     name: "adaptiveCard/action",
-    replyToId: messageId,
+    replyToId: button.messageId,
     value: { action: { type: "Action.Execute", data }, trigger: "manual" },
   };
 }

@@ -29,11 +29,10 @@ import {
 import { type FakeTeamsUpload, sendFile, TeamsFiles } from "./_teams_files.ts";
 import {
   type ActivityContext,
+  clickActivity,
   type FakeTeamsUser,
   fileConsentActivity,
-  invokeActivity,
   messageActivity,
-  submitActivity,
   type TeamsConversationOptions,
 } from "./_teams_activities.ts";
 
@@ -163,8 +162,7 @@ export class FakeTeamsServer implements AsyncDisposable {
     button: FakeTeamsButton,
     options?: TeamsConversationOptions,
   ): Record<string, unknown> {
-    const data = { actionId: button.actionId, value: button.value };
-    return submitActivity(this.#context, user, data, button.messageId, options);
+    return clickActivity(this.#context, user, button, "submit", options);
   }
 
   /** `user`'s click on `button` as an `adaptiveCard/action` invoke. */
@@ -173,8 +171,7 @@ export class FakeTeamsServer implements AsyncDisposable {
     button: FakeTeamsButton,
     options?: TeamsConversationOptions,
   ): Record<string, unknown> {
-    const data = { actionId: button.actionId, value: button.value };
-    return invokeActivity(this.#context, user, data, button.messageId, options);
+    return clickActivity(this.#context, user, button, "invoke", options);
   }
 
   /** The `Authorization` header Bot Framework would send with `activity` (null: `unsigned`). */
