@@ -49,46 +49,34 @@ export function bodyExtras(protocol: ProviderProtocol, request: ModelRequest): {
   const before: Record<string, unknown> = { ...request.completionArgs };
   for (const key of MANAGED) delete before[key];
   const after: Record<string, unknown> = {};
-  let reasoning = request.reasoningEffort ?? null;
+  if (protocol === "openai-compatible" || protocol === "openai-chat") {
+    before.stream_options = { include_usage: true };
+    if (request.reasoningEffort != null) after.reasoning_effort = request.reasoningEffort;
+    return { extras: { before, after }, reasoning: null };
+  }
+  // The other protocols take no `stream_options`, and the effort from the request, else from a
+  // `reasoning_effort` completion arg.
+  delete before.stream_options;
+  const effort = request.reasoningEffort ?? before.reasoning_effort;
+  delete before.reasoning_effort;
+  const reasoning = typeof effort === "string" ? effort : null;
   switch (protocol) {
-    case "openai-compatible":
-    case "openai-chat":
-      before.stream_options = { include_usage: true };
-      if (reasoning != null) after.reasoning_effort = reasoning;
-      reasoning = null;
-      break;
-    case "openai-responses": {
-      delete before.stream_options;
-      const effort = reasoning ?? before.reasoning_effort;
-      delete before.reasoning_effort;
+    case "openai-responses":
       if (effort != null) after.reasoning = { effort };
-      reasoning = null;
-      break;
-    }
-    case "anthropic": {
-      delete before.stream_options;
-      const effort = reasoning ?? before.reasoning_effort;
-      delete before.reasoning_effort;
+      return { extras: { before, after }, reasoning: null };
+    case "anthropic":
       before.cache_control = { type: "ephemeral" };
-      reasoning = typeof effort === "string" ? effort : null;
       break;
-    }
     case "google":
-    case "bedrock": {
-      delete before.stream_options;
-      const effort = reasoning ?? before.reasoning_effort;
-      delete before.reasoning_effort;
-      reasoning = typeof effort === "string" ? effort : null;
-      if (protocol === "bedrock") {
-        // The body is signed (SigV4) before Bub's fetch sees it: the extra fields go through the
-        // SDK, as the Converse request's `additionalModelRequestFields`.
-        const fields = before as Record<string, never>;
-        const providerOptions = Object.keys(fields).length > 0
-          ? { bedrock: { additionalModelRequestFields: fields } }
-          : undefined;
-        return { extras: { before: {}, after }, reasoning, providerOptions };
-      }
       break;
+    case "bedrock": {
+      // The body is signed (SigV4) before Bub's fetch sees it: the extra fields go through the
+      // SDK, as the Converse request's `additionalModelRequestFields`.
+      const fields = before as Record<string, never>;
+      const providerOptions = Object.keys(fields).length > 0
+        ? { bedrock: { additionalModelRequestFields: fields } }
+        : undefined;
+      return { extras: { before: {}, after }, reasoning, providerOptions };
     }
   }
   return { extras: { before, after }, reasoning };
