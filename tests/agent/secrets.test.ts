@@ -3,7 +3,7 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { mockReply } from "../../src/testing/mock_llm_server.ts";
@@ -38,7 +38,9 @@ function deepText(value: unknown, seen = new Set<unknown>()): string {
 
 function tapeFilesText(home: string): string {
   const dir = join(home, "tapes");
-  return readdirSync(dir).map((name) => readFileSync(join(dir, name), "utf8")).join("\n");
+  // The tapes and the `forks` folder's journals of turns in progress.
+  return readdirSync(dir, { recursive: true }).map((name) => join(dir, String(name)))
+    .filter((path) => statSync(path).isFile()).map((path) => readFileSync(path, "utf8")).join("\n");
 }
 
 describe("secrets", () => {

@@ -1,7 +1,7 @@
 /**
  * A folder's listing shared by callers that ask at about the same time, never older than the
  * call: a caller gets a listing that started after it asked. When many sessions start at once
- * (each session's first turn lists the tape folder for fork journals a dead process left, see
+ * (each session's first turn lists the forks folder for journals a dead process left, see
  * `_store_forks.ts`), the callers that ask while one listing runs share the next one instead of
  * listing the folder once each: 300 first turns at once read it a few times, not 300 times.
  *

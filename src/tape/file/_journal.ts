@@ -1,7 +1,11 @@
 /**
- * Fork journals of `FileTapeStore` (see `../fork_journal.ts`): one file per fork next to its tape,
- * `<tape>.jsonl.fork.<fork id>`: a header line `{"fork", "tape", "owner", "created"}`, then the
- * fork's entries as tape lines (ids 1..n), each append flushed before it resolves.
+ * Fork journals of `FileTapeStore` (see `../fork_journal.ts`): one file per fork in the `forks`
+ * folder of the tape directory, `forks/<tape>.jsonl.fork.<fork id>`: a header line
+ * `{"fork", "tape", "owner", "created"}`, then the fork's entries as tape lines (ids 1..n), each
+ * append flushed before it resolves. The folder holds only the journals of turns in progress (or
+ * interrupted), so finding a tape's journals lists a few names, not every tape's file: a session's
+ * first turn costs the same with 10 or 10,000 sessions in the directory. (Older versions kept
+ * journals next to their tapes; `_legacy_journals.ts` moves those in.)
  *
  * A commit runs under the tape's lock: it appends `{"commit": {"offset", "length"}}` to the journal
  * (where the batch goes in the tape file and how long it is), flushes it, renames the journal to
@@ -19,12 +23,13 @@ import {
   existsSync,
   fsync,
   ftruncateSync,
+  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
   unlinkSync,
 } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { isRecord } from "../../_internal/object.ts";
 import { ownerAlive, ownerTag, type PendingFork } from "../fork_journal.ts";
 import type { TapeEntry } from "../entry.ts";
@@ -35,9 +40,12 @@ import { errorCode } from "./_read.ts";
 
 const ENCODER = new TextEncoder();
 
+/** The folder of the fork journals in the tape directory. */
+export const FORKS_FOLDER = "forks";
+
 /** The journal file of `fork` on the tape whose file is `tapePath`. */
 export function journalPath(tapePath: string, fork: string): string {
-  return `${tapePath}.fork.${fork}`;
+  return join(dirname(tapePath), FORKS_FOLDER, `${basename(tapePath)}.fork.${fork}`);
 }
 
 /** The merging file of the tape whose file is `tapePath`. */
@@ -150,8 +158,16 @@ export class FileJournals {
     let open = this.#open.get(path);
     let text = "";
     let made = false;
+    let madeFolder = false;
     if (!open) {
-      const fd = openSync(path, "a", 0o600);
+      let fd: number;
+      try {
+        fd = openSync(path, "a", 0o600);
+      } catch (error) {
+        if (errorCode(error) !== "ENOENT") throw error;
+        madeFolder = makeForksFolder(path);
+        fd = openSync(path, "a", 0o600);
+      }
       open = { fd, count: 0 };
       this.#open.set(path, open);
       made = true;
@@ -171,6 +187,7 @@ export class FileJournals {
     if (!this.#durable) return;
     await datasyncFd(open.fd);
     if (made) await syncDirectory(dirname(path));
+    if (madeFolder) await syncDirectory(dirname(dirname(path)));
   }
 
   /**
@@ -188,7 +205,9 @@ export class FileJournals {
       if (!open) closeSync(fd);
     }
     renameSync(path, merging);
-    if (this.#durable) await syncDirectory(dirname(path));
+    if (!this.#durable) return;
+    await syncDirectory(dirname(merging));
+    await syncDirectory(dirname(path));
   }
 
   /** Closes the journal at `path` when it is open here. */
@@ -242,17 +261,24 @@ export function finishMerge(
     size = commit.offset;
   }
   const fork = content.fork || `recovered-${Date.now()}`;
-  renameSync(merging, journalPath(tapePath, fork));
+  const journal = journalPath(tapePath, fork);
+  makeForksFolder(journal);
+  renameSync(merging, journal);
   return size;
 }
 
-/** The fork ids of the journals of the tape whose file is `tapePath`, from a directory listing. */
+/** Makes the folder of the journal at `journal` when missing; true when it was made here. */
+function makeForksFolder(journal: string): boolean {
+  return mkdirSync(dirname(journal), { recursive: true, mode: 0o700 }) !== undefined;
+}
+
+/** The fork ids of the journals of the tape whose file is `tapePath`, from the forks folder's names. */
 export function journalForks(names: readonly string[], tapePath: string): string[] {
   const prefix = `${basename(tapePath)}.fork.`;
   return names.filter((name) => name.startsWith(prefix)).map((name) => name.slice(prefix.length));
 }
 
-/** The journals of `tape` (whose file is `tapePath`) among the directory's `names`, oldest first. */
+/** The journals of `tape` (whose file is `tapePath`) among the forks folder's `names`, oldest first. */
 export function readJournals(
   names: readonly string[],
   tape: string,

@@ -16,7 +16,8 @@ import { retrySecondsOption, StoreRetry } from "../store/_retry.ts";
 import { appendBatch, type BatchMerge, isFullDisk, type PreparedEntry } from "./_append.ts";
 import { FileCaches } from "./_cache.ts";
 import { FreshListing } from "./_fresh_listing.ts";
-import { FileJournals } from "./_journal.ts";
+import { FileJournals, FORKS_FOLDER } from "./_journal.ts";
+import { moveLegacyJournals } from "./_legacy_journals.ts";
 import { LockTemplate } from "./_lock_template.ts";
 import { OpenFiles } from "./_open_files.ts";
 import { errorCode } from "./_read.ts";
@@ -43,9 +44,10 @@ export class FileStoreCore {
   readonly stop: AbortController = new AbortController();
   readonly retry: StoreRetry;
   readonly journals: FileJournals;
-  /** The folder's names, one listing shared by callers that ask while another runs. */
-  readonly listing: FreshListing;
+  /** The forks folder's names, one listing shared by callers that ask while another runs. */
+  readonly journalNames: FreshListing;
   #ready: Promise<void> | null = null;
+  #legacyMoved: Promise<void> | null = null;
   #directorySeen = false;
 
   constructor(directory: string, options: FileStoreCoreOptions) {
@@ -55,7 +57,7 @@ export class FileStoreCore {
     this.template = new LockTemplate(directory);
     this.spare = new SpareFile(directory);
     this.journals = new FileJournals(this.durable);
-    this.listing = new FreshListing(() => readdir(directory));
+    this.journalNames = new FreshListing(() => readdir(join(directory, FORKS_FOLDER)));
     this.retry = new StoreRetry({
       kind: "file",
       name: JSON.stringify(directory),
@@ -142,6 +144,15 @@ export class FileStoreCore {
       this.#directorySeen = false;
     }
     return this.#directorySeen;
+  }
+
+  /** Moves the journals an older version left beside their tapes into the forks folder, once. */
+  moveLegacyJournals(): Promise<void> {
+    this.#legacyMoved ??= moveLegacyJournals(this.directory).catch((error) => {
+      this.#legacyMoved = null;
+      throw error;
+    });
+    return this.#legacyMoved;
   }
 
   /** Creates the directory once (again after a failure). */

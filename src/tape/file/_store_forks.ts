@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { renameSync, unlinkSync } from "node:fs";
+import { existsSync, renameSync, unlinkSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import type { TapeEntry } from "../entry.ts";
 import { type PendingFork, validateForkId } from "../fork_journal.ts";
 import { prepareBatch } from "./_append.ts";
@@ -81,33 +82,39 @@ export async function journalDiscard(
 
 /** The tapes with a journal (or an unfinished merge) in the directory, sorted. */
 export async function journalTapes(core: FileStoreCore): Promise<string[]> {
-  let names: readonly string[];
+  await core.moveLegacyJournals();
+  const journals = (await _namesIn(core.journalNames.names()))
+    .map((name) => /^(.+)\.jsonl\.fork\./.exec(name)?.[1]);
+  const merging = (await _namesIn(readdir(core.directory)))
+    .map((name) => /^(.+)\.jsonl\.merging$/.exec(name)?.[1]);
+  const tapes = [...journals, ...merging].filter((tape): tape is string => tape !== undefined);
+  return [...new Set(tapes)].sort();
+}
+
+/**
+ * The journals of `tape` left on disk, oldest first (a merge a killed process left is finished
+ * first). Lists the forks folder, not the tape directory (see `_journal.ts`).
+ */
+export async function journalPending(core: FileStoreCore, tape: string): Promise<PendingFork[]> {
+  const path = core.pathOf(tape);
   try {
-    names = await core.listing.names();
+    await core.moveLegacyJournals();
+    // An undone merge is a journal again, so it is finished before the journals are listed.
+    if (existsSync(mergingPath(path))) await finishTapeMerge(core, tape, path);
+    return readJournals(await _namesIn(core.journalNames.names()), tape, path);
+  } catch (error) {
+    core.fail("list forks of", tape, error);
+  }
+}
+
+/** The names a listing found; none when the folder does not exist. */
+async function _namesIn(listing: Promise<readonly string[]>): Promise<readonly string[]> {
+  try {
+    return await listing;
   } catch (error) {
     if (errorCode(error) === "ENOENT") return [];
     throw error;
   }
-  const tapes = names.map((name) => /^(.+)\.jsonl\.(?:fork\.|merging$)/.exec(name)?.[1])
-    .filter((tape): tape is string => tape !== undefined);
-  return [...new Set(tapes)].sort();
-}
-
-/** The journals of `tape` left on disk, oldest first (a merge a killed process left is finished first). */
-export async function journalPending(core: FileStoreCore, tape: string): Promise<PendingFork[]> {
-  const path = core.pathOf(tape);
-  let names: readonly string[];
-  try {
-    names = await core.listing.names();
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return [];
-    core.fail("list forks of", tape, error);
-  }
-  if (names.includes(`${tape}.jsonl.merging`)) {
-    await finishTapeMerge(core, tape, path);
-    names = await core.listing.names(); // an undone merge is a journal again
-  }
-  return readJournals(names, tape, path);
 }
 
 /** Finishes (or undoes) the merge a killed process left on `tape`, under its lock. */
