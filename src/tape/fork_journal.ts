@@ -13,7 +13,7 @@ import process from "node:process";
 import { BubError } from "../kernel/errors.ts";
 import type { TapeEntry } from "./entry.ts";
 import type { TapeStore } from "./store.ts";
-import { identityOf, ownIdentity, type ProcessIdentity } from "./file/_process_identity.ts";
+import { identityOf, ownIdentity, type ProcessIdentity } from "../_internal/process_identity.ts";
 
 /**
  * A fork's journal that is still there (not committed, not discarded).

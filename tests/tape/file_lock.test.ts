@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { BubError } from "../../src/kernel/errors.ts";
 import { withFileLock } from "../../src/tape/file/_lock.ts";
-import { identityOf } from "../../src/tape/file/_process_identity.ts";
+import { identityOf } from "../../src/_internal/process_identity.ts";
 import { messageEntry } from "../../src/tape/entry.ts";
 import { FileTapeStore } from "../../src/tape/file_store.ts";
 import { TapeQuery } from "../../src/tape/query.ts";

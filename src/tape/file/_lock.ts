@@ -24,7 +24,11 @@ import { stat, unlink } from "node:fs/promises";
 import process from "node:process";
 import { BubError } from "../../kernel/errors.ts";
 import { delay } from "../../_internal/async.ts";
-import { bootTimeSeconds, currentBootId, processStartTicks } from "./_process_identity.ts";
+import {
+  bootTimeSeconds,
+  currentBootId,
+  processStartTicks,
+} from "../../_internal/process_identity.ts";
 import { lockContent, type LockTemplate } from "./_lock_template.ts";
 
 /** Options of {@link withFileLock}. */

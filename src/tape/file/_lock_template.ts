@@ -18,7 +18,7 @@
 import { closeSync, fstatSync, linkSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { ownIdentity } from "./_process_identity.ts";
+import { ownIdentity } from "../../_internal/process_identity.ts";
 
 const TEMPLATE_PREFIX = ".bub-lock."; // See `_stray_files.ts`.
 
