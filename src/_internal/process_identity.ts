@@ -4,8 +4,9 @@
  * (`/proc/sys/kernel/random/boot_id`), so a PID reused after a restart (a container's PID 1)
  * is told apart from the process that recorded it. Elsewhere only the PID is known.
  *
- * Reads are synchronous: they are tiny procfs reads, done only when a lock is contended (and
- * once per process for the holder's own identity).
+ * Used by the file store's locks and by fork journals' owner tags (is the writer still running?).
+ * Reads are synchronous: tiny procfs reads, done when a lock is contended or a journal's owner is
+ * asked about (and once per process for its own identity).
  *
  * @module
  */
