@@ -2,7 +2,7 @@
  * The size limit of one model answer (`max_answer_bytes`): the UTF-8 bytes of the text,
  * reasoning and tool-call arguments a provider streams, counted piece by piece as they arrive
  * (never by measuring what was joined), and the bytes of one SSE event still waiting for its
- * end. Past the limit the call fails with one error, whichever client read the stream: the
+ * end (`withEventLimit` in `providers/_request_body.ts`). Past the limit the call fails with one error, whichever client read the stream: the
  * direct chat-completions client, the AI SDK providers (Responses, Anthropic, ...) and the model
  * runner (for any other client) all count with {@link AnswerLimit}.
  *
@@ -10,7 +10,6 @@
  */
 import { sizeText } from "../_internal/size_text.ts";
 import { BubError } from "../kernel/errors.ts";
-import type { FetchLike } from "./providers/_request_body.ts";
 
 /** The default limit: 8 MiB. */
 export const DEFAULT_MAX_ANSWER_BYTES: number = 8 * 1024 * 1024;
@@ -120,59 +119,4 @@ export function checkMaxAnswerBytes(value: number | null | undefined): number {
     );
   }
   return value;
-}
-
-/**
- * `fetchFn` whose response bodies fail with {@link answerTooLarge} when one SSE event (the bytes
- * since the last blank line) grows past `maxBytes`: the SSE parsers behind it (the AI SDK's, the
- * tool-call merge) keep an unfinished line or event in memory, so a stream that never ends one
- * would grow them without bound. Lines end with `\n` or `\r\n`.
- */
-export function withEventLimit(fetchFn: FetchLike, maxBytes: number): FetchLike {
-  return async (input, init) => {
-    const response = await fetchFn(input, init);
-    if (!response.body) return response;
-    const events = new EventBytes();
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          if (events.add(chunk) > maxBytes) controller.error(answerTooLarge(maxBytes));
-          else controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
-}
-
-/** Counts the bytes of the SSE event not ended yet (line feeds found with `indexOf`). */
-class EventBytes {
-  /** Bytes since the last blank line. */
-  #pending = 0;
-  /** Bytes of the current line so far, and its last byte. */
-  #line = 0;
-  #last = 0;
-
-  /** Takes the next chunk; returns the bytes of the event not ended yet. */
-  add(chunk: Uint8Array): number {
-    let at = 0;
-    for (;;) {
-      const lf = chunk.indexOf(10, at);
-      const end = lf < 0 ? chunk.length : lf;
-      if (end > at) {
-        this.#line += end - at;
-        this.#last = chunk[end - 1]!;
-      }
-      if (lf < 0) break;
-      const blank = this.#line === 0 || (this.#line === 1 && this.#last === 13);
-      this.#pending = blank ? 0 : this.#pending + this.#line + 1;
-      this.#line = 0;
-      at = lf + 1;
-    }
-    return this.#pending + this.#line;
-  }
 }

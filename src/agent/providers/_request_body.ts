@@ -1,11 +1,13 @@
 /**
  * The `fetch` wrappers of a call through the AI SDK: {@link withBodyExtras} merges Bub's request
  * arguments into the JSON body the SDK built; {@link withActivity}, reports every arrival of bytes (the response, then each
- * body chunk), so a model call can tell a slow stream from a stalled one.
+ * body chunk), so a model call can tell a slow stream from a stalled one; {@link withEventLimit}
+ * bounds the bytes of one unfinished SSE event.
  *
  * @module
  */
 import { isRecord } from "../../_internal/object.ts";
+import { answerTooLarge } from "../_answer_limit.ts";
 
 /**
  * A `fetch`-compatible function (a provider client's `fetch` option).
@@ -171,4 +173,59 @@ export function withRawParts(fetchFn: FetchLike, parts: readonly unknown[]): Fet
     }
     return fetchFn(input, init);
   };
+}
+
+/**
+ * `fetchFn` whose response bodies fail with {@link answerTooLarge} when one SSE event (the bytes
+ * since the last blank line) grows past `maxBytes`: the SSE parsers behind it (the AI SDK's, the
+ * tool-call merge) keep an unfinished line or event in memory, so a stream that never ends one
+ * would grow them without bound. Lines end with `\n` or `\r\n`.
+ */
+export function withEventLimit(fetchFn: FetchLike, maxBytes: number): FetchLike {
+  return async (input, init) => {
+    const response = await fetchFn(input, init);
+    if (!response.body) return response;
+    const events = new EventBytes();
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          if (events.add(chunk) > maxBytes) controller.error(answerTooLarge(maxBytes));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** Counts the bytes of the SSE event not ended yet (line feeds found with `indexOf`). */
+class EventBytes {
+  /** Bytes since the last blank line. */
+  #pending = 0;
+  /** Bytes of the current line so far, and its last byte. */
+  #line = 0;
+  #last = 0;
+
+  /** Takes the next chunk; returns the bytes of the event not ended yet. */
+  add(chunk: Uint8Array): number {
+    let at = 0;
+    for (;;) {
+      const lf = chunk.indexOf(10, at);
+      const end = lf < 0 ? chunk.length : lf;
+      if (end > at) {
+        this.#line += end - at;
+        this.#last = chunk[end - 1]!;
+      }
+      if (lf < 0) break;
+      const blank = this.#line === 0 || (this.#line === 1 && this.#last === 13);
+      this.#pending = blank ? 0 : this.#pending + this.#line + 1;
+      this.#line = 0;
+      at = lf + 1;
+    }
+    return this.#pending + this.#line;
+  }
 }

@@ -21,8 +21,7 @@ import {
   type ModelStreamOptions,
 } from "../model_client.ts";
 import { buildCall, streamLanguageModel } from "./_model_stream.ts";
-import { withEventLimit } from "../_answer_limit.ts";
-import { type FetchLike, withActivity } from "./_request_body.ts";
+import { type FetchLike, withActivity, withEventLimit } from "./_request_body.ts";
 import { withToolCallMerge } from "./_sse_tool_calls.ts";
 import { type ChatCompletionsTarget, streamChatCompletions } from "./chat_completions_client.ts";
 import { chatBodyCovers, chatRequestBody, chatRequestBytes } from "./_chat_body.ts";
