@@ -1,6 +1,8 @@
 /**
  * `ChannelManager`: runs the enabled channels, admits and schedules inbound messages per session,
- * and routes outbound messages and streams back to channels.
+ * and routes outbound messages and streams back to channels. The way in (unknown channels,
+ * per-session debounce, the FIFO) is `_intake.ts`; admission is `_admission.ts`; turn scheduling
+ * is `_scheduler.ts`.
  *
  * @module
  */
@@ -17,8 +19,8 @@ import { inboundOf } from "../kernel/inbound.ts";
 import type { KernelFramework } from "../kernel/framework.ts";
 import type { StreamEvent } from "../kernel/stream.ts";
 import { admitInbound } from "./_admission.ts";
-import { type ChannelClock, DebounceBuffer, systemClock } from "./_debounce.ts";
-import { InboundQueue } from "./_inbound_queue.ts";
+import { type ChannelClock, systemClock } from "./_debounce.ts";
+import { debounceTimings, Intake } from "./_intake.ts";
 import { outboundFor, targetOf } from "./_outbound.ts";
 import { parseChannelNames, selectChannels } from "./_selection.ts";
 import { TurnScheduler } from "./_scheduler.ts";
@@ -99,20 +101,6 @@ export interface ListenOptions {
   onStarted?: () => unknown;
 }
 
-function seconds(
-  options: ChannelManagerOptions,
-  key: keyof ChannelManagerOptions,
-  fallback: number,
-): number {
-  const value = options[key] ?? fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new RangeError(
-      `Invalid ${key}: expected a non-negative number of seconds, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
 /**
  * The channel scheduler. Messages from channels are debounced (when the channel asks for it),
  * queued in one FIFO, admitted per session and run as concurrent turn tasks; `follow_up`
@@ -133,15 +121,11 @@ export class ChannelManager implements ChannelRouter {
   /** Consume the model as a stream. */
   readonly streamOutput: boolean;
   /** The receive handler given to channels; unknown channels are ignored with a warning. */
-  readonly onReceive: MessageHandler = (message) => this.#receive(message);
+  readonly onReceive: MessageHandler = (message) => this.#intake.receive(message);
   #channels: Map<string, Channel>;
   #names: string[];
-  #timings: { debounceSeconds: number; maxWaitSeconds: number; activeTimeWindow: number };
-  #clock: ChannelClock;
-  #queue = new InboundQueue<Envelope>();
-  #handlers = new Map<string, { handle: MessageHandler; buffer: DebounceBuffer | null }>();
+  #intake: Intake;
   #scheduler: TurnScheduler;
-  #closed = false;
 
   /**
    * Collects the framework's channels, handing them {@link onReceive}.
@@ -155,14 +139,10 @@ export class ChannelManager implements ChannelRouter {
     this.framework = framework;
     this.streamOutput = options.streamOutput ?? false;
     this.#names = parseChannelNames(options.enabledChannels ?? "all");
-    this.#timings = {
-      debounceSeconds: seconds(options, "debounceSeconds", 1),
-      maxWaitSeconds: seconds(options, "maxWaitSeconds", 10),
-      activeTimeWindow: seconds(options, "activeTimeWindow", 60),
-    };
-    this.#clock = options.clock ?? systemClock;
+    const timings = debounceTimings(options);
     this.#scheduler = new TurnScheduler(framework, this.streamOutput);
     this.#channels = framework.getChannels(this.onReceive);
+    this.#intake = new Intake(this.#channels, timings, options.clock ?? systemClock);
   }
 
   /** Every provided channel by name (enabled or not). */
@@ -180,35 +160,6 @@ export class ChannelManager implements ChannelRouter {
     return this.#scheduler.snapshot(sessionId);
   }
 
-  async #receive(message: Envelope): Promise<void> {
-    const inbound = inboundOf(message);
-    const name = inbound.channel;
-    const channel = name !== null ? this.#channels.get(name) : undefined;
-    if (!channel) {
-      logger.warn("Received a message from unknown channel {name}; ignoring it", { name });
-      return;
-    }
-    if (this.#closed) {
-      logger.info("Received a message from channel {name} after shutdown; ignoring it", { name });
-      return;
-    }
-    const key = String(inbound.sessionId);
-    let handler = this.#handlers.get(key);
-    if (!handler) {
-      const enqueue = (item: Envelope): void => this.#queue.put(item);
-      const buffer = channel.needsDebounce
-        ? new DebounceBuffer(enqueue, this.#timings, this.#clock)
-        : null;
-      const handle: MessageHandler = buffer ? (item) => buffer.handle(item) : (item) => {
-        enqueue(item);
-        return Promise.resolve();
-      };
-      handler = { handle, buffer };
-      this.#handlers.set(key, handler);
-    }
-    await handler.handle(message);
-  }
-
   /**
    * Binds itself as the framework's router, enters `framework.running()`, starts the enabled
    * channels one after the other, then admits and schedules queued messages until a channel
@@ -218,7 +169,7 @@ export class ChannelManager implements ChannelRouter {
     const stop = new AbortController();
     const wait = options.signal ? AbortSignal.any([stop.signal, options.signal]) : stop.signal;
     this.#scheduler.reopen();
-    this.#closed = false;
+    this.#intake.open();
     this.framework.bindChannelRouter(this);
     try {
       const scope = await this.framework.running();
@@ -252,7 +203,7 @@ export class ChannelManager implements ChannelRouter {
       while (true) {
         let message: Envelope;
         try {
-          message = await this.#queue.get(wait);
+          message = await this.#intake.next(wait);
         } catch (error) {
           if (!wait.aborted) throw error;
           logger.info("Channel manager received a shutdown signal");
@@ -311,10 +262,9 @@ export class ChannelManager implements ChannelRouter {
    * then on, until the next {@link listenAndRun}.
    */
   async shutdown(): Promise<void> {
-    this.#closed = true;
+    this.#intake.close();
     await this.#scheduler.cancelAll();
-    for (const { buffer } of this.#handlers.values()) buffer?.close();
-    this.#handlers.clear();
+    this.#intake.dropBuffered();
     for (const channel of this.enabledChannels()) {
       try {
         await channel.stop();
