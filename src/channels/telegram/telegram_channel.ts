@@ -1,24 +1,20 @@
 /**
  * The Telegram channel (spec/builtin.md §10.5): long polling with grammy, allowlists, group
- * filtering, media, a typing indicator and outbound text split at Telegram's length limit.
+ * filtering, media, a typing indicator and outbound text split at Telegram's length limit. The
+ * Bot API client (the lazily created bot, downloads, token redaction) is `_bot_client.ts`;
+ * inbound updates are handled in `_updates.ts`.
  *
  * @module
  */
-import type { Api, Bot, Context } from "grammy";
-import type { Message } from "grammy/types";
 import { getLogger } from "../../_internal/log.ts";
-import { lazyImport } from "../../_internal/lazy.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
 import type { ChannelMessage } from "../../kernel/channel_message.ts";
-import { BubError } from "../../kernel/errors.ts";
-import { redactedErrorText } from "../../_internal/redact.ts";
 import { Channel } from "../channel.ts";
-import { MAX_MEDIA_BYTES } from "../media_limit.ts";
 import { AccessPolicy, openGatewayError } from "./_access.ts";
 import { outboundText } from "../outbound_text.ts";
 import { approvalKeyboard, askedRequests, finishApprovalPress } from "./_approvals.ts";
+import { BotClient } from "./_bot_client.ts";
 import { handleUpdate, type UpdateContext } from "./_updates.ts";
-import { downloadBytes, type ProxyClientOptions, proxyClientOptions } from "./_proxy.ts";
 import { telegramFileOf } from "./_parse.ts";
 import { splitMessageText } from "./_split.ts";
 import { TypingIndicators, type TypingLifespan } from "./_typing.ts";
@@ -33,8 +29,6 @@ export type { TypingLifespan } from "./_typing.ts";
 export { COMMAND_DENIED_MESSAGE, NO_ACCESS_MESSAGE } from "./_updates.ts";
 
 const logger = getLogger(["bub", "channels", "telegram"]);
-/** grammy (~70 ms of import time), imported when the bot is first needed (start, send). */
-const grammy = lazyImport(() => import("grammy"));
 
 /**
  * Options of {@link TelegramChannel}.
@@ -73,8 +67,6 @@ export interface TelegramChannelOptions {
   typingIntervalSeconds?: number;
 }
 
-type GrammySignal = Parameters<Api["sendChatAction"]>[3];
-
 /**
  * The `telegram` channel: serves a bot through long polling. Inbound messages go to the handler
  * with session `telegram:<chat_id>`, JSON content with sender metadata, lazily downloaded media,
@@ -111,9 +103,7 @@ export class TelegramChannel extends Channel {
   dropPendingUpdates = true;
   #options: TelegramChannelOptions;
   #access: AccessPolicy;
-  #apiRoot: string;
-  #bot: Bot | null = null;
-  #proxy: ProxyClientOptions | null = null;
+  #client: BotClient;
   #polling: Promise<void> | null = null;
   #stopping = false;
   #typing: TypingIndicators;
@@ -146,25 +136,22 @@ export class TelegramChannel extends Channel {
     }
     this.#options = options;
     this.#access = new AccessPolicy(options.allowUsers, options.allowChats);
-    this.#apiRoot = (options.apiRoot || "https://api.telegram.org").replace(/\/+$/, "");
+    const client = new BotClient(options, (ctx) => handleUpdate(ctx.update, ctx.me, this.#updates));
+    this.#client = client;
     const interval = (options.typingIntervalSeconds ?? 4) * 1000;
-    this.#typing = new TypingIndicators(async (chatId, signal) => {
-      await (await this.#api()).api.sendChatAction(
-        chatId,
-        "typing",
-        undefined,
-        signal as unknown as GrammySignal,
-      );
-    }, interval);
+    this.#typing = new TypingIndicators(
+      (chatId, signal) => client.sendTyping(chatId, signal),
+      interval,
+    );
     this.#updates = {
       channel: this.name,
       access: this.#access,
       handler: options.handler,
       typing: this.#typing,
-      reply: (message, text) => this.#reply(message, text),
-      download: (fileId, fileSize) => this.#download(fileId, fileSize),
-      redact: (error) => this.#redact(error),
-      api: async () => (await this.#api()).api,
+      reply: (message, text) => client.reply(message, text),
+      download: (fileId, fileSize) => client.download(fileId, fileSize),
+      redact: (error) => client.redact(error),
+      api: async () => (await client.bot()).api,
     };
   }
 
@@ -191,7 +178,7 @@ export class TelegramChannel extends Channel {
   async start(_stop: AbortController): Promise<void> {
     if (this.#polling) return;
     if (!this.#access.configured) throw openGatewayError();
-    const bot = await this.#api();
+    const bot = await this.#client.bot();
     if (this.#polling) return;
     const open = this.#access.openWarning();
     if (open !== null) logger.warning(open);
@@ -211,7 +198,7 @@ export class TelegramChannel extends Channel {
       timeout: this.#options.pollTimeoutSeconds ?? 30,
       onStart: () => logger.info("telegram.start polling"),
     }).catch((error: unknown) => {
-      const text = this.#redact(error);
+      const text = this.#client.redact(error);
       if (this.#stopping) logger.debug("telegram.polling ended: {error}", { error: text });
       else logger.error("telegram.polling failed: {error}", { error: text });
     }).finally(() => {
@@ -221,13 +208,13 @@ export class TelegramChannel extends Channel {
 
   /** Stops polling and every typing loop; errors are logged, never thrown. */
   async stop(): Promise<void> {
-    const bot = this.#bot;
+    const bot = this.#client.created;
     const polling = this.#polling;
     this.#stopping = true;
     try {
       if (bot?.isRunning()) await bot.stop();
     } catch (error) {
-      logger.debug("telegram.stop error={error}", { error: this.#redact(error) });
+      logger.debug("telegram.stop error={error}", { error: this.#client.redact(error) });
     }
     await polling;
     await this.#typing.cancelAll();
@@ -244,8 +231,8 @@ export class TelegramChannel extends Channel {
   override async send(message: ChannelMessage): Promise<void> {
     const text = outboundText(String(message.content ?? ""));
     const context = message.context ?? {};
-    const { api } = await this.#api();
-    await finishApprovalPress(context, api, (error) => this.#redact(error), text);
+    const { api } = await this.#client.bot();
+    await finishApprovalPress(context, api, (error) => this.#client.redact(error), text);
     if (text.trim() === "") return;
     const requests = askedRequests(context);
     const pieces = splitMessageText(text);
@@ -284,79 +271,11 @@ export class TelegramChannel extends Channel {
     const { fileId, fileSize } = source;
     if (typeof fileId !== "string" || fileId === "") return null;
     const size = typeof fileSize === "number" ? fileSize : null;
-    return () => this.#download(fileId, size);
+    return () => this.#client.download(fileId, size);
   }
 
   /** The typing lifespan for `chatId` (enter starts it, disposal stops it; nested use is a no-op). */
   typingLifespan(chatId: string): TypingLifespan {
     return this.#typing.lifespan(chatId);
-  }
-
-  async #api(): Promise<Bot> {
-    if (this.#bot) return this.#bot;
-    if (!this.enabled) {
-      throw new BubError(
-        "config",
-        "Cannot use the Telegram channel: the bot token is empty (set BUB_TELEGRAM_TOKEN)",
-      );
-    }
-    const poll = this.#options.pollTimeoutSeconds ?? 30;
-    const [{ Bot }, proxy] = await Promise.all([
-      grammy(),
-      proxyClientOptions(this.#options.proxy),
-    ]);
-    if (this.#bot) return this.#bot;
-    this.#proxy = proxy;
-    const bot = new Bot(this.#options.token, {
-      client: {
-        apiRoot: this.#apiRoot,
-        timeoutSeconds: poll + 30,
-        ...(proxy as Record<string, never> | null),
-      },
-    });
-    bot.use((ctx: Context) => handleUpdate(ctx.update, ctx.me, this.#updates));
-    bot.catch((error) =>
-      logger.error("telegram.update failed: {error}", { error: this.#redact(error.error) })
-    );
-    this.#bot = bot;
-    return bot;
-  }
-
-  #reply(message: Message, text: string): void {
-    this.#api().then((bot) => bot.api.sendMessage(message.chat.id, text)).catch(
-      (error: unknown) => {
-        logger.error("telegram.reply failed chat_id={chatId}: {error}", {
-          chatId: message.chat.id,
-          error: this.#redact(error),
-        });
-      },
-    );
-  }
-
-  async #download(fileId: string, fileSize: number | null): Promise<Uint8Array | null> {
-    if (fileSize !== null && fileSize > MAX_MEDIA_BYTES) return null;
-    try {
-      const file = await (await this.#api()).api.getFile(fileId);
-      if ((file.file_size ?? 0) > MAX_MEDIA_BYTES || !file.file_path) return null;
-      const url = `${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`;
-      let data: Uint8Array;
-      try {
-        data = await downloadBytes(url, this.#proxy);
-      } catch (error) {
-        throw new Error(`Cannot download ${url}`, { cause: error });
-      }
-      return data.byteLength > MAX_MEDIA_BYTES ? null : data;
-    } catch (error) {
-      logger.warning("telegram.download failed file_id={fileId}: {error}", {
-        fileId,
-        error: this.#redact(error),
-      });
-      return null;
-    }
-  }
-
-  /** An error's text (with its causes) with the bot token and token-like URL parts redacted. */
-  #redact(error: unknown): string {
-    return redactedErrorText(error, [this.#options.token.trim()]);
   }
 }
