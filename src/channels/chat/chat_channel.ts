@@ -2,11 +2,13 @@
  * The `chat` channel family: one Bub channel per enabled platform (`slack`, `github`, `discord`,
  * `teams`), each hosting Vercel's Chat SDK with that platform's adapter. The SDK and the adapter
  * are imported when the channel starts; inbound webhooks arrive through the shared
- * {@link WebhookServer}.
+ * {@link WebhookServer}. What runs while the channel is started (adapter, SDK, webhook route,
+ * outward connection) is `_platform_link.ts`; inbound messages are routed in `_inbound.ts`,
+ * answers posted in `_post.ts` and `_stream.ts`.
  *
  * @module
  */
-import type { Adapter, Chat, Message, Thread } from "chat";
+import type { Chat, Message, Thread } from "chat";
 import { getLogger } from "../../_internal/log.ts";
 import { redactedErrorText } from "../../_internal/redact.ts";
 import type { MessageHandler } from "../../kernel/channel.ts";
@@ -17,17 +19,15 @@ import { inboundOf } from "../../kernel/inbound.ts";
 import type { StreamEvent } from "../../kernel/stream_events.ts";
 import { Channel } from "../channel.ts";
 import { ChatAccess } from "./_access.ts";
-import { connectPlatform } from "./_elected.ts";
-import { createSdkChat } from "./_sdk_chat.ts";
 import { APPROVAL_ACTIONS, handleApprovalAction } from "./_approvals.ts";
 import { HandOffOrder, type InboundRoute, routeInbound, typingLifespan } from "./_inbound.ts";
 import { type InboundMedia, mediaLocationOf, urlMedia } from "./_media.ts";
 import { mediaSource } from "./_media_fetch.ts";
+import { PlatformLink } from "./_platform_link.ts";
 import { postOutbound } from "./_post.ts";
 import { postStreamed, StreamedAnswers } from "./_stream.ts";
 import { CHAT_PLATFORMS } from "./platforms.ts";
 import type { ChatCredentials, ChatPlatform } from "./chat_platform.ts";
-import { sdkLogger } from "./_sdk_logger.ts";
 import type { WebhookServer } from "./webhook_server.ts";
 
 /**
@@ -93,15 +93,9 @@ export class ChatChannel extends Channel {
   readonly #platform: ChatPlatform;
   readonly #access: ChatAccess;
   readonly #streamed = new StreamedAnswers();
-  readonly #tasks = new Set<Promise<unknown>>();
   readonly #order = new HandOffOrder();
-  #adapter: Adapter | null = null;
-  #chat: Chat | null = null;
-  #media: InboundMedia | null = null;
-  #sdk: typeof import("chat") | null = null;
+  readonly #link: PlatformLink;
   #starting: Promise<void> | null = null;
-  #route: AsyncDisposable | null = null;
-  #connection: AsyncDisposable | null = null;
 
   /**
    * Creates the channel (nothing is imported until it starts).
@@ -133,6 +127,12 @@ export class ChatChannel extends Channel {
       options.allowChannels,
       platform.channelKeys,
     );
+    this.#link = new PlatformLink({
+      name: this.name,
+      platform,
+      options,
+      redact: (error) => this.#redact(error),
+    });
   }
 
   /** True: bursts of messages are merged. */
@@ -163,21 +163,15 @@ export class ChatChannel extends Channel {
     const open = this.#access.openWarning();
     const logger = getLogger(["bub", "channels", this.name]);
     if (open !== null) logger.warning(open);
-    const secrets = this.#platform.secrets(this.#options.credentials);
-    const sdkLog = sdkLogger(this.name, secrets);
-    const adapter = await this.#platform.createAdapter(this.#options.credentials, sdkLog);
-    this.#media = this.#platform.inboundMedia?.(this.#options.credentials, adapter) ?? null;
-    const userName = this.#options.credentials.userName || "bub";
-    const { sdk, chat } = await createSdkChat(
-      this.name,
-      adapter,
-      userName,
-      sdkLog,
-      {
-        clusterUrl: this.#options.clusterUrl ?? null,
-        streamPlaceholder: this.#platform.streamPlaceholder,
-      },
+    await this.#link.open((chat) => this.#wire(chat));
+    logger.info(
+      "{channel}.start allow_users_count={users} allow_channels_count={channels}",
+      { channel: this.name, users: this.#access.users.size, channels: this.#access.channels.size },
     );
+  }
+
+  /** Hands the SDK's messages (and, with buttons, approval presses) to the channel. */
+  #wire(chat: Chat): void {
     const on = (route: InboundRoute) => (thread: Thread, message: Message) =>
       this.#inbound(thread, message, route);
     chat.onDirectMessage(on("direct"));
@@ -197,37 +191,6 @@ export class ChatChannel extends Channel {
           })
         ));
     }
-    try {
-      await chat.initialize();
-      this.#chat = chat;
-      this.#sdk = sdk;
-      this.#adapter = adapter;
-      const credentials = this.#options.credentials;
-      if (this.#platform.webhooks(credentials)) {
-        const webhook = chat.webhooks[this.name]!;
-        this.#route = await this.#options.webhooks.register(
-          this.name,
-          (request) => webhook(request, { waitUntil: (task) => this.#track(task) }),
-        );
-      }
-      const outward = this.#platform.connection?.(credentials) ?? null;
-      if (outward !== null) {
-        this.#connection = await connectPlatform(() => outward.open(adapter), {
-          url: this.#options.clusterUrl ?? null,
-          job: outward.job,
-          channel: this.name,
-        });
-      }
-    } catch (error) {
-      // Shut down what started: the SDK's state (a cluster's database pool), the route.
-      this.#chat = chat;
-      await this.#teardown();
-      throw error;
-    }
-    logger.info(
-      "{channel}.start allow_users_count={users} allow_channels_count={channels}",
-      { channel: this.name, users: this.#access.users.size, channels: this.#access.channels.size },
-    );
   }
 
   /** Stops taking webhooks, waits for the messages being handled and shuts the SDK down. */
@@ -235,26 +198,7 @@ export class ChatChannel extends Channel {
     const starting = this.#starting;
     this.#starting = null;
     await starting?.catch(() => {});
-    await this.#teardown();
-  }
-
-  async #teardown(): Promise<void> {
-    const connection = this.#connection;
-    this.#connection = null;
-    await Promise.resolve(connection?.[Symbol.asyncDispose]()).catch(() => {});
-    const route = this.#route;
-    this.#route = null;
-    await route?.[Symbol.asyncDispose]();
-    await Promise.allSettled([...this.#tasks]);
-    const chat = this.#chat;
-    this.#chat = null;
-    this.#adapter = null;
-    await chat?.shutdown().catch((error: unknown) =>
-      getLogger(["bub", "channels", this.name]).debug("{channel}.stop error={error}", {
-        channel: this.name,
-        error: this.#redact(error),
-      })
-    );
+    await this.#link.close();
   }
 
   /**
@@ -269,8 +213,8 @@ export class ChatChannel extends Channel {
   override send(message: ChannelMessage): Promise<void> {
     return postOutbound(message, {
       platform: this.#platform,
-      adapter: this.#adapter,
-      sdk: this.#sdk,
+      adapter: this.#link.adapter,
+      sdk: this.#link.sdk,
       streamed: this.#streamed,
       thread: (chatId) => this.#thread(chatId),
     });
@@ -285,7 +229,7 @@ export class ChatChannel extends Channel {
     stream: AsyncIterable<StreamEvent>,
   ): AsyncIterable<StreamEvent> {
     const chatId = String(inboundOf(message).chatId ?? "");
-    if (this.#chat === null || chatId === "") return stream;
+    if (this.#link.chat === null || chatId === "") return stream;
     return postStreamed(this.#thread(chatId), stream, {
       posted: (text) => this.#streamed.add(chatId, text),
       failed: (error) =>
@@ -301,11 +245,12 @@ export class ChatChannel extends Channel {
    * received (cluster mode); null before the channel started.
    */
   typingLifespan(chatId: string): AsyncDisposable | null {
-    return this.#chat === null ? null : typingLifespan(this.#chat.thread(chatId), this.name);
+    const chat = this.#link.chat;
+    return chat === null ? null : typingLifespan(chat.thread(chatId), this.name);
   }
 
   #thread(chatId: string): Thread {
-    const chat = this.#chat;
+    const chat = this.#link.chat;
     if (!chat) {
       throw new BubError("config", `Cannot post to ${this.name}: the channel has not started`);
     }
@@ -350,12 +295,8 @@ export class ChatChannel extends Channel {
 
   #inboundMedia(): InboundMedia {
     // Discord's CDN URLs are signed: no token; platforms with tokens bring their own.
-    return this.#media ?? urlMedia(mediaSource(this.name, this.#options.credentials.apiBase, null));
-  }
-
-  #track(task: Promise<unknown>): void {
-    const tracked = task.catch(() => {}).finally(() => this.#tasks.delete(tracked));
-    this.#tasks.add(tracked);
+    return this.#link.media ??
+      urlMedia(mediaSource(this.name, this.#options.credentials.apiBase, null));
   }
 
   #redact(error: unknown): string {
