@@ -1,14 +1,15 @@
 /**
  * The `cli` channel: a terminal REPL that turns typed lines into channel messages, renders the
  * model's stream as Markdown while it arrives, shows tool calls, and lets the user steer a
- * running turn, cancel it with Ctrl-C and toggle shell mode.
+ * running turn, cancel it with Ctrl-C and toggle shell mode. What a typed line means is
+ * `_typed_lines.ts`, what Ctrl-C does `_interrupts.ts`; reading lines is `_repl.ts`, rendering the
+ * stream `_stream_render.ts`.
  *
  * @module
  */
 import process from "node:process";
 import { basename, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { getLogger } from "../../_internal/log.ts";
 import { type AdmitDecision, admitDecision } from "../../kernel/channel.ts";
 import { ChannelMessage } from "../../kernel/channel_message.ts";
@@ -25,13 +26,12 @@ import { renderStream } from "./_stream_render.ts";
 import { Terminal } from "./_terminal.ts";
 import { TurnTracker } from "./_turns.ts";
 import { ApprovalPrompt } from "./_approval_prompt.ts";
+import { Interrupts } from "./_interrupts.ts";
+import { completions, lineContent, replCommand, waitForTurn } from "./_typed_lines.ts";
 
 export type { CliTapeInfo, TapeInfo } from "./_panel.ts";
 export type { CliTurnLifespan } from "./_turns.ts";
-import type { CliTurnLifespan } from "./_turns.ts";
 export type { CliChannelOptions } from "./_options.ts";
-
-const QUIT_WINDOW_MS = 1000;
 
 /**
  * The terminal REPL channel (`cli`, an `Interface`). Typed lines go to the handler without
@@ -74,10 +74,7 @@ export class CliChannel extends Interface {
   #shell = false;
   #thinking = false;
   #quitting = false;
-  #outside: <R>(fn: () => R) => R = AsyncLocalStorage.snapshot();
-  #lastInterrupt = Number.NEGATIVE_INFINITY;
-  /** Sessions whose turns Ctrl-C cancelled, until their next turn starts. */
-  #cancelling = new Set<string>();
+  #interrupts: Interrupts;
   #approvals = new ApprovalPrompt();
 
   /**
@@ -97,9 +94,10 @@ export class CliChannel extends Interface {
     this.#status = new StatusLine(this.#terminal, () => this.toolbar());
     this.#sessionId = options.sessionId ?? "cli_session";
     this.#chatId = options.chatId ?? "cli_chat";
+    this.#interrupts = new Interrupts(options);
     this.#turns = new TurnTracker({
       started: (sessionId) => {
-        this.#cancelling.delete(sessionId);
+        this.#interrupts.turnStarted(sessionId);
         this.#status.start("Generating");
       },
       ended: async (_sessionId, idle) => {
@@ -181,7 +179,7 @@ export class CliChannel extends Interface {
       terminal: this.#terminal,
       history,
       prompt: () => this.promptLabel,
-      complete: (line) => this.#complete(line),
+      complete: (line) => completions(line, this.#options.toolNames),
       onLine: (line) => this.#enqueue(() => this.#handleLine(line)),
       onInterrupt: () => this.interrupt(),
       onEnd: () => this.#enqueue(() => this.#quit()),
@@ -207,28 +205,12 @@ export class CliChannel extends Interface {
    * `Interrupted. Use ',quit' to exit.`; a second call within one second quits.
    */
   interrupt(): void {
-    const now = (this.#options.now ?? Date.now)();
-    if (now - this.#lastInterrupt <= QUIT_WINDOW_MS) {
-      this.#lastInterrupt = Number.NEGATIVE_INFINITY;
-      this.#enqueue(() => this.#quit());
-      return;
-    }
-    this.#lastInterrupt = now;
-    const sessions = this.#turns.sessions();
-    const { onInterrupt } = this.#options;
-    if (sessions.length > 0 && onInterrupt) {
-      this.#terminal.print(this.#terminal.style("yellow", "Cancelling the running turn."));
-      for (const sessionId of sessions) {
-        this.#cancelling.add(sessionId);
-        // Run outside any turn's async context: on Deno the stdin callbacks inherit the running
-        // turn's context, and the manager's quit() would then spare that turn as "its caller".
-        Promise.resolve().then(() => this.#outside(() => onInterrupt(sessionId))).catch((error) =>
-          getLogger(["bub", "channels", "cli"]).warn("cli.interrupt_failed: {error}", { error })
-        );
-      }
-      return;
-    }
-    this.#terminal.print(this.#terminal.style("yellow", "Interrupted. Use ',quit' to exit."));
+    const outcome = this.#interrupts.press(this.#turns.sessions());
+    if (outcome === "quit") return this.#enqueue(() => this.#quit());
+    const text = outcome === "cancelling"
+      ? "Cancelling the running turn."
+      : "Interrupted. Use ',quit' to exit.";
+    this.#terminal.print(this.#terminal.style("yellow", text));
   }
 
   /**
@@ -238,7 +220,7 @@ export class CliChannel extends Interface {
   override admitMessage(
     { sessionId, message, turn }: ChannelAdmitArgs,
   ): Promise<AdmitDecision | null> {
-    if (turn.isRunning && this.#cancelling.has(sessionId)) {
+    if (turn.isRunning && this.#interrupts.cancelling(sessionId)) {
       this.#echo(contentOf(message), false);
       return Promise.resolve(admitDecision("follow_up", "cli turn is being cancelled"));
     }
@@ -283,17 +265,17 @@ export class CliChannel extends Interface {
     await appendHistory(this.historyPath, line).catch((error) =>
       getLogger(["bub", "channels", "cli"]).warn("cli.history_failed: {error}", { error })
     );
-    if (line === ",quit" || line === ",exit") return this.#quit();
-    if (line === ",thinking") {
+    const command = replCommand(line);
+    if (command === "quit") return this.#quit();
+    if (command === "thinking") {
       this.#echo(line, this.generating);
       this.#thinking = !this.#thinking;
       this.#info(`Thinking output is now ${this.#thinking ? "expanded" : "collapsed"}.`);
       this.#status.refresh();
       return;
     }
-    if (line === ",shell") return this.#toggleShell(true);
-    const answer = this.#approvals.answer(line);
-    const content = answer ?? (this.#shell && !line.startsWith(",") ? `,${line}` : line);
+    if (command === "shell") return this.#toggleShell(true);
+    const content = lineContent(line, this.#shell, this.#approvals.answer(line));
     const sessionId = this.#sessionId;
     const lifespan = this.#turns.lifespan(sessionId);
     const message = new ChannelMessage({
@@ -339,13 +321,6 @@ export class CliChannel extends Interface {
     this.#terminal.print(this.#terminal.style("cyan", text));
   }
 
-  #complete(line: string): string[] {
-    if (!line.startsWith(",")) return [];
-    const names = [...(this.#options.toolNames?.() ?? []), "thinking"];
-    const prefix = line.toLowerCase();
-    return names.map((name) => `,${name}`).filter((item) => item.toLowerCase().startsWith(prefix));
-  }
-
   async #refreshTape(): Promise<void> {
     const tapeInfo = this.#options.tapeInfo;
     if (!tapeInfo) return;
@@ -355,15 +330,4 @@ export class CliChannel extends Interface {
       getLogger(["bub", "channels", "cli"]).debug("cli.tape_info_failed: {error}", { error });
     }
   }
-}
-
-/** Waits for a piped line's turn: its start (up to 10 s; a dropped line never starts), then its end. */
-async function waitForTurn(lifespan: CliTurnLifespan): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const started = await Promise.race([
-    lifespan.started.then(() => true),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
-  ]);
-  clearTimeout(timer);
-  if (started) await lifespan.ended;
 }
