@@ -8,7 +8,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LoopbackServer, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, readBody, reply, startFakeServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog } from "./_fake_calls.ts";
 import {
   buttonsOf,
@@ -95,23 +95,20 @@ export class FakeDiscordServer implements AsyncDisposable {
 
   /** Starts the fake's REST server and gateway on free ports. */
   static async start(): Promise<FakeDiscordServer> {
-    const ref: { server?: FakeDiscordServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res, error) => {
-        if (!res.headersSent) reply(res, 500, { message: String(error), code: 0 });
-        else if (!res.destroyed) res.destroy();
+    return await startFakeServer({
+      create: async (http) => {
+        const identity: GatewayIdentity = {
+          botToken: "fake-discord-bot-token",
+          applicationId: snowflake(),
+          guildId: snowflake(),
+          channelId: snowflake(),
+        };
+        const gateway = await FakeDiscordGateway.start(identity);
+        return new FakeDiscordServer(identity, http, gateway, await signingKeys());
       },
-    );
-    const identity: GatewayIdentity = {
-      botToken: "fake-discord-bot-token",
-      applicationId: snowflake(),
-      guildId: snowflake(),
-      channelId: snowflake(),
-    };
-    const gateway = await FakeDiscordGateway.start(identity);
-    ref.server = new FakeDiscordServer(identity, http, gateway, await signingKeys());
-    return ref.server;
+      handle: (discord, req, res) => discord.#handle(req, res),
+      errorBody: (error) => ({ message: String(error), code: 0 }),
+    });
   }
 
   /** The REST base (`http://127.0.0.1:<port>/api/v10`), Bub's `api_base`. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, parseParams, readBody, reply, startFakeServer } from "./_http.ts";
 import type {
   FakeChat,
   FakeFile,
@@ -90,17 +90,11 @@ export class FakeTelegramServer implements AsyncDisposable {
 
   /** Starts a server on a free port of 127.0.0.1. */
   static async start(options: FakeTelegramServerOptions = {}): Promise<FakeTelegramServer> {
-    const ref: { server?: FakeTelegramServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res, error) => {
-        if (!res.headersSent) {
-          reply(res, 500, { ok: false, error_code: 500, description: String(error) });
-        } else if (!res.destroyed) res.destroy();
-      },
-    );
-    ref.server = new FakeTelegramServer(http, options);
-    return ref.server;
+    return await startFakeServer({
+      create: (http) => new FakeTelegramServer(http, options),
+      handle: (telegram, req, res) => telegram.#handle(req, res),
+      errorBody: (error) => ({ ok: false, error_code: 500, description: String(error) }),
+    });
   }
 
   /** The API root to give the bot: `http://127.0.0.1:<port>`. */
