@@ -140,15 +140,27 @@ export async function signingKeys(): Promise<SigningKeys> {
   return { privateKey: pair.privateKey, publicKeyHex: Buffer.from(raw).toString("hex") };
 }
 
-/** The `X-Signature-Ed25519` of `timestamp + body` under `key`. */
-export async function signInteraction(
+/**
+ * POSTs the interaction `body` to `url` signed as Discord signs it: `X-Signature-Ed25519`, the
+ * signature of `timestamp + body` under `key`, and `X-Signature-Timestamp`.
+ */
+export async function postSignedInteraction(
+  url: string,
   key: CryptoKey,
-  timestamp: string,
   body: string,
-): Promise<string> {
+): Promise<Response> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
   const data = new TextEncoder().encode(timestamp + body);
   const signature = await crypto.subtle.sign({ name: "Ed25519" }, key, data);
-  return Buffer.from(new Uint8Array(signature)).toString("hex");
+  return await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-signature-ed25519": Buffer.from(new Uint8Array(signature)).toString("hex"),
+      "x-signature-timestamp": timestamp,
+    },
+    body,
+  });
 }
 
 /** The buttons (`custom_id`, label) of a message's action rows. */

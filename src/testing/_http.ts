@@ -1,3 +1,10 @@
+/**
+ * Private: the HTTP plumbing the fakes share — reading a request's body and parameters, JSON
+ * answers, and servers on 127.0.0.1 that close with their open connections, down to a whole
+ * fake's start-up ({@link startFakeServer}).
+ *
+ * @module
+ */
 import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Server as NetServer, Socket } from "node:net";
@@ -57,6 +64,39 @@ export async function startLoopbackServer(
     handle(req, res).catch((error: unknown) => onError(res, error));
   });
   return await listenLoopback(server, port);
+}
+
+/** How {@link startFakeServer} starts a fake of type `T`. */
+export interface FakeServerStart<T> {
+  /** Makes the fake around its listening server (may start more, e.g. a WebSocket side). */
+  create(http: LoopbackServer): T | Promise<T>;
+  /** Answers one request (usually the fake's private `#handle`). */
+  handle(fake: T, req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /**
+   * The JSON body of the 500 answered when `handle` rejects, in the platform's error shape;
+   * without it (or once the headers are out) the response is destroyed instead.
+   */
+  errorBody?: (error: unknown) => unknown;
+  /** The port to listen on (default 0: a free one). */
+  port?: number;
+}
+
+/**
+ * Starts a fake's HTTP server on 127.0.0.1 (see {@link startLoopbackServer}), then makes the fake
+ * with `create`; every request goes to `handle` with that fake.
+ */
+export async function startFakeServer<T>(start: FakeServerStart<T>): Promise<T> {
+  const made: { fake?: T } = {};
+  const http = await startLoopbackServer(
+    (req, res) => start.handle(made.fake!, req, res),
+    (res, error) => {
+      if (start.errorBody && !res.headersSent) reply(res, 500, start.errorBody(error));
+      else if (!res.destroyed) res.destroy();
+    },
+    start.port ?? 0,
+  );
+  made.fake = await start.create(http);
+  return made.fake;
 }
 
 /**

@@ -4,27 +4,26 @@
  * a rate limit answers 429 with `retry_after`), the gateway as a WebSocket server (HELLO,
  * IDENTIFY, READY, GUILD_CREATE, heartbeats, MESSAGE_CREATE and THREAD_CREATE dispatches) and a
  * sender of HTTP interactions (button clicks) signed with an Ed25519 key pair made by WebCrypto.
+ * This file is the test's side (messages sent in, attachments, clicks, what the bot posted); the
+ * REST API's answers are `_discord_rest.ts`, the gateway `_discord_gateway.ts`.
  *
  * @module
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LoopbackServer, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, startFakeServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog } from "./_fake_calls.ts";
 import {
   buttonsOf,
   componentInteraction,
   messageObject,
-  multipartParams,
-  routeOf,
+  postSignedInteraction,
   type SigningKeys,
   signingKeys,
-  signInteraction,
   snowflake,
   type StoredMessage,
   userObject,
 } from "./_discord_payloads.ts";
 import { FakeDiscordGateway, type GatewayIdentity } from "./_discord_gateway.ts";
-import { answerRoute } from "./_discord_rest.ts";
+import { type RestState, serveRest } from "./_discord_rest.ts";
 
 /**
  * A Discord user of the fake.
@@ -75,6 +74,7 @@ export class FakeDiscordServer implements AsyncDisposable {
   readonly #dms = new Map<string, string>();
   readonly #rateLimited = new Map<string, number>();
   readonly #files = new Map<string, { contentType: string; data: Uint8Array }>();
+  readonly #rest: RestState;
 
   private constructor(
     identity: GatewayIdentity,
@@ -91,27 +91,33 @@ export class FakeDiscordServer implements AsyncDisposable {
     this.#http = http;
     this.#gateway = gateway;
     this.#keys = keys;
+    this.#rest = {
+      ...identity,
+      gateway,
+      log: this.log,
+      messages: this.#messages,
+      threads: this.#threads,
+      rateLimited: this.#rateLimited,
+      files: this.#files,
+    };
   }
 
   /** Starts the fake's REST server and gateway on free ports. */
   static async start(): Promise<FakeDiscordServer> {
-    const ref: { server?: FakeDiscordServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res, error) => {
-        if (!res.headersSent) reply(res, 500, { message: String(error), code: 0 });
-        else if (!res.destroyed) res.destroy();
+    return await startFakeServer({
+      create: async (http) => {
+        const identity: GatewayIdentity = {
+          botToken: "fake-discord-bot-token",
+          applicationId: snowflake(),
+          guildId: snowflake(),
+          channelId: snowflake(),
+        };
+        const gateway = await FakeDiscordGateway.start(identity);
+        return new FakeDiscordServer(identity, http, gateway, await signingKeys());
       },
-    );
-    const identity: GatewayIdentity = {
-      botToken: "fake-discord-bot-token",
-      applicationId: snowflake(),
-      guildId: snowflake(),
-      channelId: snowflake(),
-    };
-    const gateway = await FakeDiscordGateway.start(identity);
-    ref.server = new FakeDiscordServer(identity, http, gateway, await signingKeys());
-    return ref.server;
+      handle: (discord, req, res) => serveRest(discord.#rest, req, res),
+      errorBody: (error) => ({ message: String(error), code: 0 }),
+    });
   }
 
   /** The REST base (`http://127.0.0.1:<port>/api/v10`), Bub's `api_base`. */
@@ -277,80 +283,7 @@ export class FakeDiscordServer implements AsyncDisposable {
 
   async #postSigned(url: string, body: string, forge: boolean): Promise<Response> {
     const key = forge ? (await signingKeys()).privateKey : this.#keys.privateKey;
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    return await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-signature-ed25519": await signInteraction(key, timestamp, body),
-        "x-signature-timestamp": timestamp,
-      },
-      body,
-    });
-  }
-
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const path = url.pathname.replace(/^\/api\/v\d+/, "");
-    if (path.startsWith("/attachments/")) {
-      const file = this.#files.get(path.split("/")[3] ?? "");
-      this.log.record({ method: "GET /attachments", params: { __path: path }, authorization: "" });
-      res.writeHead(file ? 200 : 404, { "content-type": file?.contentType ?? "text/plain" });
-      res.end(file?.data ?? "not found");
-      return;
-    }
-    const route = routeOf(String(req.method), path);
-    const raw = await readBody(req);
-    const text = new TextDecoder().decode(raw);
-    const type = String(req.headers["content-type"] ?? "");
-    const params: Record<string, unknown> = type.startsWith("multipart/form-data")
-      ? await multipartParams(raw, type)
-      : text && text.startsWith("{")
-      ? JSON.parse(text)
-      : {};
-    params.__path = path;
-    const authorization = String(req.headers.authorization ?? "");
-    const limited = this.#rateLimited.get(route) ?? 0;
-    if (limited > 0) {
-      this.#rateLimited.set(route, limited - 1);
-      this.log.record({ method: route, params: { ...params, rateLimited: true }, authorization });
-      res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
-      res.end(JSON.stringify({ message: "You are being rate limited.", retry_after: 0.2 }));
-      return;
-    }
-    const interaction = route.startsWith("POST /interactions/");
-    if (!interaction && authorization !== `Bot ${this.botToken}`) {
-      this.log.record({ method: route, params, authorization });
-      return reply(res, 401, { message: "401: Unauthorized", code: 0 });
-    }
-    if (route === "POST /channels/{channel}/messages/{message}/threads") {
-      const origin = path.split("/")[4]!;
-      if (this.#threads.has(origin)) {
-        // Discord: one thread per message (another bot instance got there first).
-        this.log.record({ method: route, params: { ...params, duplicate: true }, authorization });
-        return reply(res, 400, {
-          message: "A thread has already been created for this message",
-          code: 160004,
-        });
-      }
-    }
-    const answer = answerRoute({
-      applicationId: this.applicationId,
-      guildId: this.guildId,
-      channelId: this.channelId,
-      messages: this.#messages,
-      threads: this.#threads,
-      gateway: this.#gateway,
-    }, { route, path, params });
-    if (answer && typeof answer === "object" && "id" in answer) params.__id = answer.id;
-    this.log.record({ method: route, params, authorization });
-    if (answer === undefined) return reply(res, 404, { message: "Unknown route", code: 0 });
-    if (answer === null) {
-      res.writeHead(204);
-      res.end();
-      return;
-    }
-    reply(res, 200, answer);
+    return await postSignedInteraction(url, key, body);
   }
 
   /** Stops the REST server and the gateway. */

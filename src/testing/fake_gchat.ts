@@ -13,7 +13,7 @@
 import { Buffer } from "node:buffer";
 import { createVerify } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, parseParams, readBody, reply, startFakeServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog } from "./_fake_calls.ts";
 import {
   CHAT_ISSUER,
@@ -79,16 +79,11 @@ export class FakeGChatServer implements AsyncDisposable {
 
   /** Starts the fake on a free port. */
   static async start(): Promise<FakeGChatServer> {
-    const ref: { server?: FakeGChatServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res, error) => {
-        if (!res.headersSent) reply(res, 500, { error: { message: String(error) } });
-        else if (!res.destroyed) res.destroy();
-      },
-    );
-    ref.server = new FakeGChatServer(http);
-    return ref.server;
+    return await startFakeServer({
+      create: (http) => new FakeGChatServer(http),
+      handle: (gchat, req, res) => gchat.#handle(req, res),
+      errorBody: (error) => ({ error: { message: String(error) } }),
+    });
   }
 
   /** The Chat API root (`http://127.0.0.1:<port>/`), Bub's `api_base`. */

@@ -10,7 +10,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, parseParams, readBody, reply, startFakeServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
 import { FakeFiles } from "./_fake_files.ts";
 
@@ -83,16 +83,11 @@ export class FakeGitHubServer implements AsyncDisposable {
 
   /** Starts the fake on a free port. */
   static async start(): Promise<FakeGitHubServer> {
-    const ref: { server?: FakeGitHubServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res, error) => {
-        if (!res.headersSent) reply(res, 500, { message: String(error) });
-        else if (!res.destroyed) res.destroy();
-      },
-    );
-    ref.server = new FakeGitHubServer(http);
-    return ref.server;
+    return await startFakeServer({
+      create: (http) => new FakeGitHubServer(http),
+      handle: (github, req, res) => github.#handle(req, res),
+      errorBody: (error) => ({ message: String(error) }),
+    });
   }
 
   /** The REST API base (`http://127.0.0.1:<port>`), Bub's `api_base`. */

@@ -9,7 +9,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LoopbackServer, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, readBody, reply, startFakeServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
 import type { FakePutFile } from "./_fake_files.ts";
 import { FakeLinearFiles } from "./_linear_files.ts";
@@ -99,16 +99,11 @@ export class FakeLinearServer implements AsyncDisposable {
 
   /** Starts the fake on a free port. */
   static async start(): Promise<FakeLinearServer> {
-    const ref: { server?: FakeLinearServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res, error) => {
-        if (!res.headersSent) reply(res, 500, { errors: [{ message: String(error) }] });
-        else if (!res.destroyed) res.destroy();
-      },
-    );
-    ref.server = new FakeLinearServer(http);
-    return ref.server;
+    return await startFakeServer({
+      create: (http) => new FakeLinearServer(http),
+      handle: (linear, req, res) => linear.#handle(req, res),
+      errorBody: (error) => ({ errors: [{ message: String(error) }] }),
+    });
   }
 
   /** The GraphQL endpoint (`http://127.0.0.1:<port>/graphql`), Bub's `api_base`. */

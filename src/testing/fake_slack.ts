@@ -8,7 +8,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, parseParams, readBody, reply, startFakeServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog, hmacHex } from "./_fake_calls.ts";
 import {
   blockActionsPayload,
@@ -94,19 +94,12 @@ export class FakeSlackServer implements AsyncDisposable {
 
   /** Starts the fake on a free port. */
   static async start(): Promise<FakeSlackServer> {
-    const ref: { server?: FakeSlackServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res, error) => {
-        if (!res.headersSent) reply(res, 500, { ok: false, error: String(error) });
-        else if (!res.destroyed) res.destroy();
-      },
-    );
-    ref.server = new FakeSlackServer(
-      http,
-      await FakeSlackSocket.start("xapp-fake-slack-app-token"),
-    );
-    return ref.server;
+    return await startFakeServer({
+      create: async (http) =>
+        new FakeSlackServer(http, await FakeSlackSocket.start("xapp-fake-slack-app-token")),
+      handle: (slack, req, res) => slack.#handle(req, res),
+      errorBody: (error) => ({ ok: false, error: String(error) }),
+    });
   }
 
   /** The Web API base (`http://127.0.0.1:<port>/api/`), Bub's `api_base`. */

@@ -11,7 +11,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, parseParams, readBody, reply, startFakeServer } from "./_http.ts";
 import { type FakeApiCall, FakeCallLog } from "./_fake_calls.ts";
 import {
   generateSigningKey,
@@ -81,16 +81,11 @@ export class FakeTeamsServer implements AsyncDisposable {
       generateSigningKey("fake-teams-key"),
       generateSigningKey("not-listed-key"),
     ]);
-    const ref: { server?: FakeTeamsServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res, error) => {
-        if (!res.headersSent) reply(res, 500, { error: String(error) });
-        else if (!res.destroyed) res.destroy();
-      },
-    );
-    ref.server = new FakeTeamsServer(http, key, stranger);
-    return ref.server;
+    return await startFakeServer({
+      create: (http) => new FakeTeamsServer(http, key, stranger),
+      handle: (teams, req, res) => teams.#handle(req, res),
+      errorBody: (error) => ({ error: String(error) }),
+    });
   }
 
   /** The login base (`http://127.0.0.1:<port>`), Bub's `api_base`. */

@@ -1,12 +1,13 @@
 /**
  * `FakeTelegramServer`: a local Telegram Bot API on 127.0.0.1 for tests. It answers the methods a
  * long-polling bot calls, queues updates pushed by the test, serves uploaded files and records
- * every call.
+ * every call. This file is the test's side: building and pushing messages, updates and button
+ * presses, storing files, waiting for calls; the Bot API's answers are `_fake_telegram_api.ts`,
+ * the update queue and its long poll `_fake_telegram_updates.ts`.
  *
  * @module
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { type LoopbackServer, parseParams, readBody, reply, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, startFakeServer } from "./_http.ts";
 import type {
   FakeChat,
   FakeFile,
@@ -16,13 +17,11 @@ import type {
   FakeUser,
   WaitForCallsOptions,
 } from "./_fake_telegram_types.ts";
-import { badRequest, type MethodResult, SentMessages } from "./_fake_telegram_sent.ts";
+import { SentMessages } from "./_fake_telegram_sent.ts";
+import { UpdateQueue } from "./_fake_telegram_updates.ts";
+import { type BotApiState, serveBotApi } from "./_fake_telegram_api.ts";
 
 const DEFAULT_TOKEN = "123456:TEST-TOKEN";
-
-interface PollWaiter {
-  wake(): void;
-}
 
 interface CallWaiter {
   check(): void;
@@ -64,14 +63,13 @@ export class FakeTelegramServer implements AsyncDisposable {
   /** Every Bot API call received, in order (file downloads excluded). */
   readonly calls: FakeTelegramCall[] = [];
   #http: LoopbackServer;
-  #updates: Array<Record<string, unknown>> = [];
-  #nextUpdateId = 1;
+  readonly #updates = new UpdateQueue();
   #nextMessageId = 1;
   #nextFileId = 1;
   #files = new Map<string, { file: FakeFile; data: Uint8Array }>();
   readonly #sent: SentMessages;
+  readonly #api: BotApiState;
   #nextCallbackId = 1;
-  #pollWaiters = new Set<PollWaiter>();
   #callWaiters = new Set<CallWaiter>();
   #closed: Promise<void> | null = null;
 
@@ -86,21 +84,24 @@ export class FakeTelegramServer implements AsyncDisposable {
       username: options.botUsername ?? "bub_test_bot",
     };
     this.#sent = new SentMessages(() => this.#nextMessageId++, this.bot);
+    this.#api = {
+      token: this.token,
+      bot: this.bot,
+      fileDownloadStatus: () => this.fileDownloadStatus,
+      files: this.#files,
+      sent: this.#sent,
+      updates: this.#updates,
+      record: (method, params) => this.#record(method, params),
+    };
   }
 
   /** Starts a server on a free port of 127.0.0.1. */
   static async start(options: FakeTelegramServerOptions = {}): Promise<FakeTelegramServer> {
-    const ref: { server?: FakeTelegramServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res, error) => {
-        if (!res.headersSent) {
-          reply(res, 500, { ok: false, error_code: 500, description: String(error) });
-        } else if (!res.destroyed) res.destroy();
-      },
-    );
-    ref.server = new FakeTelegramServer(http, options);
-    return ref.server;
+    return await startFakeServer({
+      create: (http) => new FakeTelegramServer(http, options),
+      handle: (telegram, req, res) => serveBotApi(telegram.#api, req, res),
+      errorBody: (error) => ({ ok: false, error_code: 500, description: String(error) }),
+    });
   }
 
   /** The API root to give the bot: `http://127.0.0.1:<port>`. */
@@ -183,11 +184,7 @@ export class FakeTelegramServer implements AsyncDisposable {
    * `update_id` is assigned when absent. Returns the update id.
    */
   pushUpdate(update: Record<string, unknown>): number {
-    const id = typeof update.update_id === "number" ? update.update_id : this.#nextUpdateId;
-    this.#nextUpdateId = Math.max(this.#nextUpdateId, id + 1);
-    this.#updates.push({ ...update, update_id: id });
-    for (const waiter of [...this.#pollWaiters]) waiter.wake();
-    return id;
+    return this.#updates.push(update);
   }
 
   /**
@@ -270,7 +267,7 @@ export class FakeTelegramServer implements AsyncDisposable {
   /** Stops listening, ends pending long polls and drops connections. Idempotent. */
   close(): Promise<void> {
     this.#closed ??= (() => {
-      for (const waiter of [...this.#pollWaiters]) waiter.wake();
+      this.#updates.close();
       return this.#http.close();
     })();
     return this.#closed;
@@ -284,109 +281,5 @@ export class FakeTelegramServer implements AsyncDisposable {
   #record(method: string, params: Record<string, unknown>): void {
     this.calls.push({ method, params });
     for (const waiter of [...this.#callWaiters]) waiter.check();
-  }
-
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", this.apiRoot);
-    const body = await readBody(req);
-    const filePrefix = `/file/bot${this.token}/`;
-    if (url.pathname.startsWith(filePrefix)) {
-      if (this.fileDownloadStatus !== null) {
-        return reply(res, this.fileDownloadStatus, { ok: false, description: "download failed" });
-      }
-      const path = decodeURIComponent(url.pathname.slice(filePrefix.length));
-      const entry = [...this.#files.values()].find((item) => item.file.file_path === path);
-      if (!entry) return reply(res, 404, { ok: false, error_code: 404, description: "Not Found" });
-      res.writeHead(200, { "content-type": "application/octet-stream" });
-      res.end(entry.data);
-      return;
-    }
-    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
-    if (!match || match[1] !== this.token) {
-      return reply(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
-    }
-    const method = match[2]!;
-    let params: Record<string, unknown>;
-    try {
-      params = parseParams(req, body, url);
-    } catch {
-      return reply(res, 400, {
-        ok: false,
-        error_code: 400,
-        description: "Bad Request: invalid JSON",
-      });
-    }
-    this.#record(method, params);
-    const result = await this.#answer(method, params, res);
-    if (result === undefined) return;
-    if ("error" in result) {
-      return reply(res, result.error.code, { ok: false, ...result.error.body });
-    }
-    reply(res, 200, { ok: true, result: result.ok });
-  }
-
-  async #answer(
-    method: string,
-    params: Record<string, unknown>,
-    res: ServerResponse,
-  ): Promise<MethodResult | undefined> {
-    switch (method) {
-      case "getMe":
-        return { ok: { ...this.bot, can_join_groups: true, can_read_all_group_messages: false } };
-      case "deleteWebhook":
-        if (params.drop_pending_updates === true || params.drop_pending_updates === "true") {
-          this.#updates = [];
-        }
-        return { ok: true };
-      case "getUpdates":
-        return { ok: await this.#getUpdates(params, res) };
-      case "sendMessage":
-        return this.#sent.send(params);
-      case "sendChatAction":
-        return { ok: true };
-      case "answerCallbackQuery":
-        return typeof params.callback_query_id === "string" && params.callback_query_id !== ""
-          ? { ok: true }
-          : badRequest("callback_query_id is empty");
-      case "editMessageText":
-      case "editMessageReplyMarkup":
-        return this.#sent.edit(method, params);
-      case "getFile": {
-        const entry = this.#files.get(String(params.file_id));
-        return entry ? { ok: entry.file } : badRequest("invalid file_id");
-      }
-      default:
-        return {
-          error: {
-            code: 404,
-            body: { error_code: 404, description: "Not Found: method not found" },
-          },
-        };
-    }
-  }
-
-  async #getUpdates(params: Record<string, unknown>, res: ServerResponse): Promise<unknown[]> {
-    const offset = Number(params.offset ?? 0);
-    if (offset > 0) {
-      this.#updates = this.#updates.filter((update) => Number(update.update_id) >= offset);
-    }
-    const limit = Math.min(Math.max(Number(params.limit ?? 100) || 100, 1), 100);
-    const timeoutSeconds = Number(params.timeout ?? 0) || 0;
-    if (this.#updates.length === 0 && timeoutSeconds > 0 && this.#closed === null) {
-      await new Promise<void>((resolve) => {
-        const waiter: PollWaiter = {
-          wake: () => {
-            clearTimeout(timer);
-            res.off("close", waiter.wake);
-            this.#pollWaiters.delete(waiter);
-            resolve();
-          },
-        };
-        const timer = setTimeout(waiter.wake, timeoutSeconds * 1000);
-        res.on("close", waiter.wake);
-        this.#pollWaiters.add(waiter);
-      });
-    }
-    return this.#updates.slice(0, limit);
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { BubError } from "../kernel/errors.ts";
-import { type LoopbackServer, readBody, startLoopbackServer } from "./_http.ts";
+import { type LoopbackServer, readBody, startFakeServer } from "./_http.ts";
 import type { MockProtocol, MockReply, MockRequest, MockResponder } from "./_mock_reply.ts";
 import { errorBody, errorHeaders, jsonBody, sseEvents, streams } from "./_mock_wire.ts";
 
@@ -116,16 +116,11 @@ export class MockLlmServer implements AsyncDisposable {
         { key: "latencyMs", value: latency },
       );
     }
-    const ref: { server?: MockLlmServer } = {};
-    const http = await startLoopbackServer(
-      (req, res) => ref.server!.#handle(req, res),
-      (res) => {
-        if (!res.destroyed) res.destroy();
-      },
-      options.port ?? 0,
-    );
-    ref.server = new MockLlmServer(http, options);
-    return ref.server;
+    return await startFakeServer({
+      create: (http) => new MockLlmServer(http, options),
+      handle: (server, req, res) => server.#handle(req, res),
+      port: options.port,
+    });
   }
 
   /** The API base to give a provider: `http://127.0.0.1:<port>/v1`. */
