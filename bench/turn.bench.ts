@@ -5,8 +5,10 @@
  * Variants, side by side in one run: a raw `fetch` + SSE baseline doing the same two HTTP calls;
  * the raw client sending Bub's request bytes, alone and then writing the turn's tape bytes with
  * an `fdatasync` (to a new file per turn, or appended to one open file: what durability alone
- * costs, see `_turn_durable.ts`); Bub (`processInbound` with the builtin plugin); Bub with 10 no-op plugins implementing every
- * stage hook of the turn; and, when installed in `bench/.peers` (`npm install --no-save ai
+ * costs, see `_turn_durable.ts`); Bub (`processInbound` with the builtin plugin, its tools on the
+ * host: `sandbox: off`, as the raw client and the peers run theirs); Bub with 10 no-op plugins
+ * implementing every stage hook of the turn; Bub with `sandbox: remote`, the chats' default, whose
+ * new sessions start a spare sandbox while the model is asked; and, when installed in `bench/.peers` (`npm install --no-save ai
  * @mariozechner/pi-agent-core @ai-sdk/openai-compatible` there), the AI SDK `ToolLoopAgent` and
  * pi's `Agent`. Reports p50/p95 per turn (`BENCH_WARMUP` warm-up turns of each, default 200, then
  * `BENCH_N` turns, default 300, in rotating blocks of `BENCH_BLOCK`, default 25), the p50 overhead
@@ -94,11 +96,12 @@ async function bubTurn(
   noopPlugins: number,
   memoryTape = false,
   session: string | null = null,
+  sandbox: "off" | "remote" = "off",
 ): Promise<BubHandle> {
   const { bub, home } = await createBenchBub(url, {
     prefix: "bub-turn-bench-",
     memoryTape,
-    env: { BUB_MAX_TOKENS: "1024" },
+    env: { BUB_MAX_TOKENS: "1024", BUB_SANDBOX: sandbox },
   });
   for (let p = 0; p < noopPlugins; p++) {
     const plugin: Record<string, unknown> = { name: `noop-${p}` };
@@ -290,6 +293,12 @@ async function measure(url: string): Promise<void> {
   const memory = await bubTurn(url, 0, true);
   closers.push(memory.close);
   variants["bub, in-memory tape store"] = memory.turn;
+  // The chats' default: each new session's first turn starts a spare sandbox while the model is
+  // asked (`environment/_sandbox_spare.ts`); the rows above run tools on the host, as the raw
+  // client and the peers do.
+  const sandboxed = await bubTurn(url, 0, false, null, "remote");
+  closers.push(sandboxed.close);
+  variants["bub, sandbox: remote (the chats' default)"] = sandboxed.turn;
   if (existsSync(join(PEERS, "node_modules/ai"))) {
     await attempt("ai ToolLoopAgent", () => aiSdkTurn(url));
   } else rows["ai ToolLoopAgent"] = { error: "not installed in bench/.peers" };
