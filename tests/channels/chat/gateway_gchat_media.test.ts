@@ -12,13 +12,13 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { FakeGChatServer } from "../../../src/testing/fake_gchat.ts";
 import { base64, pdfFile, PNG_BASE64 } from "../../agent/_media_files.ts";
 import { userParts } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
 import { FILES_TEXT, SEND_THE_FILES, writeMediaOutPlugin } from "./_media_out_plugin.ts";
 import { gchatEnv } from "./_platform_env.ts";
+import { startOutsider } from "./_outsider.ts";
 
 describe("bub gateway: Google Chat media in and out", () => {
   let gchat: FakeGChatServer;
@@ -109,41 +109,31 @@ describe("bub gateway: Google Chat media in and out", () => {
   test("a downloadUri on another host is never fetched, and a resource name cannot leave the media download", async () => {
     const skip = gateway.model.requests.length;
     const before = gchat.log.calls.length;
-    const seen: string[] = [];
-    const other = createServer((req, res) => {
-      seen.push(String(req.headers.authorization ?? ""));
-      res.writeHead(200, { "content-type": "image/png" }).end(png);
+    await using outsider = await startOutsider(png);
+    const event = gchat.messageEvent(ada, "open this", {
+      space: `spaces/M${spaces++}`,
+      attachments: [
+        {
+          contentName: "bait.png",
+          contentType: "image/png",
+          downloadUri: `${outsider.origin}/bait.png`,
+          source: "UPLOADED_CONTENT",
+        },
+        {
+          contentName: "climb.png",
+          contentType: "image/png",
+          attachmentDataRef: { resourceName: "../../v1/spaces/AAA/messages" },
+          source: "UPLOADED_CONTENT",
+        },
+      ],
     });
-    await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
-    try {
-      const { port } = other.address() as { port: number };
-      const event = gchat.messageEvent(ada, "open this", {
-        space: `spaces/M${spaces++}`,
-        attachments: [
-          {
-            contentName: "bait.png",
-            contentType: "image/png",
-            downloadUri: `http://127.0.0.2:${port}/bait.png`,
-            source: "UPLOADED_CONTENT",
-          },
-          {
-            contentName: "climb.png",
-            contentType: "image/png",
-            attachmentDataRef: { resourceName: "../../v1/spaces/AAA/messages" },
-            source: "UPLOADED_CONTENT",
-          },
-        ],
-      });
-      await gchat.deliver(gateway.webhook, event);
-      const parts = userParts(await gateway.modelRequest("open this", skip));
-      assert.equal(Array.isArray(parts) && parts.some((p) => p.type === "image_url"), false);
-      assert.match(promptText(parts), /not downloadable/);
-      assert.deepEqual(seen, []);
-      const apiGets = gchat.log.calls.slice(before).filter((c) => c.method.startsWith("GET /v1/"));
-      assert.deepEqual(apiGets.map((call) => call.method), []);
-    } finally {
-      await new Promise((resolve) => other.close(resolve));
-    }
+    await gchat.deliver(gateway.webhook, event);
+    const parts = userParts(await gateway.modelRequest("open this", skip));
+    assert.equal(Array.isArray(parts) && parts.some((p) => p.type === "image_url"), false);
+    assert.match(promptText(parts), /not downloadable/);
+    assert.deepEqual(outsider.seen, []);
+    const apiGets = gchat.log.calls.slice(before).filter((c) => c.method.startsWith("GET /v1/"));
+    assert.deepEqual(apiGets.map((call) => call.method), []);
   });
 
   test("an answer's files, which a Chat app cannot upload, are named in notes", async () => {

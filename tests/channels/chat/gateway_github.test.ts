@@ -10,7 +10,6 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { FakeGitHubServer } from "../../../src/testing/fake_github.ts";
@@ -18,6 +17,7 @@ import { base64, pdfFile, PNG_BASE64, pngBytes } from "../../agent/_media_files.
 import { userParts, userText } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
 import { CHART_URL, FILES_TEXT, HUGE_BYTES, SEND_THE_FILES } from "./_media_reply_plugin.ts";
+import { startOutsider } from "./_outsider.ts";
 
 const PLUGIN = fileURLToPath(new URL("./_media_reply_plugin.ts", import.meta.url));
 
@@ -177,33 +177,23 @@ describe("bub gateway serving GitHub issue comments through the Chat SDK", () =>
     });
 
     test("a link on another host is not fetched, and a redirect to another host is not followed: the token never leaves GitHub", async () => {
-      const seen: string[] = [];
       const skip = gateway.model.requests.length;
-      const other = createServer((req, res) => {
-        seen.push(`${req.url} ${req.headers.authorization ?? ""}`);
-        res.writeHead(200, { "content-type": "image/png" }).end(png);
+      await using outsider = await startOutsider(png);
+      const foreign = outsider.origin;
+      const redirected = github.addAttachment("moved.png", "image/png", png, {
+        private: true,
+        location: `${foreign}/stolen.png`,
       });
-      await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
-      try {
-        const { port } = other.address() as { port: number };
-        const foreign = `http://127.0.0.2:${port}`;
-        const redirected = github.addAttachment("moved.png", "image/png", png, {
-          private: true,
-          location: `${foreign}/stolen.png`,
-        });
-        const body = `@bub open these ![bait](${foreign}/user-attachments/assets/bait)\n` +
-          `![moved](${redirected})`;
-        await github.deliver(webhook, github.commentEvent(ada, body, { number: issue++ }));
-        const parts = userParts(await gateway.modelRequest("open these", skip));
-        assert.equal(
-          Array.isArray(parts) && parts.some((part) => part.type === "image_url"),
-          false,
-        );
-        assert.match(userText(parts), /could not be downloaded/);
-        assert.deepEqual(seen, []);
-      } finally {
-        await new Promise((resolve) => other.close(resolve));
-      }
+      const body = `@bub open these ![bait](${foreign}/user-attachments/assets/bait)\n` +
+        `![moved](${redirected})`;
+      await github.deliver(webhook, github.commentEvent(ada, body, { number: issue++ }));
+      const parts = userParts(await gateway.modelRequest("open these", skip));
+      assert.equal(
+        Array.isArray(parts) && parts.some((part) => part.type === "image_url"),
+        false,
+      );
+      assert.match(userText(parts), /could not be downloaded/);
+      assert.deepEqual(outsider.seen, []);
     });
 
     test("an answer's files cannot be attached on GitHub: the comment names each with its type and size, and a URL stays a link", async () => {

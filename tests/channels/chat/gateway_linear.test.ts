@@ -13,7 +13,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
@@ -22,6 +21,7 @@ import { base64, pdfFile, PNG_BASE64, pngBytes } from "../../agent/_media_files.
 import { echoOrEffectModel, userParts, userText } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
 import { CHART_URL, FILES_TEXT, HUGE_BYTES, SEND_THE_FILES } from "./_media_reply_plugin.ts";
+import { startOutsider } from "./_outsider.ts";
 
 const PLUGIN = fileURLToPath(new URL("./_media_reply_plugin.ts", import.meta.url));
 
@@ -198,33 +198,23 @@ describe("bub gateway serving Linear issue comments through the Chat SDK", () =>
     });
 
     test("an upload over the media limit becomes a note; a link on another host is not fetched and gets no key", async () => {
-      const seen: string[] = [];
       const skip = gateway.model.requests.length;
-      const other = createServer((req, res) => {
-        seen.push(`${req.url} ${req.headers.authorization ?? ""}`);
-        res.writeHead(200, { "content-type": "image/png" }).end(png);
-      });
-      await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
-      try {
-        const { port } = other.address() as { port: number };
-        const huge = linear.addUpload("huge.pdf", "application/pdf", new Uint8Array(HUGE_BYTES));
-        const body = `@bub too big? [huge.pdf](${huge})\n\n` +
-          `![bait](http://127.0.0.2:${port}/uploads/org-acme/bait)`;
-        const event = linear.commentEvent(ada, body, { issueId: `issue-${issues++}` });
-        await linear.deliver(webhook, event);
-        const parts = userParts(await gateway.modelRequest("too big?", skip));
-        assert.match(userText(parts), /huge\.pdf/);
-        assert.match(userText(parts), /larger than the 2097152 byte media limit/);
-        if (Array.isArray(parts)) {
-          assert.equal(
-            parts.some((part) => part.type === "file" || part.type === "image_url"),
-            false,
-          );
-        }
-        assert.deepEqual(seen, []);
-      } finally {
-        await new Promise((resolve) => other.close(resolve));
+      await using outsider = await startOutsider(png);
+      const huge = linear.addUpload("huge.pdf", "application/pdf", new Uint8Array(HUGE_BYTES));
+      const body = `@bub too big? [huge.pdf](${huge})\n\n` +
+        `![bait](${outsider.origin}/uploads/org-acme/bait)`;
+      const event = linear.commentEvent(ada, body, { issueId: `issue-${issues++}` });
+      await linear.deliver(webhook, event);
+      const parts = userParts(await gateway.modelRequest("too big?", skip));
+      assert.match(userText(parts), /huge\.pdf/);
+      assert.match(userText(parts), /larger than the 2097152 byte media limit/);
+      if (Array.isArray(parts)) {
+        assert.equal(
+          parts.some((part) => part.type === "file" || part.type === "image_url"),
+          false,
+        );
       }
+      assert.deepEqual(outsider.seen, []);
     });
 
     test("an answer's files are uploaded (fileUpload, then a PUT without the API key) and embedded in the comment", async () => {

@@ -17,7 +17,6 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
@@ -25,6 +24,7 @@ import { FakeSlackServer } from "../../../src/testing/fake_slack.ts";
 import { base64, mp3Frame, pdfFile, PNG_BASE64 } from "../../agent/_media_files.ts";
 import { echoOrEffectModel, userParts, WRITE_THE_EFFECT } from "./_echo_model.ts";
 import { type Gateway, startGateway } from "./_gateway.ts";
+import { startOutsider } from "./_outsider.ts";
 
 describe("bub gateway serving Slack through the Chat SDK", () => {
   let slack: FakeSlackServer;
@@ -328,32 +328,22 @@ describe("bub gateway serving Slack through the Chat SDK", () => {
     });
 
     test("a file URL on another host is not fetched: the bot token never leaves Slack's hosts", async () => {
-      const seen: string[] = [];
       const skip = gateway.model.requests.length;
-      const other = createServer((req, res) => {
-        seen.push(String(req.headers.authorization ?? ""));
-        res.writeHead(200, { "content-type": "image/png" }).end("stolen");
+      await using outsider = await startOutsider("stolen");
+      const file = {
+        ...slack.addFile("bait.png", "image/png", new Uint8Array([1])),
+        url_private: `${outsider.origin}/files-pri/T0001-F1/bait.png`,
+      };
+      const event = slack.messageEvent(ALLOWED, `<@${slack.botUserId}> open this`, {
+        files: [file],
       });
-      await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
-      try {
-        const { port } = other.address() as { port: number };
-        const file = {
-          ...slack.addFile("bait.png", "image/png", new Uint8Array([1])),
-          url_private: `http://127.0.0.2:${port}/files-pri/T0001-F1/bait.png`,
-        };
-        const event = slack.messageEvent(ALLOWED, `<@${slack.botUserId}> open this`, {
-          files: [file],
-        });
-        assert.equal((await slack.deliver(webhook, event)).status, 200);
-        const parts = userParts(await gateway.modelRequest("open this", skip));
-        assert.equal(
-          Array.isArray(parts) && parts.some((part) => part.type === "image_url"),
-          false,
-        );
-        assert.deepEqual(seen, []);
-      } finally {
-        await new Promise((resolve) => other.close(resolve));
-      }
+      assert.equal((await slack.deliver(webhook, event)).status, 200);
+      const parts = userParts(await gateway.modelRequest("open this", skip));
+      assert.equal(
+        Array.isArray(parts) && parts.some((part) => part.type === "image_url"),
+        false,
+      );
+      assert.deepEqual(outsider.seen, []);
     });
   });
 
