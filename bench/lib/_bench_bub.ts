@@ -20,9 +20,12 @@ export interface BenchBubOptions {
   env?: Record<string, string>;
 }
 
-/** Creates the benched Bub (hooks loaded, not yet running) and its home folder. */
+/**
+ * Creates the benched Bub (hooks loaded, not yet running) and its home folder; `url` null leaves
+ * the model's API base unset (for benches whose turns never call the model).
+ */
 export async function createBenchBub(
-  url: string,
+  url: string | null,
   options: BenchBubOptions,
 ): Promise<{ bub: BubFramework; home: string }> {
   const { BubFramework } = await import("../../src/builtin/framework.ts");
@@ -38,7 +41,7 @@ export async function createBenchBub(
       env: {
         BUB_MODEL: "openai:bench",
         BUB_API_KEY: "sk-bench",
-        BUB_API_BASE: url,
+        ...(url === null ? {} : { BUB_API_BASE: url }),
         ...options.env,
       },
     },

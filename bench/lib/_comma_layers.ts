@@ -8,30 +8,12 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
 import process from "node:process";
 import { LocalEnvironment } from "../../src/environment/local_environment.ts";
 import { findExecutable } from "../../src/_internal/find_executable.ts";
 import { markerOf, rawEcho, rawEchoDeno, startCommaBub } from "./_comma_turns.ts";
 
 type Run = (i: number) => Promise<string>;
-
-/** The same with `child_process.spawn` and `detached: true`. */
-function groupedNode(i: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", `echo ${markerOf(i)}`], {
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    });
-    let out = "";
-    child.stdin.end();
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => (out += chunk));
-    child.stderr.resume();
-    child.once("error", reject);
-    child.once("close", () => resolve(out.trim()));
-  });
-}
 
 /** Prints the layers table: `rounds` round-robin runs of each layer after `warmup` rounds. */
 export async function printCommaLayers(rounds: number, warmup: number): Promise<void> {
@@ -58,7 +40,7 @@ export async function printCommaLayers(rounds: number, warmup: number): Promise<
     ],
     setsid
       ? ["new group: through setsid", rawEchoDeno(setsid)!]
-      : ["new group: detached", groupedNode],
+      : ["new group: detached", (i) => rawEcho(i, { detached: true })],
     ["LocalEnvironment", local],
     ["turn, memory tape", memory.turn],
     ["turn, file tape", file.turn],

@@ -7,10 +7,9 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type { BubFramework } from "../../src/builtin/framework.ts";
+import { createBenchBub } from "./_bench_bub.ts";
 
 /** The marker command `i` prints. */
 export function markerOf(i: number): string {
@@ -32,18 +31,11 @@ export interface CommaBub extends AsyncDisposable {
  * bubblewrap sandbox (~30 ms on a busy 2-core machine), which `_sandbox_shell.ts` measures apart.
  */
 export async function startCommaBub(env: Record<string, string> = {}): Promise<CommaBub> {
-  const { BubFramework } = await import("../../src/builtin/framework.ts");
-  const home = mkdtempSync(join(tmpdir(), "bub-comma-bench-"));
-  const bub = new BubFramework({
-    home,
-    configFile: join(home, "config.yml"),
-    loadDotenv: false,
-    workspace: home,
-    builtin: {
-      env: { BUB_MODEL: "openai:none", BUB_API_KEY: "sk-none", BUB_SANDBOX: "off", ...env },
-    },
+  // No model URL: a comma command never calls the model.
+  const { bub, home } = await createBenchBub(null, {
+    prefix: "bub-comma-bench-",
+    env: { BUB_SANDBOX: "off", ...env },
   });
-  bub.loadBuiltinHooks();
   const scope = await bub.running();
   return {
     bub,
@@ -62,11 +54,15 @@ export async function startCommaBub(env: Record<string, string> = {}): Promise<C
   };
 }
 
-/** Spawns `bash -c 'echo marker-<i>-end'` directly, reads stdout to the end, returns it. */
-export function rawEcho(i: number): Promise<string> {
+/**
+ * Spawns `bash -c 'echo marker-<i>-end'` directly (in a new process group with `detached`), reads
+ * stdout to the end, returns it.
+ */
+export function rawEcho(i: number, options: { detached?: boolean } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", `echo ${markerOf(i)}`], {
       stdio: ["pipe", "pipe", "pipe"],
+      detached: options.detached ?? false,
     });
     let out = "";
     child.stdin.end();
