@@ -1,28 +1,14 @@
 /** Shared helpers of the tape tests. */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEntry, type TapeEntry } from "../../src/tape/entry.ts";
+import { removeTree } from "../_helpers/remove_tree.ts";
 
 /** A fresh temporary directory and its cleanup. */
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "bub-tape-"));
-  return { dir, cleanup: () => removeDir(dir) };
-}
-
-/**
- * Removes `dir`, trying again when a file store's background work (its next spare file) adds a
- * name while the removal runs (ENOTEMPTY, seen once on Deno in CI).
- */
-async function removeDir(dir: string): Promise<void> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await rm(dir, { recursive: true, force: true });
-    } catch (error) {
-      if ((error as { code?: string }).code !== "ENOTEMPTY" || attempt === 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  return { dir, cleanup: () => Promise.resolve(removeTree(dir)) };
 }
 
 /** An entry with a fixed date. */

@@ -12,7 +12,6 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
-  rmSync,
   writeFileSync,
 } from "node:fs";
 import process from "node:process";
@@ -26,6 +25,7 @@ import {
   type SandboxProfile,
 } from "../../../src/environment/sandbox_profile.ts";
 import { SandboxedEnvironment } from "../../../src/environment/sandboxed_environment.ts";
+import { removeTree } from "../../_helpers/remove_tree.ts";
 import type { Environment } from "../../../src/kernel/environment.ts";
 
 /**
@@ -93,7 +93,7 @@ export function layout(): Layout {
     workspace,
     otherWorkspace,
     outside,
-    remove: () => rmSync(root, { recursive: true, force: true }),
+    remove: () => removeTree(root),
   };
 }
 
